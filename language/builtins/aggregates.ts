@@ -1,0 +1,3 @@
+import type { AggregateFunction } from './catalogue-types.js';
+
+export const AGGREGATES: AggregateFunction[] = [];

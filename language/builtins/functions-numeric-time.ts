@@ -1,0 +1,3 @@
+import type { ScalarFunction } from './catalogue-types.js';
+
+export const FUNCTIONS: ScalarFunction[] = [];

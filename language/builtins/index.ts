@@ -1,0 +1,82 @@
+/**
+ * THE catalogue of built-ins: one lookup over every scalar function, aggregation, scalar operator
+ * and tabular operator. Everything that needs to know a built-in reads it from here.
+ */
+import type { AggregateFunction, ParamSpec, ScalarFunction, ScalarOperatorEntry, Signature, TabularOperatorEntry } from './catalogue-types.js';
+import { FUNCTIONS as TEXT_FUNCTIONS } from './functions-text.js';
+import { FUNCTIONS as NUMERIC_TIME_FUNCTIONS } from './functions-numeric-time.js';
+import { FUNCTIONS as COLLECTION_FUNCTIONS } from './functions-collections.js';
+import { AGGREGATES } from './aggregates.js';
+import { SCALAR_OPERATORS, TABULAR_OPERATORS } from './operators.js';
+
+export * from './catalogue-types.js';
+
+export const SCALAR_FUNCTIONS: readonly ScalarFunction[] = [...TEXT_FUNCTIONS, ...NUMERIC_TIME_FUNCTIONS, ...COLLECTION_FUNCTIONS];
+export { AGGREGATES, SCALAR_OPERATORS, TABULAR_OPERATORS };
+
+function indexByName<T extends { name: string; aliases?: string[] }>(entries: readonly T[]): Map<string, T> {
+    const map = new Map<string, T>();
+    for (const e of entries) {
+        for (const n of [e.name, ...(e.aliases ?? [])]) {
+            if (map.has(n)) throw new Error(`catalogue: '${n}' is listed twice`);
+            map.set(n, e);
+        }
+    }
+    return map;
+}
+
+const scalarByName = indexByName(SCALAR_FUNCTIONS);
+const aggregateByName = indexByName(AGGREGATES);
+const tabularByName = indexByName(TABULAR_OPERATORS);
+const operatorByName = new Map(SCALAR_OPERATORS.map(o => [o.name, o] as const));
+
+export function lookupScalarFunction(name: string): ScalarFunction | undefined {
+    return scalarByName.get(name);
+}
+
+export function lookupAggregate(name: string): AggregateFunction | undefined {
+    return aggregateByName.get(name);
+}
+
+export function lookupTabularOperator(name: string): TabularOperatorEntry | undefined {
+    return tabularByName.get(name);
+}
+
+export function lookupScalarOperator(name: string): ScalarOperatorEntry | undefined {
+    return operatorByName.get(name);
+}
+
+/** Every callable name (functions, aggregations and their aliases), for "did you mean". */
+export function allCallableNames(): string[] {
+    return [...scalarByName.keys(), ...aggregateByName.keys()];
+}
+
+/** The fewest and most arguments a signature takes (Infinity when variadic). */
+export function arityOf(sig: Signature): { min: number; max: number } {
+    const required = sig.params.filter((p: ParamSpec) => !p.optional && !p.variadic).length;
+    const variadic = sig.params.some(p => p.variadic);
+    return {
+        min: sig.arity?.min ?? required,
+        max: sig.arity?.max ?? (variadic ? Infinity : sig.params.length),
+    };
+}
+
+/** Whether `count` arguments fit one of the entry's signatures. */
+export function acceptsArgumentCount(entry: { signatures: Signature[] }, count: number): boolean {
+    return entry.signatures.some(sig => {
+        const { min, max } = arityOf(sig);
+        if (count < min || count > max) return false;
+        if (sig.arity?.parity === 'odd' && count % 2 === 0) return false;
+        if (sig.arity?.parity === 'even' && count % 2 === 1) return false;
+        return true;
+    });
+}
+
+/** Renders a signature as `name(a: string, [b: long], c...)` for hover and signature help. */
+export function formatSignature(name: string, sig: Signature): string {
+    const params = sig.params.map(p => {
+        const text = `${p.name}: ${p.type}${p.variadic ? ', ...' : ''}`;
+        return p.optional ? `[${text}]` : text;
+    });
+    return `${name}(${params.join(', ')})`;
+}
