@@ -1,0 +1,49 @@
+import { EmptyFileSystem, URI, type LangiumDocument } from 'langium';
+import { createAplServices, type AplServices } from './apl-module.js';
+import type { Model } from './generated/ast.js';
+
+let shared: AplServices | undefined;
+
+/** Services for parsing only, created once per process. */
+export function parsingServices(): AplServices {
+    shared ??= createAplServices(EmptyFileSystem).Apl;
+    return shared;
+}
+
+export interface SyntaxProblem {
+    message: string;
+    /** 0-based, as in LSP. */
+    range: { start: { line: number; character: number }; end: { line: number; character: number } };
+    kind: 'lexing' | 'parsing';
+}
+
+export interface ParseResult {
+    model: Model;
+    problems: SyntaxProblem[];
+}
+
+/** Parses APL text. Error recovery means there is always a tree. */
+export function parse(text: string, services: AplServices = parsingServices()): ParseResult {
+    const result = services.parser.LangiumParser.parse<Model>(text);
+    const document = services.shared.workspace.LangiumDocumentFactory.fromString<Model>(text, URI.parse('memory:///parse.apl'));
+    const lineOf = (offset: number) => document.textDocument.positionAt(offset);
+    const problems: SyntaxProblem[] = [];
+    for (const e of result.lexerErrors) {
+        const start = lineOf(e.offset);
+        problems.push({ kind: 'lexing', message: `unexpected character '${text.substr(e.offset, e.length)}'`, range: { start, end: lineOf(e.offset + e.length) } });
+    }
+    for (const e of result.parserErrors) {
+        const token = e.token;
+        let offset = token.startOffset;
+        let endOffset = (token.endOffset ?? offset) + 1;
+        if (!(offset >= 0) || token.tokenType?.name === 'EOF') {
+            // At the end of input, point just past the last token rather than at whitespace or 0:0.
+            const previous = (e as { previousToken?: { endOffset?: number } }).previousToken;
+            offset = previous?.endOffset !== undefined && previous.endOffset >= 0 ? previous.endOffset + 1 : text.length;
+            endOffset = offset;
+        }
+        problems.push({ kind: 'parsing', message: e.message, range: { start: lineOf(offset), end: lineOf(endOffset) } });
+    }
+    void (document satisfies LangiumDocument);
+    return { model: result.value, problems };
+}

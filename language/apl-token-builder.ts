@@ -1,0 +1,41 @@
+import type { CustomPatternMatcherFunc, IToken, TokenType } from 'chevrotain';
+import { DefaultTokenBuilder, type GrammarAST } from 'langium';
+
+/**
+ * Hyphenated operator names (`project-away`, `mv-expand`, ...) are single keywords only right after
+ * a pipe. Anywhere else `project-away` lexes as `project - away`, a subtraction, as in KQL.
+ */
+export class AplTokenBuilder extends DefaultTokenBuilder {
+    protected override buildKeywordToken(keyword: GrammarAST.Keyword, terminalTokens: TokenType[], caseInsensitive: boolean): TokenType {
+        const token = super.buildKeywordToken(keyword, terminalTokens, caseInsensitive);
+        if (keyword.value === ':') {
+            // A colon before a string is the search-term operator (the SEARCH_COLON terminal).
+            token.PATTERN = /:(?![ \t]*[@"'])/;
+        } else if (isPipeOnlyKeyword(keyword.value)) {
+            token.PATTERN = afterPipe(keyword.value);
+            token.LINE_BREAKS = false;
+            token.START_CHARS_HINT = [keyword.value.charCodeAt(0)];
+        }
+        return token;
+    }
+
+}
+
+const PIPE_ONLY = new Set([
+    'project-away', 'project-keep', 'project-rename', 'project-reorder', 'extend-valid',
+    'mv-expand', 'make-series', 'parse-kv', 'parse-where',
+]);
+
+function isPipeOnlyKeyword(value: string): boolean {
+    return PIPE_ONLY.has(value);
+}
+
+function afterPipe(value: string): CustomPatternMatcherFunc {
+    const sticky = new RegExp(`${value.replace(/-/g, '\\-')}(?![A-Za-z0-9_])`, 'y');
+    return (text: string, offset: number, tokens: IToken[]) => {
+        const previous = tokens[tokens.length - 1];
+        if (!previous || previous.image !== '|') return null;
+        sticky.lastIndex = offset;
+        return sticky.exec(text);
+    };
+}
