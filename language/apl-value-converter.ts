@@ -7,6 +7,7 @@ export class AplValueConverter extends DefaultValueConverter {
             case 'STRING': return unescapeString(input.slice(1, -1));
             case 'VERBATIM_STRING': return unquoteVerbatim(input);
             case 'BRACKET_NAME': return unbracket(input);
+            case 'StringOperator': return input.replace(/matches\s*regex$/, 'matches regex');
             case 'WILDCARD': return input; // kept as written: `status*`, `['geo.']*`
             case 'DATETIME':
             case 'TIMESPAN':
