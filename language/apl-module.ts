@@ -13,9 +13,25 @@ import { AplGeneratedModule, AplGeneratedSharedModule } from './generated/module
 import { AplTokenBuilder } from './apl-token-builder.js';
 import { AplValueConverter } from './apl-value-converter.js';
 import { AplParserErrorMessageProvider } from './apl-parser-messages.js';
+import { EmptySchemaProvider } from './schema/empty-schema-provider.js';
+import type { SchemaProvider } from './schema/schema-provider.js';
+import { AplTypeComputer } from './types/apl-type-computer.js';
+import { AplValidator, registerValidationChecks } from './apl-validator.js';
 
-/** Services APL adds to Langium's defaults. Later issues extend this with schema, types and LSP extras. */
-export type AplAddedServices = Record<string, never>;
+/** Services APL adds to Langium's defaults. */
+export type AplAddedServices = {
+    /** Datasets and fields. The library default is empty (nothing is ever reported unknown); the language server injects its own. */
+    schema: {
+        SchemaProvider: SchemaProvider;
+    };
+    /** Expression types and row types through the pipeline. */
+    types: {
+        TypeComputer: AplTypeComputer;
+    };
+    validation: {
+        AplValidator: AplValidator;
+    };
+};
 
 export type AplServices = LangiumServices & AplAddedServices;
 
@@ -24,6 +40,15 @@ export const AplModule: Module<AplServices, PartialLangiumServices & AplAddedSer
         TokenBuilder: () => new AplTokenBuilder(),
         ValueConverter: () => new AplValueConverter(),
         ParserErrorMessageProvider: () => new AplParserErrorMessageProvider(),
+    },
+    schema: {
+        SchemaProvider: () => new EmptySchemaProvider(),
+    },
+    types: {
+        TypeComputer: services => new AplTypeComputer(() => services.schema.SchemaProvider),
+    },
+    validation: {
+        AplValidator: services => new AplValidator(services),
     },
 };
 
@@ -37,5 +62,6 @@ export function createAplServices(context: AplModuleContext): { shared: LangiumS
     const shared = inject(createDefaultSharedModule(context), AplGeneratedSharedModule, context.sharedModule ?? {});
     const Apl = inject(createDefaultModule({ shared }), AplGeneratedModule, AplModule, context.module ?? {});
     shared.ServiceRegistry.register(Apl);
+    registerValidationChecks(Apl);
     return { shared, Apl };
 }

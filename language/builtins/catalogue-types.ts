@@ -106,6 +106,11 @@ export interface ScalarFunction {
     evaluate?: (args: AplValue[], ctx: EvalContext) => AplValue;
     /** Why the reference evaluator refuses this function, if it does. */
     unsupported?: string;
+    /**
+     * Set when the evaluator computes the function itself because it needs more than argument
+     * values (the row's schema for `column_ifexists`/`ensure_field`, the row id for `cursor_current`).
+     */
+    evaluatedBy?: 'evaluator';
 }
 
 /** An aggregation's running state: created per group, fed row by row, finished once. */

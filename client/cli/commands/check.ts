@@ -1,0 +1,76 @@
+import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { checkText } from '../../../language/check.js';
+import { parseSchemaJson, StaticSchemaProvider, type SchemaProvider } from '../../../language/schema/index.js';
+import { CliError } from '../cli-error.js';
+import { formatDiagnosticText, type CliDiagnostic } from '../diagnostic-format.js';
+import { readInput } from '../read-input.js';
+
+export const CHECK_USAGE = `apl check [--syntax-only] [--format text|json] [--schema FILE] [FILE ... | -]
+
+Checks APL query files. Exit code 0: no errors; 1: some file has an error; 2: usage or I/O error.
+  --syntax-only   report only lexing and parsing problems
+  --format        text (default): file:line:col: severity CODE message, with the source line
+                  json: [{"file", "diagnostics": [{severity, code, message, range}]}], 0-based positions
+  --schema FILE   a schema JSON file (see docs/schema-file.md); unknown datasets/fields become warnings`;
+
+interface FileReport {
+    file: string;
+    diagnostics: CliDiagnostic[];
+}
+
+export async function runCheck(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
+    const { values, positionals } = parseArgs({
+        args: argv,
+        allowPositionals: true,
+        options: {
+            'syntax-only': { type: 'boolean', default: false },
+            format: { type: 'string', default: 'text' },
+            schema: { type: 'string' },
+            help: { type: 'boolean', short: 'h' },
+        },
+    });
+    if (values.help) {
+        out.write(CHECK_USAGE + '\n');
+        return 0;
+    }
+    if (values.format !== 'text' && values.format !== 'json') throw new CliError(`--format must be text or json, not '${values.format}'`);
+    const files = positionals.length > 0 ? positionals : ['-'];
+    const schema = values.schema !== undefined ? loadSchema(values.schema) : undefined;
+
+    let worst = 0;
+    const reports: FileReport[] = [];
+    for (const path of files) {
+        let input;
+        try {
+            input = readInput(path);
+        } catch (e) {
+            if (!(e instanceof CliError)) throw e;
+            err.write(`apl check: ${e.message}\n`);
+            worst = 2;
+            continue;
+        }
+        const diagnostics = (await checkText(input.text, { schema, syntaxOnly: values['syntax-only'] })) as CliDiagnostic[];
+        reports.push({ file: input.name, diagnostics });
+        if (diagnostics.some(d => d.severity === 'error')) worst = Math.max(worst, 1);
+        if (values.format === 'text') {
+            for (const d of diagnostics) out.write(formatDiagnosticText(input.name, input.text, d) + '\n');
+        }
+    }
+    if (values.format === 'json') out.write(JSON.stringify(reports, null, 2) + '\n');
+    return worst;
+}
+
+export function loadSchema(path: string): SchemaProvider {
+    let text: string;
+    try {
+        text = readFileSync(path, 'utf8');
+    } catch (e) {
+        throw new CliError(`--schema ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+    }
+    try {
+        return new StaticSchemaProvider(parseSchemaJson(text, path));
+    } catch (e) {
+        throw new CliError(`--schema ${path}: ${(e as Error).message}`);
+    }
+}

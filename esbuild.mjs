@@ -1,0 +1,25 @@
+// Bundles the bins (CommonJS, one file each, for fast start-up) and the library (ESM) into out/.
+import * as esbuild from 'esbuild';
+
+const watch = process.argv.includes('--watch');
+const common = {
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    sourcemap: true,
+    logLevel: 'warning',
+    // Native or optional modules stay external; they are resolved from node_modules at run time.
+    external: ['@duckdb/node-api', 'vscode'],
+};
+
+const builds = [
+    { ...common, entryPoints: ['client/cli/main.ts'], outfile: 'out/apl.cjs', format: 'cjs', banner: { js: '#!/usr/bin/env node' } },
+    { ...common, entryPoints: ['server/lsp/main.ts'], outfile: 'out/apl-language-server.cjs', format: 'cjs', banner: { js: '#!/usr/bin/env node' } },
+    { ...common, entryPoints: ['language/index.ts'], outfile: 'out/index.mjs', format: 'esm', packages: 'external' },
+];
+
+if (watch) {
+    for (const options of builds) await (await esbuild.context(options)).watch();
+} else {
+    await Promise.all(builds.map(options => esbuild.build(options)));
+}

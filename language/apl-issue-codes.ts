@@ -1,0 +1,117 @@
+/**
+ * THE table of APL diagnostics: one entry per problem, with a stable code (`APL0001…`), a severity
+ * and a message builder. The validator reports through it, quick fixes switch on `data.code`, and
+ * tests assert codes (never message prose). `APL1001` is the syntax error (lexer/parser), reported
+ * by `check` and the CLI.
+ */
+
+export type IssueSeverity = 'error' | 'warning' | 'info' | 'hint';
+
+export interface IssueDefinition<A> {
+    /** The stable code, also set as the diagnostic's `code` and `data.code`. */
+    readonly code: string;
+    /** A readable identifier (`unknown-function`). */
+    readonly id: string;
+    readonly severity: IssueSeverity;
+    readonly message: (args: A) => string;
+}
+
+function issue<A>(code: string, id: string, severity: IssueSeverity, message: (args: A) => string): IssueDefinition<A> {
+    return { code, id, severity, message };
+}
+
+const suggest = (s: string | undefined) => (s ? ` Did you mean '${s}'?` : '');
+
+export const Issues = {
+    UnknownFunction: issue<{ name: string; suggestion?: string }>('APL0001', 'unknown-function', 'error',
+        ({ name, suggestion }) => `'${name}' is not a known function or aggregation.${suggest(suggestion)}`),
+    WrongArgumentCount: issue<{ name: string; count: number; expected: string }>('APL0002', 'wrong-argument-count', 'error',
+        ({ name, count, expected }) => `'${name}' takes ${expected}, but ${count} ${count === 1 ? 'was' : 'were'} given.`),
+    ArgumentTypeMismatch: issue<{ name: string; position: number; expected: string; actual: string }>('APL0003', 'argument-type-mismatch', 'error',
+        ({ name, position, expected, actual }) => `Argument ${position} of '${name}' must be ${expected}, not ${actual}.`),
+    OperandTypeMismatch: issue<{ operator: string; left: string; right: string }>('APL0004', 'operand-type-mismatch', 'error',
+        ({ operator, left, right }) => `The operator '${operator}' cannot be applied to ${left} and ${right}.`),
+    PredicateNotBool: issue<{ operator: string; actual: string }>('APL0005', 'predicate-not-bool', 'error',
+        ({ operator, actual }) => `The '${operator}' predicate must be a bool expression, not ${actual}.`),
+    AggregationOutsideSummarize: issue<{ name: string }>('APL0006', 'aggregation-outside-summarize', 'error',
+        ({ name }) => `The aggregation '${name}' can only be used in summarize or make-series, and not inside another aggregation.`),
+    InvalidDatasetName: issue<{ name: string }>('APL0007', 'invalid-dataset-name', 'error',
+        ({ name }) => `'${name}' is not a valid dataset name: use 1 to 128 ASCII letters, digits, '-' or '_'.`),
+    DuplicateColumn: issue<{ name: string; operator: string }>('APL0008', 'duplicate-column', 'error',
+        ({ name, operator }) => `The column '${name}' is defined more than once in ${operator}.`),
+    WeekTimespan: issue<{ text: string }>('APL0009', 'week-timespan', 'warning',
+        ({ text }) => `'${text}': the week suffix is not standard KQL; write days instead (7d per week).`),
+    BareNull: issue<Record<string, never>>('APL0010', 'bare-null', 'error',
+        () => `A bare 'null' is not a value in APL; use a typed null such as long(null), string or dynamic(null).`),
+    UnknownDataset: issue<{ name: string; suggestion?: string }>('APL0011', 'unknown-dataset', 'warning',
+        ({ name, suggestion }) => `The dataset '${name}' is not in the schema.${suggest(suggestion)}`),
+    UnknownField: issue<{ name: string; suggestion?: string }>('APL0012', 'unknown-field', 'warning',
+        ({ name, suggestion }) => `The field '${name}' does not exist here.${suggest(suggestion)}`),
+    StringNumberComparison: issue<{ operator: string; stringSide: string }>('APL0013', 'string-number-comparison', 'warning',
+        ({ operator, stringSide }) => `'${stringSide}' is a string compared with a number using '${operator}'; compare with a string (e.g. "200") or convert with toint()/toreal().`),
+    SyntaxError: issue<{ message: string }>('APL1001', 'syntax-error', 'error', ({ message }) => message),
+} as const;
+
+export type IssueName = keyof typeof Issues;
+
+/** Codes by name, for quick fixes: `IssueCodes.UnknownFunction === 'APL0001'`. */
+export const IssueCodes: { readonly [K in IssueName]: string } = Object.fromEntries(
+    Object.entries(Issues).map(([k, v]) => [k, v.code]),
+) as { [K in IssueName]: string };
+
+const byCode = new Map<string, IssueDefinition<never>>(Object.values(Issues).map(i => [i.code, i as IssueDefinition<never>]));
+
+/** The definition behind a code, or undefined. */
+export function issueByCode(code: string): IssueDefinition<never> | undefined {
+    return byCode.get(code);
+}
+
+/** Every definition, in code order (for docs and `apl check --list-codes`). */
+export function allIssues(): IssueDefinition<never>[] {
+    return [...byCode.values()].sort((a, b) => a.code.localeCompare(b.code));
+}
+
+/** The `data` attached to a diagnostic: the code, plus the replacement a quick fix applies. */
+export interface AplDiagnosticData {
+    code: string;
+    suggestion?: string;
+}
+
+/** Levenshtein distance, capped: returns `max + 1` as soon as the distance exceeds `max`. */
+export function editDistance(a: string, b: string, max = Infinity): number {
+    if (Math.abs(a.length - b.length) > max) return max + 1;
+    let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+    for (let i = 1; i <= a.length; i++) {
+        const cur = [i];
+        let rowMin = i;
+        for (let j = 1; j <= b.length; j++) {
+            const v = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+            cur.push(v);
+            if (v < rowMin) rowMin = v;
+        }
+        if (rowMin > max) return max + 1;
+        prev = cur;
+    }
+    return prev[b.length];
+}
+
+/**
+ * The closest candidate to `name`: a case-insensitive match first, then the smallest edit distance
+ * within about a third of the name's length. Undefined when nothing is close.
+ */
+export function didYouMean(name: string, candidates: Iterable<string>): string | undefined {
+    const lower = name.toLowerCase();
+    const max = Math.max(1, Math.floor(name.length / 3));
+    let best: string | undefined;
+    let bestDistance = max + 1;
+    for (const c of candidates) {
+        if (c === name) continue;
+        if (c.toLowerCase() === lower) return c;
+        const d = editDistance(name, c, bestDistance - 1 < max ? bestDistance - 1 : max);
+        if (d < bestDistance) {
+            best = c;
+            bestDistance = d;
+        }
+    }
+    return bestDistance <= max ? best : undefined;
+}

@@ -1,0 +1,279 @@
+/**
+ * Semantic checks for APL, reported through THE issue table (apl-issue-codes.ts). The top
+ * requirement is few false positives: a check reports only what is certain. Unknown datasets and
+ * fields are reported only when the schema provider knows datasets, and never after an operator
+ * whose output columns are not all known.
+ */
+import type { AstNode, ValidationAcceptor, ValidationChecks } from 'langium';
+import type * as ast from './generated/ast.js';
+import type { AplAstType } from './generated/ast.js';
+import type { AplServices } from './apl-module.js';
+import { acceptsArgumentCount, allCallableNames, arityOf, lookupAggregate, lookupScalarFunction, type ParamType, type Signature } from './builtins/index.js';
+import { didYouMean, Issues, type AplDiagnosticData, type IssueDefinition } from './apl-issue-codes.js';
+import { nameChain, typedLiteralType, type AplTypeComputer } from './types/apl-type-computer.js';
+import type { AplType, RowType } from './types/apl-types.js';
+
+/** Names that are callable without being catalogue entries. */
+const SPECIAL_CALLS = new Set(['table', 'toscalar', 'materialize']);
+
+const DATASET_NAME = /^[A-Za-z0-9_-]{1,128}$/;
+const COMPARISONS = new Set(['==', '!=', '<>', '<', '<=', '>', '>=']);
+const ARITHMETIC = new Set(['+', '-', '*', '/', '%']);
+const NUMBER_PARAMS = new Set<ParamType>(['number', 'long', 'real', 'numeric_or_time']);
+const CERTAIN_NON_BOOL = new Set<AplType>(['string', 'long', 'real', 'datetime', 'timespan']);
+
+export function registerValidationChecks(services: AplServices): void {
+    const registry = services.validation.ValidationRegistry;
+    const validator = services.validation.AplValidator;
+    const checks: ValidationChecks<AplAstType> = {
+        FunctionCall: validator.checkFunctionCall,
+        BinaryExpression: validator.checkBinaryExpression,
+        WhereOperator: validator.checkWherePredicate,
+        NullLiteral: validator.checkBareNull,
+        TimespanLiteral: validator.checkTimespan,
+        NameReference: validator.checkName,
+        BracketReference: validator.checkName,
+        ColumnPath: validator.checkColumnPath,
+        ProjectOperator: validator.checkProjectDuplicates,
+        SummarizeOperator: validator.checkSummarizeDuplicates,
+        DatatableExpression: validator.checkDatatableDuplicates,
+    };
+    registry.register(checks, validator);
+}
+
+export class AplValidator {
+    private readonly services: AplServices;
+
+    constructor(services: AplServices) {
+        this.services = services;
+    }
+
+    private get types(): AplTypeComputer {
+        return this.services.types.TypeComputer;
+    }
+
+    private report<A>(accept: ValidationAcceptor, def: IssueDefinition<A>, args: A, node: AstNode, property?: string, suggestion?: string): void {
+        const data: AplDiagnosticData = { code: def.code };
+        if (suggestion !== undefined) data.suggestion = suggestion;
+        // Langium's typing ties `property` to the node type; the names used here are the node's own.
+        const info = { node, code: def.code, data, ...(property ? { property } : {}) } as Parameters<ValidationAcceptor>[2];
+        accept(def.severity, def.message(args), info);
+    }
+
+    // ------------------------------------------------------------------ calls
+
+    checkFunctionCall = (call: ast.FunctionCall, accept: ValidationAcceptor): void => {
+        const name = call.function;
+        if (!name) return;
+        const scalar = lookupScalarFunction(name);
+        const aggregate = lookupAggregate(name);
+        if (!scalar && !aggregate) {
+            if (SPECIAL_CALLS.has(name) || typedLiteralType(call) !== undefined) return;
+            const suggestion = didYouMean(name, allCallableNames());
+            this.report(accept, Issues.UnknownFunction, { name, suggestion }, call, 'function', suggestion);
+            return;
+        }
+        const entry = this.types.callee(call);
+        if (!entry) return;
+        if (aggregate && !scalar && !this.types.inAggregationContext(call)) {
+            this.report(accept, Issues.AggregationOutsideSummarize, { name }, call, 'function');
+            return;
+        }
+        const count = call.arguments.length;
+        if (!acceptsArgumentCount(entry, count)) {
+            this.report(accept, Issues.WrongArgumentCount, { name, count, expected: describeArity(entry.signatures) }, call, 'function');
+            return;
+        }
+        this.checkArgumentTypes(call, entry.signatures, accept);
+    };
+
+    private checkArgumentTypes(call: ast.FunctionCall, signatures: Signature[], accept: ValidationAcceptor): void {
+        const argTypes = call.arguments.map(a => (a.expression ? this.types.typeOf(a.expression) : 'unknown'));
+        let firstProblem: { index: number; expected: ParamType } | undefined;
+        for (const sig of signatures) {
+            const { min, max } = arityOf(sig);
+            if (argTypes.length < min || argTypes.length > max) continue;
+            const problem = argTypes.findIndex((t, i) => !argumentFits(paramAt(sig, i), t));
+            if (problem < 0) return;
+            firstProblem ??= { index: problem, expected: paramAt(sig, problem) ?? 'any' };
+        }
+        if (!firstProblem) return;
+        const arg = call.arguments[firstProblem.index];
+        this.report(accept, Issues.ArgumentTypeMismatch, {
+            name: call.function,
+            position: firstProblem.index + 1,
+            expected: firstProblem.expected === 'numeric_or_time' ? 'a number, datetime or timespan' : 'a number',
+            actual: argTypes[firstProblem.index],
+        }, arg ?? call);
+    }
+
+    // ------------------------------------------------------------------ operators
+
+    checkBinaryExpression = (expr: ast.BinaryExpression, accept: ValidationAcceptor): void => {
+        const op = expr.operator;
+        if (!expr.left || !expr.right) return;
+        if (ARITHMETIC.has(op)) {
+            const l = this.types.typeOf(expr.left);
+            const r = this.types.typeOf(expr.right);
+            // A string (or bool) operand is never valid arithmetic; the other side does not matter unless dynamic.
+            const bad = (t: AplType) => t === 'string' || t === 'bool';
+            const loose = (t: AplType) => t === 'dynamic';
+            if ((bad(l) && !loose(r)) || (bad(r) && !loose(l))) {
+                this.report(accept, Issues.OperandTypeMismatch, { operator: op, left: l, right: r }, expr, 'operator');
+            }
+            return;
+        }
+        if (COMPARISONS.has(op)) {
+            const l = this.types.typeOf(expr.left);
+            const r = this.types.typeOf(expr.right);
+            const num = (t: AplType) => t === 'long' || t === 'real';
+            if ((l === 'string' && num(r)) || (num(l) && r === 'string')) {
+                const side = l === 'string' ? expr.left : expr.right;
+                this.report(accept, Issues.StringNumberComparison, { operator: op, stringSide: side.$cstNode?.text ?? 'value' }, expr, 'operator');
+            }
+        }
+    };
+
+    checkWherePredicate = (op: ast.WhereOperator, accept: ValidationAcceptor): void => {
+        if (!op.predicate) return;
+        const t = this.types.typeOf(op.predicate);
+        if (CERTAIN_NON_BOOL.has(t)) this.report(accept, Issues.PredicateNotBool, { operator: 'where', actual: t }, op.predicate);
+    };
+
+    // ------------------------------------------------------------------ literals
+
+    checkBareNull = (node: ast.NullLiteral, accept: ValidationAcceptor): void => {
+        for (let cur: AstNode | undefined = node.$container; cur; cur = cur.$container) {
+            if (cur.$type === 'DynamicLiteral' || cur.$type === 'JsonScalar') return;
+            if (cur.$type === 'FunctionCall') {
+                if (typedLiteralType(cur as ast.FunctionCall) !== undefined && node.$container?.$container === cur) return;
+                break;
+            }
+            if (cur.$type !== 'NamedExpression' && cur.$type !== 'ParenthesizedExpression') break;
+        }
+        this.report(accept, Issues.BareNull, {}, node);
+    };
+
+    checkTimespan = (node: ast.TimespanLiteral, accept: ValidationAcceptor): void => {
+        if (/[0-9.](w|week|weeks)$/.test(node.value)) this.report(accept, Issues.WeekTimespan, { text: node.value }, node);
+    };
+
+    // ------------------------------------------------------------------ names
+
+    checkName = (node: ast.NameReference | ast.BracketReference, accept: ValidationAcceptor): void => {
+        const name = node.name;
+        if (name === undefined) return;
+        const types = this.types;
+        if (types.isTabularPosition(node)) {
+            if (types.letBinding(name, node)) return;
+            if (!DATASET_NAME.test(name)) {
+                this.report(accept, Issues.InvalidDatasetName, { name }, node, 'name');
+                return;
+            }
+            if (types.schemaKnown() && !types.schema.dataset(name)) {
+                const suggestion = didYouMean(name, types.schema.datasets().map(d => d.name));
+                this.report(accept, Issues.UnknownDataset, { name, suggestion }, node, 'name', suggestion);
+            }
+            return;
+        }
+        this.checkFieldReference(node, accept);
+    };
+
+    private checkFieldReference(root: ast.NameReference | ast.BracketReference, accept: ValidationAcceptor): void {
+        const types = this.types;
+        if (!types.schemaKnown()) return;
+        // Check once per chain, at its outermost name-only node (`geo.city`, `m['k']`).
+        let outer: AstNode = root;
+        while (outer.$container && (outer.$container.$type === 'MemberAccess' || outer.$container.$type === 'IndexAccess')
+            && outer.$containerProperty === 'receiver' && nameChain(outer.$container)) outer = outer.$container;
+        const scope = types.scopeOf(root);
+        if (!scope) return;
+        const chain = nameChain(outer);
+        if (!chain) return;
+        let row: RowType = scope.row;
+        let segments = chain.segments;
+        if (root.$type === 'NameReference' && (segments[0] === '$left' || segments[0] === '$right')) {
+            const side = segments[0] === '$left' ? scope.left : scope.right;
+            if (!side || segments.length < 2) return;
+            row = side;
+            segments = segments.slice(1);
+        }
+        if (row.open) return;
+        if (types.resolveField(outer) || types.resolveField(root)) return;
+        if (root.$type === 'NameReference' && types.letBinding(root.name, root)) return;
+        const name = segments.length === chain.nameable ? segments.join('.') : segments[0];
+        const suggestion = didYouMean(name, row.columns.map(c => c.name));
+        this.report(accept, Issues.UnknownField, { name, suggestion }, outer, undefined, suggestion);
+    }
+
+    /** Field paths in project-away/keep/rename/reorder and redact `on`. */
+    checkColumnPath = (path: ast.ColumnPath, accept: ValidationAcceptor): void => {
+        const types = this.types;
+        if (!types.schemaKnown() || path.segments.length === 0) return;
+        let op: AstNode | undefined = path.$container;
+        while (op && !op.$type.endsWith('Operator')) op = op.$container;
+        if (!op) return;
+        if (op.$type === 'ProjectRenameOperator' && path.$containerProperty !== 'oldName') return;
+        const row = types.rowTypeBefore(op as ast.TabularOperator);
+        if (row.open) return;
+        if (types.findInRow(row, path.segments)) return;
+        const name = path.segments.join('.');
+        const suggestion = didYouMean(name, row.columns.map(c => c.name));
+        this.report(accept, Issues.UnknownField, { name, suggestion }, path, undefined, suggestion);
+    };
+
+    // ------------------------------------------------------------------ duplicate columns
+
+    checkProjectDuplicates = (op: ast.ProjectOperator, accept: ValidationAcceptor): void => {
+        this.reportDuplicates(op.columns.map(ne => ({ node: ne, name: ne.name ?? this.fieldName(ne.expression) })), 'project', accept);
+    };
+
+    checkSummarizeDuplicates = (op: ast.SummarizeOperator, accept: ValidationAcceptor): void => {
+        const items = [
+            ...op.groups.map(ne => ({ node: ne as AstNode, name: ne.name ?? this.fieldName(ne.expression) })),
+            ...op.aggregates.map(ne => ({ node: ne as AstNode, name: ne.name })),
+        ];
+        this.reportDuplicates(items, 'summarize', accept);
+    };
+
+    checkDatatableDuplicates = (expr: ast.DatatableExpression, accept: ValidationAcceptor): void => {
+        this.reportDuplicates(expr.columns.map(c => ({ node: c, name: c.name })), 'datatable', accept);
+    };
+
+    private fieldName(e: ast.Expression | undefined): string | undefined {
+        return e && nameChain(e) ? this.types.fieldNameOf(e) : undefined;
+    }
+
+    private reportDuplicates(items: { node: AstNode; name: string | undefined }[], operator: string, accept: ValidationAcceptor): void {
+        const seen = new Set<string>();
+        for (const { node, name } of items) {
+            if (name === undefined) continue;
+            if (seen.has(name)) this.report(accept, Issues.DuplicateColumn, { name, operator }, node);
+            seen.add(name);
+        }
+    }
+}
+
+function paramAt(sig: Signature, index: number): ParamType | undefined {
+    if (index < sig.params.length) return sig.params[index].type;
+    const last = sig.params[sig.params.length - 1];
+    return last?.variadic ? last.type : undefined;
+}
+
+/** Only certain mismatches count: a string where a number is required. */
+function argumentFits(param: ParamType | undefined, arg: AplType): boolean {
+    if (param === undefined) return true;
+    if (NUMBER_PARAMS.has(param)) return arg !== 'string';
+    return true;
+}
+
+function describeArity(signatures: Signature[]): string {
+    const parts = signatures.map(s => {
+        const { min, max } = arityOf(s);
+        if (max === Infinity) return `at least ${min}`;
+        return min === max ? `${min}` : `${min} to ${max}`;
+    });
+    const unique = [...new Set(parts)];
+    const text = unique.join(' or ');
+    return `${text} argument${text === '1' ? '' : 's'}`;
+}

@@ -1,0 +1,87 @@
+/**
+ * `checkText`: validate one APL text and get LSP-shaped diagnostics with stable codes. The CLI
+ * (`apl check`) and the library's `check()` call it. Services are created once per schema provider
+ * and reused; documents are never added to a workspace, so checking thousands of queries in a row
+ * keeps memory flat.
+ */
+import { EmptyFileSystem, URI, type Module } from 'langium';
+import type { PartialLangiumServices } from 'langium/lsp';
+import { DocumentValidator } from 'langium';
+import { createAplServices, type AplAddedServices, type AplServices } from './apl-module.js';
+import { Issues } from './apl-issue-codes.js';
+import { EmptySchemaProvider } from './schema/empty-schema-provider.js';
+import type { SchemaProvider } from './schema/schema-provider.js';
+import type { Model } from './generated/ast.js';
+
+export type DiagnosticSeverityName = 'error' | 'warning' | 'info' | 'hint';
+
+export interface AplPosition {
+    /** 0-based. */
+    line: number;
+    /** 0-based, in UTF-16 code units (as LSP). */
+    character: number;
+}
+
+export interface AplDiagnostic {
+    /** `APL0001…`; `APL1001` for syntax errors. */
+    code: string;
+    severity: DiagnosticSeverityName;
+    message: string;
+    range: { start: AplPosition; end: AplPosition };
+    /** Machine-readable extras for quick fixes (`{ code, suggestion? }`). */
+    data?: unknown;
+}
+
+export interface CheckOptions {
+    /** Datasets and fields. Default: none (unknown names are never reported). */
+    schema?: SchemaProvider;
+    /** Only report syntax errors (APL1001). */
+    syntaxOnly?: boolean;
+}
+
+const SEVERITIES: Record<number, DiagnosticSeverityName> = { 1: 'error', 2: 'warning', 3: 'info', 4: 'hint' };
+const SYNTAX_DATA_CODES = new Set<string>([DocumentValidator.LexingError, DocumentValidator.ParsingError]);
+
+const emptySchema = new EmptySchemaProvider();
+const servicesBySchema = new WeakMap<SchemaProvider, AplServices>();
+const checkUri = URI.parse('memory:///check.apl');
+
+/** The services used for a schema provider, created on first use and then reused. */
+export function checkServices(schema: SchemaProvider = emptySchema): AplServices {
+    let services = servicesBySchema.get(schema);
+    if (!services) {
+        const module: Module<AplServices, PartialLangiumServices & Partial<AplAddedServices>> = {
+            schema: { SchemaProvider: () => schema },
+        };
+        services = createAplServices({ ...EmptyFileSystem, module }).Apl;
+        servicesBySchema.set(schema, services);
+    }
+    return services;
+}
+
+/** Validates `text` and returns its diagnostics, sorted by position. */
+export async function checkText(text: string, options: CheckOptions = {}): Promise<AplDiagnostic[]> {
+    const services = checkServices(options.schema);
+    const document = services.shared.workspace.LangiumDocumentFactory.fromString<Model>(text, checkUri);
+    const raw = await services.validation.DocumentValidator.validateDocument(
+        document,
+        options.syntaxOnly ? { categories: ['built-in'] } : {},
+    );
+    const out: AplDiagnostic[] = [];
+    for (const d of raw) {
+        const dataCode = (d.data as { code?: unknown } | undefined)?.code;
+        const syntax = typeof dataCode === 'string' && SYNTAX_DATA_CODES.has(dataCode);
+        const code = syntax ? Issues.SyntaxError.code : typeof d.code === 'string' ? d.code : typeof dataCode === 'string' ? dataCode : Issues.SyntaxError.code;
+        if (options.syntaxOnly && !syntax) continue;
+        const diagnostic: AplDiagnostic = {
+            code,
+            severity: SEVERITIES[d.severity ?? 1] ?? 'error',
+            message: typeof d.message === 'string' ? d.message : d.message.value,
+            range: { start: { ...d.range.start }, end: { ...d.range.end } },
+        };
+        if (!syntax && d.data !== undefined) diagnostic.data = d.data;
+        out.push(diagnostic);
+    }
+    out.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
+    return out;
+}

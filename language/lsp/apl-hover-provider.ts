@@ -1,0 +1,125 @@
+import { CstUtils, GrammarUtils, type AstNode, type LangiumDocument } from 'langium';
+import type { HoverProvider } from 'langium/lsp';
+import type { Hover, HoverParams } from 'vscode-languageserver';
+import type { AplServices } from '../apl-module.js';
+import { lookupAggregate, lookupScalarFunction, lookupScalarOperator, lookupTabularOperator } from '../builtins/index.js';
+import * as ast from '../generated/ast.js';
+import { isTabularOperatorNode, type AplTypeComputer } from '../types/apl-type-computer.js';
+import type { AplType, RowType } from '../types/apl-types.js';
+import { fence, functionMarkdown, scalarOperatorMarkdown, tabularOperatorMarkdown } from './apl-docs.js';
+import { AplNames, quoteName, type NameTarget } from './apl-names.js';
+
+/** The row type as `(a: string, b: long, ...)`, shortened after `max` columns. */
+export function formatRowType(row: RowType, max = 12): string {
+    const cols = row.columns.slice(0, max).map(c => `${quoteName(c.name)}: ${c.type}`);
+    if (row.columns.length > max) cols.push(`... ${row.columns.length - max} more`);
+    return `(${cols.join(', ')})`;
+}
+
+/**
+ * Hover: catalogue docs (signature, description, example) for functions, aggregations, tabular and
+ * scalar operators; the type of fields, columns and `let` names; a dataset's field count.
+ */
+export class AplHoverProvider implements HoverProvider {
+    private readonly types: AplTypeComputer;
+    private readonly names: AplNames;
+
+    constructor(services: AplServices) {
+        this.types = services.types.TypeComputer;
+        this.names = new AplNames(this.types);
+    }
+
+    getHoverContent(document: LangiumDocument, params: HoverParams): Hover | undefined {
+        const root = document.parseResult.value.$cstNode;
+        if (!root) return undefined;
+        const offset = document.textDocument.offsetAt(params.position);
+        const leaf = CstUtils.findLeafNodeAtOffset(root, offset);
+        if (!leaf || leaf.hidden) return undefined;
+        const markdown = this.contentFor(document, leaf.astNode, leaf.text, GrammarUtils.findAssignment(leaf)?.feature, offset);
+        if (!markdown) return undefined;
+        return {
+            contents: { kind: 'markdown', value: markdown },
+            range: { start: document.textDocument.positionAt(leaf.offset), end: document.textDocument.positionAt(leaf.end) },
+        };
+    }
+
+    private contentFor(document: LangiumDocument, node: AstNode, text: string, feature: string | undefined, offset: number): string | undefined {
+        if (ast.isFunctionCall(node) && feature === 'function') {
+            const entry = this.types.callee(node) ?? lookupScalarFunction(node.function) ?? lookupAggregate(node.function);
+            if (entry) return functionMarkdown(entry, node.function);
+            return undefined;
+        }
+        if (feature === 'keyword' && isTabularOperatorNode(node)) {
+            const entry = lookupTabularOperator(text);
+            return entry ? tabularOperatorMarkdown(entry) : undefined;
+        }
+        if ((ast.isPrintExpression(node) || ast.isUnionExpression(node) || ast.isSearchExpression(node) || ast.isExternalDataExpression(node) || ast.isDatatableExpression(node))
+            && /^[a-z]+$/.test(text) && node.$cstNode?.offset !== undefined && CstUtils.findLeafNodeAtOffset(node.$cstNode, node.$cstNode.offset)?.text === text) {
+            const entry = lookupTabularOperator(text);
+            if (entry) return tabularOperatorMarkdown(entry);
+        }
+        if ((ast.isBinaryExpression(node) || ast.isInExpression(node) || ast.isBetweenExpression(node)) && feature === 'operator') {
+            const entry = lookupScalarOperator(node.operator) ?? lookupScalarOperator(text);
+            return entry ? scalarOperatorMarkdown(entry) : undefined;
+        }
+        if ((ast.isNameReference(node) || ast.isBracketReference(node)) && this.types.isTabularPosition(node)) {
+            const dataset = this.types.schema.dataset(node.name);
+            if (dataset) return `${fence(`dataset ${quoteName(node.name)}`)}\n\n${dataset.fields.length} fields`;
+        }
+        if (ast.isMemberAccess(node) || ast.isIndexAccess(node)) {
+            const field = this.types.resolveField(node);
+            if (field) return this.fieldMarkdown(field.keyPath.length ? [field.field, ...field.keyPath].join('.') : field.field, field.type, field.keyPath.length ? undefined : field.field);
+            return undefined;
+        }
+        const occurrence = this.names.occurrenceAt(document, offset);
+        if (!occurrence) return undefined;
+        const target = this.names.targetOf(occurrence);
+        if (!target) return undefined;
+        return this.targetMarkdown(target, occurrence.node);
+    }
+
+    private targetMarkdown(target: NameTarget, at: AstNode): string | undefined {
+        switch (target.kind) {
+            case 'let': {
+                const binding = target.binding;
+                if (ast.isQueryParameter(binding)) return fence(`(query parameter) ${binding.name}: ${binding.type}`);
+                if (this.types.isTabularPosition(binding.value)) {
+                    return `${fence(`let ${binding.name}: table`)}\n\n${formatRowType(this.types.rowTypeOfSource(binding.value))}`;
+                }
+                return fence(`let ${binding.name}: ${this.types.typeOf(binding.value)}`);
+            }
+            case 'column': {
+                const type = this.columnType(target);
+                return `${fence(`(column) ${quoteName(target.name)}: ${type}`)}\n\nDefined by \`${target.operator.keyword}\`.`;
+            }
+            case 'field': {
+                const field = ast.isColumnPath(at) ? undefined : this.types.resolveField(at);
+                return this.fieldMarkdown(target.name, field?.type ?? this.typeInScope(at, target.name), target.name);
+            }
+        }
+    }
+
+    private columnType(target: Extract<NameTarget, { kind: 'column' }>): AplType {
+        const row = this.types.rowTypeAfter(target.operator);
+        return this.types.column(row, target.name)?.type ?? 'unknown';
+    }
+
+    private typeInScope(at: AstNode, name: string): AplType {
+        const row = this.types.rowTypeInScope(at) ?? (isTabularOperatorNode(at.$container) ? this.types.rowTypeBefore(at.$container) : undefined);
+        return (row && this.types.column(row, name)?.type) ?? 'unknown';
+    }
+
+    private fieldMarkdown(name: string, type: AplType, schemaName: string | undefined): string {
+        const parts = [fence(`(field) ${quoteName(name)}: ${type}`)];
+        if (schemaName !== undefined) {
+            for (const ds of this.types.schema.datasets()) {
+                const f = ds.fields.find(x => x.name === schemaName);
+                if (f?.description || f?.unit) {
+                    parts.push([f.description, f.unit ? `Unit: \`${f.unit}\`` : undefined].filter(Boolean).join('\n\n'));
+                    break;
+                }
+            }
+        }
+        return parts.join('\n\n');
+    }
+}

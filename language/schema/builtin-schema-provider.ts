@@ -1,0 +1,22 @@
+import { SAMPLE_DATASETS } from '../samples/sample-datasets.js';
+import { StaticSchemaProvider } from './static-schema-provider.js';
+import type { DatasetSchema } from './schema-provider.js';
+
+/** The schemas of the sample datasets (`sample-http-logs`, `otel-demo-traces`, ...), from SAMPLE_DATASETS. */
+export class BuiltinSchemaProvider extends StaticSchemaProvider {
+    constructor() {
+        super(builtinDatasets());
+    }
+}
+
+function builtinDatasets(): DatasetSchema[] {
+    return SAMPLE_DATASETS.map(spec => ({
+        name: spec.name,
+        fields: spec.fields.map(f => {
+            const field: DatasetSchema['fields'][number] = { name: f.name, type: f.type };
+            if (f.description !== undefined) field.description = f.description;
+            if (f.unit !== undefined) field.unit = f.unit;
+            return field;
+        }),
+    }));
+}

@@ -1,0 +1,188 @@
+/**
+ * Content-Encoding handling for ingest bodies (API.md §3.2): gzip, zstd, or identity (the header
+ * absent, empty, or `identity`). `deflate` is accepted too (cheap, and some proxies use it).
+ *
+ * The size bound is measured AFTER decompression and enforced while streaming, so a small
+ * compressed "bomb" is stopped as soon as its output passes the limit; the output is never fully
+ * materialised.
+ */
+import { createGunzip, createInflate } from 'node:zlib';
+import type { Transform } from 'node:stream';
+import { Decompress } from 'fzstd';
+import { IngestError } from './errors.js';
+
+/** Default bound on the decompressed body (API.md gives no number for /ingest, U7; 100 MiB is ours). */
+export const DEFAULT_MAX_BODY_BYTES = 100 * 1024 * 1024;
+
+export type ContentEncoding = 'identity' | 'gzip' | 'zstd' | 'deflate';
+
+/** Normalises a Content-Encoding header value; throws 415 for anything we cannot decode. */
+export function parseContentEncoding(header: string | string[] | undefined | null): ContentEncoding {
+    const raw = (Array.isArray(header) ? header.join(',') : (header ?? '')).trim().toLowerCase();
+    if (raw === '' || raw === 'identity') return 'identity';
+    if (raw === 'gzip' || raw === 'x-gzip') return 'gzip';
+    if (raw === 'zstd') return 'zstd';
+    if (raw === 'deflate') return 'deflate';
+    throw new IngestError(415, `unsupported Content-Encoding "${raw}": use gzip, zstd or identity`);
+}
+
+function tooLarge(maxBytes: number): IngestError {
+    return new IngestError(413, `request body too large: more than ${maxBytes} bytes after decompression`);
+}
+
+/**
+ * Returns the decompressed body. Throws IngestError: 413 when the decompressed size passes
+ * `maxBytes`, 400 for a corrupt or truncated gzip/zstd stream, 415 for an unknown encoding.
+ */
+export async function decodeBody(
+    body: Buffer,
+    contentEncoding: string | string[] | undefined | null,
+    maxBytes: number = DEFAULT_MAX_BODY_BYTES,
+): Promise<Buffer> {
+    const enc = parseContentEncoding(contentEncoding);
+    switch (enc) {
+        case 'identity':
+            if (body.length > maxBytes) throw tooLarge(maxBytes);
+            return body;
+        case 'gzip':
+            return inflateStream(createGunzip(), body, maxBytes, 'gzip');
+        case 'deflate':
+            return inflateStream(createInflate(), body, maxBytes, 'deflate');
+        case 'zstd':
+            return decodeZstd(body, maxBytes);
+    }
+}
+
+function inflateStream(stream: Transform, body: Buffer, maxBytes: number, what: string): Promise<Buffer> {
+    return new Promise<Buffer>((resolve, reject) => {
+        const chunks: Buffer[] = [];
+        let total = 0;
+        let done = false;
+        const fail = (err: IngestError): void => {
+            if (done) return;
+            done = true;
+            stream.destroy();
+            reject(err);
+        };
+        stream.on('data', (chunk: Buffer) => {
+            if (done) return;
+            total += chunk.length;
+            if (total > maxBytes) {
+                fail(tooLarge(maxBytes));
+                return;
+            }
+            chunks.push(chunk);
+        });
+        stream.on('error', (err: NodeJS.ErrnoException) => {
+            fail(new IngestError(400, `invalid ${what} body: ${err.message}${err.code ? ` (${err.code})` : ''}`));
+        });
+        stream.on('end', () => {
+            if (done) return;
+            done = true;
+            resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total));
+        });
+        if (body.length === 0) {
+            fail(new IngestError(400, `invalid ${what} body: empty`));
+            return;
+        }
+        stream.end(body);
+    });
+}
+
+/** Zstandard frame magic and skippable-frame magic range. */
+const ZSTD_MAGIC = 0xfd2fb528;
+
+/**
+ * Walks the zstd frame headers (without decompressing) so that a frame that declares a window or
+ * content size past the limit is refused BEFORE fzstd allocates a window buffer of that size
+ * (fzstd allocates up to ~2 GiB for a hostile header). Structural problems are left to fzstd.
+ */
+function checkZstdFrames(buf: Buffer, maxBytes: number): void {
+    const windowCap = Math.max(maxBytes, 8 * 1024 * 1024) + 1024;
+    let p = 0;
+    while (p + 4 <= buf.length) {
+        const magic = buf.readUInt32LE(p);
+        if ((magic & 0xfffffff0) === 0x184d2a50) {
+            if (p + 8 > buf.length) return;
+            p += 8 + buf.readUInt32LE(p + 4);
+            continue;
+        }
+        if (magic !== ZSTD_MAGIC || p + 5 > buf.length) return;
+        const flg = buf[p + 4];
+        const fcf = flg >> 6;
+        const ss = (flg >> 5) & 1;
+        const cc = (flg >> 2) & 1;
+        const df = flg & 3;
+        let q = p + 5;
+        let windowSize = 0;
+        if (!ss) {
+            if (q >= buf.length) return;
+            const wd = buf[q++];
+            const wb = 2 ** (10 + (wd >> 3));
+            windowSize = wb + (wb / 8) * (wd & 7);
+        }
+        q += df === 3 ? 4 : df;
+        const fsb = fcf ? 1 << fcf : ss;
+        let contentSize = -1;
+        if (fsb) {
+            if (q + fsb > buf.length) return;
+            if (fsb === 1) contentSize = buf[q];
+            else if (fsb === 2) contentSize = buf.readUInt16LE(q) + 256;
+            else if (fsb === 4) contentSize = buf.readUInt32LE(q);
+            else contentSize = Number(buf.readBigUInt64LE(q));
+            q += fsb;
+        }
+        if (ss) windowSize = contentSize;
+        if (contentSize > maxBytes || windowSize > windowCap) throw tooLarge(maxBytes);
+        // Skip the blocks: 3-byte header each (last flag, type, size); RLE blocks carry 1 byte.
+        for (;;) {
+            if (q + 3 > buf.length) return;
+            const bh = buf[q] | (buf[q + 1] << 8) | (buf[q + 2] << 16);
+            const last = bh & 1;
+            const type = (bh >> 1) & 3;
+            const size = bh >>> 3;
+            q += 3 + (type === 1 ? 1 : size);
+            if (last) break;
+        }
+        if (cc) q += 4;
+        p = q;
+    }
+}
+
+function decodeZstd(body: Buffer, maxBytes: number): Buffer {
+    if (body.length === 0) throw new IngestError(400, 'invalid zstd body: empty');
+    checkZstdFrames(body, maxBytes);
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    let ended = false;
+    const LIMIT = Symbol('limit');
+    const dec = new Decompress((data, final) => {
+        total += data.length;
+        if (total > maxBytes) throw LIMIT;
+        // fzstd reuses nothing it hands out, but copy-free keeping is safe: each block is fresh.
+        if (data.length) chunks.push(data);
+        if (final) ended = true;
+    });
+    try {
+        // Push in slices so that the output bound is checked often (one zstd block is ≤128 KiB).
+        const STEP = 64 * 1024;
+        for (let off = 0; off < body.length; off += STEP) {
+            const end = Math.min(body.length, off + STEP);
+            dec.push(body.subarray(off, end), end === body.length);
+        }
+    } catch (err) {
+        if (err === LIMIT) throw tooLarge(maxBytes);
+        throw new IngestError(400, `invalid zstd body: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    if (!ended && total === 0 && chunks.length === 0) {
+        // fzstd signals completion through `final`; a stream that never finished is truncated.
+        throw new IngestError(400, 'invalid zstd body: truncated stream');
+    }
+    const out = Buffer.allocUnsafe(total);
+    let o = 0;
+    for (const c of chunks) {
+        out.set(c, o);
+        o += c.length;
+    }
+    return out;
+}

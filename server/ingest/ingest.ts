@@ -1,0 +1,172 @@
+/**
+ * The ingest pipeline without any HTTP framework: decode → parse → normalise, plus the IngestStatus
+ * response builder (API.md §3.4).
+ *
+ * `IngestParams` is everything (besides the decompressed body) that determines the stored events.
+ * The store writes `IngestParams` + the decompressed body to its write-ahead log and re-runs
+ * `buildBatch` on recovery; `buildBatch` is therefore a pure, deterministic function of its inputs
+ * (the receive time is a parameter, never read from the clock here).
+ */
+import { formatDatetime } from '../../language/values.js';
+import { decodeBody, DEFAULT_MAX_BODY_BYTES } from './decode-body.js';
+import { IngestError } from './errors.js';
+import { checkEvents, normalizeEvents, parseEventLabels, type NormalizedEvents } from './normalize-event.js';
+import { formatFromContentType, parseEvents, type BodyFormat, type EventFailure } from './parse-events.js';
+
+export interface IngestParams {
+    format: BodyFormat;
+    timestampField?: string;
+    timestampFormat?: string;
+    csvDelimiter?: string;
+    /** Raw `X-Axiom-CSV-Fields`. */
+    csvFields?: string;
+    /** Raw `X-Axiom-Event-Labels` JSON. */
+    labels?: string;
+    /** Map fields of the dataset at ingest time (they stop flattening). */
+    mapFields?: string[];
+    /** Server receive time, ns: `_time` of events without one, and the failure timestamps. */
+    receiveTimeNs: bigint;
+}
+
+/** What the HTTP layer hands over: the raw request pieces. */
+export interface IngestRequest {
+    /** Body bytes exactly as received (possibly compressed). */
+    body: Buffer;
+    contentType?: string | null;
+    contentEncoding?: string | string[] | null;
+    /** Query `timestamp-field`. */
+    timestampField?: string | null;
+    /** Query `timestamp-format` (a Go layout). */
+    timestampFormat?: string | null;
+    /** Query `csv-delimiter`. */
+    csvDelimiter?: string | null;
+    /** Header `X-Axiom-CSV-Fields`. */
+    csvFields?: string | null;
+    /** Header `X-Axiom-Event-Labels`. */
+    eventLabels?: string | null;
+}
+
+/**
+ * A validated request, ready to append. The flat events themselves are NOT built on the hot path:
+ * the store keeps `body` + `params` and calls `buildBatch` lazily (first read, or compaction, which
+ * runs in a worker thread). `count`/`failures` are exactly what `buildBatch` will produce.
+ */
+export interface PreparedIngest {
+    params: IngestParams;
+    /** Decompressed body (what the WAL stores). */
+    body: Buffer;
+    /** Events that will be stored. */
+    count: number;
+    /** Parse + time failures, in body order. */
+    failures: EventFailure[];
+    /** `_time` range of the stored events (0n when count is 0). */
+    minTime: bigint;
+    maxTime: bigint;
+    processedBytes: number;
+}
+
+export interface IngestFailure {
+    timestamp: string;
+    error: string;
+}
+
+export interface IngestStatus {
+    ingested: number;
+    failed: number;
+    failures: IngestFailure[];
+    processedBytes: number;
+    blocksCreated: number;
+    walLength: number;
+}
+
+export interface PrepareOptions {
+    maxBodyBytes?: number;
+    mapFields?: string[];
+    /** Receive time override (tests); default the wall clock. */
+    receiveTimeNs?: bigint;
+}
+
+/** Wall-clock time in ns with sub-ms resolution (wall clock at start + monotonic clock), never repeating. */
+export function nowNs(): bigint {
+    const wall = BigInt(Date.now()) * 1_000_000n;
+    let t = clockBase + (process.hrtime.bigint() - hrBase);
+    if (t - wall > 20_000_000n || wall - t > 20_000_000n) {
+        // the wall clock moved (NTP step, suspend): re-anchor
+        clockBase = wall;
+        hrBase = process.hrtime.bigint();
+        t = wall;
+    }
+    if (t <= lastNow) t = lastNow + 1n;
+    lastNow = t;
+    return t;
+}
+let clockBase = BigInt(Date.now()) * 1_000_000n;
+let hrBase = process.hrtime.bigint();
+let lastNow = 0n;
+
+/** Parse + normalise a decompressed body. Deterministic (used again by WAL recovery). */
+export function buildBatch(body: Buffer, params: IngestParams): { batch: NormalizedEvents; failures: EventFailure[] } {
+    const parsed = parseEvents(body, params.format, { csvDelimiter: params.csvDelimiter, csvFields: params.csvFields });
+    const batch = normalizeEvents(parsed.events, {
+        timestampField: params.timestampField,
+        timestampFormat: params.timestampFormat,
+        labels: parseEventLabels(params.labels),
+        mapFields: params.mapFields && params.mapFields.length ? new Set(params.mapFields) : null,
+        receiveTimeNs: params.receiveTimeNs,
+    });
+    const failures = parsed.failures.length === 0 ? batch.failures : parsed.failures.concat(batch.failures);
+    return { batch, failures };
+}
+
+function nonEmpty(s: string | null | undefined): string | undefined {
+    return s === null || s === undefined || s === '' ? undefined : s;
+}
+
+/** Decodes and normalises one request. Throws IngestError (400/413/415) for whole-request problems. */
+export async function prepareIngest(req: IngestRequest, opts: PrepareOptions = {}): Promise<PreparedIngest> {
+    const receiveTimeNs = opts.receiveTimeNs ?? nowNs();
+    const format = formatFromContentType(req.contentType);
+    const body = await decodeBody(req.body, req.contentEncoding, opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+    const delim = nonEmpty(req.csvDelimiter);
+    if (delim !== undefined && delim.length !== 1) {
+        throw new IngestError(400, `invalid csv-delimiter ${JSON.stringify(delim)}: must be one character`);
+    }
+    const params: IngestParams = {
+        format,
+        timestampField: nonEmpty(req.timestampField),
+        timestampFormat: nonEmpty(req.timestampFormat),
+        csvDelimiter: delim,
+        csvFields: nonEmpty(req.csvFields),
+        labels: nonEmpty(req.eventLabels),
+        mapFields: opts.mapFields && opts.mapFields.length ? [...opts.mapFields] : undefined,
+        receiveTimeNs,
+    };
+    const parsed = parseEvents(body, format, { csvDelimiter: params.csvDelimiter, csvFields: params.csvFields });
+    parseEventLabels(params.labels); // validate now: a bad header is a 400 for the whole request
+    const check = checkEvents(parsed.events, params);
+    const failures = parsed.failures.length === 0 ? check.failures : parsed.failures.concat(check.failures);
+    // API.md §3.4: decompressed body length + the labels header's byte length once per request.
+    const processedBytes = body.length + (params.labels ? Buffer.byteLength(params.labels) : 0);
+    return { params, body, count: check.count, failures, minTime: check.minTime, maxTime: check.maxTime, processedBytes };
+}
+
+/** Builds the IngestStatus response (all six keys, `failures` always present). */
+export function ingestStatus(p: { ingested: number; failures: EventFailure[]; processedBytes: number; receiveTimeNs: bigint; walLength?: number }): IngestStatus {
+    const ts = formatDatetime(p.receiveTimeNs);
+    return {
+        ingested: p.ingested,
+        failed: p.failures.length,
+        failures: p.failures.map((f) => ({ timestamp: ts, error: f.error })),
+        processedBytes: p.processedBytes,
+        blocksCreated: 0,
+        walLength: p.walLength ?? p.ingested,
+    };
+}
+
+export { IngestError } from './errors.js';
+export { decodeBody, parseContentEncoding, DEFAULT_MAX_BODY_BYTES } from './decode-body.js';
+export { formatFromContentType, parseEvents } from './parse-events.js';
+export type { BodyFormat, EventFailure, RawEvent, ParsedEvents, ParseOptions } from './parse-events.js';
+export { checkEvents, normalizeEvents, parseEventLabels, parseTimeValue, epochToNs, renameReserved, RESERVED_FIELDS } from './normalize-event.js';
+export type { FlatFields, NormalizedEvents, NormalizeOptions } from './normalize-event.js';
+export { parseGoLayout } from './go-layout.js';

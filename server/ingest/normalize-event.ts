@@ -1,0 +1,329 @@
+/**
+ * Event normalisation (API.md §3.5): `_time` selection, flattening, reserved names, labels, limits.
+ *
+ * OUTPUT FORM (compact, columnar per batch): `NormalizedEvents` = `times: BigInt64Array` (the `_time`
+ * of each event, ns since the epoch) + `fields: FlatFields[]` (one flat object per event, WITHOUT
+ * `_time`; keys may contain dots). `_sysTime` is one value per batch (the ingest time), kept by the
+ * caller. Flat objects are the parsed objects themselves whenever nothing needs changing (no nested
+ * object, no null, no reserved name, no `_time`), so the common path allocates nothing per event.
+ *
+ * DECISIONS
+ * - `_time` comes from `timestamp-field` (default `_time`) only. Other names (`time`, `timestamp`,
+ *   `@timestamp`) are NOT used automatically: API.md §3.5 says so explicitly (go integration suite).
+ *   A dotted `timestamp-field` (`meta.ts`) also finds a nested value.
+ * - A missing or null time field → the server receive time. A present value that cannot be parsed →
+ *   the event fails alone ("cannot parse timestamp …"), it is not silently re-timed.
+ * - Numbers (and all-digit strings) are Unix epochs; the unit is chosen by magnitude:
+ *   |v| < 1e11 → seconds (fractions kept), < 1e14 → ms, < 1e17 → µs, else ns.
+ * - `timestamp-format` is a Go layout (see go-layout.ts); if the value does not match the layout the
+ *   heuristics are tried before failing the event.
+ * - U3: when `timestamp-field` names another field (`ts`), that field is KEPT as a normal field (lossless);
+ *   an `_time` key in the event is then dropped (the chosen time wins).
+ * - Flattening: nested objects become dotted names at every depth (`{a:{b:{c:1}}}` → `a.b.c`).
+ *   Arrays are values and are not looked into (objects inside arrays stay as they are). A dotted
+ *   prefix that is a declared map field (`/mapfields`, e.g. `foo` or `foo.bar`) stops flattening:
+ *   the whole object is stored as one dynamic value. Objects nested deeper than 100 levels become
+ *   null. An empty nested object contributes no field.
+ * - Null values are dropped (in a columnar store a null and a missing field are the same thing).
+ * - Reserved names `_blockInfo`, `_cursor`, `_rowID`, `_source`, `_sysTime` are renamed to
+ *   `_user_<name without the underscore>` (docs: `_sysTime` → `_user_sysTime`).
+ * - Strings longer than 1 MB become `<invalid string: too long>`; ±Infinity (JSON `1e999`) becomes null.
+ * - Labels (`X-Axiom-Event-Labels`) are flattened the same way and set on every event; a label
+ *   overrides an event field of the same name (labels are request-level metadata).
+ */
+import type { JsonValue } from '../../language/values.js';
+import { parseDatetime } from '../../language/values.js';
+import { IngestError } from './errors.js';
+import { parseGoLayout } from './go-layout.js';
+import type { EventFailure, RawEvent } from './parse-events.js';
+
+export type FlatFields = Record<string, JsonValue>;
+
+export interface NormalizedEvents {
+    /** `_time` per event, ns since the epoch. */
+    times: BigInt64Array;
+    /** Flat fields per event (no `_time`, no `_sysTime`). Treat as read-only. */
+    fields: FlatFields[];
+    /** Events that failed normalisation (index = position in the parsed event list). */
+    failures: EventFailure[];
+}
+
+export interface NormalizeOptions {
+    timestampField?: string | null;
+    timestampFormat?: string | null;
+    /** Already parsed with parseEventLabels. */
+    labels?: FlatFields | null;
+    mapFields?: ReadonlySet<string> | null;
+    /** Used for events without a time. */
+    receiveTimeNs: bigint;
+}
+
+export const RESERVED_FIELDS: ReadonlySet<string> = new Set(['_blockInfo', '_cursor', '_rowID', '_source', '_sysTime']);
+const MAX_DEPTH = 100;
+const MAX_STRING_BYTES = 1024 * 1024;
+export const TOO_LONG = '<invalid string: too long>';
+
+export function renameReserved(name: string): string {
+    return RESERVED_FIELDS.has(name) ? `_user_${name.slice(1)}` : name;
+}
+
+/** Parses the `X-Axiom-Event-Labels` header (a JSON object) into flat fields. Throws 400. */
+export function parseEventLabels(header: string | undefined | null): FlatFields | null {
+    if (header === undefined || header === null || header.trim() === '') return null;
+    let v: unknown;
+    try {
+        v = JSON.parse(header);
+    } catch (err) {
+        throw new IngestError(400, `invalid X-Axiom-Event-Labels header: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+        throw new IngestError(400, 'invalid X-Axiom-Event-Labels header: must be a JSON object');
+    }
+    const out: FlatFields = {};
+    flattenInto(out, '', v as Record<string, unknown>, 0, null);
+    return out;
+}
+
+function isLongString(s: string): boolean {
+    return s.length > MAX_STRING_BYTES / 3 && Buffer.byteLength(s) > MAX_STRING_BYTES;
+}
+
+/** Copies `obj` into `out` with dotted names, applying every rule above. */
+function flattenInto(out: FlatFields, prefix: string, obj: Record<string, unknown>, depth: number, mapFields: ReadonlySet<string> | null | undefined): void {
+    for (const k in obj) {
+        const v = obj[k];
+        if (v === null || v === undefined) continue;
+        if (prefix === '' && k === '_time') continue; // becomes the record's _time
+        const name = prefix === '' ? renameReserved(k) : `${prefix}.${k}`;
+        if (typeof v === 'object') {
+            if (Array.isArray(v)) out[name] = v as JsonValue[];
+            else if (mapFields !== null && mapFields !== undefined && mapFields.has(name)) out[name] = v as { [key: string]: JsonValue };
+            else if (depth + 1 >= MAX_DEPTH) continue; // too deep: null, i.e. dropped
+            else flattenInto(out, name, v as Record<string, unknown>, depth + 1, mapFields);
+        } else if (typeof v === 'string') {
+            out[name] = isLongString(v) ? TOO_LONG : v;
+        } else if (typeof v === 'number') {
+            if (Number.isFinite(v)) out[name] = v;
+        } else if (typeof v === 'boolean') {
+            out[name] = v;
+        }
+    }
+}
+
+const NS_PER_SEC = 1_000_000_000n;
+
+/** Epoch number → ns, with the unit chosen by magnitude. */
+export function epochToNs(v: number): bigint | undefined {
+    if (!Number.isFinite(v)) return undefined;
+    const a = Math.abs(v);
+    if (a < 1e11) {
+        const s = Math.floor(v);
+        return BigInt(s) * NS_PER_SEC + BigInt(Math.round((v - s) * 1e9));
+    }
+    if (a < 1e14) {
+        const ms = Math.floor(v);
+        return BigInt(ms) * 1_000_000n + BigInt(Math.round((v - ms) * 1e6));
+    }
+    if (a < 1e17) {
+        const us = Math.floor(v);
+        return BigInt(us) * 1_000n + BigInt(Math.round((v - us) * 1e3));
+    }
+    return BigInt(Math.round(v));
+}
+
+function d2(s: string, i: number): number {
+    const a = s.charCodeAt(i) - 48;
+    const b = s.charCodeAt(i + 1) - 48;
+    return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
+}
+
+/** Fast path for `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)`; undefined when the string is not exactly that. */
+function parseRfc3339Fast(s: string): bigint | undefined {
+    const n = s.length;
+    if (n < 20 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58) return undefined;
+    const t = s.charCodeAt(10);
+    if (t !== 84 && t !== 116 && t !== 32) return undefined;
+    const y1 = d2(s, 0);
+    const y2 = d2(s, 2);
+    const mo = d2(s, 5);
+    const d = d2(s, 8);
+    const h = d2(s, 11);
+    const mi = d2(s, 14);
+    const se = d2(s, 17);
+    if (y1 < 0 || y2 < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || se < 0 || se > 60) return undefined;
+    let i = 19;
+    let nanos = 0;
+    if (s.charCodeAt(i) === 46) {
+        i++;
+        let digits = 0;
+        for (; i < n; i++) {
+            const c = s.charCodeAt(i) - 48;
+            if (c < 0 || c > 9) break;
+            if (digits < 9) nanos = nanos * 10 + c;
+            digits++;
+        }
+        if (digits === 0) return undefined;
+        for (let k = digits; k < 9; k++) nanos *= 10;
+    }
+    let offsetMin = 0;
+    const z = s.charCodeAt(i);
+    if (z === 90 || z === 122) {
+        if (i + 1 !== n) return undefined;
+    } else if (z === 43 || z === 45) {
+        if (i + 6 !== n || s.charCodeAt(i + 3) !== 58) return undefined;
+        const oh = d2(s, i + 1);
+        const om = d2(s, i + 4);
+        if (oh < 0 || om < 0) return undefined;
+        offsetMin = (oh * 60 + om) * (z === 45 ? -1 : 1);
+    } else return undefined;
+    const year = y1 * 100 + y2;
+    const ms = Date.UTC(year, mo - 1, d, h, mi, se);
+    if (year < 100) return undefined; // leave odd years to the slow path
+    const secs = ms / 1000 - offsetMin * 60;
+    return BigInt(secs) * NS_PER_SEC + BigInt(nanos);
+}
+
+const DIGITS = /^-?\d+(\.\d+)?$/;
+
+/** Parses one time value: a number (epoch), or a string (Go layout if given, then heuristics). */
+export function parseTimeValue(v: unknown, layout?: string | null): bigint | undefined {
+    if (typeof v === 'number') return epochToNs(v);
+    if (typeof v !== 'string') return undefined;
+    if (layout) {
+        const t = parseGoLayout(v, layout);
+        if (t !== undefined) return t;
+    }
+    const fast = parseRfc3339Fast(v);
+    if (fast !== undefined) return fast;
+    const s = v.trim();
+    if (DIGITS.test(s)) return epochToNs(Number(s));
+    return parseDatetime(s) ?? parseCommonLayouts(s);
+}
+
+/** A few non-ISO layouts log shippers commonly send (Apache/nginx CLF, RFC 1123 with numeric zone). */
+const COMMON_LAYOUTS = ['02/Jan/2006:15:04:05 -0700', 'Mon, 02 Jan 2006 15:04:05 -0700', 'Mon, 02 Jan 2006 15:04:05 MST', '2006/01/02 15:04:05'];
+function parseCommonLayouts(s: string): bigint | undefined {
+    for (const l of COMMON_LAYOUTS) {
+        const t = parseGoLayout(s, l);
+        if (t !== undefined) return t;
+    }
+    return undefined;
+}
+
+function lookupPath(ev: RawEvent, path: string): unknown {
+    let v: unknown = ev[path];
+    if (v !== undefined || !path.includes('.')) return v;
+    v = ev;
+    for (const part of path.split('.')) {
+        if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+        v = (v as Record<string, unknown>)[part];
+    }
+    return v;
+}
+
+function describe(v: unknown): string {
+    const s = typeof v === 'string' ? JSON.stringify(v) : String(v);
+    return s.length > 80 ? `${s.slice(0, 80)}…` : s;
+}
+
+export interface EventCheck {
+    /** Events that will be stored. */
+    count: number;
+    failures: EventFailure[];
+    /** min/max `_time` of the stored events (ns); 0n when count is 0. */
+    minTime: bigint;
+    maxTime: bigint;
+}
+
+/**
+ * The cheap half of normalisation, for the ingest hot path: decides which events fail (only an
+ * unparseable time can fail an event here) and the time range, without building flat objects.
+ * It applies exactly the same rules as normalizeEvents, so `count`/`failures` always agree.
+ */
+export function checkEvents(events: RawEvent[], opts: Pick<NormalizeOptions, 'timestampField' | 'timestampFormat' | 'receiveTimeNs'>): EventCheck {
+    const tsField = opts.timestampField || '_time';
+    const layout = opts.timestampFormat || null;
+    const failures: EventFailure[] = [];
+    let count = 0;
+    let minTime = 0n;
+    let maxTime = 0n;
+    for (let i = 0; i < events.length; i++) {
+        const tv = lookupPath(events[i], tsField);
+        let t = opts.receiveTimeNs;
+        if (tv !== undefined && tv !== null) {
+            const parsed = parseTimeValue(tv, layout);
+            if (parsed === undefined) {
+                failures.push({ index: i, error: `cannot parse timestamp field "${tsField}": ${describe(tv)}` });
+                continue;
+            }
+            t = parsed;
+        }
+        if (count === 0 || t < minTime) minTime = t;
+        if (count === 0 || t > maxTime) maxTime = t;
+        count++;
+    }
+    return { count, failures, minTime, maxTime };
+}
+
+/** Normalises parsed events (mutating them where that avoids a copy). */
+export function normalizeEvents(events: RawEvent[], opts: NormalizeOptions): NormalizedEvents {
+    const tsField = opts.timestampField || '_time';
+    const layout = opts.timestampFormat || null;
+    const labels = opts.labels ?? null;
+    const labelKeys = labels ? Object.keys(labels) : [];
+    const mapFields = opts.mapFields && opts.mapFields.size ? opts.mapFields : null;
+    const receive = opts.receiveTimeNs;
+    const times = new BigInt64Array(events.length);
+    const fields: FlatFields[] = new Array<FlatFields>(events.length);
+    const failures: EventFailure[] = [];
+    let n = 0;
+    for (let i = 0; i < events.length; i++) {
+        const ev = events[i];
+        const tv = lookupPath(ev, tsField);
+        let t = receive;
+        if (tv !== undefined && tv !== null) {
+            const parsed = parseTimeValue(tv, layout);
+            if (parsed === undefined) {
+                failures.push({ index: i, error: `cannot parse timestamp field "${tsField}": ${describe(tv)}` });
+                continue;
+            }
+            t = parsed;
+        }
+        // One pass to see whether the object can be stored as is.
+        let clean = true;
+        for (const k in ev) {
+            const v = ev[k];
+            if (typeof v === 'object') {
+                if (v === null || !Array.isArray(v)) {
+                    clean = false;
+                    break;
+                }
+            } else if (typeof v === 'string') {
+                if (v.length > MAX_STRING_BYTES / 3 && isLongString(v)) {
+                    clean = false;
+                    break;
+                }
+            } else if (typeof v === 'number' && !Number.isFinite(v)) {
+                clean = false;
+                break;
+            }
+            if (k.charCodeAt(0) === 95 /* _ */ && (k === '_time' || RESERVED_FIELDS.has(k))) {
+                clean = false;
+                break;
+            }
+        }
+        let out: FlatFields;
+        if (clean) {
+            out = ev as FlatFields;
+        } else {
+            out = {};
+            flattenInto(out, '', ev, 0, mapFields);
+        }
+        for (let k = 0; k < labelKeys.length; k++) out[labelKeys[k]] = labels![labelKeys[k]];
+        times[n] = t;
+        fields[n] = out;
+        n++;
+    }
+    fields.length = n;
+    return { times: n === events.length ? times : times.slice(0, n), fields, failures };
+}

@@ -1,0 +1,336 @@
+/**
+ * Body formats (API.md §3.2–3.3): JSON array / single object, NDJSON (also when sent as
+ * application/json), and CSV. Parsing yields plain objects plus per-event failures; only a body that
+ * cannot be parsed at all (a malformed JSON array, a bad delimiter) is a whole-request 400.
+ *
+ * CSV value typing (API.md U4) — DECISION: CSV values are stored as strings, exactly as they appear
+ * in the cell (no trimming, no number/bool inference). The go integration suite runs
+ * `toint(response)` on CSV-ingested data, which only makes sense if the values are strings, and
+ * strings are lossless. Header names ARE trimmed of surrounding whitespace (`user, name` gives the
+ * fields `user` and `name`, as in the docs' CSV example). Empty cells are omitted from the event
+ * (a missing value and an empty CSV cell are both null to APL). The `_time` column, if any, goes
+ * through the normal time heuristics (which accept numeric strings as epochs).
+ */
+import Papa from 'papaparse';
+import { IngestError } from './errors.js';
+
+export type BodyFormat = 'json' | 'ndjson' | 'csv';
+
+/** A freshly parsed event: a plain JSON object we own (normalisation may mutate it). */
+export type RawEvent = Record<string, unknown>;
+
+export interface EventFailure {
+    /** 0-based index of the event in the body (its line for NDJSON, its data row for CSV). */
+    index: number;
+    error: string;
+}
+
+export interface ParsedEvents {
+    events: RawEvent[];
+    failures: EventFailure[];
+}
+
+export interface ParseOptions {
+    /** `csv-delimiter` query parameter: one character, default `,`. */
+    csvDelimiter?: string | null;
+    /** `X-Axiom-CSV-Fields` header, raw: comma-separated names; empty/absent = first row is the header. */
+    csvFields?: string | null;
+}
+
+/** Maps a Content-Type header to a body format; throws 415 for anything else. */
+export function formatFromContentType(contentType: string | undefined | null): BodyFormat {
+    const mime = (contentType ?? '').split(';', 1)[0].trim().toLowerCase();
+    switch (mime) {
+        case 'application/json':
+        case '': // absent: treat as JSON and sniff
+            return 'json';
+        case 'application/x-ndjson':
+        case 'application/nd-json':
+        case 'application/ndjson':
+        case 'application/jsonl':
+        case 'application/x-jsonlines':
+            return 'ndjson';
+        case 'text/csv':
+        case 'application/csv':
+            return 'csv';
+        default:
+            throw new IngestError(
+                415,
+                `unsupported Content-Type "${mime}": use application/json, application/x-ndjson or text/csv`,
+            );
+    }
+}
+
+/** Parses a (decompressed) body. */
+export function parseEvents(body: Buffer, format: BodyFormat, options: ParseOptions = {}): ParsedEvents {
+    const text = body.toString('utf8');
+    if (format === 'csv') return parseCsv(text, options);
+    // Sniff JSON bodies: `[` is an array; anything else is a stream of values (NDJSON).
+    const start = skipWs(text, 0);
+    if (start >= text.length) return { events: [], failures: [] };
+    if (text.charCodeAt(start) === 0x5b /* [ */) return parseJsonArray(text);
+    if (format === 'json') {
+        // A single object (possibly pretty-printed over many lines) is one event. For an NDJSON body
+        // JSON.parse stops right after the first value, so this try costs about one line.
+        try {
+            const v: unknown = JSON.parse(text);
+            return isPlainObject(v)
+                ? { events: [v], failures: [] }
+                : { events: [], failures: [{ index: 0, error: `line 1: event is not a JSON object (${jsonKind(v)})` }] };
+        } catch {
+            // fall through: more than one top-level value
+        }
+    }
+    return parseNdjson(text);
+}
+
+function skipWs(text: string, i: number): number {
+    for (; i < text.length; i++) {
+        const c = text.charCodeAt(i);
+        if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09 && c !== 0xfeff) break;
+    }
+    return i;
+}
+
+function isPlainObject(v: unknown): v is RawEvent {
+    return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function jsonKind(v: unknown): string {
+    return v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v;
+}
+
+function parseJsonArray(text: string): ParsedEvents {
+    let arr: unknown;
+    try {
+        arr = JSON.parse(text);
+    } catch (err) {
+        throw new IngestError(400, `invalid JSON body: ${describeJsonError(err, text)}`);
+    }
+    if (!Array.isArray(arr)) throw new IngestError(400, 'invalid JSON body: expected an array of objects');
+    const events: RawEvent[] = [];
+    const failures: EventFailure[] = [];
+    for (let i = 0; i < arr.length; i++) {
+        const v: unknown = arr[i];
+        if (isPlainObject(v)) events.push(v);
+        else failures.push({ index: i, error: `element ${i}: event is not a JSON object (${jsonKind(v)})` });
+    }
+    return { events, failures };
+}
+
+/** Adds line/column to V8's "… at position N" messages. */
+function describeJsonError(err: unknown, text: string): string {
+    let msg = err instanceof Error ? err.message : String(err);
+    const m = /position (\d+)/.exec(msg);
+    let pos: number;
+    if (m) pos = Number(m[1]);
+    else {
+        // V8 quotes short inputs instead of giving a position: find it by growing a prefix (the
+        // first prefix that fails with something other than "unexpected end" ends at the error).
+        if (text.length > 4096) return msg;
+        pos = -1;
+        for (let k = 1; k <= text.length && pos < 0; k++) {
+            try {
+                JSON.parse(text.slice(0, k));
+            } catch (e) {
+                const em = e instanceof Error ? e.message : '';
+                const at = /position (\d+)/.exec(em);
+                const incomplete = /end of JSON input|Unterminated string/i.test(em) || (at !== null && Number(at[1]) >= k);
+                if (!incomplete) pos = at ? Number(at[1]) : k - 1;
+            }
+        }
+        if (pos < 0) return msg;
+        msg = `${msg.split(',')[0]} at position ${pos}`;
+    }
+    let line = 1;
+    let lineStart = 0;
+    for (let i = text.indexOf('\n'); i !== -1 && i < pos; i = text.indexOf('\n', i + 1)) {
+        line++;
+        lineStart = i + 1;
+    }
+    return `${msg} (line ${line}, column ${pos - lineStart + 1})`;
+}
+
+/** Longest multi-line value the NDJSON fallback scanner will accept (a pretty-printed object). */
+const MAX_MULTILINE_VALUE = 1024 * 1024;
+
+/**
+ * NDJSON / JSON value stream. Fast path: one split on '\n' and JSON.parse per line (leading
+ * whitespace and '\r' are fine for JSON.parse). A line that does not parse is retried with a small
+ * scanner that finds top-level value boundaries, so concatenated (`{..}{..}`) and pretty-printed
+ * objects still work; if that fails too, the line fails alone.
+ */
+function parseNdjson(text: string): ParsedEvents {
+    const events: RawEvent[] = [];
+    const failures: EventFailure[] = [];
+    const lines = text.split('\n');
+    let index = 0; // event index within the body
+    for (let li = 0; li < lines.length; li++) {
+        const line = lines[li];
+        let v: unknown;
+        try {
+            v = JSON.parse(line);
+        } catch (err) {
+            if (skipWs(line, 0) >= line.length) continue; // blank line
+            // Slow path: scan values starting at this line.
+            const res = scanValues(lines, li);
+            if (res === undefined) {
+                failures.push({ index: index++, error: `line ${li + 1}: invalid JSON: ${shortJsonError(err)}` });
+                continue;
+            }
+            for (const value of res.values) {
+                if (isPlainObject(value)) events.push(value);
+                else failures.push({ index, error: `line ${li + 1}: event is not a JSON object (${jsonKind(value)})` });
+                index++;
+            }
+            li = res.lastLine;
+            continue;
+        }
+        if (isPlainObject(v)) events.push(v);
+        else failures.push({ index, error: `line ${li + 1}: event is not a JSON object (${jsonKind(v)})` });
+        index++;
+    }
+    return { events, failures };
+}
+
+function shortJsonError(err: unknown): string {
+    const msg = err instanceof Error ? err.message : String(err);
+    return msg.length > 200 ? `${msg.slice(0, 200)}…` : msg;
+}
+
+/**
+ * From the start of `lines[first]`, reads complete top-level values (objects/arrays by bracket
+ * depth, scalars up to the next delimiter) until a value ends at the end of a line. Returns the
+ * parsed values and the last line consumed, or undefined when that does not work out. A value is
+ * never extended over a line that is a complete JSON object on its own (so one broken line cannot
+ * swallow the good lines after it), nor past MAX_MULTILINE_VALUE characters.
+ */
+function scanValues(lines: string[], first: number): { values: unknown[]; lastLine: number } | undefined {
+    const values: unknown[] = [];
+    let li = first;
+    let buf = lines[li];
+    let i = 0;
+    for (;;) {
+        i = skipWs(buf, i);
+        if (i >= buf.length) {
+            // the current value list ends exactly at a line end
+            return values.length ? { values, lastLine: li } : undefined;
+        }
+        const start = i;
+        const c = buf.charCodeAt(i);
+        if (c === 0x7b || c === 0x5b) {
+            let depth = 0;
+            let inStr = false;
+            let end = -1;
+            for (;;) {
+                for (; i < buf.length; i++) {
+                    const ch = buf.charCodeAt(i);
+                    if (inStr) {
+                        if (ch === 0x5c) i++;
+                        else if (ch === 0x22) inStr = false;
+                    } else if (ch === 0x22) inStr = true;
+                    else if (ch === 0x7b || ch === 0x5b) depth++;
+                    else if (ch === 0x7d || ch === 0x5d) {
+                        if (--depth === 0) {
+                            end = i + 1;
+                            break;
+                        }
+                    }
+                }
+                if (end !== -1) break;
+                if (li + 1 >= lines.length || buf.length - start > MAX_MULTILINE_VALUE) return undefined;
+                const next = lines[li + 1];
+                if (isCompleteObjectLine(next)) return undefined;
+                buf += '\n' + next;
+                li++;
+            }
+            try {
+                values.push(JSON.parse(buf.slice(start, end)));
+            } catch {
+                return undefined;
+            }
+            i = end;
+        } else {
+            // a scalar: up to whitespace or the next value
+            let j = i;
+            while (j < buf.length) {
+                const ch = buf.charCodeAt(j);
+                if (ch === 0x20 || ch === 0x09 || ch === 0x0d || ch === 0x7b || ch === 0x5b) break;
+                if (ch === 0x22 && j > i) break;
+                if (ch === 0x22) {
+                    // string scalar
+                    j++;
+                    while (j < buf.length && buf.charCodeAt(j) !== 0x22) j += buf.charCodeAt(j) === 0x5c ? 2 : 1;
+                    j++;
+                    break;
+                }
+                j++;
+            }
+            try {
+                values.push(JSON.parse(buf.slice(i, j)));
+            } catch {
+                return undefined;
+            }
+            i = j;
+        }
+    }
+}
+
+function isCompleteObjectLine(line: string): boolean {
+    const i = skipWs(line, 0);
+    if (line.charCodeAt(i) !== 0x7b) return false;
+    try {
+        return isPlainObject(JSON.parse(line));
+    } catch {
+        return false;
+    }
+}
+
+function parseCsv(text: string, options: ParseOptions): ParsedEvents {
+    const delimiter = options.csvDelimiter ?? ',';
+    if (delimiter.length !== 1 || delimiter === '"' || delimiter === '\n' || delimiter === '\r') {
+        throw new IngestError(400, `invalid csv-delimiter ${JSON.stringify(delimiter)}: must be one character`);
+    }
+    const res = Papa.parse<string[]>(text, { delimiter, header: false, skipEmptyLines: true });
+    const rows = res.data;
+    const rowErrors = new Map<number, string>();
+    for (const e of res.errors) {
+        if (typeof e.row === 'number' && !rowErrors.has(e.row)) rowErrors.set(e.row, `${e.code}: ${e.message}`);
+    }
+    let header: string[];
+    let firstData = 0;
+    const fieldsHeader = (options.csvFields ?? '').trim();
+    if (fieldsHeader !== '') {
+        header = fieldsHeader.split(',').map((s) => s.trim());
+    } else {
+        if (rows.length === 0) return { events: [], failures: [] };
+        if (rowErrors.has(0)) throw new IngestError(400, `invalid CSV header row: ${rowErrors.get(0)}`);
+        header = rows[0].map((s) => s.trim());
+        firstData = 1;
+    }
+    if (header.some((h) => h === '')) throw new IngestError(400, 'invalid CSV header: empty field name');
+    const events: RawEvent[] = [];
+    const failures: EventFailure[] = [];
+    const n = header.length;
+    for (let r = firstData; r < rows.length; r++) {
+        const row = rows[r];
+        const index = r - firstData;
+        const rowNo = r + 1; // 1-based record number in the body, header included
+        const perr = rowErrors.get(r);
+        if (perr !== undefined) {
+            failures.push({ index, error: `CSV row ${rowNo}: ${perr}` });
+            continue;
+        }
+        if (row.length !== n) {
+            failures.push({ index, error: `CSV row ${rowNo}: has ${row.length} fields, expected ${n}` });
+            continue;
+        }
+        const ev: RawEvent = {};
+        for (let k = 0; k < n; k++) {
+            const v = row[k];
+            if (v !== '') ev[header[k]] = v;
+        }
+        events.push(ev);
+    }
+    return { events, failures };
+}

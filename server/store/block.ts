@@ -1,0 +1,286 @@
+/**
+ * Immutable columnar block files (see FORMAT.md):
+ *
+ *   "APLBLK01" | u32 LE header length | header JSON | sections... | u32 LE crc32(all previous bytes)
+ *
+ * Sections (each raw-deflated when `compression` is "deflate-raw"): `_time` i64 LE, batch index
+ * u32 LE (into header.batches), row index u32 LE, and per field column:
+ *   f64  — float64 LE values + a presence bitmap (bit i set = row i has a value)
+ *   bool — u8 per row: 0 false, 1 true, 2 absent
+ *   str  — dictionary (JSON array of strings) + u32 LE codes per row (0 absent, k = dict[k-1])
+ *   json — JSON array with one value per row (null = absent), for mixed/array/object columns
+ */
+import { promisify } from 'node:util';
+import { crc32, deflateRaw, inflateRawSync } from 'node:zlib';
+import type { JsonValue } from '../../language/values.js';
+import type { FlatFields } from '../ingest/normalize-event.js';
+
+const deflateRawAsync = promisify(deflateRaw);
+
+export const BLOCK_MAGIC = 'APLBLK01';
+
+/** One ingest batch, normalised, as the block encoder consumes it. */
+export interface BlockInput {
+    seq: number;
+    sysTime: bigint;
+    times: BigInt64Array;
+    fields: FlatFields[];
+}
+
+type Section = [offset: number, length: number, rawLength: number];
+
+type ColumnMeta =
+    | { name: string; kind: 'f64'; data: Section; present: Section }
+    | { name: string; kind: 'bool'; data: Section }
+    | { name: string; kind: 'str'; dict: Section; data: Section }
+    | { name: string; kind: 'json'; data: Section };
+
+export interface BlockHeader {
+    v: 1;
+    rows: number;
+    minTime: string;
+    maxTime: string;
+    firstSeq: number;
+    lastSeq: number;
+    /** [seq, sysTime ns as string] per batch referenced by the batch-index section. */
+    batches: [number, string][];
+    compression: 'none' | 'deflate-raw';
+    time: Section;
+    batch: Section;
+    row: Section;
+    columns: ColumnMeta[];
+}
+
+export interface DecodedBlock {
+    rows: number;
+    times: BigInt64Array;
+    batchIdx: Uint32Array;
+    rowIdx: Uint32Array;
+    batchSeqs: number[];
+    batchSysTimes: bigint[];
+    columns: DecodedColumn[];
+}
+
+export interface DecodedColumn {
+    name: string;
+    kind: 'f64' | 'bool' | 'str' | 'json';
+    /** Value of row i, or undefined when absent. */
+    get(i: number): JsonValue | undefined;
+}
+
+export interface EncodeOptions {
+    compress: boolean;
+    /** Rows whose (batch seq, time) is rejected are left out (retention/trim). */
+    keep?: (seq: number, timeNs: bigint) => boolean;
+    /** Called every few thousand rows so a long encode can yield to the event loop. */
+    yieldEvery?: () => Promise<void>;
+}
+
+const KIND_NUM = 1;
+const KIND_STR = 2;
+const KIND_BOOL = 4;
+const KIND_OTHER = 8;
+
+interface Builder {
+    name: string;
+    kinds: number;
+    rows: Int32Array | number[]; // row numbers that have a value (ascending)
+    values: JsonValue[];
+}
+
+/** Encodes batches into block bytes. Returns undefined when no row is kept. */
+export async function encodeBlock(batches: BlockInput[], opts: EncodeOptions): Promise<{ bytes: Buffer; header: BlockHeader } | undefined> {
+    let total = 0;
+    for (const b of batches) total += b.fields.length;
+    const times = new BigInt64Array(total);
+    const batchIdx = new Uint32Array(total);
+    const rowIdx = new Uint32Array(total);
+    const builders = new Map<string, Builder>();
+    const batchList: [number, string][] = [];
+    let n = 0;
+    let minT = 0n;
+    let maxT = 0n;
+    let counter = 0;
+    for (const b of batches) {
+        const bi = batchList.length;
+        let used = false;
+        for (let r = 0; r < b.fields.length; r++) {
+            const t = b.times[r];
+            if (opts.keep && !opts.keep(b.seq, t)) continue;
+            used = true;
+            if (n === 0 || t < minT) minT = t;
+            if (n === 0 || t > maxT) maxT = t;
+            times[n] = t;
+            batchIdx[n] = bi;
+            rowIdx[n] = r;
+            const f = b.fields[r];
+            for (const k in f) {
+                const v = f[k];
+                if (v === null || v === undefined) continue;
+                let bl = builders.get(k);
+                if (bl === undefined) {
+                    bl = { name: k, kinds: 0, rows: [], values: [] };
+                    builders.set(k, bl);
+                }
+                const tv = typeof v;
+                bl.kinds |= tv === 'number' ? KIND_NUM : tv === 'string' ? KIND_STR : tv === 'boolean' ? KIND_BOOL : KIND_OTHER;
+                (bl.rows as number[]).push(n);
+                bl.values.push(v);
+            }
+            n++;
+            if (opts.yieldEvery && ++counter % 8192 === 0) await opts.yieldEvery();
+        }
+        if (used) batchList.push([b.seq, b.sysTime.toString()]); // index bi: rows above reference it
+    }
+    if (n === 0) return undefined;
+    const sections: Buffer[] = [];
+    const secRefs: Section[] = [];
+    let offset = 0;
+    const pending: Promise<void>[] = [];
+    const addSection = (raw: Buffer): Section => {
+        const sec: Section = [0, 0, raw.length];
+        const idx = sections.length;
+        sections.push(raw);
+        if (opts.compress) {
+            pending.push(
+                deflateRawAsync(raw, { level: 1 }).then((c) => {
+                    sections[idx] = c;
+                }),
+            );
+        }
+        secRefs.push(sec);
+        return sec;
+    };
+    const view = (a: ArrayBufferView): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+    const timeSec = addSection(view(times.subarray(0, n)));
+    const batchSec = addSection(view(batchIdx.subarray(0, n)));
+    const rowSec = addSection(view(rowIdx.subarray(0, n)));
+    const columns: ColumnMeta[] = [];
+    for (const bl of builders.values()) {
+        const rows = bl.rows as number[];
+        if (bl.kinds === KIND_NUM) {
+            const data = new Float64Array(n);
+            const present = new Uint8Array((n + 7) >> 3);
+            for (let i = 0; i < rows.length; i++) {
+                const r = rows[i];
+                data[r] = bl.values[i] as number;
+                present[r >> 3] |= 1 << (r & 7);
+            }
+            columns.push({ name: bl.name, kind: 'f64', data: addSection(view(data)), present: addSection(view(present)) });
+        } else if (bl.kinds === KIND_BOOL) {
+            const data = new Uint8Array(n).fill(2);
+            for (let i = 0; i < rows.length; i++) data[rows[i]] = bl.values[i] ? 1 : 0;
+            columns.push({ name: bl.name, kind: 'bool', data: addSection(view(data)) });
+        } else if (bl.kinds === KIND_STR) {
+            const dict = new Map<string, number>();
+            const codes = new Uint32Array(n);
+            for (let i = 0; i < rows.length; i++) {
+                const s = bl.values[i] as string;
+                let c = dict.get(s);
+                if (c === undefined) {
+                    c = dict.size + 1;
+                    dict.set(s, c);
+                }
+                codes[rows[i]] = c;
+            }
+            columns.push({
+                name: bl.name,
+                kind: 'str',
+                dict: addSection(Buffer.from(JSON.stringify([...dict.keys()]))),
+                data: addSection(view(codes)),
+            });
+        } else {
+            const vals: JsonValue[] = new Array<JsonValue>(n).fill(null);
+            for (let i = 0; i < rows.length; i++) vals[rows[i]] = bl.values[i];
+            columns.push({ name: bl.name, kind: 'json', data: addSection(Buffer.from(JSON.stringify(vals))) });
+        }
+    }
+    await Promise.all(pending);
+    for (let i = 0; i < sections.length; i++) {
+        secRefs[i][0] = offset;
+        secRefs[i][1] = sections[i].length;
+        offset += sections[i].length;
+    }
+    const header: BlockHeader = {
+        v: 1,
+        rows: n,
+        minTime: minT.toString(),
+        maxTime: maxT.toString(),
+        firstSeq: batchList[0][0],
+        lastSeq: batchList[batchList.length - 1][0],
+        batches: batchList,
+        compression: opts.compress ? 'deflate-raw' : 'none',
+        time: timeSec,
+        batch: batchSec,
+        row: rowSec,
+        columns,
+    };
+    const headerBytes = Buffer.from(JSON.stringify(header));
+    const prefix = Buffer.alloc(12);
+    prefix.write(BLOCK_MAGIC, 0, 'latin1');
+    prefix.writeUInt32LE(headerBytes.length, 8);
+    const body = Buffer.concat([prefix, headerBytes, ...sections]);
+    const out = Buffer.allocUnsafe(body.length + 4);
+    body.copy(out);
+    out.writeUInt32LE(crc32(body) >>> 0, body.length);
+    return { bytes: out, header };
+}
+
+export class BlockCorruptError extends Error {}
+
+export function readBlockHeader(buf: Buffer): { header: BlockHeader; dataStart: number } {
+    if (buf.length < 16 || buf.toString('latin1', 0, 8) !== BLOCK_MAGIC) throw new BlockCorruptError('not a block file');
+    const crc = buf.readUInt32LE(buf.length - 4);
+    if (crc32(buf.subarray(0, buf.length - 4)) >>> 0 !== crc) throw new BlockCorruptError('block checksum mismatch');
+    const hlen = buf.readUInt32LE(8);
+    const header = JSON.parse(buf.toString('utf8', 12, 12 + hlen)) as BlockHeader;
+    return { header, dataStart: 12 + hlen };
+}
+
+/** Decodes a whole block file. */
+export function decodeBlock(buf: Buffer): DecodedBlock {
+    const { header, dataStart } = readBlockHeader(buf);
+    const compressed = header.compression === 'deflate-raw';
+    const sec = (s: Section): Buffer => {
+        const raw = buf.subarray(dataStart + s[0], dataStart + s[0] + s[1]);
+        return compressed ? inflateRawSync(raw) : raw;
+    };
+    // Typed arrays need aligned memory: copy into a fresh ArrayBuffer.
+    const aligned = (b: Buffer): ArrayBuffer => {
+        const ab = new ArrayBuffer(b.length);
+        new Uint8Array(ab).set(b);
+        return ab;
+    };
+    const rows = header.rows;
+    const columns: DecodedColumn[] = header.columns.map((c): DecodedColumn => {
+        switch (c.kind) {
+            case 'f64': {
+                const data = new Float64Array(aligned(sec(c.data)));
+                const present = sec(c.present);
+                return { name: c.name, kind: 'f64', get: (i) => ((present[i >> 3] >> (i & 7)) & 1 ? data[i] : undefined) };
+            }
+            case 'bool': {
+                const data = sec(c.data);
+                return { name: c.name, kind: 'bool', get: (i) => (data[i] === 2 ? undefined : data[i] === 1) };
+            }
+            case 'str': {
+                const dict = JSON.parse(sec(c.dict).toString('utf8')) as string[];
+                const codes = new Uint32Array(aligned(sec(c.data)));
+                return { name: c.name, kind: 'str', get: (i) => (codes[i] === 0 ? undefined : dict[codes[i] - 1]) };
+            }
+            case 'json': {
+                const vals = JSON.parse(sec(c.data).toString('utf8')) as JsonValue[];
+                return { name: c.name, kind: 'json', get: (i) => (vals[i] === null ? undefined : vals[i]) };
+            }
+        }
+    });
+    return {
+        rows,
+        times: new BigInt64Array(aligned(sec(header.time))),
+        batchIdx: new Uint32Array(aligned(sec(header.batch))),
+        rowIdx: new Uint32Array(aligned(sec(header.row))),
+        batchSeqs: header.batches.map((b) => b[0]),
+        batchSysTimes: header.batches.map((b) => BigInt(b[1])),
+        columns,
+    };
+}

@@ -1,0 +1,56 @@
+/**
+ * A compaction job: read WAL segments, rebuild the events of the records in (afterSeq, uptoSeq],
+ * encode one block file and write it durably. Runs in the compaction worker (compact-worker.ts) or,
+ * if no worker can be started, on the main thread. The job touches no shared state: the caller
+ * publishes the block by writing the manifest.
+ */
+import { buildBatch } from '../ingest/ingest.js';
+import { encodeBlock, type BlockHeader, type BlockInput } from './block.js';
+import { writeFileAtomic } from './fsutil.js';
+import { scanSegment } from './wal.js';
+import { decodeWalPayload } from './wal-record.js';
+
+export interface CompactJob {
+    segments: string[];
+    afterSeq: number;
+    uptoSeq: number;
+    compress: boolean;
+    /** Retention: drop events with _time below this (ns, decimal) */
+    retentionCutoff: string | null;
+    trims: { seq: number; before: string }[];
+    outFile: string;
+}
+
+export interface CompactResult {
+    header: BlockHeader | null;
+    bytes: number;
+}
+
+export function keepFilter(cutoffStr: string | null, trimSpec: { seq: number; before: string }[]): ((seq: number, t: bigint) => boolean) | undefined {
+    const cutoff = cutoffStr === null ? undefined : BigInt(cutoffStr);
+    const trims = trimSpec.map((t) => ({ seq: t.seq, before: BigInt(t.before) }));
+    if (cutoff === undefined && trims.length === 0) return undefined;
+    return (seq, t) => {
+        if (cutoff !== undefined && t < cutoff) return false;
+        for (const tr of trims) if (seq <= tr.seq && t < tr.before) return false;
+        return true;
+    };
+}
+
+export async function runCompactJob(job: CompactJob, yieldEvery?: () => Promise<void>): Promise<CompactResult> {
+    const inputs: BlockInput[] = [];
+    for (const seg of job.segments) {
+        const scan = await scanSegment(seg);
+        for (const payload of scan.records) {
+            const { header, params, body } = decodeWalPayload(payload);
+            if (header.seq <= job.afterSeq || header.seq > job.uptoSeq) continue;
+            const { batch } = buildBatch(body, params);
+            inputs.push({ seq: header.seq, sysTime: params.receiveTimeNs, times: batch.times, fields: batch.fields });
+            if (yieldEvery) await yieldEvery();
+        }
+    }
+    const enc = await encodeBlock(inputs, { compress: job.compress, keep: keepFilter(job.retentionCutoff, job.trims), yieldEvery });
+    if (!enc) return { header: null, bytes: 0 };
+    await writeFileAtomic(job.outFile, enc.bytes);
+    return { header: enc.header, bytes: enc.bytes.length };
+}

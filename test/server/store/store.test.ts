@@ -1,0 +1,275 @@
+import { existsSync, promises as fsp, readdirSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { formatDatetime } from '../../../language/values.js';
+import { openStore, parseRowId, StoreError, type Store, type StoreOptions } from '../../../server/store/store.js';
+import { ndjson, tempDir } from './helpers.js';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function fresh(opts: StoreOptions = {}): Promise<{ store: Store; dir: string; reopen: (o?: StoreOptions) => Promise<Store> }> {
+    const t = tempDir();
+    let store = await openStore(t.dir, { log: () => undefined, ...opts });
+    cleanups.push(t.cleanup, () => store.close());
+    return {
+        store,
+        dir: t.dir,
+        reopen: async (o?: StoreOptions) => {
+            await store.close();
+            store = await openStore(t.dir, { log: () => undefined, ...opts, ...o });
+            return store;
+        },
+    };
+}
+
+const T0 = Date.UTC(2024, 7, 14, 22, 26, 25);
+const ev = (i: number, extra: object = {}): object => ({ _time: new Date(T0 + i * 1000).toISOString(), i, s: `v${i % 3}`, ...extra });
+
+async function ingestN(store: Store, name: string, from: number, n: number, extra: object = {}) {
+    return store.ingest(name, { body: ndjson(Array.from({ length: n }, (_, k) => ev(from + k, extra))), contentType: 'application/x-ndjson' });
+}
+
+describe('datasets', () => {
+    it('create/get/list/update with validation and typed errors', async () => {
+        const { store, dir, reopen } = await fresh();
+        const meta = await store.createDataset({ name: 'my-ds', description: 'd' });
+        expect(meta).toMatchObject({ name: 'my-ds', kind: 'axiom:events:v1', description: 'd', retentionDays: 0, useRetentionPeriod: false });
+        expect(meta.created).toMatch(/^\d{4}-\d\d-\d\dT.*Z$/);
+        await expect(store.createDataset({ name: 'my-ds' })).rejects.toMatchObject({ code: 'exists', status: 409 });
+        for (const bad of ['', '-x', 'x-', 'a/b', '..', 'a b', 'x'.repeat(129), 'é']) {
+            await expect(store.createDataset({ name: bad })).rejects.toMatchObject({ code: 'invalid_name', status: 400 });
+        }
+        await store.createDataset({ name: 'a'.repeat(128) });
+        expect(() => store.getDataset('nope')).toThrow(StoreError);
+        expect(() => store.getDataset('nope')).toThrow(/not found/);
+        const up = await store.updateDataset('my-ds', { description: 'e', retentionDays: 0, useRetentionPeriod: true });
+        expect(up).toMatchObject({ description: 'e', useRetentionPeriod: false });
+        const s2 = await reopen();
+        expect(s2.listDatasets().map((d) => d.name)).toEqual(['a'.repeat(128), 'my-ds']);
+        expect(s2.getDataset('my-ds').description).toBe('e');
+        expect(existsSync(path.join(dir, 'datasets', 'my-ds', 'meta.json'))).toBe(true);
+    });
+
+    it('ingest into a missing dataset is a 404 StoreError', async () => {
+        const { store } = await fresh();
+        await expect(store.ingest('missing', { body: Buffer.from('{}'), contentType: 'application/json' })).rejects.toMatchObject({ status: 404 });
+    });
+
+    it('delete removes every file of the dataset', async () => {
+        const { store, dir } = await fresh({ compactEvents: 10 });
+        await store.createDataset({ name: 'gone' });
+        await ingestN(store, 'gone', 0, 25);
+        await store.compact('gone');
+        expect(readdirSync(path.join(dir, 'datasets', 'gone', 'blocks')).length).toBeGreaterThan(0);
+        await store.deleteDataset('gone');
+        expect(readdirSync(path.join(dir, 'datasets'))).toEqual([]);
+        expect(store.hasDataset('gone')).toBe(false);
+        await expect(store.scan('gone')).rejects.toMatchObject({ status: 404 });
+        // re-creating starts empty
+        await store.createDataset({ name: 'gone' });
+        expect(await store.scan('gone')).toEqual([]);
+    });
+});
+
+describe('append and read back', () => {
+    it('returns ingested events with _rowId, _sysTime and flat fields; survives reopen', async () => {
+        const { store, reopen } = await fresh();
+        await store.createDataset({ name: 'ds' });
+        const st = await store.ingest('ds', {
+            body: Buffer.from('{"_time":"2024-08-14T22:26:25Z","geo":{"city":"B"}}\n{"bad\n{"x":1}'),
+            contentType: 'application/x-ndjson',
+            eventLabels: '{"region":"eu"}',
+        });
+        expect(st).toMatchObject({ ingested: 2, failed: 1, blocksCreated: 0 });
+        expect(st.failures[0].error).toMatch(/line 2/);
+        const rows = await store.scan('ds');
+        expect(rows.map((r) => r.fields)).toEqual([
+            { 'geo.city': 'B', region: 'eu' },
+            { x: 1, region: 'eu' },
+        ]);
+        expect(formatDatetime(rows[0]._time)).toBe('2024-08-14T22:26:25Z');
+        expect(rows[0]._rowId).toMatch(/^0d3fzkox77jls-[0-9a-f]{16}-00000000$/); // API.md §10.1 example
+        expect(rows[0]._sysTime).toBe(rows[1]._sysTime);
+        const s2 = await reopen();
+        expect(await s2.scan('ds')).toEqual(rows);
+    });
+
+    it('row ids sort in (_time, batch, row) order and batch ids increase across restarts', async () => {
+        const { store, reopen } = await fresh({ compactEvents: 7 });
+        await store.createDataset({ name: 'ds' });
+        await ingestN(store, 'ds', 0, 5);
+        await ingestN(store, 'ds', 0, 5); // same times, later batch
+        let s = await reopen();
+        await ingestN(s, 'ds', 3, 5);
+        s = await reopen();
+        await ingestN(s, 'ds', 0, 2);
+        const rows = await s.scan('ds');
+        expect(rows.length).toBe(17);
+        const ids = rows.map((r) => r._rowId);
+        expect(new Set(ids).size).toBe(17);
+        const bySort = [...rows].sort((a, b) => (a._rowId < b._rowId ? -1 : 1));
+        for (let i = 1; i < bySort.length; i++) {
+            const a = parseRowId(bySort[i - 1]._rowId)!;
+            const b = parseRowId(bySort[i]._rowId)!;
+            expect(a.timeNs <= b.timeNs).toBe(true);
+            if (a.timeNs === b.timeNs) expect(a.batchSeq < b.batchSeq || (a.batchSeq === b.batchSeq && a.row < b.row)).toBe(true);
+            expect(bySort[i - 1]._time <= bySort[i]._time).toBe(true);
+        }
+        const batches = rows.map((r) => parseRowId(r._rowId)!.batchSeq);
+        expect(Math.max(...batches)).toBe(4);
+        expect([...new Set(batches)].sort()).toEqual([1, 2, 3, 4]);
+    });
+
+    it('group commit: concurrent appends all land, exactly once', async () => {
+        const { store, reopen } = await fresh();
+        await store.createDataset({ name: 'ds' });
+        const res = await Promise.all(Array.from({ length: 40 }, (_, b) => ingestN(store, 'ds', b * 10, 10)));
+        expect(res.every((r) => r.ingested === 10)).toBe(true);
+        expect(new Set(res.map((r) => r.batchId)).size).toBe(40);
+        const s2 = await reopen();
+        const is = (await s2.scan('ds')).map((r) => r.fields.i as number).sort((a, b) => a - b);
+        expect(is).toEqual(Array.from({ length: 400 }, (_, i) => i));
+    });
+});
+
+describe('compaction', () => {
+    for (const compactInWorker of [false, true]) {
+        it(`writes blocks, truncates the WAL and keeps every event exactly once (worker: ${compactInWorker})`, async () => {
+            const { store, dir, reopen } = await fresh({ compactEvents: 50, compactInWorker });
+            await store.createDataset({ name: 'ds' });
+            const mixed = (i: number): object => ({ n: i % 2 ? i : `s${i}`, b: i % 2 === 0, arr: [i], f: i / 3, maybe: i % 5 ? undefined : 'x' });
+            for (let b = 0; b < 6; b++) {
+                await store.ingest('ds', { body: ndjson(Array.from({ length: 20 }, (_, k) => ev(b * 20 + k, mixed(b * 20 + k)))), contentType: 'application/x-ndjson' });
+            }
+            const before = await store.scan('ds');
+            await store.compact('ds');
+            const stats = await store.stats('ds');
+            expect(stats.blocks).toBeGreaterThanOrEqual(1);
+            expect(stats.walLength).toBe(0);
+            expect(stats.events).toBe(120);
+            expect(stats.minTime).toBe(BigInt(T0) * 1_000_000n);
+            expect(stats.maxTime).toBe(BigInt(T0 + 119_000) * 1_000_000n);
+            expect(stats.bytesOnDisk).toBeGreaterThan(0);
+            const walFiles = readdirSync(path.join(dir, 'datasets', 'ds', 'wal'));
+            expect(walFiles.length).toBe(1);
+            expect(statSync(path.join(dir, 'datasets', 'ds', 'wal', walFiles[0])).size).toBe(0);
+            const after = await store.scan('ds');
+            const key = (r: { _rowId: string }) => r._rowId;
+            expect([...after].sort((a, b) => (key(a) < key(b) ? -1 : 1))).toEqual([...before].sort((a, b) => (key(a) < key(b) ? -1 : 1)));
+            const s2 = await reopen();
+            expect((await s2.scan('ds')).length).toBe(120);
+        });
+    }
+
+    it('a snapshot is not affected by later ingest or compaction', async () => {
+        const { store } = await fresh({ compactEvents: 1_000_000, compactInWorker: false });
+        await store.createDataset({ name: 'ds' });
+        await ingestN(store, 'ds', 0, 30);
+        const snap = await store.snapshot('ds');
+        await ingestN(store, 'ds', 30, 30);
+        await store.compact('ds');
+        await ingestN(store, 'ds', 60, 5);
+        expect((await snap.toArray()).length).toBe(30);
+        await snap.release();
+        expect((await store.scan('ds')).length).toBe(65);
+    });
+
+    it('an orphan block (crash before the manifest write) is removed on open, events come from the WAL once', async () => {
+        const { store, dir, reopen } = await fresh({ compactInWorker: false });
+        await store.createDataset({ name: 'ds' });
+        await ingestN(store, 'ds', 0, 10);
+        await store.compact('ds');
+        await ingestN(store, 'ds', 10, 10);
+        const blocks = path.join(dir, 'datasets', 'ds', 'blocks');
+        const [blk] = readdirSync(blocks);
+        await fsp.copyFile(path.join(blocks, blk), path.join(blocks, '000000ff.blk'));
+        const s2 = await reopen();
+        expect(readdirSync(blocks)).toEqual([blk]);
+        expect((await s2.scan('ds')).map((r) => r.fields.i).sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    });
+});
+
+describe('recovery', () => {
+    it('ignores and truncates a torn final record (bad length or bad CRC)', async () => {
+        const { store, dir, reopen } = await fresh({ compactInWorker: false });
+        await store.createDataset({ name: 'ds' });
+        await ingestN(store, 'ds', 0, 3);
+        await ingestN(store, 'ds', 3, 3);
+        const walDir = path.join(dir, 'datasets', 'ds', 'wal');
+        const [seg] = readdirSync(walDir);
+        const file = path.join(walDir, seg);
+        const good = statSync(file).size;
+        // 1) torn: half a record appended
+        const data = await fsp.readFile(file);
+        await fsp.appendFile(file, data.subarray(0, Math.floor(data.length / 3)));
+        let s = await reopen();
+        expect((await s.scan('ds')).length).toBe(6);
+        expect(statSync(file).size).toBe(good);
+        // 2) last record's payload corrupted (CRC mismatch): that batch is dropped, earlier kept
+        await ingestN(s, 'ds', 6, 3);
+        await s.close();
+        const d2 = await fsp.readFile(file);
+        d2[d2.length - 5] ^= 0xff;
+        await fsp.writeFile(file, d2);
+        s = await reopen();
+        expect((await s.scan('ds')).map((r) => r.fields.i)).toEqual([0, 1, 2, 3, 4, 5]);
+        expect(statSync(file).size).toBe(good);
+        // 3) an absurd length field
+        await s.close();
+        const lenJunk = Buffer.alloc(8);
+        lenJunk.writeUInt32LE(0xfffffff0, 0);
+        await fsp.appendFile(file, lenJunk);
+        s = await reopen();
+        expect((await s.scan('ds')).length).toBe(6);
+        await ingestN(s, 'ds', 100, 1);
+        s = await reopen();
+        expect((await s.scan('ds')).length).toBe(7);
+    });
+});
+
+describe('retention and trim', () => {
+    it('hides events older than the retention period and drops whole old blocks on a sweep', async () => {
+        let now = BigInt(T0) * 1_000_000n;
+        const { store, dir } = await fresh({ now: () => now, compactInWorker: false });
+        await store.createDataset({ name: 'ds', retentionDays: 1 });
+        await ingestN(store, 'ds', 0, 5);
+        await store.compact('ds');
+        now += 3n * 86_400_000_000_000n;
+        await store.ingest('ds', { body: ndjson([{ x: 1 }]), contentType: 'application/x-ndjson' }); // receive time = now
+        expect((await store.scan('ds')).map((r) => r.fields)).toEqual([{ x: 1 }]);
+        await store.sweepRetention();
+        expect(readdirSync(path.join(dir, 'datasets', 'ds', 'blocks'))).toEqual([]);
+        expect((await store.stats('ds')).blocks).toBe(0);
+    });
+
+    it('trim forgets events older than now - maxDuration', async () => {
+        const now = BigInt(T0 + 10_000) * 1_000_000n;
+        const { store, reopen } = await fresh({ now: () => now, compactInWorker: false });
+        await store.createDataset({ name: 'ds' });
+        await ingestN(store, 'ds', 0, 10); // times T0 .. T0+9s
+        await store.trim('ds', 5_000_000_000n); // keep >= T0+5s
+        expect((await store.scan('ds')).map((r) => r.fields.i)).toEqual([5, 6, 7, 8, 9]);
+        await store.compact('ds');
+        const s2 = await reopen();
+        expect((await s2.scan('ds')).map((r) => r.fields.i)).toEqual([5, 6, 7, 8, 9]);
+    });
+});
+
+describe('tokens', () => {
+    it('stores only hashes; verify works across reopen', async () => {
+        const { store, dir, reopen } = await fresh();
+        const { token, info } = await store.tokens.createToken('ci');
+        expect(token).toMatch(/^xaat-[0-9a-f-]{36}$/);
+        expect(store.tokens.verify(token)).toEqual(info);
+        expect(store.tokens.verify('xaat-nope')).toBeUndefined();
+        const raw = await fsp.readFile(path.join(dir, 'tokens.json'), 'utf8');
+        expect(raw).not.toContain(token);
+        const s2 = await reopen();
+        expect(s2.tokens.verify(token)?.name).toBe('ci');
+        expect(await s2.tokens.deleteToken(info.id)).toBe(true);
+        expect(s2.tokens.verify(token)).toBeUndefined();
+    });
+});
