@@ -20,7 +20,8 @@ async function ingest(req: IngestRequest, mapFields?: string[]) {
     const { batch, failures } = buildBatch(prep.body, prep.params);
     expect(batch.fields.length).toBe(prep.count);
     expect(failures).toEqual(prep.failures);
-    return { prep, batch, failures, events: batch.fields.map((f, i) => ({ _time: formatDatetime(batch.times[i]), ...f })) };
+    const events: Record<string, unknown>[] = batch.fields.map((f, i) => ({ _time: formatDatetime(batch.times[i]), ...f }));
+    return { prep, batch, failures, events };
 }
 
 const json = (body: string, extra: Partial<IngestRequest> = {}): IngestRequest => ({ body: Buffer.from(body), contentType: 'application/json', ...extra });

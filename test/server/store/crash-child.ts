@@ -7,7 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { openStore } from '../../../server/store/store.js';
 
 const [dir, run, useWorker] = process.argv.slice(2);
-const store = await openStore(dir, { compactEvents: 400, compactInWorker: useWorker === '1', log: (m) => process.stderr.write(`${m}\n`) });
+const store = await openStore(dir, { compactEvents: 200, compactInWorker: useWorker === '1', log: (m) => process.stderr.write(`${m}\n`) });
 if (!store.hasDataset('crash')) await store.createDataset({ name: 'crash' });
 process.stdout.write('READY\n');
 

@@ -51,7 +51,8 @@ it('every acknowledged event survives SIGKILL exactly once', async () => {
     const runs = 5;
     let compacted = false;
     for (let run = 0; run < runs; run++) {
-        const killAfter = 150 + Math.floor(Math.random() * 900);
+        // random kill points; the last run is long enough that compaction surely ran at least once
+        const killAfter = run === runs - 1 ? 1500 + Math.floor(Math.random() * 500) : 100 + Math.floor(Math.random() * 900);
         const { acked } = await runChild(run, run % 2 === 1, killAfter);
         for (const [k, n] of acked) allAcked.set(k, n);
         const store = await openStore(tmp.dir, { log: () => undefined, compactInWorker: false });
@@ -69,7 +70,9 @@ it('every acknowledged event survives SIGKILL exactly once', async () => {
             let missing = 0;
             for (const [batch, n] of allAcked) for (let i = 0; i < n; i++) if (!seen.has(`${batch}-${i}`)) missing++;
             expect(missing).toBe(0);
-            compacted ||= (await store.stats('crash')).blocks > 0;
+            const st = await store.stats('crash');
+            console.log(`run ${run}: killed ${killAfter} ms after READY; ${acked.size} batches acked; ${rows.length} rows, ${st.blocks} blocks, ${st.walLength} in WAL`);
+            compacted ||= st.blocks > 0;
         } finally {
             await store.close();
         }

@@ -1,0 +1,115 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runApl } from '../support/cli.js';
+
+let dir: string;
+const file = (name: string, content: string | Buffer) => {
+    const path = join(dir, name);
+    writeFileSync(path, content);
+    return path;
+};
+
+beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'apl-check-'));
+});
+
+describe('apl check', () => {
+    it("['sample-http-logs'] | where status == '500' | count  →  exit 0, no output", () => {
+        const ok = file('ok.apl', "['sample-http-logs'] | where status == '500' | count\n");
+        const r = runApl(['check', ok]);
+        expect(r.stderr).toBe('');
+        expect(r.stdout).toBe('');
+        expect(r.code).toBe(0);
+    });
+
+    it("['sample-http-logs'] | where status ==  →  exit 1, file:line:col: error APL1001 with source line and caret", () => {
+        const bad = file('bad.apl', "['sample-http-logs']\n| where status ==\n");
+        const r = runApl(['check', bad]);
+        expect(r.code).toBe(1);
+        const [first, source, caret] = r.stdout.split('\n');
+        expect(first).toBe(`${bad}:2:18: error APL1001 expected an expression after '==', found the end of the query`);
+        expect(source).toBe('2 | | where status ==');
+        expect(caret).toBe(`  | ${' '.repeat(17)}^`);
+    });
+
+    it('many files in one process: one good, one bad  →  exit 1 and only the bad one reported', () => {
+        const ok = file('a.apl', 'print 1');
+        const bad = file('b.apl', 'T | where (a');
+        const r = runApl(['check', '--format', 'json', ok, bad]);
+        expect(r.code).toBe(1);
+        const reports = JSON.parse(r.stdout) as { file: string; diagnostics: { code: string; severity: string; range: unknown }[] }[];
+        expect(reports.map(x => x.file)).toEqual([ok, bad]);
+        expect(reports[0].diagnostics).toEqual([]);
+        expect(reports[1].diagnostics).toEqual([
+            {
+                severity: 'error',
+                code: 'APL1001',
+                message: "expected ')' after 'a', found the end of the query",
+                range: { start: { line: 0, character: 12 }, end: { line: 0, character: 12 } },
+            },
+        ]);
+    });
+
+    it('T | summarize sum("x")  →  a semantic error unless --syntax-only', () => {
+        const f = file('sem.apl', 'T | summarize sum("x")');
+        const full = runApl(['check', '--format', 'json', f]);
+        expect(full.code).toBe(1);
+        const codes = (JSON.parse(full.stdout) as { diagnostics: { code: string }[] }[])[0].diagnostics.map(d => d.code);
+        expect(codes.length).toBeGreaterThan(0);
+        expect(codes).not.toContain('APL1001');
+        const syntax = runApl(['check', '--syntax-only', '--format', 'json', f]);
+        expect(syntax.code).toBe(0);
+        expect((JSON.parse(syntax.stdout) as { diagnostics: unknown[] }[])[0].diagnostics).toEqual([]);
+    });
+
+    it('- reads standard input', () => {
+        const r = runApl(['check', '-'], { input: 'T | take' });
+        expect(r.code).toBe(1);
+        expect(r.stdout).toMatch(/^<stdin>:1:9: error APL1001 /);
+    });
+
+    it('a missing file  →  exit 2 and a clear message, no stack trace', () => {
+        const r = runApl(['check', join(dir, 'nope.apl')]);
+        expect(r.code).toBe(2);
+        expect(r.stderr).toBe(`apl check: ${join(dir, 'nope.apl')}: no such file\n`);
+    });
+
+    it('an empty file  →  exit 2 and a clear message', () => {
+        const empty = file('empty.apl', '  \n');
+        const r = runApl(['check', empty]);
+        expect(r.code).toBe(2);
+        expect(r.stderr).toBe(`apl check: ${empty}: the file is empty\n`);
+    });
+
+    it('a file that is not UTF-8  →  exit 2 and the offset of the bad byte', () => {
+        const latin1 = file('latin1.apl', Buffer.from([0x70, 0x72, 0x69, 0x6e, 0x74, 0x20, 0x22, 0xe9, 0x22]));
+        const r = runApl(['check', latin1]);
+        expect(r.code).toBe(2);
+        expect(r.stderr).toBe(`apl check: ${latin1}: not valid UTF-8 (first bad byte at offset 7)\n`);
+    });
+
+    it('an unknown option or format  →  exit 2', () => {
+        expect(runApl(['check', '--bogus']).code).toBe(2);
+        const r = runApl(['check', '--format', 'xml', 'x.apl']);
+        expect(r.code).toBe(2);
+        expect(r.stderr).toContain('--format must be text or json');
+    });
+
+    it("['sample-http-logs'] | where stauts == '500' with --schema  →  a warning, exit 0", () => {
+        const schema = file('schema.json', JSON.stringify({ datasets: { 'sample-http-logs': { status: 'string', method: 'string' } } }));
+        const q = file('warn.apl', "['sample-http-logs'] | where stauts == '500'");
+        const r = runApl(['check', '--schema', schema, '--format', 'json', q]);
+        expect(r.code).toBe(0);
+        const diagnostics = (JSON.parse(r.stdout) as { diagnostics: { severity: string }[] }[])[0].diagnostics;
+        expect(diagnostics.map(d => d.severity)).toEqual(['warning']);
+    });
+
+    it('a bad --schema file  →  exit 2 naming the problem', () => {
+        const schema = file('bad-schema.json', JSON.stringify({ datasets: { logs: { status: 'strng' } } }));
+        const r = runApl(['check', '--schema', schema, file('q.apl', 'print 1')]);
+        expect(r.code).toBe(2);
+        expect(r.stderr).toContain('strng');
+    });
+});
