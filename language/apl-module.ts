@@ -9,7 +9,8 @@ import {
     type PartialLangiumServices,
     type PartialLangiumSharedServices,
 } from 'langium/lsp';
-import { AplGeneratedModule, AplGeneratedSharedModule } from './generated/module.js';
+import { AplGeneratedModule, AplGeneratedSharedModule, parserConfig } from './generated/module.js';
+import { LazyLLkLookaheadStrategy } from './apl-lookahead-strategy.js';
 import { AplTokenBuilder } from './apl-token-builder.js';
 import { AplValueConverter } from './apl-value-converter.js';
 import { AplParserErrorMessageProvider } from './apl-parser-messages.js';
@@ -17,6 +18,7 @@ import { EmptySchemaProvider } from './schema/empty-schema-provider.js';
 import type { SchemaProvider } from './schema/schema-provider.js';
 import { AplTypeComputer } from './types/apl-type-computer.js';
 import { AplValidator, registerValidationChecks } from './apl-validator.js';
+import { AplLspModule } from './lsp/apl-lsp-module.js';
 
 /** Services APL adds to Langium's defaults. */
 export type AplAddedServices = {
@@ -37,6 +39,7 @@ export type AplServices = LangiumServices & AplAddedServices;
 
 export const AplModule: Module<AplServices, PartialLangiumServices & AplAddedServices> = {
     parser: {
+        ParserConfig: () => ({ ...parserConfig, lookaheadStrategy: new LazyLLkLookaheadStrategy({ maxLookahead: 3 }) }),
         TokenBuilder: () => new AplTokenBuilder(),
         ValueConverter: () => new AplValueConverter(),
         ParserErrorMessageProvider: () => new AplParserErrorMessageProvider(),
@@ -50,6 +53,8 @@ export const AplModule: Module<AplServices, PartialLangiumServices & AplAddedSer
     validation: {
         AplValidator: services => new AplValidator(services),
     },
+    /** Completion, hover, signature help, formatting, semantic tokens, navigation, quick fixes (language/lsp/). */
+    lsp: AplLspModule,
 };
 
 export interface AplModuleContext extends DefaultSharedModuleContext {

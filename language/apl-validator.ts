@@ -164,6 +164,8 @@ export class AplValidator {
         const name = node.name;
         if (name === undefined) return;
         const types = this.types;
+        // `dynamic(['a'])`: a bracketed name directly in dynamic JSON is a one-element array, not a name.
+        if (node.$type === 'BracketReference' && node.$container?.$type === 'JsonScalar') return;
         if (types.isTabularPosition(node)) {
             if (types.letBinding(name, node)) return;
             if (!DATASET_NAME.test(name)) {

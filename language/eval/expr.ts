@@ -156,7 +156,7 @@ const CAST_FUNCTIONS: Record<string, ScalarType> = {
     bool: 'bool', boolean: 'bool', timespan: 'timespan', time: 'timespan', string: 'string', guid: 'string',
 };
 
-class ExprCompiler {
+export class ExprCompiler {
     constructor(
         private readonly frame: Frame,
         private readonly env: QueryEnv,

@@ -60,6 +60,8 @@ class FieldColumn {
     dyn: AplValue[] = [];
     /** Every JSON type seen, for `fields()` (`integer|float`). */
     seen = new Set<string>();
+    /** Numbers seen: 1 integer, 2 float (kept out of `seen` for speed). */
+    seenBits = 0;
     /** Declared type (sample schema / map field); values are converted to it. */
     constructor(
         readonly name: string,
@@ -158,6 +160,37 @@ class FieldColumn {
 
     append(row: number, value: unknown): void {
         if (this.length < row) this.padTo(row);
+        // Fast paths: the value has the column's current type.
+        const kind = this.kind;
+        if (kind === 'string') {
+            if (typeof value === 'string' && this.declared === undefined) {
+                if (this.length === this.codes.length) this.grow(this.length + 1);
+                let c = this.index.get(value);
+                if (c === undefined) {
+                    c = this.dict.length;
+                    this.dict.push(value);
+                    this.index.set(value, c);
+                }
+                this.codes[this.length++] = c;
+                return;
+            }
+        } else if (kind === 'long' || kind === 'real') {
+            if (typeof value === 'number' && this.declared === undefined && value - value === 0) {
+                if (kind === 'long' && !Number.isInteger(value)) {
+                    this.kind = 'real';
+                    this.seenBits |= 2;
+                } else this.seenBits |= Number.isInteger(value) ? 1 : 2;
+                if (this.length === this.vals.length) this.grow(this.length + 1);
+                this.vals[this.length++] = value;
+                return;
+            }
+        } else if (kind === 'bool') {
+            if (typeof value === 'boolean' && this.declared === undefined) {
+                if (this.length === this.bools.length) this.grow(this.length + 1);
+                this.bools[this.length++] = value ? 1 : 0;
+                return;
+            }
+        }
         if (value === null || value === undefined) {
             this.padTo(row + 1);
             return;
@@ -182,7 +215,7 @@ class FieldColumn {
         }
         switch (typeof value) {
             case 'string': {
-                this.seen.add('string');
+                if (this.kind !== 'string') this.seen.add('string');
                 if (this.kind === 'empty') this.becomeKind('string');
                 if (this.kind === 'string') {
                     if (this.length === this.codes.length) this.grow(this.length + 1);
@@ -203,7 +236,7 @@ class FieldColumn {
                     return;
                 }
                 const isInt = Number.isInteger(value);
-                this.seen.add(isInt ? 'integer' : 'float');
+                this.seenBits |= isInt ? 1 : 2;
                 if (this.kind === 'empty') this.becomeKind(isInt ? 'long' : 'real');
                 if (this.kind === 'long' || this.kind === 'real') {
                     if (!isInt) this.kind = 'real';
@@ -214,7 +247,7 @@ class FieldColumn {
                 break;
             }
             case 'boolean': {
-                this.seen.add('boolean');
+                if (this.kind !== 'bool') this.seen.add('boolean');
                 if (this.kind === 'empty') this.becomeKind('bool');
                 if (this.kind === 'bool') {
                     if (this.length === this.bools.length) this.grow(this.length + 1);
@@ -291,9 +324,14 @@ class FieldColumn {
             case 'string': return 'string';
             case 'bool': return 'boolean';
             case 'long': return 'integer';
-            case 'real': return this.seen.has('integer') ? 'integer|float' : 'float';
+            case 'real': return this.seenBits & 1 ? 'integer|float' : 'float';
             case 'empty': return '';
-            default: return [...this.seen].sort().join('|');
+            default: {
+                const kinds = new Set(this.seen);
+                if (this.seenBits & 1) kinds.add('integer');
+                if (this.seenBits & 2) kinds.add('float');
+                return [...kinds].sort().join('|');
+            }
         }
     }
 
@@ -345,7 +383,7 @@ function convertDeclared(type: ScalarType, v: unknown): AplValue | bigint | unde
  * (chosen by magnitude). Returns ns since the epoch.
  */
 export function parseTimeValue(v: unknown): bigint | undefined {
-    if (typeof v === 'string') return parseTimeText(v);
+    if (typeof v === 'string') return parseTimeParts(v) ? BigInt(PT_MS) * 1_000_000n + BigInt(PT_SUB) : undefined;
     if (typeof v === 'number' && Number.isFinite(v)) {
         const a = Math.abs(v);
         if (a < 1e11) return BigInt(Math.round(v * 1e3)) * 1_000_000n; // seconds (to the ms)
@@ -357,40 +395,81 @@ export function parseTimeValue(v: unknown): bigint | undefined {
     return undefined;
 }
 
-const NINE_ZEROS = '000000000';
+function d2(s: string, i: number): number {
+    return (s.charCodeAt(i) - 48) * 10 + (s.charCodeAt(i + 1) - 48);
+}
+
+/** Result registers of `parseTimeParts` (ms since epoch, integer; ns within the ms). */
+let PT_MS = 0;
+let PT_SUB = 0;
+
+/**
+ * Parses an ingested timestamp into (PT_MS, PT_SUB) without allocating; false when it is not a time.
+ * Fast path for `YYYY-MM-DDTHH:MM:SS[.f{1,9}](Z|±hh:mm)`.
+ */
+function parseTimeParts(v: unknown): boolean {
+    if (typeof v === 'string') {
+        const s = v;
+        const n = s.length;
+        if (n >= 20 && s.charCodeAt(4) === 45 && s.charCodeAt(7) === 45 && (s.charCodeAt(10) === 84 || s.charCodeAt(10) === 32) && s.charCodeAt(13) === 58 && s.charCodeAt(16) === 58) {
+            const y = d2(s, 0) * 100 + d2(s, 2);
+            let p = 19;
+            let frac = 0;
+            let digits = 0;
+            if (s.charCodeAt(p) === 46) {
+                p++;
+                while (p < n) {
+                    const c = s.charCodeAt(p);
+                    if (c < 48 || c > 57) break;
+                    if (digits < 9) {
+                        frac = frac * 10 + (c - 48);
+                        digits++;
+                    }
+                    p++;
+                }
+            }
+            let offsetMin = 0;
+            if (p < n) {
+                const z = s.charCodeAt(p);
+                if (z === 90 || z === 122) {
+                    if (p + 1 !== n) return fallbackTime(s);
+                } else if ((z === 43 || z === 45) && (n - p === 6 || n - p === 5)) {
+                    const hh = d2(s, p + 1);
+                    const mm = d2(s, n - 2);
+                    offsetMin = (z === 45 ? -1 : 1) * (hh * 60 + mm);
+                } else return fallbackTime(s);
+            }
+            const ms = Date.UTC(y, d2(s, 5) - 1, d2(s, 8), d2(s, 11), d2(s, 14), d2(s, 17)) - offsetMin * 60000;
+            if (ms !== ms) return false;
+            for (let k = digits; k < 9; k++) frac *= 10;
+            const extraMs = Math.floor(frac / 1_000_000);
+            PT_MS = ms + extraMs;
+            PT_SUB = frac - extraMs * 1_000_000;
+            return true;
+        }
+        return fallbackTime(s);
+    }
+    const ns = parseTimeValue(v);
+    if (ns === undefined) return false;
+    const [a, b] = splitNs(ns);
+    PT_MS = a;
+    PT_SUB = b;
+    return true;
+}
+
+function fallbackTime(s: string): boolean {
+    const ns = parseTimeText(s);
+    if (ns === undefined) return false;
+    const [a, b] = splitNs(ns);
+    PT_MS = a;
+    PT_SUB = b;
+    return true;
+}
 
 function parseTimeText(s: string): bigint | undefined {
-    const n = s.length;
-    if (n >= 20 && s.charCodeAt(4) === 45 && s.charCodeAt(7) === 45 && (s.charCodeAt(10) === 84 || s.charCodeAt(10) === 32) && s.charCodeAt(13) === 58 && s.charCodeAt(16) === 58) {
-        const y = +s.slice(0, 4);
-        const mo = +s.slice(5, 7);
-        const d = +s.slice(8, 10);
-        const h = +s.slice(11, 13);
-        const mi = +s.slice(14, 16);
-        const se = +s.slice(17, 19);
-        let p = 19;
-        let frac = '';
-        if (s.charCodeAt(p) === 46) {
-            let q = p + 1;
-            while (q < n && s.charCodeAt(q) >= 48 && s.charCodeAt(q) <= 57) q++;
-            frac = s.slice(p + 1, Math.min(q, p + 10));
-            p = q;
-        }
-        let offsetMin = 0;
-        const z = s.slice(p);
-        if (z === 'Z' || z === 'z' || z === '') offsetMin = 0;
-        else {
-            const m = /^([+-])(\d{2}):?(\d{2})$/.exec(z);
-            if (!m) return parseDatetime(s);
-            offsetMin = (m[1] === '-' ? -1 : 1) * (+m[2] * 60 + +m[3]);
-        }
-        const ms = Date.UTC(y, mo - 1, d, h, mi, se) - offsetMin * 60000;
-        if (Number.isNaN(ms)) return undefined;
-        const fracNs = frac === '' ? 0 : +(frac + NINE_ZEROS.slice(frac.length));
-        return BigInt(ms) * 1_000_000n + BigInt(fracNs);
-    }
-    if (/^-?\d+(\.\d+)?$/.test(s.trim())) return parseTimeValue(Number(s));
-    return parseDatetime(s);
+    const t = s.trim();
+    if (/^-?\d+(\.\d+)?$/.test(t)) return parseTimeValue(Number(t));
+    return parseDatetime(t);
 }
 
 /** A consistent view of a dataset for one query. */
@@ -500,11 +579,9 @@ export class DatasetStore {
         return f;
     }
 
-    private setTime(row: number, ns: bigint, sysNs: bigint): void {
-        const [ms, sub] = splitNs(ns);
+    private setTime(row: number, ms: number, sub: number, sms: number, ssub: number): void {
         this.timeMs[row] = ms;
         this.timeSub[row] = sub;
-        const [sms, ssub] = splitNs(sysNs);
         this.sysMs[row] = sms;
         this.sysSub[row] = ssub;
         if (this.sortedAsc && row > 0) {
@@ -518,6 +595,7 @@ export class DatasetStore {
     ingest(events: Iterable<Record<string, unknown>>, options: IngestOptions = {}): IngestCounts {
         const now = options.now ?? BigInt(Date.now()) * 1_000_000n;
         const tsField = options.timestampField || '_time';
+        const [nowMs, nowSub] = splitNs(now);
         const fallbacks = options.timestampFallbacks ?? [];
         const batchId = newBatchId();
         const batchIndex = this.batches.length;
@@ -548,8 +626,10 @@ export class DatasetStore {
                     }
                 }
             }
-            const ns = tsRaw === undefined ? undefined : parseTimeValue(tsRaw);
-            this.setTime(row, ns ?? now, now);
+            const ok = tsRaw !== undefined && parseTimeParts(tsRaw);
+            if (ok) this.setTime(row, PT_MS, PT_SUB, nowMs, nowSub);
+            else this.setTime(row, nowMs, nowSub, nowMs, nowSub);
+            const ns = ok ? 0n : undefined;
             for (const key in ev) {
                 if (key === '_time' && tsName === '_time' && ns !== undefined) continue;
                 const value = ev[key];
@@ -564,9 +644,25 @@ export class DatasetStore {
         return { ingested: seq, failed, failures };
     }
 
+    private readonly nestedNames = new Map<string, Map<string, string>>();
+
+    private childName(prefix: string, key: string): string {
+        let m = this.nestedNames.get(prefix);
+        if (m === undefined) {
+            m = new Map();
+            this.nestedNames.set(prefix, m);
+        }
+        let name = m.get(key);
+        if (name === undefined) {
+            name = `${prefix}.${key}`;
+            m.set(key, name);
+        }
+        return name;
+    }
+
     private flattenInto(row: number, prefix: string, obj: Record<string, unknown>): void {
         for (const key in obj) {
-            const name = `${prefix}.${key}`;
+            const name = this.childName(prefix, key);
             const value = obj[key];
             if (value !== null && typeof value === 'object' && !Array.isArray(value) && !this.mapFields.has(name)) this.flattenInto(row, name, value as Record<string, unknown>);
             else this.field(name).append(row, value);
@@ -588,6 +684,8 @@ export class DatasetStore {
             this.ensureCapacity(row + 1);
             const t = parseTimeValue(rec._time) ?? now;
             const st = parseTimeValue(rec._sysTime) ?? now;
+            const [tm, tsub] = splitNs(t);
+            const [sm, ssub] = splitNs(st);
             const rid = typeof rec._rowId === 'string' ? rec._rowId : typeof rec._rowID === 'string' ? rec._rowID : undefined;
             const parsed = rid === undefined ? undefined : parseCursor(rid);
             if (parsed && parsed.batch.length === 16 && formatRowId(t, parsed.batch, parsed.seq) === rid) {
@@ -611,7 +709,7 @@ export class DatasetStore {
                 this.seqOf[row] = genSeq++;
                 if (rid !== undefined) this.rowIdOverrides.set(row, rid);
             }
-            this.setTime(row, t, st);
+            this.setTime(row, tm, tsub, sm, ssub);
             for (const key in rec) {
                 if (key === '_time' || key === '_sysTime' || key === '_rowId' || key === '_rowID') continue;
                 this.field(key).append(row, rec[key]);

@@ -46,6 +46,11 @@ export const VALUE_FILTER_OPS: ReadonlySet<FilterOp> = new Set([
     '==', '!=', '>', '>=', '<', '<=', 'starts-with', 'not-starts-with', 'ends-with', 'not-ends-with', 'contains', 'not-contains', 'regexp', 'not-regexp',
 ]);
 
+/** Ops that `caseSensitive` applies to. */
+export const CASE_FILTER_OPS: ReadonlySet<FilterOp> = new Set([
+    '==', '!=', 'starts-with', 'not-starts-with', 'ends-with', 'not-ends-with', 'contains', 'not-contains',
+]);
+
 /**
  * A filter. `children` holds the operands of `and`/`or`/`not` (a `not` with several children negates
  * their conjunction); on any other op they are ignored (the go integration test sends them under `exists`).
@@ -315,7 +320,7 @@ export function parseFilter(v: unknown, path = 'filter'): Filter | undefined {
             }
         }
         out.value = value;
-        if (op !== 'regexp' && op !== 'not-regexp') out.caseSensitive = caseSensitive;
+        if (CASE_FILTER_OPS.has(op)) out.caseSensitive = caseSensitive;
     }
     return out;
 }

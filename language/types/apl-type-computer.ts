@@ -119,6 +119,7 @@ export class AplTypeComputer {
     private scopeCache = new WeakMap<AstNode, NameScope | null>();
     private columnIndexes = new WeakMap<RowType, Map<string, ColumnType>>();
     private readonly inProgress = new Set<AstNode>();
+    private known: boolean | undefined;
 
     /** `schema` is a provider, or a function returning the current one (the DI services pass a getter). */
     constructor(schema: SchemaProvider | (() => SchemaProvider) = new EmptySchemaProvider()) {
@@ -135,13 +136,16 @@ export class AplTypeComputer {
             this.typeCache = new WeakMap();
             this.fieldCache = new WeakMap();
             this.scopeCache = new WeakMap();
+            this.known = undefined;
         }
         return p;
     }
 
     /** Whether the provider knows any dataset. Unknown datasets and fields are only reported then. */
     schemaKnown(): boolean {
-        return this.schema.datasets().length > 0;
+        const p = this.schema;
+        this.known ??= p.datasets().length > 0;
+        return this.known;
     }
 
     // ------------------------------------------------------------------ scalar types
@@ -203,7 +207,8 @@ export class AplTypeComputer {
         let child: AstNode = node;
         for (let cur = node.$container; cur; child = cur, cur = cur.$container) {
             if (cur.$type === 'FunctionCall' && lookupAggregate((cur as ast.FunctionCall).function) && !lookupScalarFunction((cur as ast.FunctionCall).function)) return false;
-            if (cur.$type === 'SummarizeOperator') return child.$containerProperty === 'aggregates';
+            // Axiom also accepts aggregations as summarize keys (`summarize count() by histogram(x, 10)`).
+            if (cur.$type === 'SummarizeOperator') return child.$containerProperty === 'aggregates' || child.$containerProperty === 'groups';
             if (cur.$type === 'MakeSeriesOperator') return child.$containerProperty === 'aggregates';
             if (TABULAR_OPERATOR_TYPES.has(cur.$type) || TABULAR_SOURCE_TYPES.has(cur.$type)) return false;
         }
@@ -679,10 +684,11 @@ export class AplTypeComputer {
                     open ||= d.guessed;
                     putColumn(columns, col(d.name, 'dynamic'), true);
                 }
+                // The axis column takes the axis field's name in KQL; Axiom's docs also show it as `time`,
+                // so the row stays open (no unknown-field reports after make-series).
                 const axis = this.derivedName(op.axis, ++n);
-                open ||= axis.guessed;
                 putColumn(columns, col(axis.name, 'dynamic'), true);
-                return { columns, open };
+                return { columns, open: true };
             }
             case 'JoinOperator': case 'LookupOperator': {
                 const right = this.rowTypeOfSource(op.right);

@@ -258,6 +258,9 @@ export class Dataset {
         this.checkOpen();
         const n = prep.count;
         if (n === 0) return { seq: 0, batchId: '', ingested: 0 };
+        // Backpressure: when compaction cannot keep up, let the WAL tail (kept in memory) stop growing.
+        while (this.compacting && this.tailEvents > this.opts.compactEvents * 8) await this.compacting;
+        this.checkOpen();
         const seq = this.nextSeq++;
         const tb: TailBatch = {
             seq,

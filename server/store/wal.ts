@@ -170,6 +170,9 @@ export class WalWriter {
      * caller can note exactly which records the old segments hold. Returns the old segment's path.
      */
     async rotate(nameSeq: number, onSwitch: () => void): Promise<string> {
+        // After a crash right after a rotation the active segment may already carry nextSeq's name.
+        const current = parseInt(path.basename(this.file, '.wal'), 16);
+        if (Number.isFinite(current) && nameSeq <= current) nameSeq = current + 1;
         const file = path.join(this.dir, segmentName(nameSeq));
         const fh = await fsp.open(file, 'wx');
         await fh.sync();

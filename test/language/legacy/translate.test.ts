@@ -272,91 +272,106 @@ describe('extend, project, sort, take', () => {
     });
 });
 
-/** [APL, message, construct, the text the range covers (its first occurrence, or [text, occurrence])] */
-const REFUSED: [string, string, string, string | [string, number]][] = [
-    [`${DS} | join (['other']) on id`, 'join has no legacy form', 'join', [0, 23, 0, 51]],
-    [`${DS} | lookup (['other']) on id`, 'lookup has no legacy form', 'lookup', [0, 23, 0, 53]],
-    [`${DS} | union ['other']`, 'union has no legacy form', 'union', [0, 23, 0, 40]],
-    [`${DS} | mv-expand tags`, 'mv-expand has no legacy form', 'mv-expand', [0, 23, 0, 37]],
-    [`${DS} | parse uri with '/api/' rest`, 'parse has no legacy form', 'parse', [0, 23, 0, 50]],
-    [`${DS} | parse-kv message as (a) with (pair_delimiter=';')`, 'parse-kv has no legacy form', 'parse-kv', [0, 23, 0, 72]],
-    [`${DS} | make-series count() on _time step 1h`, 'make-series has no legacy form', 'make-series', [0, 23, 0, 59]],
-    [`${DS} | distinct status`, 'distinct has no legacy form', 'distinct', [0, 23, 0, 38]],
-    [`${DS} | project-away uri`, 'project-away has no legacy form', 'project-away', [0, 23, 0, 39]],
-    [`${DS} | project-rename u = uri`, 'project-rename has no legacy form', 'project-rename', [0, 23, 0, 45]],
-    [`${DS} | extend-valid x = uri`, 'extend-valid has no legacy form', 'extend-valid', [0, 23, 0, 43]],
-    [`${DS} | sample 0.5`, 'sample has no legacy form', 'sample', [0, 23, 0, 33]],
-    [`${DS} | getschema`, 'getschema has no legacy form', 'getschema', [0, 23, 0, 32]],
-    [`${DS} | redact 'x'`, 'redact has no legacy form', 'redact', [0, 23, 0, 33]],
-    [`${DS} | search 'x'`, 'search has no legacy form', 'search', [0, 23, 0, 33]],
-    ['union a, b', 'union has no legacy form', 'union', [0, 0, 0, 10]],
-    ['let t = 1;\nT | take 1', 'let statements have no legacy form', 'let', [0, 0, 0, 9]],
-    ['set x = 1;\nT', 'set statements have no legacy form', 'set', [0, 0, 0, 9]],
-    ['print x = 1', 'print has no legacy form: the source must be a single dataset', 'print', [0, 0, 0, 11]],
-    ['datatable(a:long)[1]', 'datatable has no legacy form: the source must be a single dataset', 'datatable', [0, 0, 0, 20]],
-    ["table('x') | take 1", "table() has no legacy form: the source must be a single dataset", 'table()', [0, 0, 0, 10]],
-    ['T | take 1;\nU | take 1', 'a legacy query holds a single query statement', 'several queries', [1, 0, 1, 10]],
-    [`${DS} | where uri has 'api'`, "'has' has no legacy form", 'has', [0, 29, 0, 44]],
-    [`${DS} | where uri hasprefix 'api'`, "'hasprefix' has no legacy form", 'hasprefix', [0, 29, 0, 50]],
-    [`${DS} | where status has_any ('a')`, "'has_any' has no legacy form", 'has_any', [0, 29, 0, 51]],
-    [`${DS} | where strlen(uri) > 5`, "'strlen(uri)' is not a field; '>' applies to a field in a legacy filter", 'strlen(uri)', [0, 29, 0, 40]],
-    [`${DS} | where isnotnull(strlen(uri))`, "'strlen(uri)' is not a field; isnotnull() applies to a field in a legacy filter", 'strlen(uri)', [0, 39, 0, 50]],
-    [`${DS} | where ago(1h) < _time`, "'ago(1h)' is not a constant; a legacy filter compares a field with a constant", 'ago(1h)', [0, 29, 0, 36]],
-    [`${DS} | where startswith_x(uri)`, 'startswith_x() has no legacy filter form', 'startswith_x()', [0, 29, 0, 44]],
-    [`${DS} | where status == method`, "comparing two fields ('status == method') has no legacy filter form", 'field comparison', [0, 29, 0, 45]],
-    [`${DS} | where status == null`, 'comparison with null has no legacy form; use isnull() or isnotnull()', 'null', [0, 39, 0, 43]],
-    [`${DS} | where req_duration_ms > 1s`, 'timespan values have no legacy form', 'timespan', [0, 47, 0, 49]],
-    [`${DS} | where uri contains 5`, "'contains' has a legacy form only with a string constant on the right", 'contains', [0, 42, 0, 43]],
-    [`${DS} | where true`, 'a constant predicate has no legacy form', 'constant predicate', [0, 29, 0, 33]],
-    [`${DS} | where * has 'x'`, "'has' has no legacy form", 'has', [0, 29, 0, 38]],
-    [`${DS} | where uri:'x'`, "the search term operator ':' has no legacy form", ':', [0, 29, 0, 36]],
-    [`${DS} | where id == datetime(2024-01-01)`, "a datetime comparison on 'id' has no legacy form (only _time and _sysTime compare with datetimes)", 'datetime', [0, 35, 0, 55]],
-    [`${DS} | summarize count() | where count_ > 1`, 'where after summarize has no legacy form', 'where', [0, 43, 0, 63]],
-    [`${DS} | take 5 | where status == '1'`, 'where after take has no legacy form', 'where', [0, 32, 0, 52]],
-    [`${DS} | project uri | where uri == '1'`, 'where after project has no legacy form', 'where', [0, 37, 0, 54]],
-    [`${DS} | summarize count() | extend x = 1`, 'extend after summarize has no legacy form', 'extend', [0, 43, 0, 55]],
-    [`${DS} | project uri | extend x = 1`, 'extend after project has no legacy form', 'extend', [0, 37, 0, 49]],
-    [`${DS} | summarize count() | project count_`, 'project after summarize has no legacy form', 'project', [0, 43, 0, 57]],
-    [`${DS} | project uri | project uri`, 'project after project has no legacy form', 'project', [0, 37, 0, 48]],
-    [`${DS} | take 5 | summarize count()`, 'summarize after take has no legacy form', 'summarize', [0, 32, 0, 49]],
-    [`${DS} | sort by uri | summarize count()`, 'summarize after sort has no legacy form', 'summarize', [0, 37, 0, 54]],
-    [`${DS} | project uri | summarize count()`, 'summarize after project has no legacy form', 'summarize', [0, 37, 0, 54]],
-    [`${DS} | summarize count() | summarize count()`, 'a second summarize (summarize after summarize) has no legacy form', 'summarize', [0, 43, 0, 60]],
-    [`${DS} | take 5 | sort by uri`, 'sort after take has no legacy form', 'sort', [0, 32, 0, 43]],
-    [`${DS} | sort by uri | sort by id`, 'a second sort (sort after sort) has no legacy form', 'sort', [0, 37, 0, 47]],
-    [`${DS} | sort by strlen(uri)`, "sorting by an expression ('strlen(uri)') has no legacy form; sort by a field", 'sort', [0, 31, 0, 42]],
-    [`${DS} | sort by uri asc nulls first`, "'nulls first' has no legacy form", 'nulls first', [0, 31, 0, 50]],
-    [`${DS} | summarize c = count() by method | sort by uri`, "'uri' is not a column of the summarize; sorting by it has no legacy form", 'sort', [0, 65, 0, 68]],
-    [`${DS} | project u = uri | sort by uri`, "'uri' is not a projected column", 'sort', [0, 45, 0, 48]],
-    [`${DS} | take 0`, 'take 0 has no legacy form (a legacy limit of 0 means the default)', 'take', [0, 28, 0, 29]],
-    [`${DS} | take 60000`, 'take 60000 exceeds the legacy maximum limit of 50000', 'take', [0, 28, 0, 33]],
-    [`${DS} | take x`, 'take needs a non-negative integer constant in a legacy query', 'take', [0, 28, 0, 29]],
-    [`${DS} | where status == '1' | extend status = 'x'`, "'status' is redefined after an earlier where or sort reads it; this has no legacy form", 'extend', [0, 55, 0, 69]],
-    [`${DS} | sort by uri | extend uri = 'x'`, "'uri' is redefined after an earlier where or sort reads it; this has no legacy form", 'extend', [0, 44, 0, 53]],
-    [`${DS} | extend strlen(uri)`, 'an extend column without a name has no legacy form', 'extend', [0, 30, 0, 41]],
-    [`${DS} | project strlen(uri)`, "a computed project column without a name ('strlen(uri)') has no legacy form", 'project', [0, 31, 0, 42]],
-    [`${DS} | project a = 1, b = a + 1`, "'b' reads 'a', which the same project computes; this has no legacy form", 'project', [0, 38, 0, 47]],
-    [`${DS} | summarize by status`, 'summarize without an aggregation has no legacy form', 'summarize', [0, 23, 0, 42]],
-    [`${DS} | summarize sumif(resp_body_size_bytes, status == '200')`, 'sumif() has no legacy form', 'sumif()', [0, 33, 0, 78]],
-    [`${DS} | summarize phrases(uri, 3)`, 'phrases() has no legacy form', 'phrases()', [0, 33, 0, 48]],
-    [`${DS} | summarize avg(req_duration_ms * 2)`, "avg() of an expression ('req_duration_ms * 2') has no legacy form; aggregate a field", 'avg()', [0, 37, 0, 56]],
-    [`${DS} | summarize count() * 2`, "'count() * 2' is not a single aggregation call; it has no legacy form", 'summarize', [0, 33, 0, 44]],
-    [`${DS} | summarize strlen(uri)`, 'strlen() is not an aggregation', 'strlen()', [0, 33, 0, 44]],
-    [`${DS} | summarize dcount(id, 2)`, "dcount()'s accuracy argument has no legacy form", 'dcount()', [0, 44, 0, 45]],
-    [`${DS} | summarize make_set(id, 10)`, "make_set()'s size limit has no legacy form", 'make_set()', [0, 46, 0, 48]],
-    [`${DS} | summarize topk(id, k)`, "topk()'s k must be a positive integer constant in a legacy query", "topk()'s k", [0, 46, 0, 47]],
-    [`${DS} | summarize count() by strlen(uri)`, "grouping by an expression ('strlen(uri)') has no legacy form; group by a field", 'summarize by', [0, 46, 0, 57]],
-    [`${DS} | summarize count() by s = status`, "renaming a group key ('s = status') has no legacy form", 'summarize by', [0, 46, 0, 56]],
-    [`${DS} | summarize count() by t = bin(_time, 1h)`, "naming the time bin 't' has no legacy form; it is always _time", 'bin', [0, 46, 0, 64]],
-    [`${DS} | summarize count() by bin(req_duration_ms, 10)`, 'bin() of anything but _time has no legacy form', 'bin', [0, 50, 0, 65]],
-    [`${DS} | summarize count() by bin(_time, x)`, 'the bin size must be a positive timespan constant in a legacy query', 'bin', [0, 57, 0, 58]],
-    [`${DS} | summarize count() by bin(_time, 1h), bin_auto(_time)`, 'a second time bin has no legacy form', 'bin', [0, 62, 0, 77]],
-    [`${DS} | summarize count(), count()`, "the column name 'count_' is used twice", 'summarize', [0, 42, 0, 49]],
-    [`${DS} | where`, "syntax error: Expecting an expression after 'where'", 'syntax', [0, 28, 0, 28]],
+/**
+ * [APL, message, construct, range]. The range is given as the text it covers (its first occurrence, or
+ * [text, n] for the n-th, 0-based), or as [startLine, startChar, endLine, endChar].
+ */
+const REFUSED: [string, string, string, string | [string, number] | [number, number, number, number]][] = [
+    [`${DS} | join (['other']) on id`, "join has no legacy form", "join", "join (['other']) on id"],
+    [`${DS} | lookup (['other']) on id`, "lookup has no legacy form", "lookup", "lookup (['other']) on id"],
+    [`${DS} | union ['other']`, "union has no legacy form", "union", "union ['other']"],
+    [`${DS} | mv-expand tags`, "mv-expand has no legacy form", "mv-expand", "mv-expand tags"],
+    [`${DS} | parse uri with '/api/' rest`, "parse has no legacy form", "parse", "parse uri with '/api/' rest"],
+    [`${DS} | parse-kv message as (a) with (pair_delimiter=';')`, "parse-kv has no legacy form", "parse-kv", "parse-kv message as (a) with (pair_delimiter=';')"],
+    [`${DS} | make-series count() on _time step 1h`, "make-series has no legacy form", "make-series", "make-series count() on _time step 1h"],
+    [`${DS} | distinct status`, "distinct has no legacy form", "distinct", "distinct status"],
+    [`${DS} | project-away uri`, "project-away has no legacy form", "project-away", "project-away uri"],
+    [`${DS} | project-rename u = uri`, "project-rename has no legacy form", "project-rename", "project-rename u = uri"],
+    [`${DS} | extend-valid x = uri`, "extend-valid has no legacy form", "extend-valid", "extend-valid x = uri"],
+    [`${DS} | sample 0.5`, "sample has no legacy form", "sample", "sample 0.5"],
+    [`${DS} | getschema`, "getschema has no legacy form", "getschema", "getschema"],
+    [`${DS} | redact 'x'`, "redact has no legacy form", "redact", "redact 'x'"],
+    [`${DS} | search 'x'`, "search has no legacy form", "search", "search 'x'"],
+    ["union a, b", "union has no legacy form", "union", "union a, b"],
+    ["let t = 1;\nT | take 1", "let statements have no legacy form", "let", "let t = 1"],
+    ["set x = 1;\nT", "set statements have no legacy form", "set", "set x = 1"],
+    ["print x = 1", "print has no legacy form: the source must be a single dataset", "print", "print x = 1"],
+    ["datatable(a:long)[1]", "datatable has no legacy form: the source must be a single dataset", "datatable", "datatable(a:long)[1]"],
+    ["table('x') | take 1", "table() has no legacy form: the source must be a single dataset", "table()", "table('x')"],
+    ["T | take 1;\nU | take 1", "a legacy query holds a single query statement", "several queries", "U | take 1"],
+    [`${DS} | where uri has 'api'`, "'has' has no legacy form", "has", "uri has 'api'"],
+    [`${DS} | where uri hasprefix 'api'`, "'hasprefix' has no legacy form", "hasprefix", "uri hasprefix 'api'"],
+    [`${DS} | where status has_any ('a')`, "'has_any' has no legacy form", "has_any", "status has_any ('a')"],
+    [`${DS} | where strlen(uri) > 5`, "'strlen(uri) > 5' has no legacy filter form: one side must be a field", "strlen(uri) > 5", "strlen(uri) > 5"],
+    [`${DS} | where isnotnull(strlen(uri))`, "'strlen(uri)' is not a field; isnotnull() applies to a field in a legacy filter", "strlen(uri)", "strlen(uri)"],
+    [`${DS} | where ago(1h) < _time`, "'ago(1h)' is not a constant; a legacy filter compares a field with a constant", "ago(1h)", "ago(1h)"],
+    [`${DS} | where startswith_x(uri)`, "startswith_x() has no legacy filter form", "startswith_x()", "startswith_x(uri)"],
+    [`${DS} | where status == method`, "comparing two fields ('status == method') has no legacy filter form", "field comparison", "status == method"],
+    [`${DS} | where status == null`, "comparison with null has no legacy form; use isnull() or isnotnull()", "null", "null"],
+    [`${DS} | where req_duration_ms > 1s`, "timespan values have no legacy form", "timespan", "1s"],
+    [`${DS} | where uri contains 5`, "'contains' has a legacy form only with a string constant on the right", "contains", "5"],
+    [`${DS} | where true`, "a constant predicate has no legacy form", "constant predicate", "true"],
+    [`${DS} | where * has 'x'`, "'has' has no legacy form", "has", "* has 'x'"],
+    [`${DS} | where uri:'x'`, "the search term operator ':' has no legacy form", ":", "uri:'x'"],
+    [`${DS} | where id == datetime(2024-01-01)`, "a datetime comparison on 'id' has no legacy form (only _time and _sysTime compare with datetimes)", "datetime", "datetime(2024-01-01)"],
+    [`${DS} | summarize count() | where count_ > 1`, "where after summarize has no legacy form", "where", "where count_ > 1"],
+    [`${DS} | take 5 | where status == '1'`, "where after take has no legacy form", "where", "where status == '1'"],
+    [`${DS} | project uri | where uri == '1'`, "where after project has no legacy form", "where", "where uri == '1'"],
+    [`${DS} | summarize count() | extend x = 1`, "extend after summarize has no legacy form", "extend", "extend x = 1"],
+    [`${DS} | project uri | extend x = 1`, "extend after project has no legacy form", "extend", "extend x = 1"],
+    [`${DS} | summarize count() | project count_`, "project after summarize has no legacy form", "project", "project count_"],
+    [`${DS} | project uri | project uri`, "project after project has no legacy form", "project", ["project uri", 1]],
+    [`${DS} | take 5 | summarize count()`, "summarize after take has no legacy form", "summarize", "summarize count()"],
+    [`${DS} | sort by uri | summarize count()`, "summarize after sort has no legacy form", "summarize", "summarize count()"],
+    [`${DS} | project uri | summarize count()`, "summarize after project has no legacy form", "summarize", "summarize count()"],
+    [`${DS} | summarize count() | summarize count()`, "a second summarize (summarize after summarize) has no legacy form", "summarize", ["summarize count()", 1]],
+    [`${DS} | take 5 | sort by uri`, "sort after take has no legacy form", "sort", "sort by uri"],
+    [`${DS} | sort by uri | sort by id`, "a second sort (sort after sort) has no legacy form", "sort", "sort by id"],
+    [`${DS} | sort by strlen(uri)`, "sorting by an expression ('strlen(uri)') has no legacy form; sort by a field", "sort", "strlen(uri)"],
+    [`${DS} | sort by uri asc nulls first`, "'nulls first' has no legacy form", "nulls first", "uri asc nulls first"],
+    [`${DS} | summarize c = count() by method | sort by uri`, "'uri' is not a column of the summarize; sorting by it has no legacy form", "sort", "uri"],
+    [`${DS} | project u = uri | sort by uri`, "'uri' is not a projected column", "sort", ["uri", 1]],
+    [`${DS} | take 0`, "take 0 has no legacy form (a legacy limit of 0 means the default)", "take", "0"],
+    [`${DS} | take 60000`, "take 60000 exceeds the legacy maximum limit of 50000", "take", "60000"],
+    [`${DS} | take x`, "take needs a non-negative integer constant in a legacy query", "take", "x"],
+    [`${DS} | where status == '1' | extend status = 'x'`, "'status' is redefined after an earlier where or sort reads it; this has no legacy form", "extend", "status = 'x'"],
+    [`${DS} | sort by uri | extend uri = 'x'`, "'uri' is redefined after an earlier where or sort reads it; this has no legacy form", "extend", "uri = 'x'"],
+    [`${DS} | extend strlen(uri)`, "an extend column without a name has no legacy form", "extend", "strlen(uri)"],
+    [`${DS} | project strlen(uri)`, "a computed project column without a name ('strlen(uri)') has no legacy form", "project", "strlen(uri)"],
+    [`${DS} | project a = 1, b = a + 1`, "'b' reads 'a', which the same project computes; this has no legacy form", "project", "b = a + 1"],
+    [`${DS} | summarize by status`, "summarize without an aggregation has no legacy form", "summarize", "summarize by status"],
+    [`${DS} | summarize sumif(resp_body_size_bytes, status == '200')`, "sumif() has no legacy form", "sumif()", "sumif(resp_body_size_bytes, status == '200')"],
+    [`${DS} | summarize phrases(uri, 3)`, "phrases() has no legacy form", "phrases()", "phrases(uri, 3)"],
+    [`${DS} | summarize avg(req_duration_ms * 2)`, "avg() of an expression ('req_duration_ms * 2') has no legacy form; aggregate a field", "avg()", "req_duration_ms * 2"],
+    [`${DS} | summarize count() * 2`, "'count() * 2' is not a single aggregation call; it has no legacy form", "summarize", "count() * 2"],
+    [`${DS} | summarize strlen(uri)`, "strlen() is not an aggregation", "strlen()", "strlen(uri)"],
+    [`${DS} | summarize dcount(id, 2)`, "dcount()'s accuracy argument has no legacy form", "dcount()", "2"],
+    [`${DS} | summarize make_set(id, 10)`, "make_set()'s size limit has no legacy form", "make_set()", "10"],
+    [`${DS} | summarize topk(id, k)`, "topk()'s k must be a positive integer constant in a legacy query", "topk()'s k", ["k", 1]],
+    [`${DS} | summarize count() by strlen(uri)`, "grouping by an expression ('strlen(uri)') has no legacy form; group by a field", "summarize by", "strlen(uri)"],
+    [`${DS} | summarize count() by s = status`, "renaming a group key ('s = status') has no legacy form", "summarize by", "s = status"],
+    [`${DS} | summarize count() by t = bin(_time, 1h)`, "naming the time bin 't' has no legacy form; it is always _time", "bin", "t = bin(_time, 1h)"],
+    [`${DS} | summarize count() by bin(req_duration_ms, 10)`, "bin() of anything but _time has no legacy form", "bin", "req_duration_ms"],
+    [`${DS} | summarize count() by bin(_time, x)`, "the bin size must be a positive timespan constant in a legacy query", "bin", "x"],
+    [`${DS} | summarize count() by bin(_time, 1h), bin_auto(_time)`, "a second time bin has no legacy form", "bin", "bin_auto(_time)"],
+    [`${DS} | summarize count(), count()`, "the column name 'count_' is used twice", "summarize", ["count()", 1]],
+    [`${DS} | where`, "syntax error: expected an expression after 'where', found the end of the query", "syntax", [0, 28, 0, 28]],
 ];
 
+/** The exact 0-based range of the n-th occurrence of `covered` in `text`. */
+function rangeOfText(text: string, covered: string, n = 0) {
+    let offset = -1;
+    for (let i = 0; i <= n; i++) offset = text.indexOf(covered, offset + 1);
+    expect(offset, `'${covered}' #${n} in ${text}`).toBeGreaterThanOrEqual(0);
+    const at = (o: number) => {
+        const before = text.slice(0, o).split('\n');
+        return { line: before.length - 1, character: before[before.length - 1].length };
+    };
+    return { start: at(offset), end: at(offset + covered.length) };
+}
+
 describe('TranslationError', () => {
-    for (const [apl, message, construct, [sl, sc, el, ec]] of REFUSED) {
+    for (const [apl, message, construct, where] of REFUSED) {
         it(apl, () => {
             let error: unknown;
             try {
@@ -366,11 +381,13 @@ describe('TranslationError', () => {
             }
             expect(error).toBeInstanceOf(TranslationError);
             const te = error as TranslationError;
-            expect({ message: te.message, construct: te.construct, range: te.range }).toEqual({
-                message,
-                construct,
-                range: { start: { line: sl, character: sc }, end: { line: el, character: ec } },
-            });
+            const range =
+                typeof where === 'string'
+                    ? rangeOfText(apl, where)
+                    : where.length === 2
+                      ? rangeOfText(apl, where[0], where[1])
+                      : { start: { line: where[0], character: where[1] }, end: { line: where[2], character: where[3] } };
+            expect({ message: te.message, construct: te.construct, range: te.range }).toEqual({ message, construct, range });
         });
     }
 });
@@ -384,11 +401,12 @@ describe('decompile', () => {
         expect(decompileLegacy('sample-http-logs', query).matches).toBe(
             [
                 "['sample-http-logs']",
+                "extend ['__legacy_time'] = _time, ['__legacy_systime'] = _sysTime, ['__legacy_rowid'] = cursor_current()",
                 "extend ['kb'] = (resp_body_size_bytes / 1024)",
                 "where ['method'] =~ \"get\"",
                 "sort by ['kb'] asc",
                 'take 3',
-                "project ['uri'], ['k'] = ['kb'], ['__legacy_time'] = _time, ['__legacy_systime'] = _sysTime, ['__legacy_rowid'] = cursor_current()",
+                "project ['uri'], ['k'] = ['kb'], ['__legacy_time'], ['__legacy_systime'], ['__legacy_rowid']",
             ].join('\n| '),
         );
     });

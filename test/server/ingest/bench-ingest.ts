@@ -1,7 +1,7 @@
 /**
  * Informal ingest throughput: full durable ingest (decode + parse + normalise + WAL append with
  * fdatasync + background compaction) vs raw JSON.parse of the same NDJSON bytes.
- * Run: node --import tsx test/server/ingest/bench-ingest.ts [events] [batch]
+ * Run: node --import tsx test/server/ingest/bench-ingest.ts [events] [batch] [concurrency] [nocompact]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,8 @@ import { openStore } from '../../../server/store/store.js';
 const N = Number(process.argv[2] ?? 200_000);
 const BATCH = Number(process.argv[3] ?? 5_000);
 const CONC = Number(process.argv[4] ?? 2);
+/** `nocompact`: measure the acknowledged-ingest path alone (compaction thresholds out of reach). */
+const NOCOMPACT = process.argv[5] === 'nocompact';
 
 function makeBodies(): Buffer[] {
     const bodies: Buffer[] = [];
@@ -50,7 +52,7 @@ function baseline(bodies: Buffer[]): number {
 
 async function full(bodies: Buffer[]): Promise<number> {
     const dir = mkdtempSync(path.join(tmpdir(), 'apl-bench-'));
-    const store = await openStore(dir, {});
+    const store = await openStore(dir, NOCOMPACT ? { compactEvents: 1e12, compactBytes: 1e12 } : {});
     await store.createDataset({ name: 'bench' });
     const t = process.hrtime.bigint();
     let next = 0;

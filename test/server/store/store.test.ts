@@ -12,14 +12,14 @@ afterEach(async () => {
 
 async function fresh(opts: StoreOptions = {}): Promise<{ store: Store; dir: string; reopen: (o?: StoreOptions) => Promise<Store> }> {
     const t = tempDir();
-    let store = await openStore(t.dir, { log: () => undefined, ...opts });
+    let store = await openStore(t.dir, { log: () => undefined, compactInWorker: false, ...opts });
     cleanups.push(t.cleanup, () => store.close());
     return {
         store,
         dir: t.dir,
         reopen: async (o?: StoreOptions) => {
             await store.close();
-            store = await openStore(t.dir, { log: () => undefined, ...opts, ...o });
+            store = await openStore(t.dir, { log: () => undefined, compactInWorker: false, ...opts, ...o });
             return store;
         },
     };
@@ -227,6 +227,25 @@ describe('recovery', () => {
         await ingestN(s, 'ds', 100, 1);
         s = await reopen();
         expect((await s.scan('ds')).length).toBe(7);
+    });
+});
+
+describe('recovery after a crash between rotation and manifest write', () => {
+    it('replays the old segment and can compact again (the empty active segment has nextSeq as its name)', async () => {
+        const { store, dir, reopen } = await fresh({ compactInWorker: false });
+        await store.createDataset({ name: 'ds' });
+        await ingestN(store, 'ds', 0, 10);
+        const walDir = path.join(dir, 'datasets', 'ds', 'wal');
+        await store.close();
+        // simulate: rotation created the next segment, then the process died
+        await fsp.writeFile(path.join(walDir, (2).toString(16).padStart(16, '0') + '.wal'), '');
+        const s = await reopen();
+        expect((await s.scan('ds')).length).toBe(10);
+        await s.compact('ds');
+        await ingestN(s, 'ds', 10, 5);
+        const s2 = await reopen();
+        expect((await s2.scan('ds')).map((r) => r.fields.i)).toEqual(Array.from({ length: 15 }, (_, i) => i));
+        expect((await s2.stats('ds')).blocks).toBe(1);
     });
 });
 

@@ -1,0 +1,60 @@
+import { parseArgs } from 'node:util';
+import { runServe } from '../../../server/http/serve.js';
+import { CliError } from '../cli-error.js';
+import { parseIntOption } from '../options.js';
+
+export const SERVE_USAGE = `apl serve [--host 127.0.0.1] [--port 8686] [--data DIR] [--token TOKEN]... [--no-samples]
+          [--max-body-bytes N]
+
+Runs the Dataset Query and Ingest Service: an Axiom-compatible HTTP endpoint over a local data
+directory. Point the official clients (or apl query / apl ingest) at the URL it prints.
+  --host HOST          interface to listen on (default 127.0.0.1, loopback only)
+  --port N             port (default 8686; 0 picks a free one)
+  --data DIR           data directory (default APL_DATA_DIR or ./.apl-data)
+  --token TOKEN        accept this API token (repeatable; default APL_TOKEN). Without any token and
+                       none stored, one is generated on the first start and printed once
+  --no-samples         do not load the sample datasets on the first start
+  --max-body-bytes N   largest ingest body after decompression (default 64 MiB)
+Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.`;
+
+export async function runServeCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
+    const { values, positionals } = parseArgs({
+        args: argv,
+        allowPositionals: true,
+        options: {
+            host: { type: 'string' },
+            port: { type: 'string' },
+            data: { type: 'string' },
+            token: { type: 'string', multiple: true },
+            'no-samples': { type: 'boolean', default: false },
+            'max-body-bytes': { type: 'string' },
+            help: { type: 'boolean', short: 'h' },
+        },
+    });
+    if (values.help) {
+        out.write(SERVE_USAGE + '\n');
+        return 0;
+    }
+    if (positionals.length > 0) throw new CliError(`unexpected argument '${positionals[0]}'\n\n${SERVE_USAGE}`);
+    const port = values.port !== undefined ? parseIntOption('--port', values.port, 0, 65535) : undefined;
+    const maxBodyBytes = values['max-body-bytes'] !== undefined ? parseIntOption('--max-body-bytes', values['max-body-bytes'], 1) : undefined;
+    try {
+        await runServe({
+            host: values.host,
+            port,
+            dataDir: values.data,
+            token: values.token,
+            samples: !values['no-samples'],
+            maxBodyBytes,
+            out: text => out.write(text),
+        });
+    } catch (e) {
+        const err = e as NodeJS.ErrnoException;
+        if (err.code === 'EADDRINUSE') throw new CliError(`cannot listen on ${values.host ?? '127.0.0.1'}:${port ?? 8686}: the address is already in use (try --port)`);
+        if (err.code === 'EACCES') throw new CliError(`cannot listen on port ${port ?? 8686}: permission denied`);
+        if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND') throw new CliError(`cannot listen on host '${values.host}': ${err.message}`);
+        throw new CliError(`cannot start the service: ${err.message ?? String(e)}`);
+    }
+    // The listening server keeps the process alive; runServe handles SIGINT/SIGTERM.
+    return 0;
+}

@@ -1,0 +1,67 @@
+import { mkdirSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { resolveDataDir } from '../../../server/http/app.js';
+import { TokenStore } from '../../../server/store/tokens.js';
+import { CliError } from '../cli-error.js';
+
+export const TOKEN_USAGE = `apl token create [--data DIR] [--name NAME]
+apl token list [--data DIR]
+
+Manages the API tokens of a service data directory (default APL_DATA_DIR or ./.apl-data).
+  create   makes a new xaat-… token and prints it once on stdout; only its hash is stored.
+           A running 'apl serve' accepts it after a restart.
+  list     prints the id, name and creation time of each stored token (never the tokens).
+  --data DIR    the data directory
+  --name NAME   a label for the token (default 'cli')`;
+
+export async function runTokenCommand(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
+    const { values, positionals } = parseArgs({
+        args: argv,
+        allowPositionals: true,
+        options: {
+            data: { type: 'string' },
+            name: { type: 'string' },
+            help: { type: 'boolean', short: 'h' },
+        },
+    });
+    if (values.help) {
+        out.write(TOKEN_USAGE + '\n');
+        return 0;
+    }
+    const [sub, ...extra] = positionals;
+    if (sub === undefined) throw new CliError(`missing subcommand\n\n${TOKEN_USAGE}`);
+    if (extra.length > 0) throw new CliError(`unexpected argument '${extra[0]}'\n\n${TOKEN_USAGE}`);
+    const dir = resolveDataDir(values.data);
+    if (sub === 'create') {
+        const name = values.name ?? 'cli';
+        if (name.trim() === '') throw new CliError('--name must not be empty');
+        try {
+            mkdirSync(dir, { recursive: true });
+        } catch (e) {
+            throw new CliError(`cannot create the data directory ${dir}: ${(e as Error).message}`);
+        }
+        let created;
+        try {
+            const tokens = await TokenStore.open(dir);
+            created = await tokens.createToken(name);
+        } catch (e) {
+            throw new CliError(`cannot store the token in ${dir}: ${(e as Error).message}`);
+        }
+        out.write(created.token + '\n');
+        err.write(`created token ${created.info.id} ('${created.info.name}') in ${dir}; it is shown only once.\n`);
+        return 0;
+    }
+    if (sub === 'list') {
+        if (values.name !== undefined) throw new CliError('--name only applies to token create');
+        let list;
+        try {
+            list = (await TokenStore.open(dir)).list();
+        } catch (e) {
+            throw new CliError(`cannot read the tokens of ${dir}: ${(e as Error).message}`);
+        }
+        for (const t of list) out.write(`${t.id}  ${t.created}  ${t.name}\n`);
+        if (list.length === 0) err.write(`no tokens stored in ${dir}\n`);
+        return 0;
+    }
+    throw new CliError(`unknown subcommand '${sub}'\n\n${TOKEN_USAGE}`);
+}

@@ -1,0 +1,228 @@
+/**
+ * Renderers for query results in the CLI: `table` (aligned, fitted to a width, cells cut with `…`),
+ * `json` (an array of row objects, one per line), `csv` (RFC 4180). They take one column-major table
+ * as the service returns it (`fields` + `columns`).
+ */
+
+export interface RenderTable {
+    name?: string;
+    fields: { name: string; type?: string }[];
+    columns: unknown[][] | null;
+}
+
+export const OUTPUT_FORMATS = ['table', 'json', 'csv', 'tabular', 'legacy'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+export function rowCountOf(table: RenderTable): number {
+    const cols = table.columns;
+    return cols && cols.length > 0 ? (cols[0]?.length ?? 0) : 0;
+}
+
+function cell(table: RenderTable, c: number, r: number): unknown {
+    return table.columns?.[c]?.[r] ?? null;
+}
+
+// -------------------------------------------------------------------------------------------- JSON
+
+/** `[` + one compact row object per line + `]`; an empty table is `[]`. */
+export function renderJson(table: RenderTable): string {
+    const n = rowCountOf(table);
+    if (n === 0) return '[]\n';
+    const parts: string[] = ['[\n'];
+    for (let r = 0; r < n; r++) {
+        parts.push(r === 0 ? '  ' : ',\n  ', JSON.stringify(rowObject(table, r)));
+    }
+    parts.push('\n]\n');
+    return parts.join('');
+}
+
+export function rowObject(table: RenderTable, r: number): Record<string, unknown> {
+    const row: Record<string, unknown> = {};
+    for (let c = 0; c < table.fields.length; c++) row[table.fields[c].name] = cell(table, c, r);
+    return row;
+}
+
+// --------------------------------------------------------------------------------------------- CSV
+
+export function csvField(v: unknown): string {
+    if (v === null || v === undefined) return '';
+    const s = typeof v === 'object' ? JSON.stringify(v) : String(v);
+    return /[",\r\n]/.test(s) || /^\s|\s$/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** A header row of field names, then one line per row. */
+export function renderCsv(table: RenderTable, { header = true }: { header?: boolean } = {}): string {
+    const lines: string[] = [];
+    if (header) lines.push(table.fields.map(f => csvField(f.name)).join(','));
+    const n = rowCountOf(table);
+    for (let r = 0; r < n; r++) {
+        const cells: string[] = new Array(table.fields.length);
+        for (let c = 0; c < table.fields.length; c++) cells[c] = csvField(cell(table, c, r));
+        lines.push(cells.join(','));
+    }
+    return lines.length ? lines.join('\n') + '\n' : '';
+}
+
+// ------------------------------------------------------------------------------------------- table
+
+/** The text of a cell in a table: null is empty, objects are JSON, control characters are escaped. */
+export function cellText(v: unknown): string {
+    if (v === null || v === undefined) return '';
+    const s = typeof v === 'object' ? JSON.stringify(v) : String(v);
+    // eslint-disable-next-line no-control-regex
+    return /[\u0000-\u001f\u007f]/.test(s) ? s.replace(/\r\n|[\r\n]/g, '\\n').replace(/\t/g, ' ').replace(/[\u0000-\u001f\u007f]/g, '') : s;
+}
+
+function isWide(cp: number): boolean {
+    return (
+        (cp >= 0x1100 && cp <= 0x115f) ||
+        (cp >= 0x2e80 && cp <= 0xa4cf && cp !== 0x303f) ||
+        (cp >= 0xac00 && cp <= 0xd7a3) ||
+        (cp >= 0xf900 && cp <= 0xfaff) ||
+        (cp >= 0xfe30 && cp <= 0xfe4f) ||
+        (cp >= 0xff00 && cp <= 0xff60) ||
+        (cp >= 0xffe0 && cp <= 0xffe6) ||
+        (cp >= 0x1f300 && cp <= 0x1faff) ||
+        (cp >= 0x20000 && cp <= 0x3fffd)
+    );
+}
+
+function isZeroWidth(cp: number): boolean {
+    return (cp >= 0x300 && cp <= 0x36f) || cp === 0x200b || cp === 0x200d || (cp >= 0xfe00 && cp <= 0xfe0f);
+}
+
+/** Terminal columns a string takes (wide East Asian characters and emoji count 2). */
+export function displayWidth(s: string): number {
+    let w = 0;
+    for (let i = 0; i < s.length; i++) {
+        const c = s.charCodeAt(i);
+        if (c < 0x300) {
+            w++;
+            continue;
+        }
+        const cp = s.codePointAt(i)!;
+        if (cp > 0xffff) i++;
+        w += isZeroWidth(cp) ? 0 : isWide(cp) ? 2 : 1;
+    }
+    return w;
+}
+
+/** Cuts `s` to at most `width` columns, ending with `…` when it was cut. */
+export function truncate(s: string, width: number): string {
+    if (displayWidth(s) <= width) return s;
+    if (width <= 0) return '';
+    if (width === 1) return '…';
+    let w = 0;
+    let out = '';
+    for (const ch of s) {
+        const cw = displayWidth(ch);
+        if (w + cw > width - 1) break;
+        out += ch;
+        w += cw;
+    }
+    return out + '…';
+}
+
+function pad(s: string, width: number, right: boolean): string {
+    const fill = width - displayWidth(s);
+    if (fill <= 0) return s;
+    return right ? ' '.repeat(fill) + s : s + ' '.repeat(fill);
+}
+
+const NUMERIC_TYPES = /^(integer|int|long|float|real|double|decimal|number|float64|int64)(\|(integer|int|long|float|real|double|decimal|number))*$/i;
+
+export interface TableRenderOptions {
+    /** Maximum line width (terminal columns); undefined or 0 = unlimited. */
+    width?: number;
+    /** The row-count footer (`N rows`). Default true. */
+    footer?: boolean;
+}
+
+const GAP = 2;
+const MIN_COLUMN = 4;
+
+/**
+ * Column widths: the natural widths, narrowed (widest first, never below a small minimum) until the
+ * row fits in `width`.
+ */
+export function fitColumns(natural: number[], width: number | undefined): number[] {
+    if (!width || width <= 0 || natural.length === 0) return natural;
+    const budget = width - GAP * (natural.length - 1);
+    const total = natural.reduce((a, b) => a + b, 0);
+    if (total <= budget) return natural;
+    const floor = natural.map(n => Math.min(n, MIN_COLUMN));
+    const sumWithCap = (cap: number) => natural.reduce((a, n, i) => a + Math.max(floor[i], Math.min(n, cap)), 0);
+    let lo = 0;
+    let hi = Math.max(...natural);
+    // the largest cap that fits
+    while (lo < hi) {
+        const mid = Math.ceil((lo + hi) / 2);
+        if (sumWithCap(mid) <= budget) lo = mid;
+        else hi = mid - 1;
+    }
+    const widths = natural.map((n, i) => Math.max(floor[i], Math.min(n, lo)));
+    // hand out what is left to the columns that were cut, left to right
+    let spare = budget - widths.reduce((a, b) => a + b, 0);
+    for (let i = 0; i < widths.length && spare > 0; i++) {
+        if (widths[i] < natural[i]) {
+            const add = Math.min(spare, natural[i] - widths[i]);
+            widths[i] += add;
+            spare -= add;
+        }
+    }
+    return widths;
+}
+
+/** An aligned text table: header, a rule, the rows (numbers right-aligned), then `N rows`. */
+export function renderTable(table: RenderTable, options: TableRenderOptions = {}): string {
+    const n = rowCountOf(table);
+    const nf = table.fields.length;
+    const texts: string[][] = new Array(nf);
+    const natural: number[] = new Array(nf);
+    const right: boolean[] = new Array(nf);
+    for (let c = 0; c < nf; c++) {
+        const col: string[] = new Array(n);
+        let w = displayWidth(table.fields[c].name);
+        let numeric = NUMERIC_TYPES.test(table.fields[c].type ?? '');
+        let sawValue = false;
+        let allNumbers = true;
+        for (let r = 0; r < n; r++) {
+            const v = cell(table, c, r);
+            if (v !== null && v !== undefined) {
+                sawValue = true;
+                if (typeof v !== 'number') allNumbers = false;
+            }
+            const t = cellText(v);
+            col[r] = t;
+            const tw = t.length < 0x300 && /^[\x20-\x7e]*$/.test(t) ? t.length : displayWidth(t);
+            if (tw > w) w = tw;
+        }
+        if (!numeric && sawValue && allNumbers) numeric = true;
+        texts[c] = col;
+        natural[c] = w;
+        right[c] = numeric;
+    }
+    const widths = fitColumns(natural, options.width);
+    const sep = ' '.repeat(GAP);
+    const lines: string[] = [];
+    if (nf > 0) {
+        lines.push(table.fields.map((f, c) => pad(truncate(f.name, widths[c]), widths[c], right[c])).join(sep).trimEnd());
+        lines.push(widths.map(w => '─'.repeat(w)).join(sep));
+        for (let r = 0; r < n; r++) {
+            const parts: string[] = new Array(nf);
+            for (let c = 0; c < nf; c++) parts[c] = pad(truncate(texts[c][r], widths[c]), widths[c], right[c]);
+            lines.push(parts.join(sep).trimEnd());
+        }
+    }
+    if (options.footer !== false) lines.push(`${n} ${n === 1 ? 'row' : 'rows'}`);
+    return lines.join('\n') + '\n';
+}
+
+/** The width to fit tables to: the terminal's, `COLUMNS`, or unlimited when not a terminal. */
+export function terminalWidth(out: NodeJS.WritableStream): number | undefined {
+    const tty = out as NodeJS.WriteStream;
+    if (tty.isTTY && tty.columns) return tty.columns;
+    const env = Number(process.env.COLUMNS);
+    if (Number.isInteger(env) && env > 0) return env;
+    return undefined;
+}

@@ -1,0 +1,248 @@
+/**
+ * The embedded APL engine: in-memory columnar datasets plus the reference evaluator.
+ *
+ * ```ts
+ * const engine = createEngine();
+ * engine.ingest('logs', [{ _time: '2024-01-01T00:00:00Z', status: 200 }]);
+ * const result = await engine.query("['logs'] | summarize count() by status", { startTime: 'now-1d' });
+ * ```
+ *
+ * - `query` returns the tabular shape (API.md §4.3), `queryLegacyFormat` the APL-in-legacy shape
+ *   (§4.4). Both carry the full status (§4.5) and support cursor paging (§10).
+ * - Queries read a snapshot: the row count of every dataset is fixed when the query starts.
+ * - APL errors throw `AplQueryError` (line/column, 1-based).
+ * - The legacy query endpoint (`queryLegacy`) runs through an executor registered with
+ *   `setLegacyExecutor` (the APL → legacy compiler lives in language/legacy/).
+ */
+import { DatasetStore, type DatasetSchemaHints, type IngestCounts, type IngestOptions, type Snapshot } from './eval/store.js';
+import { runQuery, type QueryRun, type RunOptions } from './eval/query.js';
+import { renderLegacy, renderTabular, type AplLegacyResult, type FieldMeta, type RenderContext, type TabularResult } from './eval/result.js';
+import { AplQueryError } from './eval/errors.js';
+import { parseDatetime, parseGoDuration } from './values.js';
+import { SAMPLE_DATASETS } from './samples/sample-datasets.js';
+import type { ScalarType } from './eval/columns.js';
+
+export { AplQueryError } from './eval/errors.js';
+export type { TabularResult, AplLegacyResult, QueryStatus, TabularTable, TabularField, LegacyMatch, LegacyEntryGroup, LegacyInterval } from './eval/result.js';
+export type { IngestCounts, IngestOptions, DatasetSchemaHints, IngestFailure } from './eval/store.js';
+export type { QueryRun } from './eval/query.js';
+export { formatRowId, parseCursor } from './eval/store.js';
+
+export interface EngineOptions {
+    /** Server maximum rows per result (default 50000). */
+    maxLimit?: number;
+    /** Rows per result when neither the query nor the request limits them (default 1000). */
+    defaultLimit?: number;
+    /**
+     * Extra event fields tried for `_time` when an event has none (e.g. `['timestamp', 'time']`).
+     * Default none: like Axiom, only `_time` (or the request's `timestamp-field`) is used.
+     */
+    timestampFallbacks?: string[];
+    /** Clock (default `Date.now`). */
+    clock?: () => number;
+    /** Apply the field types of the built-in sample datasets when a dataset has a sample name (default true). */
+    sampleSchemas?: boolean;
+    /** Base directory for relative `externaldata` paths (default: the process cwd). */
+    baseDir?: string;
+}
+
+export type TimeInput = string | Date | bigint | number | null | undefined;
+
+export interface QueryOptions {
+    /** RFC 3339, `now`, `now-1h`, a Date, ns (bigint) or ms (number). Filters `_time >= startTime`. */
+    startTime?: TimeInput;
+    /** Exclusive upper bound of `_time`. */
+    endTime?: TimeInput;
+    limit?: number;
+    cursor?: string;
+    includeCursor?: boolean;
+    /** The query's `now()` (default: the engine clock). */
+    now?: TimeInput;
+    /** Values for `declare query_parameters` and free names; a `let` in the query wins. */
+    variables?: Record<string, unknown>;
+    /** Seed for `sample` (default 1). */
+    seed?: number;
+}
+
+export interface DatasetStats {
+    name: string;
+    rows: number;
+    fields: number;
+    bytes: number;
+    minTime?: string;
+    maxTime?: string;
+}
+
+/** Runs a legacy query (`POST /v1/datasets/{id}/query`) against the engine. */
+export type LegacyExecutor = (engine: Engine, dataset: string, query: unknown, options?: QueryOptions) => Promise<unknown>;
+
+export interface Engine {
+    ingest(dataset: string, events: Iterable<Record<string, unknown>>, options?: IngestOptions): IngestCounts;
+    ingestFlat(dataset: string, records: Iterable<Record<string, unknown>>): IngestCounts;
+    query(apl: string, options?: QueryOptions): Promise<TabularResult>;
+    queryLegacyFormat(apl: string, options?: QueryOptions): Promise<AplLegacyResult>;
+    /** Synchronous core used by both: the raw frames and statistics. */
+    run(apl: string, options?: QueryOptions): { run: QueryRun; ctx: RenderContext };
+    queryLegacy(dataset: string, query: unknown, options?: QueryOptions): Promise<unknown>;
+    setLegacyExecutor(executor: LegacyExecutor): void;
+    createDataset(name: string, hints?: DatasetSchemaHints): void;
+    hasDataset(name: string): boolean;
+    datasets(): string[];
+    fields(dataset: string): { name: string; type: string }[];
+    deleteDataset(name: string): boolean;
+    stats(dataset: string): DatasetStats | undefined;
+    /** A consistent read view of a dataset (row count fixed now). */
+    snapshot(dataset: string): Snapshot | undefined;
+}
+
+const NS_PER_MS = 1_000_000n;
+
+/** Parses a request time: RFC 3339, `now`, `now-1h`/`now+30m`/`now-1d`/`now-1w`, Date, ns bigint, ms number. */
+export function parseTimeInput(v: TimeInput, nowNs: bigint, what = 'time'): bigint | undefined {
+    if (v === null || v === undefined || v === '') return undefined;
+    if (typeof v === 'bigint') return v;
+    if (typeof v === 'number') return BigInt(Math.round(v)) * NS_PER_MS;
+    if (v instanceof Date) return BigInt(v.getTime()) * NS_PER_MS;
+    const s = v.trim();
+    const rel = /^now\s*(?:([+-])\s*(\d+(?:\.\d+)?)\s*([a-zA-Zµ]+))?$/.exec(s);
+    if (rel) {
+        if (!rel[1]) return nowNs;
+        const unit = rel[3];
+        const mult: Record<string, bigint> = { d: 86_400_000_000_000n, w: 7n * 86_400_000_000_000n, y: 365n * 86_400_000_000_000n };
+        let ns: bigint | undefined;
+        if (unit in mult) ns = BigInt(Math.round(Number(rel[2]) * 1e6)) * (mult[unit] / 1_000_000n);
+        else ns = parseGoDuration(`${rel[2]}${unit}`);
+        if (ns === undefined) throw new AplQueryError(`invalid ${what} '${v}'`, 1, 1, 'semantic');
+        return rel[1] === '-' ? nowNs - ns : nowNs + ns;
+    }
+    const ns = parseDatetime(s);
+    if (ns === undefined) throw new AplQueryError(`invalid ${what} '${v}': expected RFC 3339 or now-<duration>`, 1, 1, 'semantic');
+    return ns;
+}
+
+export function createEngine(options: EngineOptions = {}): Engine {
+    const stores = new Map<string, DatasetStore>();
+    const clock = options.clock ?? Date.now;
+    const maxLimit = options.maxLimit ?? 50_000;
+    const defaultLimit = options.defaultLimit ?? 1000;
+    let legacyExecutor: LegacyExecutor | undefined;
+    const sampleHints = new Map<string, DatasetSchemaHints>();
+    if (options.sampleSchemas !== false) {
+        for (const d of SAMPLE_DATASETS) {
+            const fieldTypes: Record<string, ScalarType> = {};
+            const mapFields: string[] = [];
+            for (const f of d.fields) {
+                if (f.name === '_time' || f.name === '_sysTime') continue;
+                if (f.map) mapFields.push(f.name);
+                else if (f.type === 'timespan' || f.type === 'datetime') fieldTypes[f.name] = f.type;
+            }
+            sampleHints.set(d.name, { fieldTypes, mapFields });
+        }
+    }
+
+    const storeFor = (name: string): DatasetStore => {
+        let s = stores.get(name);
+        if (!s) {
+            s = new DatasetStore(name, sampleHints.get(name));
+            stores.set(name, s);
+        }
+        return s;
+    };
+
+    const fieldsMeta = (names: string[]): Record<string, FieldMeta[]> => {
+        const out: Record<string, FieldMeta[]> = {};
+        for (const n of names) {
+            const s = stores.get(n);
+            if (s) out[n] = s.fieldList().map(f => ({ name: f.name, type: f.axiomType, unit: '', hidden: false, description: '' }));
+        }
+        return out;
+    };
+
+    const engine: Engine = {
+        ingest(dataset, events, opts = {}) {
+            const now = BigInt(clock()) * NS_PER_MS;
+            return storeFor(dataset).ingest(events, { now, timestampFallbacks: options.timestampFallbacks, ...opts });
+        },
+        ingestFlat(dataset, records) {
+            return storeFor(dataset).ingestFlat(records);
+        },
+        run(apl, opts = {}) {
+            const started = performance.now();
+            const nowNs = parseTimeInput(opts.now, BigInt(clock()) * NS_PER_MS, 'now') ?? BigInt(clock()) * NS_PER_MS;
+            const startTime = parseTimeInput(opts.startTime, nowNs, 'startTime');
+            const endTime = parseTimeInput(opts.endTime, nowNs, 'endTime');
+            // Snapshots are taken once per dataset per query.
+            const snaps = new Map<string, Snapshot | undefined>();
+            const data = {
+                snapshot(name: string) {
+                    if (!snaps.has(name)) snaps.set(name, stores.get(name)?.snapshot());
+                    return snaps.get(name);
+                },
+                datasetNames: () => [...stores.keys()],
+            };
+            const runOpts: RunOptions = {
+                now: nowNs,
+                startTime,
+                endTime,
+                cursor: opts.cursor || undefined,
+                includeCursor: opts.includeCursor,
+                limit: opts.limit,
+                maxLimit,
+                defaultLimit,
+                variables: opts.variables,
+                seed: opts.seed,
+                baseDir: options.baseDir,
+            };
+            const run = runQuery(apl, data, runOpts);
+            const ctx: RenderContext = {
+                startTime,
+                endTime,
+                now: nowNs,
+                elapsedMicros: (performance.now() - started) * 1000,
+                fieldsMeta: fieldsMeta(run.stats.datasets),
+            };
+            return { run, ctx };
+        },
+        async query(apl, opts) {
+            const started = performance.now();
+            const { run, ctx } = engine.run(apl, opts);
+            const result = renderTabular(run, ctx);
+            result.status.elapsedTime = Math.max(1, Math.round((performance.now() - started) * 1000));
+            return result;
+        },
+        async queryLegacyFormat(apl, opts) {
+            const started = performance.now();
+            const { run, ctx } = engine.run(apl, opts);
+            const result = renderLegacy(run, ctx);
+            result.status.elapsedTime = Math.max(1, Math.round((performance.now() - started) * 1000));
+            return result;
+        },
+        async queryLegacy(dataset, query, opts) {
+            if (!legacyExecutor) throw new Error('legacy queries are not available: no legacy executor is registered (setLegacyExecutor)');
+            return legacyExecutor(engine, dataset, query, opts);
+        },
+        setLegacyExecutor(executor) {
+            legacyExecutor = executor;
+        },
+        createDataset(name, hints) {
+            if (stores.has(name)) return;
+            const merged: DatasetSchemaHints = { ...sampleHints.get(name), ...hints };
+            stores.set(name, new DatasetStore(name, merged));
+        },
+        hasDataset: name => stores.has(name),
+        datasets: () => [...stores.keys()].sort(),
+        fields(dataset) {
+            const s = stores.get(dataset);
+            if (!s) return [];
+            return s.fieldList().map(f => ({ name: f.name, type: f.axiomType }));
+        },
+        deleteDataset: name => stores.delete(name),
+        stats(dataset) {
+            return stores.get(dataset)?.stats();
+        },
+        snapshot(dataset) {
+            return stores.get(dataset)?.snapshot();
+        },
+    };
+    return engine;
+}

@@ -1,0 +1,641 @@
+/**
+ * Grouping and aggregation: group ids from key vectors (dictionary codes for strings, hash maps
+ * for the rest), then one pass per aggregation. count/countif/sum/avg/min/max/dcount/percentile
+ * have specialised typed-array accumulators; every other aggregation runs the catalogue's
+ * accumulator per group.
+ */
+import type { AstNode } from 'langium';
+import type * as ast from '../generated/ast.js';
+import { lookupAggregate, type AggregateFunction, type EvalContext } from '../builtins/index.js';
+import { compareValues, canonicalKey } from '../builtins/functions-collections-util.js';
+import { nearestRank } from '../builtins/aggregates.js';
+import { Datetime, Timespan, type AplValue, type JsonValue } from '../values.js';
+import { BoolColumn, type Column, NumColumn, type ScalarType, StrColumn, TimeColumn, builderFor, columnFromValues, joinNs } from './columns.js';
+import { errorAt, unsupportedAt } from './errors.js';
+import { type Compiled, type QueryEnv, type Vec, compileExpr, defaultName, normType, triArray, vget } from './expr.js';
+import { Frame, type AggInfo, type FrameCol } from './frame.js';
+
+// ---------------------------------------------------------------------------------------------
+// Group ids
+
+export interface Grouping {
+    gids: Uint32Array;
+    count: number;
+    /** Logical row of each group's first row. */
+    first: Uint32Array;
+}
+
+function keyIds(v: Vec, n: number): { ids: Uint32Array; card: number } {
+    const ids = new Uint32Array(n);
+    if (v.c) return { ids, card: 1 };
+    const col = v.col;
+    const sel = v.sel;
+    if (col instanceof StrColumn) {
+        const map = new Int32Array(col.dict.length).fill(-1);
+        let card = 0;
+        const codes = col.codes;
+        for (let i = 0; i < n; i++) {
+            const c = codes[sel ? sel[i] : i];
+            let g = map[c];
+            if (g < 0) g = map[c] = card++;
+            ids[i] = g;
+        }
+        return { ids, card };
+    }
+    if (col instanceof BoolColumn) {
+        const map = [-1, -1, -1];
+        let card = 0;
+        for (let i = 0; i < n; i++) {
+            const c = col.vals[sel ? sel[i] : i];
+            let g = map[c];
+            if (g < 0) g = map[c] = card++;
+            ids[i] = g;
+        }
+        return { ids, card };
+    }
+    if (col instanceof NumColumn || col instanceof TimeColumn) {
+        const map = new Map<number, number>();
+        let nullId = -1;
+        let card = 0;
+        const vals = col instanceof NumColumn ? col.vals : col.ms;
+        const nulls = col instanceof NumColumn ? col.nulls : null;
+        const sub = col instanceof TimeColumn ? col.sub : null;
+        let subMap: Map<string, number> | undefined;
+        for (let i = 0; i < n; i++) {
+            const j = sel ? sel[i] : i;
+            const x = vals[j];
+            if ((nulls !== null && nulls[j] === 1) || x !== x) {
+                if (nullId < 0 && (nulls !== null || sub !== null)) nullId = card++;
+                if (nulls !== null || sub !== null) {
+                    ids[i] = nullId;
+                    continue;
+                }
+            }
+            if (sub !== null && sub[j] !== 0) {
+                subMap ??= new Map();
+                const k = `${x}:${sub[j]}`;
+                let g = subMap.get(k);
+                if (g === undefined) subMap.set(k, (g = card++));
+                ids[i] = g;
+                continue;
+            }
+            let g = map.get(x);
+            if (g === undefined) map.set(x, (g = card++));
+            ids[i] = g;
+        }
+        return { ids, card };
+    }
+    const map = new Map<string, number>();
+    let card = 0;
+    for (let i = 0; i < n; i++) {
+        const x = col.get(sel ? sel[i] : i);
+        const k = x === null ? '\u0000' : canonicalKey(x as AplValue);
+        let g = map.get(k);
+        if (g === undefined) map.set(k, (g = card++));
+        ids[i] = g;
+    }
+    return { ids, card };
+}
+
+/** Group ids over several key vectors; groups are numbered in order of first appearance. */
+export function groupRows(keys: Vec[], n: number): Grouping {
+    if (keys.length === 0) {
+        return { gids: new Uint32Array(n), count: n > 0 ? 1 : 0, first: new Uint32Array(n > 0 ? 1 : 0) };
+    }
+    let { ids, card } = keyIds(keys[0], n);
+    for (let k = 1; k < keys.length; k++) {
+        const next = keyIds(keys[k], n);
+        const out = new Uint32Array(n);
+        let count = 0;
+        if (card * next.card <= 1 << 22) {
+            const map = new Int32Array(card * next.card).fill(-1);
+            for (let i = 0; i < n; i++) {
+                const key = ids[i] * next.card + next.ids[i];
+                let g = map[key];
+                if (g < 0) g = map[key] = count++;
+                out[i] = g;
+            }
+        } else {
+            const map = new Map<number, number>();
+            for (let i = 0; i < n; i++) {
+                const key = ids[i] * next.card + next.ids[i];
+                let g = map.get(key);
+                if (g === undefined) map.set(key, (g = count++));
+                out[i] = g;
+            }
+        }
+        ids = out;
+        card = count;
+    }
+    const first = new Uint32Array(card).fill(0xffffffff);
+    for (let i = 0; i < n; i++) {
+        const g = ids[i];
+        if (first[g] === 0xffffffff) first[g] = i;
+    }
+    return { gids: ids, count: card, first };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Aggregation specs
+
+export interface AggSpec {
+    node: ast.FunctionCall;
+    fn: AggregateFunction;
+    args: Compiled[];
+    /** For arg_max/arg_min: extra output columns (name + compiled). */
+    extras?: { name: string; expr: Compiled }[];
+    outName: string;
+    outType: ScalarType;
+    info: AggInfo;
+}
+
+const ORDER_INSENSITIVE = new Set([
+    'count', 'countif', 'sum', 'sumif', 'avg', 'avgif', 'min', 'max', 'minif', 'maxif', 'dcount', 'dcountif', 'percentile',
+    'percentileif', 'percentiles_array', 'percentiles_arrayif', 'stdev', 'stdevif', 'variance', 'varianceif', 'histogram',
+    'histogramif', 'rate', 'topk', 'topkif',
+]);
+
+export function aggregateIsOrderInsensitive(name: string): boolean {
+    return ORDER_INSENSITIVE.has(name);
+}
+
+/** The aggregate calls in an expression (not descending into an aggregate's own arguments). */
+export function findAggregateCalls(e: ast.Expression | AstNode, out: ast.FunctionCall[] = []): ast.FunctionCall[] {
+    const node = e as ast.Expression;
+    if (node.$type === 'FunctionCall' && lookupAggregate((node as ast.FunctionCall).function)) {
+        out.push(node as ast.FunctionCall);
+        return out;
+    }
+    for (const [key, value] of Object.entries(node)) {
+        if (key.startsWith('$')) continue;
+        if (Array.isArray(value)) for (const v of value) if (v && typeof v === 'object' && '$type' in v) findAggregateCalls(v as ast.Expression, out);
+        if (value && typeof value === 'object' && '$type' in value) findAggregateCalls(value as ast.Expression, out);
+    }
+    return out;
+}
+
+export function compileAggregate(call: ast.FunctionCall, outName: string | undefined, frame: Frame, env: QueryEnv): AggSpec {
+    const fn = lookupAggregate(call.function)!;
+    if (!fn.accumulator) throw unsupportedAt(call, `the aggregation '${fn.name}'${fn.unsupported ? ` (${fn.unsupported})` : ''}`);
+    const isArg = fn.name === 'arg_max' || fn.name === 'arg_min';
+    const argNodes = call.arguments;
+    const args: Compiled[] = [];
+    const extras: { name: string; expr: Compiled }[] = [];
+    if (isArg) {
+        if (argNodes.length < 1) throw errorAt(call, `${fn.name} expects an expression`);
+        args.push(compileExpr(argNodes[0].expression, frame, env));
+        const firstName = argNodes[0].name ?? defaultName(argNodes[0].expression);
+        for (const a of argNodes.slice(1)) {
+            if (a.expression.$type === 'StarExpression') {
+                for (const c of frame.visible()) {
+                    if (c.name === firstName) continue;
+                    extras.push({ name: c.name, expr: compileExpr({ $type: 'BracketReference', name: c.name } as unknown as ast.Expression, frame, env) });
+                }
+                continue;
+            }
+            const name = a.name ?? defaultName(a.expression);
+            if (!name) throw errorAt(a, `name the extra expression of ${fn.name} (Name = Expr)`);
+            extras.push({ name, expr: compileExpr(a.expression, frame, env) });
+        }
+    } else {
+        for (const a of argNodes) args.push(compileExpr(a.expression, frame, env));
+    }
+    const argTypes = args.map(a => a.type);
+    const outType = normType(typeof fn.returns === 'function' ? fn.returns(argTypes) : fn.returns);
+    const argNames = argNodes.map(a => a.name ?? defaultName(a.expression) ?? '');
+    const name = outName ?? (isArg ? argNodes[0].name ?? defaultName(argNodes[0].expression) ?? fn.defaultColumnName(argNames) : fn.defaultColumnName(argNames));
+    const fields: string[] = [];
+    const constArgs: JsonValue[] = [];
+    argNodes.forEach((a, i) => {
+        const d = defaultName(a.expression);
+        if (d && !args[i]?.isConst) fields.push(d);
+        else if (args[i]?.isConst) constArgs.push(jsonOfConst(args[i].value ?? null));
+    });
+    return {
+        node: call,
+        fn,
+        args,
+        extras: isArg ? extras : undefined,
+        outName: name,
+        outType,
+        info: { name: fn.axiomAggName ?? 'computed', fields, args: constArgs },
+    };
+}
+
+function jsonOfConst(v: AplValue): JsonValue {
+    if (v instanceof Datetime || v instanceof Timespan) return v.toJSON();
+    return v as JsonValue;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running aggregations
+
+export interface AggContext {
+    env: QueryEnv;
+    /** Per-group time windows for rate(): [start, end) in ns. */
+    windows?: (g: number) => { start: bigint; end: bigint } | undefined;
+}
+
+/** Computes one aggregation over grouped rows: one output column per spec (+ extras for arg_*). */
+export function runAggregate(spec: AggSpec, frame: Frame, grouping: Grouping, actx: AggContext): Column[] {
+    const n = frame.length;
+    const { gids, count: G } = grouping;
+    const vecs = spec.args.map(a => a.run(frame));
+    const name = spec.fn.name;
+    const fast = fastAggregate(name, spec, vecs, gids, G, n);
+    if (fast) return [fast];
+    // Generic: the catalogue accumulator per group.
+    const acc = spec.fn.accumulator!;
+    const states: unknown[] = new Array(G);
+    for (let g = 0; g < G; g++) states[g] = acc.init();
+    const extraVecs = (spec.extras ?? []).map(e => e.expr.run(frame));
+    const nv = vecs.length;
+    const width = nv + extraVecs.length;
+    const vals: AplValue[] = new Array(width);
+    for (let i = 0; i < n; i++) {
+        for (let k = 0; k < nv; k++) vals[k] = vget(vecs[k], i);
+        for (let k = 0; k < extraVecs.length; k++) vals[nv + k] = vget(extraVecs[k], i);
+        const g = gids[i];
+        const next = acc.add(states[g], vals.slice());
+        if (next !== undefined) states[g] = next;
+    }
+    const argTypes = spec.args.map(a => a.type);
+    const baseCtx: EvalContext = { argTypes, resultType: spec.outType, now: actx.env.now, startTime: actx.env.startTime, endTime: actx.env.endTime };
+    const results: AplValue[] = new Array(G);
+    for (let g = 0; g < G; g++) {
+        const w = actx.windows?.(g);
+        const ctx = w ? { ...baseCtx, startTime: w.start, endTime: w.end } : baseCtx;
+        const r = acc.result(states[g], ctx);
+        results[g] = r === undefined ? null : r;
+    }
+    if (spec.extras) {
+        // arg_max / arg_min: the result is the whole argument row.
+        const cols: Column[] = [];
+        const width2 = 1 + spec.extras.length;
+        for (let k = 0; k < width2; k++) {
+            const type = k === 0 ? spec.outType : spec.extras[k - 1].expr.type;
+            const src = k === 0 ? 0 : nv + k - 1;
+            cols.push(columnFromValues(type, results.map(r => (Array.isArray(r) ? ((r as AplValue[])[src] ?? null) : null))));
+        }
+        return cols;
+    }
+    return [columnFromValues(spec.outType, results)];
+}
+
+function numVec(v: Vec): NumColumn | undefined {
+    return !v.c && v.col instanceof NumColumn ? v.col : undefined;
+}
+
+function fastAggregate(name: string, spec: AggSpec, vecs: Vec[], gids: Uint32Array, G: number, n: number): Column | undefined {
+    switch (name) {
+        case 'count': {
+            const out = new Float64Array(G);
+            for (let i = 0; i < n; i++) out[gids[i]]++;
+            return new NumColumn('long', out, null, G);
+        }
+        case 'countif': {
+            const t = triArray(vecs[0], n);
+            const out = new Float64Array(G);
+            for (let i = 0; i < n; i++) if (t[i] === 1) out[gids[i]]++;
+            return new NumColumn('long', out, null, G);
+        }
+        case 'sum':
+        case 'avg': {
+            const col = numVec(vecs[0]);
+            if (!col) return undefined;
+            const sel = (vecs[0] as { sel: Uint32Array | null }).sel;
+            const sums = new Float64Array(G);
+            const counts = new Float64Array(G);
+            const vals = col.vals;
+            const nulls = col.nulls;
+            for (let i = 0; i < n; i++) {
+                const j = sel ? sel[i] : i;
+                if (nulls !== null && nulls[j] === 1) continue;
+                const g = gids[i];
+                sums[g] += vals[j];
+                counts[g]++;
+            }
+            if (name === 'sum') {
+                if (spec.outType === 'long') for (let g = 0; g < G; g++) if (!Number.isSafeInteger(sums[g])) sums[g] = Number(BigInt.asIntN(64, BigInt(Math.trunc(sums[g]))));
+                return new NumColumn(spec.outType === 'long' ? 'long' : 'real', sums, null, G);
+            }
+            const nullsOut = new Uint8Array(G);
+            let anyNull = false;
+            for (let g = 0; g < G; g++) {
+                if (counts[g] === 0) {
+                    nullsOut[g] = 1;
+                    anyNull = true;
+                } else sums[g] /= counts[g];
+            }
+            return new NumColumn('real', sums, anyNull ? nullsOut : null, G);
+        }
+        case 'min':
+        case 'max': {
+            const v = vecs[0];
+            const sign = name === 'max' ? 1 : -1;
+            const col = numVec(v);
+            if (col) {
+                const sel = (v as { sel: Uint32Array | null }).sel;
+                const best = new Float64Array(G);
+                const seen = new Uint8Array(G);
+                for (let i = 0; i < n; i++) {
+                    const j = sel ? sel[i] : i;
+                    if (col.nulls !== null && col.nulls[j] === 1) continue;
+                    const x = col.vals[j];
+                    if (x !== x) continue;
+                    const g = gids[i];
+                    if (seen[g] === 0 || (sign > 0 ? x > best[g] : x < best[g])) {
+                        best[g] = x;
+                        seen[g] = 1;
+                    }
+                }
+                const nulls = new Uint8Array(G);
+                let any = false;
+                for (let g = 0; g < G; g++) if (!seen[g]) {
+                    nulls[g] = 1;
+                    any = true;
+                }
+                return new NumColumn(col.type, best, any ? nulls : null, G);
+            }
+            if (!v.c && v.col instanceof TimeColumn) {
+                const tc = v.col;
+                const sel = v.sel;
+                const ms = new Float64Array(G).fill(NaN);
+                const sub = new Int32Array(G);
+                for (let i = 0; i < n; i++) {
+                    const j = sel ? sel[i] : i;
+                    const m = tc.ms[j];
+                    if (m !== m) continue;
+                    const g = gids[i];
+                    const bm = ms[g];
+                    const s = tc.sub[j];
+                    if (bm !== bm || (sign > 0 ? m > bm || (m === bm && s > sub[g]) : m < bm || (m === bm && s < sub[g]))) {
+                        ms[g] = m;
+                        sub[g] = s;
+                    }
+                }
+                return new TimeColumn(tc.type, ms, sub, G);
+            }
+            return undefined;
+        }
+        case 'dcount': {
+            const v = vecs[0];
+            if (v.c || !(v.col instanceof StrColumn)) return undefined;
+            const col = v.col;
+            const sel = v.sel;
+            const D = col.dict.length;
+            const out = new Float64Array(G);
+            if (G * D <= 1 << 25) {
+                const seen = new Uint8Array(G * D);
+                for (let i = 0; i < n; i++) {
+                    const c = col.codes[sel ? sel[i] : i];
+                    if (c === 0) continue;
+                    const g = gids[i];
+                    const k = g * D + c;
+                    if (seen[k] === 0) {
+                        seen[k] = 1;
+                        out[g]++;
+                    }
+                }
+            } else {
+                const seen = new Set<number>();
+                for (let i = 0; i < n; i++) {
+                    const c = col.codes[sel ? sel[i] : i];
+                    if (c === 0) continue;
+                    const g = gids[i];
+                    const k = g * D + c;
+                    if (!seen.has(k)) {
+                        seen.add(k);
+                        out[g]++;
+                    }
+                }
+            }
+            return new NumColumn('long', out, null, G);
+        }
+        case 'percentile':
+        case 'percentiles_array': {
+            const v = vecs[0];
+            const col = numVec(v);
+            if (!col) return undefined;
+            const ranks: number[] = [];
+            for (let k = 1; k < vecs.length; k++) {
+                const r = vecs[k];
+                if (!r.c) return undefined;
+                if (typeof r.v === 'number') ranks.push(r.v);
+                else if (Array.isArray(r.v)) for (const x of r.v) if (typeof x === 'number') ranks.push(x);
+            }
+            if (ranks.length === 0) return undefined;
+            const sel = (v as { sel: Uint32Array | null }).sel;
+            const counts = new Uint32Array(G + 1);
+            for (let i = 0; i < n; i++) {
+                const j = sel ? sel[i] : i;
+                if (col.nulls !== null && col.nulls[j] === 1) continue;
+                const x = col.vals[j];
+                if (x !== x) continue;
+                counts[gids[i] + 1]++;
+            }
+            for (let g = 0; g < G; g++) counts[g + 1] += counts[g];
+            const pos = counts.slice(0, G);
+            const all = new Float64Array(counts[G]);
+            for (let i = 0; i < n; i++) {
+                const j = sel ? sel[i] : i;
+                if (col.nulls !== null && col.nulls[j] === 1) continue;
+                const x = col.vals[j];
+                if (x !== x) continue;
+                all[pos[gids[i]]++] = x;
+            }
+            const pick = (seg: Float64Array, p: number): number | null => {
+                const m = seg.length;
+                if (m === 0 || !Number.isFinite(p)) return null;
+                const rank = Math.min(m, Math.max(1, Math.ceil((p * m) / 100)));
+                return seg[rank - 1];
+            };
+            if (name === 'percentile') {
+                const out = new Float64Array(G);
+                const nulls = new Uint8Array(G);
+                let any = false;
+                for (let g = 0; g < G; g++) {
+                    const seg = all.subarray(counts[g], counts[g + 1]);
+                    seg.sort();
+                    const r = pick(seg, ranks[0]);
+                    if (r === null) {
+                        nulls[g] = 1;
+                        any = true;
+                    } else out[g] = r;
+                }
+                return new NumColumn(spec.outType === 'long' ? 'long' : 'real', out, any ? nulls : null, G);
+            }
+            const vals: AplValue[] = [];
+            for (let g = 0; g < G; g++) {
+                const seg = all.subarray(counts[g], counts[g + 1]);
+                seg.sort();
+                vals.push(ranks.map(p => pick(seg, p)));
+            }
+            return columnFromValues('dynamic', vals);
+        }
+    }
+    return undefined;
+}
+
+// Keep nearestRank referenced: the specialised percentile above implements the same rule.
+void nearestRank;
+
+// ---------------------------------------------------------------------------------------------
+// Key columns and group ordering
+
+/** Gathers the key value of each group (from its first row). */
+export function keyColumn(v: Vec, type: ScalarType, first: Uint32Array): Column {
+    const G = first.length;
+    if (!v.c && v.col instanceof StrColumn) {
+        const codes = new Uint32Array(G);
+        for (let g = 0; g < G; g++) codes[g] = v.col.codes[v.sel ? v.sel[first[g]] : first[g]];
+        return new StrColumn(codes, v.col.dict, G, v.col.index);
+    }
+    if (!v.c && v.col instanceof TimeColumn) {
+        const ms = new Float64Array(G);
+        const sub = new Int32Array(G);
+        for (let g = 0; g < G; g++) {
+            const j = v.sel ? v.sel[first[g]] : first[g];
+            ms[g] = v.col.ms[j];
+            sub[g] = v.col.sub[j];
+        }
+        return new TimeColumn(v.col.type, ms, sub, G);
+    }
+    const b = builderFor(type, G);
+    for (let g = 0; g < G; g++) b.push(vget(v, first[g]));
+    return b.build();
+}
+
+/** A permutation of groups sorted by their key columns ascending (nulls first). */
+export function sortGroupsByKeys(keys: Column[], G: number): Uint32Array {
+    const perm = new Uint32Array(G);
+    for (let g = 0; g < G; g++) perm[g] = g;
+    if (keys.length === 0 || G < 2) return perm;
+    const cmps = keys.map(k => comparatorFor(k, false, 'first'));
+    perm.sort((a, b) => {
+        for (const c of cmps) {
+            const r = c(a, b);
+            if (r !== 0) return r;
+        }
+        return a - b;
+    });
+    return perm;
+}
+
+/** A comparator over two physical rows of a column (nulls first or last, then value order). */
+export function comparatorFor(col: Column, desc: boolean, nulls: 'first' | 'last'): (a: number, b: number) => number {
+    const sgn = desc ? -1 : 1;
+    const nullCmp = nulls === 'first' ? -1 : 1;
+    if (col instanceof NumColumn) {
+        const v = col.vals;
+        const nl = col.nulls;
+        return (a, b) => {
+            if (nl !== null) {
+                const na = nl[a] === 1;
+                const nb = nl[b] === 1;
+                if (na || nb) return na && nb ? 0 : na ? nullCmp : -nullCmp;
+            }
+            const x = v[a];
+            const y = v[b];
+            if (x === y) return 0;
+            if (x !== x) return y !== y ? 0 : sgn;
+            if (y !== y) return -sgn;
+            return x < y ? -sgn : sgn;
+        };
+    }
+    if (col instanceof TimeColumn) {
+        const m = col.ms;
+        const s = col.sub;
+        return (a, b) => {
+            const x = m[a];
+            const y = m[b];
+            const na = x !== x;
+            const nb = y !== y;
+            if (na || nb) return na && nb ? 0 : na ? nullCmp : -nullCmp;
+            if (x !== y) return x < y ? -sgn : sgn;
+            const d = s[a] - s[b];
+            return d === 0 ? 0 : d < 0 ? -sgn : sgn;
+        };
+    }
+    if (col instanceof StrColumn) {
+        const dict = col.dict;
+        // Rank the dictionary once: integer compares in the sort.
+        const order = Array.from({ length: dict.length - 1 }, (_, k) => k + 1).sort((a, b) => (dict[a] < dict[b] ? -1 : dict[a] > dict[b] ? 1 : 0));
+        const rank = new Uint32Array(dict.length);
+        let r = 0;
+        for (let k = 0; k < order.length; k++) {
+            if (k > 0 && dict[order[k]] !== dict[order[k - 1]]) r++;
+            rank[order[k]] = r;
+        }
+        const codes = col.codes;
+        return (a, b) => {
+            const ca = codes[a];
+            const cb = codes[b];
+            if (ca === 0 || cb === 0) return ca === cb ? 0 : ca === 0 ? nullCmp : -nullCmp;
+            const d = rank[ca] - rank[cb];
+            return d === 0 ? 0 : d < 0 ? -sgn : sgn;
+        };
+    }
+    if (col instanceof BoolColumn) {
+        const v = col.vals;
+        return (a, b) => {
+            const x = v[a];
+            const y = v[b];
+            if (x === 2 || y === 2) return x === y ? 0 : x === 2 ? nullCmp : -nullCmp;
+            return x === y ? 0 : x < y ? -sgn : sgn;
+        };
+    }
+    return (a, b) => {
+        const x = col.get(a);
+        const y = col.get(b);
+        if (x === null || y === null) return x === y ? 0 : x === null ? nullCmp : -nullCmp;
+        return sgn * compareValues(x as never, y as never);
+    };
+}
+
+/** Applies a group permutation to a column. */
+export function permute(col: Column, perm: Uint32Array): Column {
+    let identity = true;
+    for (let i = 0; i < perm.length; i++) if (perm[i] !== i) {
+        identity = false;
+        break;
+    }
+    if (identity) return col;
+    if (col instanceof NumColumn) {
+        const v = new Float64Array(perm.length);
+        const nl = col.nulls ? new Uint8Array(perm.length) : null;
+        for (let i = 0; i < perm.length; i++) {
+            v[i] = col.vals[perm[i]];
+            if (nl) nl[i] = col.nulls![perm[i]];
+        }
+        return new NumColumn(col.type, v, nl, perm.length);
+    }
+    if (col instanceof StrColumn) {
+        const c = new Uint32Array(perm.length);
+        for (let i = 0; i < perm.length; i++) c[i] = col.codes[perm[i]];
+        return new StrColumn(c, col.dict, perm.length, col.index);
+    }
+    if (col instanceof TimeColumn) {
+        const m = new Float64Array(perm.length);
+        const s = new Int32Array(perm.length);
+        for (let i = 0; i < perm.length; i++) {
+            m[i] = col.ms[perm[i]];
+            s[i] = col.sub[perm[i]];
+        }
+        return new TimeColumn(col.type, m, s, perm.length);
+    }
+    const vals: AplValue[] = [];
+    for (let i = 0; i < perm.length; i++) vals.push(col.get(perm[i]));
+    return columnFromValues(col.type, vals);
+}
+
+export function frameColOf(name: string, col: Column, agg?: AggInfo): FrameCol {
+    return { name, type: col.type, data: col, sel: null, agg };
+}
+
+export function timeNsOf(v: AplValue): bigint | undefined {
+    if (v instanceof Datetime || v instanceof Timespan) return v.ns;
+    return undefined;
+}
+
+export { joinNs };

@@ -1,0 +1,320 @@
+/**
+ * Renders query runs in the service's two shapes (API.md §4.3 tabular, §4.4/§5.3 legacy), with
+ * the full status object (§4.5).
+ */
+import { Datetime, Timespan, formatDatetime, formatGoDuration, type AplValue, type JsonValue } from '../values.js';
+import { canonicalKey } from '../builtins/functions-collections-util.js';
+import { axiomFieldType } from '../types/apl-types.js';
+import type { ScalarType } from './columns.js';
+import { Frame, ROWID, type AggInfo, type FrameCol, cellOf } from './frame.js';
+import type { QueryRun } from './query.js';
+
+export interface QueryMessage {
+    priority: string;
+    count: number;
+    code: string;
+    msg: string;
+}
+
+export interface QueryStatus {
+    elapsedTime: number;
+    blocksExamined: number;
+    rowsExamined: number;
+    rowsMatched: number;
+    numGroups: number;
+    isPartial: boolean;
+    cacheStatus: number;
+    minBlockTime: string;
+    maxBlockTime: string;
+    minCursor?: string;
+    maxCursor?: string;
+    isEstimate: boolean;
+    messages: QueryMessage[];
+}
+
+export interface TabularField {
+    name: string;
+    type: string;
+    agg?: AggInfo;
+}
+
+export interface TabularTable {
+    name: string;
+    sources: { name: string }[];
+    fields: TabularField[];
+    order: { field: string; desc: boolean }[];
+    groups: { name: string }[];
+    range?: { field: string; start: string; end: string };
+    buckets?: { field: string; size: number };
+    columns: JsonValue[][];
+}
+
+export interface FieldMeta {
+    name: string;
+    type: string;
+    unit: string;
+    hidden: boolean;
+    description: string;
+}
+
+export interface TabularResult {
+    format: 'tabular';
+    status: QueryStatus;
+    tables: TabularTable[];
+    datasetNames: string[];
+    fieldsMetaMap: Record<string, FieldMeta[]>;
+}
+
+export interface LegacyMatch {
+    _time: string;
+    _sysTime: string;
+    _rowId: string;
+    data: Record<string, JsonValue>;
+}
+
+export interface LegacyEntryGroup {
+    id: number;
+    group: Record<string, JsonValue>;
+    aggregations: { op: string; value: JsonValue }[];
+}
+
+export interface LegacyInterval {
+    startTime: string;
+    endTime: string;
+    groups: LegacyEntryGroup[];
+}
+
+export interface AplLegacyResult {
+    format: 'legacy';
+    request: { startTime: string; endTime: string; resolution: string; [k: string]: unknown };
+    status: QueryStatus;
+    matches: LegacyMatch[];
+    buckets: { series: LegacyInterval[]; totals: LegacyEntryGroup[] };
+    datasetNames: string[];
+    fieldsMetaMap: Record<string, FieldMeta[]>;
+}
+
+export const ZERO_TIME = '0001-01-01T00:00:00Z';
+
+/** A cell as it goes out on the wire. */
+export function jsonCell(v: AplValue, type: ScalarType): JsonValue {
+    if (v === null || v === undefined) return null;
+    if (v instanceof Datetime) return formatDatetime(v.ns);
+    if (v instanceof Timespan) return formatGoDuration(v.ns);
+    if (typeof v === 'number') return Number.isFinite(v) ? v : null;
+    if (type === 'dynamic' && typeof v === 'object') return deepJson(v as JsonValue);
+    return v as JsonValue;
+}
+
+function deepJson(v: unknown): JsonValue {
+    if (v instanceof Datetime || v instanceof Timespan) return v.toJSON();
+    if (Array.isArray(v)) return v.map(deepJson);
+    if (v !== null && typeof v === 'object') {
+        const o: Record<string, JsonValue> = {};
+        for (const [k, x] of Object.entries(v)) o[k] = deepJson(x);
+        return o;
+    }
+    if (typeof v === 'number' && !Number.isFinite(v)) return null;
+    return v as JsonValue;
+}
+
+/** Axiom's type name for a column; dynamic columns are described by the values they hold. */
+export function fieldType(c: FrameCol, n: number): string {
+    if (c.type !== 'dynamic') return axiomFieldType(c.type);
+    const kinds = new Set<string>();
+    for (let i = 0; i < n && kinds.size < 8; i++) {
+        const v = cellOf(c, i);
+        if (v === null || v === undefined) continue;
+        if (typeof v === 'string') kinds.add('string');
+        else if (typeof v === 'number') kinds.add(Number.isInteger(v) ? 'integer' : 'float');
+        else if (typeof v === 'boolean') kinds.add('boolean');
+        else if (v instanceof Datetime) kinds.add('datetime');
+        else if (v instanceof Timespan) kinds.add('timespan');
+        else if (Array.isArray(v)) kinds.add('array');
+        else kinds.add('map');
+    }
+    if (kinds.size === 0) return 'unknown';
+    return [...kinds].sort().join('|');
+}
+
+export interface RenderContext {
+    startTime?: bigint;
+    endTime?: bigint;
+    now: bigint;
+    elapsedMicros: number;
+    fieldsMeta: Record<string, FieldMeta[]>;
+}
+
+export function buildStatus(run: QueryRun, ctx: RenderContext, cursors: { min?: string; max?: string }): QueryStatus {
+    const s = run.stats;
+    const status: QueryStatus = {
+        elapsedTime: Math.max(1, Math.round(ctx.elapsedMicros)),
+        blocksExamined: s.blocksExamined,
+        rowsExamined: s.rowsExamined,
+        rowsMatched: s.rowsMatched ?? 0,
+        numGroups: s.numGroups,
+        isPartial: false,
+        cacheStatus: 1,
+        minBlockTime: s.minBlockTime !== undefined ? formatDatetime(s.minBlockTime) : ZERO_TIME,
+        maxBlockTime: s.maxBlockTime !== undefined ? formatDatetime(s.maxBlockTime) : ZERO_TIME,
+        isEstimate: s.estimate,
+        messages: s.messages,
+    };
+    if (cursors.min !== undefined) status.minCursor = cursors.min;
+    if (cursors.max !== undefined) status.maxCursor = cursors.max;
+    return status;
+}
+
+function cursorsOf(frame: Frame | undefined): { min?: string; max?: string } {
+    const c = frame?.find(ROWID);
+    if (!frame || !c || frame.length === 0) return {};
+    let min: string | undefined;
+    let max: string | undefined;
+    for (let i = 0; i < frame.length; i++) {
+        const v = cellOf(c, i);
+        if (typeof v !== 'string') continue;
+        if (min === undefined || v < min) min = v;
+        if (max === undefined || v > max) max = v;
+    }
+    return { min, max };
+}
+
+function range(ctx: RenderContext): { field: string; start: string; end: string } {
+    return {
+        field: '_time',
+        start: formatDatetime(ctx.startTime ?? 0n),
+        end: formatDatetime(ctx.endTime ?? ctx.now),
+    };
+}
+
+function renderTable(name: string, frame: Frame, sources: string[], ctx: RenderContext, withRange: boolean): TabularTable {
+    const vis = frame.visible();
+    const n = frame.length;
+    const fields: TabularField[] = vis.map(c => {
+        const f: TabularField = { name: c.name, type: fieldType(c, n) };
+        if (c.agg) f.agg = c.agg;
+        return f;
+    });
+    const columns: JsonValue[][] = vis.map(c => {
+        const out: JsonValue[] = new Array(n);
+        for (let i = 0; i < n; i++) out[i] = jsonCell(cellOf(c, i), c.type);
+        return out;
+    });
+    const t: TabularTable = {
+        name,
+        sources: sources.map(s => ({ name: s })),
+        fields,
+        order: frame.meta.order ?? [],
+        groups: (frame.meta.groups ?? []).map(g => ({ name: g })),
+        columns,
+    };
+    if (withRange) t.range = range(ctx);
+    if (frame.meta.buckets) t.buckets = frame.meta.buckets;
+    return t;
+}
+
+export function renderTabular(run: QueryRun, ctx: RenderContext): TabularResult {
+    const tables: TabularTable[] = [];
+    const sources = run.stats.datasets;
+    run.tables.forEach((f, i) => {
+        tables.push(renderTable(String(i), f, sources, ctx, true));
+    });
+    const totals = run.tables[0]?.meta.totals;
+    if (totals) tables.push(renderTable('_totals', totals, sources, ctx, true));
+    return {
+        format: 'tabular',
+        status: buildStatus(run, ctx, cursorsOf(run.tables[0])),
+        tables,
+        datasetNames: sources,
+        fieldsMetaMap: Object.fromEntries(sources.map(s => [s, ctx.fieldsMeta[s] ?? []])),
+    };
+}
+
+/** APL results in the legacy shape: `matches` for row queries, `buckets` for aggregations. */
+export function renderLegacy(run: QueryRun, ctx: RenderContext): AplLegacyResult {
+    const frame = run.tables[0];
+    const vis = frame.visible();
+    const aggregated = vis.some(c => c.agg !== undefined) || frame.meta.groups !== undefined;
+    const matches: LegacyMatch[] = [];
+    const series: LegacyInterval[] = [];
+    let totals: LegacyEntryGroup[] = [];
+    const nowText = formatDatetime(ctx.now);
+    if (!aggregated) {
+        const time = frame.find('_time');
+        const sys = frame.find('_sysTime');
+        const rid = frame.find(ROWID);
+        const dataCols = vis.filter(c => c.name !== '_time' && c.name !== '_sysTime');
+        for (let i = 0; i < frame.length; i++) {
+            const t = time ? cellOf(time, i) : null;
+            const st = sys ? cellOf(sys, i) : null;
+            const data: Record<string, JsonValue> = {};
+            for (const c of dataCols) {
+                const v = cellOf(c, i);
+                if (v !== null && v !== undefined) data[c.name] = jsonCell(v, c.type);
+            }
+            matches.push({
+                _time: t instanceof Datetime ? formatDatetime(t.ns) : nowText,
+                _sysTime: st instanceof Datetime ? formatDatetime(st.ns) : t instanceof Datetime ? formatDatetime(t.ns) : nowText,
+                _rowId: rid ? String(cellOf(rid, i) ?? '') : '',
+                data,
+            });
+        }
+    } else {
+        const groupNames = frame.meta.groups ?? [];
+        const aggCols = vis.filter(c => c.agg !== undefined || (!groupNames.includes(c.name) && c.name !== frame.meta.buckets?.field));
+        const ids = new Map<string, number>();
+        const idOf = (group: Record<string, JsonValue>): number => {
+            const k = canonicalKey(group as never);
+            let id = ids.get(k);
+            if (id === undefined) ids.set(k, (id = ids.size));
+            return id;
+        };
+        const entry = (f: Frame, i: number, cols: FrameCol[]): LegacyEntryGroup => {
+            const group: Record<string, JsonValue> = {};
+            for (const g of groupNames) {
+                const c = f.find(g);
+                if (c) group[g] = jsonCell(cellOf(c, i), c.type);
+            }
+            return { id: idOf(group), group, aggregations: cols.map(c => ({ op: c.name, value: jsonCell(cellOf(c, i), c.type) })) };
+        };
+        const totalsFrame = frame.meta.totals;
+        if (totalsFrame) {
+            const tAgg = totalsFrame.visible().filter(c => !groupNames.includes(c.name));
+            for (let i = 0; i < totalsFrame.length; i++) totals.push(entry(totalsFrame, i, tAgg));
+        }
+        const b = frame.meta.buckets;
+        const timeCol = b ? frame.find(b.field) : undefined;
+        if (b && timeCol) {
+            const byStart = new Map<string, LegacyInterval>();
+            for (let i = 0; i < frame.length; i++) {
+                const t = cellOf(timeCol, i);
+                if (!(t instanceof Datetime)) continue;
+                const key = formatDatetime(t.ns);
+                let iv = byStart.get(key);
+                if (!iv) {
+                    iv = { startTime: key, endTime: formatDatetime(t.ns + BigInt(b.size)), groups: [] };
+                    byStart.set(key, iv);
+                    series.push(iv);
+                }
+                iv.groups.push(entry(frame, i, aggCols));
+            }
+        } else {
+            totals = [];
+            for (let i = 0; i < frame.length; i++) totals.push(entry(frame, i, aggCols));
+        }
+    }
+    const sources = run.stats.datasets;
+    return {
+        format: 'legacy',
+        request: {
+            startTime: formatDatetime(ctx.startTime ?? 0n),
+            endTime: formatDatetime(ctx.endTime ?? ctx.now),
+            resolution: frame.meta.buckets ? formatGoDuration(BigInt(frame.meta.buckets.size)) : 'auto',
+        },
+        status: buildStatus(run, ctx, cursorsOf(frame)),
+        matches,
+        buckets: { series, totals },
+        datasetNames: sources,
+        fieldsMetaMap: Object.fromEntries(sources.map(s => [s, ctx.fieldsMeta[s] ?? []])),
+    };
+}

@@ -1,0 +1,525 @@
+import type { IToken } from 'chevrotain';
+import { CstUtils, GrammarAST, type AstNode, type LangiumDocument } from 'langium';
+import { DefaultCompletionProvider, type CompletionProviderOptions, type NextFeature } from 'langium/lsp';
+import {
+    CompletionItemKind,
+    CompletionList,
+    InsertTextFormat,
+    type CompletionItem,
+    type CompletionParams,
+    type Range,
+} from 'vscode-languageserver';
+import type { AplServices } from '../apl-module.js';
+import {
+    AGGREGATES,
+    SCALAR_FUNCTIONS,
+    SCALAR_OPERATORS,
+    TABULAR_OPERATORS,
+    formatSignature,
+    lookupTabularOperator,
+    type AggregateFunction,
+    type ScalarFunction,
+} from '../builtins/index.js';
+import * as ast from '../generated/ast.js';
+import { SYS_TIME_FIELD } from '../schema/schema-provider.js';
+import { isTabularOperatorNode, mergeByName, type AplTypeComputer } from '../types/apl-type-computer.js';
+import type { ColumnType, RowType } from '../types/apl-types.js';
+import { functionMarkdown, tabularOperatorMarkdown } from './apl-docs.js';
+import { isPlainIdentifier, quoteName } from './apl-names.js';
+
+/** Rules whose keywords are names, not keywords, when completing. */
+const NAME_RULES = new Set(['Name', 'MemberName', 'ColumnName', 'TypeName', 'OptionName']);
+
+/** Clause keywords offered when the grammar allows them (never operators or statement words). */
+const CLAUSE_KEYWORDS = new Set([
+    'by', 'asc', 'desc', 'granny-asc', 'granny-desc', 'nulls', 'first', 'last', 'on', 'with', 'as', 'to', 'typeof',
+    'step', 'from', 'default', 'limit', 'range',
+]);
+
+/** Options written `name=value`. */
+const OPTION_KEYWORDS = new Set(['kind', 'flags', 'withsource', 'isfuzzy', 'with_itemindex', 'bagexpansion', 'replaceToken', 'replaceHash', 'redactGroups']);
+
+/** Word operators offered after an operand in predicates. */
+const WORD_OPERATORS = new Set(SCALAR_OPERATORS.map(o => o.name).filter(n => /^!?[a-z]/.test(n)));
+const PREDICATE_STAGES = new Set(['where', 'search', 'extend', 'extend-valid', 'project', 'print', 'let']);
+
+/** Words that start a statement or a source. */
+const SOURCE_KEYWORDS = ['let', 'set', 'declare', 'print', 'datatable', 'externaldata', 'union', 'search'];
+
+const TABULAR_NAMES = new Set(TABULAR_OPERATORS.flatMap(o => [o.name, ...(o.aliases ?? [])]));
+
+/** Known values of `kind=` per operator. */
+const KIND_VALUES: Record<string, string[]> = {
+    join: ['inner', 'innerunique', 'leftouter', 'rightouter', 'fullouter', 'leftanti', 'rightanti', 'leftsemi', 'rightsemi'],
+    lookup: ['leftouter', 'inner'],
+    parse: ['simple', 'regex', 'relaxed'],
+    'parse-where': ['simple', 'regex'],
+    'mv-expand': ['bag', 'array'],
+    search: ['default', 'case_insensitive', 'case_sensitive'],
+};
+
+const enum Sort {
+    Column = '1',
+    Let = '2',
+    Function = '3',
+    Keyword = '4',
+    Operator = '5',
+    Last = '9',
+}
+
+/** Where the cursor is, from the tokens before it. */
+interface TokenContext {
+    tokens: IToken[];
+    previous?: IToken;
+    /** The keyword of the tabular stage (or statement) the cursor is in: `where`, `summarize`, `let`, ... */
+    stage?: string;
+    /** How many `(` are open inside the stage before the cursor. */
+    openParens: number;
+    /** Inside the argument list of a call. */
+    inCall: boolean;
+    /** The stage's clause keyword seen last at depth 0 (`by`, `on`, ...). */
+    lastClause?: string;
+    sourcePosition: boolean;
+}
+
+/**
+ * Completion for APL: datasets at a query's start, fields of the row in scope (dotted names inserted
+ * as `['geo.city']`, also inside `['geo.` and after `geo.`), tabular operators after `|`,
+ * aggregations in summarize/make-series and scalar functions elsewhere (as snippets), `let` names,
+ * and only the clause keywords the grammar allows at the cursor.
+ */
+export class AplCompletionProvider extends DefaultCompletionProvider {
+    private readonly types: AplTypeComputer;
+
+    override readonly completionOptions: CompletionProviderOptions = {
+        triggerCharacters: ['|', '.', '[', "'", '(', ','],
+    };
+
+    constructor(services: AplServices) {
+        super(services);
+        this.types = services.types.TypeComputer;
+    }
+
+    override async getCompletion(document: LangiumDocument, params: CompletionParams): Promise<CompletionList | undefined> {
+        const text = document.textDocument.getText();
+        const offset = document.textDocument.offsetAt(params.position);
+        const items = this.complete(document, text, offset);
+        return CompletionList.create(items, false);
+    }
+
+    private complete(document: LangiumDocument, text: string, offset: number): CompletionItem[] {
+        const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
+        const lineBefore = text.slice(lineStart, offset);
+        if (this.inCommentOrString(text, offset, lineBefore)) return [];
+
+        // `['geo.` : a bracketed name being typed.
+        const bracket = /\[\s*(['"])((?:[^'"\\\n]|\\.)*)$/.exec(lineBefore);
+        if (bracket) return this.completeBracket(document, text, offset, offset - bracket[0].length, bracket[2]);
+
+        // `geo.ci` : a dotted name.
+        const dotted = /(?:^|[^A-Za-z0-9_$.\]'")])((?:[A-Za-z_$][A-Za-z0-9_$]*\.)+)([A-Za-z0-9_$]*)$/.exec(lineBefore);
+        if (dotted) return this.completeDotted(document, text, offset, dotted[1].slice(0, -1), dotted[2]);
+
+        const word = /[A-Za-z_$][A-Za-z0-9_$-]*$/.exec(lineBefore)?.[0] ?? '';
+        // A new name is being written (`let x`, `extend x`): nothing to offer.
+        if (/\blet\s+[A-Za-z_$]*$/.test(lineBefore)) return [];
+        const wordStart = offset - word.length;
+        const range = this.rangeOf(document, wordStart, offset + (/^[A-Za-z0-9_$]*/.exec(text.slice(offset))?.[0].length ?? 0));
+        const tokens = this.lexer.tokenize(text.slice(0, wordStart)).tokens;
+        const context = this.tokenContext(text, tokens, wordStart);
+
+        // `kind=` : an option's value.
+        const option = /\b([A-Za-z_]+)\s*=\s*$/.exec(text.slice(Math.max(0, wordStart - 40), wordStart));
+        if (option && OPTION_KEYWORDS.has(option[1]) && context.previous?.image === '=') {
+            const values = option[1] === 'kind' ? KIND_VALUES[context.stage ?? ''] ?? [] : option[1] === 'isfuzzy' || option[1] === 'replaceHash' || option[1] === 'redactGroups' ? ['true', 'false'] : [];
+            return this.filter(word, values.map(v => ({ label: v, kind: CompletionItemKind.EnumMember, sortText: Sort.Keyword + v, textEdit: { range, newText: v } })));
+        }
+
+        const features = this.findFeaturesAt(document.textDocument, wordStart);
+        const keywords = new Set<string>();
+        let expectsExpression = false;
+        let expectsColumn = false;
+        for (const f of features) {
+            const rule = ruleOf(f.feature);
+            if (GrammarAST.isKeyword(f.feature) && !NAME_RULES.has(rule ?? '')) keywords.add(f.feature.value);
+            if (f.property === 'function' || f.type === 'BracketReference' || (f.property === 'name' && rule === 'Name' && !f.type)) expectsExpression = true;
+            if (f.property === 'segments' || (f.type === 'ColumnPattern' && f.property === 'columns')) expectsColumn = true;
+        }
+        const items: CompletionItem[] = [];
+
+        // After `|`: the tabular operators.
+        if (context.previous?.image === '|') {
+            for (const entry of TABULAR_OPERATORS) {
+                for (const name of [entry.name, ...(entry.aliases ?? [])]) {
+                    if (!keywords.has(name)) continue;
+                    items.push({
+                        label: name,
+                        kind: CompletionItemKind.Keyword,
+                        detail: entry.syntax,
+                        documentation: { kind: 'markdown', value: tabularOperatorMarkdown(entry) },
+                        sortText: Sort.Keyword + name,
+                        textEdit: { range, newText: name },
+                    });
+                }
+            }
+            return this.filter(word, items);
+        }
+
+        // An operand ends right before the cursor: continue it (operators, clause keywords), do not start an expression.
+        const afterOperand = endsOperand(context.previous) || NO_ARGUMENT_OPERATORS.has(context.previous?.image ?? '') || keywords.has('asc');
+        if (context.sourcePosition && expectsExpression) {
+            this.addDatasets(items, range);
+            this.addLets(items, document, wordStart, range, true);
+            if (context.stage === undefined || context.previous?.image === ';' || this.blankLineBefore(text, context.previous, wordStart)) {
+                for (const k of SOURCE_KEYWORDS) if (keywords.has(k)) items.push(this.keywordItem(k, range));
+            }
+            if (context.stage === 'let') this.addFunctions(items, SCALAR_FUNCTIONS, range);
+            return this.filter(word, items);
+        }
+
+        const operatorEntry = context.stage ? lookupTabularOperator(context.stage) : undefined;
+        const allowedClause = (k: string) => {
+            if (!CLAUSE_KEYWORDS.has(k)) return false;
+            const listed = operatorEntry?.keywords;
+            if (k === 'typeof') return context.previous?.image === 'to';
+            if (!listed || k === 'by' || k === 'first' || k === 'last' || k === 'range') return true;
+            return listed.some(l => l === k || l.startsWith(k + ' ') || l.endsWith(' ' + k));
+        };
+        for (const k of keywords) {
+            if (allowedClause(k)) items.push(this.keywordItem(k, range));
+            else if (OPTION_KEYWORDS.has(k) && (operatorEntry?.keywords ?? ['kind=']).includes(`${k}=`)) {
+                items.push({ ...this.keywordItem(`${k}=`, range), filterText: k });
+            }
+        }
+
+        if (afterOperand) {
+            if (PREDICATE_STAGES.has(context.stage ?? '') || context.inCall) {
+                for (const op of keywords) {
+                    if (WORD_OPERATORS.has(op) || op === 'and' || op === 'or' || op === 'between' || op === 'in') {
+                        items.push({ label: op, kind: CompletionItemKind.Operator, sortText: Sort.Operator + (op.startsWith('!') ? 'z' : '') + op, textEdit: { range, newText: op } });
+                    }
+                }
+            }
+            return this.filter(word, items);
+        }
+
+        if (expectsExpression || expectsColumn) {
+            const scope = this.scopeAt(document, wordStart);
+            const row = scope?.row;
+            const aggregation = !context.inCall && (context.stage === 'summarize' || context.stage === 'make-series')
+                && context.lastClause !== 'by' && context.lastClause !== 'on' && context.lastClause !== 'step';
+            if (row && !aggregation) this.addColumns(items, row.columns, range, expectsColumn && !expectsExpression);
+            if (expectsExpression) {
+                if (scope?.join && context.stage !== undefined) {
+                    for (const side of ['$left', '$right']) items.push(this.keywordItem(side, range));
+                }
+                this.addLets(items, document, wordStart, range, false);
+                if (aggregation) {
+                    this.addFunctions(items, AGGREGATES.filter(a => context.stage !== 'make-series' || a.inMakeSeries !== false), range, Sort.Column);
+                }
+                this.addFunctions(items, SCALAR_FUNCTIONS, range);
+                if (context.stage !== 'summarize' || context.inCall || context.lastClause === 'by') {
+                    for (const k of ['true', 'false']) if (keywords.has(k)) items.push(this.keywordItem(k, range));
+                    if (keywords.has('dynamic')) items.push({ ...this.keywordItem('dynamic', range), insertTextFormat: InsertTextFormat.Snippet, textEdit: { range, newText: 'dynamic($1)' } });
+                }
+            }
+        }
+        return this.filter(word, items);
+    }
+
+    // ------------------------------------------------------------------ contexts
+
+    private inCommentOrString(text: string, offset: number, lineBefore: string): boolean {
+        const result = this.lexer.tokenize(text.slice(0, offset));
+        const hidden = result.hidden ?? [];
+        const lastComment = hidden[hidden.length - 1];
+        if (lastComment && lastComment.endOffset !== undefined && lastComment.endOffset + 1 >= offset && !/\n/.test(text.slice(lastComment.startOffset, offset))) return true;
+        // An unterminated string on this line (but not a bracketed name being typed).
+        const lineStart = offset - lineBefore.length;
+        return result.errors.some(e => e.offset >= lineStart && /['"]/.test(text[e.offset] ?? '') && !/\[\s*$/.test(text.slice(lineStart, e.offset)));
+    }
+
+    private blankLineBefore(text: string, previous: IToken | undefined, at: number): boolean {
+        if (!previous) return true;
+        return /\n[ \t]*\r?\n/.test(text.slice(previous.endOffset! + 1, at));
+    }
+
+    private tokenContext(text: string, tokens: IToken[], at: number): TokenContext {
+        const previous = tokens[tokens.length - 1];
+        let depth = 0;
+        let openParens = 0;
+        let inCall = false;
+        let stage: string | undefined;
+        let lastClause: string | undefined;
+        let stageStart = 0;
+        for (let i = tokens.length - 1; i >= 0; i--) {
+            const t = tokens[i].image;
+            if (t === ')' || t === ']' || t === '}') depth++;
+            else if (t === '(' || t === '[' || t === '{') {
+                if (depth > 0) depth--;
+                else {
+                    openParens++;
+                    if (t === '(' && i > 0 && /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(tokens[i - 1].image) && !TABULAR_NAMES.has(tokens[i - 1].image)) inCall = inCall || openParens === 1 ? true : inCall;
+                    if (t === '(' && i > 0 && ['join', 'lookup', 'in', 'union'].includes(tokens[i - 1].image) && openParens === 1) {
+                        // a sub-query or list: the stage starts here
+                        stage = undefined;
+                        stageStart = i + 1;
+                        break;
+                    }
+                }
+            } else if (depth === 0 && t === '|') {
+                stage = tokens[i + 1]?.image;
+                stageStart = i + 1;
+                break;
+            } else if (depth === 0 && t === ';') {
+                stageStart = i + 1;
+                stage = tokens[i + 1]?.image === 'let' ? 'let' : undefined;
+                break;
+            }
+            if (i === 0) stage = tokens[0].image === 'let' ? 'let' : tokens[0].image === 'print' ? 'print' : undefined;
+        }
+        if (stage && !TABULAR_NAMES.has(stage) && stage !== 'let' && stage !== 'print') stage = undefined;
+        // The last clause keyword at the stage's top level.
+        let d = 0;
+        for (let i = stageStart; i < tokens.length; i++) {
+            const t = tokens[i].image;
+            if (t === '(' || t === '[' || t === '{') d++;
+            else if (t === ')' || t === ']' || t === '}') d = Math.max(0, d - 1);
+            else if (d === 0 && (t === 'by' || t === 'on' || t === 'step' || t === 'with')) lastClause = t;
+        }
+        // A blank line ends a query block.
+        const blank = previous !== undefined && /\n[ \t]*\r?\n/.test(text.slice(previous.endOffset! + 1, at));
+        return {
+            tokens,
+            previous,
+            stage: blank ? undefined : stage,
+            openParens,
+            inCall: blank ? false : inCall,
+            lastClause,
+            sourcePosition: blank || this.isSourcePosition(tokens),
+        };
+    }
+
+    /** Whether a table (dataset, let-bound table) is expected after these tokens. */
+    private isSourcePosition(tokens: IToken[]): boolean {
+        let i = tokens.length - 1;
+        if (i < 0) return true;
+        const img = (k: number) => tokens[k]?.image;
+        if (img(i) === ';') return true;
+        if (img(i) === '=' && img(i - 2) === 'let') return true;
+        if (img(i) === '(' && (img(i - 1) === 'join' || img(i - 1) === 'lookup')) return true;
+        if (img(i) === '(' && img(i - 1) === '(' ) return false;
+        // Skip `name=value` options: `join kind=inner <|>`.
+        while (i >= 2 && img(i - 1) === '=' && OPTION_KEYWORDS.has(img(i - 2) ?? '')) i -= 3;
+        if (img(i) === '(' && (img(i - 1) === 'join' || img(i - 1) === 'lookup')) return true;
+        const word = img(i);
+        if (word === 'join' || word === 'lookup' || word === 'union') return true;
+        if (word === ',') {
+            // `union a, <|>`
+            let depth = 0;
+            for (let k = i - 1; k >= 0; k--) {
+                const t = img(k);
+                if (t === ')') depth++;
+                else if (t === '(') { if (depth === 0) return false; depth--; }
+                else if (depth === 0 && (t === '|' || t === ';')) return img(k + 1) === 'union';
+                if (k === 0) return t === 'union';
+            }
+        }
+        return false;
+    }
+
+    /** The row type in scope at `offset`, from the parsed document. */
+    private scopeAt(document: LangiumDocument, offset: number): { row: RowType; join: boolean } | undefined {
+        const root = document.parseResult.value.$cstNode;
+        if (!root) return undefined;
+        let leaf = CstUtils.findLeafNodeBeforeOffset(root, offset);
+        while (leaf?.hidden) leaf = CstUtils.getPreviousNode(leaf, false) as typeof leaf;
+        const node: AstNode | undefined = leaf?.astNode;
+        if (!node) return undefined;
+        const op = isTabularOperatorNode(node) ? node : undefined;
+        if (op) {
+            if (ast.isJoinOperator(op) || ast.isLookupOperator(op)) {
+                const before = this.types.rowTypeBefore(op);
+                const right = this.types.rowTypeOfSource(op.right);
+                return { row: mergeByName([before, right]), join: true };
+            }
+            return { row: this.types.rowTypeBefore(op), join: false };
+        }
+        const scope = this.types.scopeOf(node);
+        if (scope) return { row: scope.row, join: scope.left !== undefined };
+        // After a complete stage whose next operator did not parse: the row after the last stage.
+        let pipeline: AstNode | undefined = node;
+        while (pipeline && !ast.isPipeline(pipeline)) pipeline = pipeline.$container;
+        if (ast.isPipeline(pipeline)) {
+            const before = pipeline.operators.filter(o => (o.$cstNode?.end ?? Infinity) <= offset);
+            const last = before[before.length - 1];
+            return { row: last ? this.types.rowTypeAfter(last) : this.types.rowTypeOfSource(pipeline.source), join: false };
+        }
+        return undefined;
+    }
+
+    // ------------------------------------------------------------------ special forms
+
+    private completeBracket(document: LangiumDocument, text: string, offset: number, start: number, typed: string): CompletionItem[] {
+        const after = /^(?:[^'"\]\n]*)(['"])?\s*\]?/.exec(text.slice(offset))?.[0] ?? '';
+        const range = this.rangeOf(document, start, offset + after.length);
+        const tokens = this.lexer.tokenize(text.slice(0, start)).tokens;
+        const items: CompletionItem[] = [];
+        if (this.tokenContext(text, tokens, start).sourcePosition) {
+            this.addDatasets(items, range);
+        } else {
+            const scope = this.scopeAt(document, start);
+            if (scope) {
+                for (const c of scope.row.columns) {
+                    items.push({ ...this.columnItem(c, range), textEdit: { range, newText: bracketed(c.name) }, filterText: `['${c.name}` });
+                }
+            }
+        }
+        return items.filter(i => typed === '' || (i.label as string).toLowerCase().includes(typed.toLowerCase()) || this.fuzzyMatcher.match(typed, i.label as string));
+    }
+
+    private completeDotted(document: LangiumDocument, text: string, offset: number, chain: string, typed: string): CompletionItem[] {
+        const chainStart = offset - typed.length - chain.length - 1;
+        const wordStart = offset - typed.length;
+        const end = offset + (/^[A-Za-z0-9_$]*/.exec(text.slice(offset))?.[0].length ?? 0);
+        const scope = this.scopeAt(document, chainStart);
+        if (!scope) return [];
+        let columns = scope.row.columns;
+        let prefix = chain + '.';
+        if (chain === '$left' || chain === '$right') {
+            prefix = '';
+            const op = this.joinAt(document, chainStart);
+            if (op) columns = chain === '$left' ? this.types.rowTypeBefore(op).columns : this.types.rowTypeOfSource(op.right).columns;
+        }
+        const items: CompletionItem[] = [];
+        for (const c of columns) {
+            if (!c.name.startsWith(prefix) || c.name.length === prefix.length) continue;
+            const rest = c.name.slice(prefix.length);
+            const plain = rest.split('.').every(s => isPlainIdentifier(s));
+            const item = this.columnItem(c, this.rangeOf(document, wordStart, end));
+            item.label = rest;
+            item.filterText = rest;
+            item.textEdit = plain
+                ? { range: this.rangeOf(document, wordStart, end), newText: rest }
+                : { range: this.rangeOf(document, chainStart, end), newText: prefix ? bracketed(c.name) : `${chain}.${bracketed(rest)}` };
+            if (!plain) item.filterText = `${chain}.${rest}`;
+            items.push(item);
+        }
+        return this.filter(typed, items);
+    }
+
+    private joinAt(document: LangiumDocument, offset: number): ast.JoinOperator | ast.LookupOperator | undefined {
+        const root = document.parseResult.value.$cstNode;
+        let node: AstNode | undefined = root ? CstUtils.findLeafNodeBeforeOffset(root, offset)?.astNode : undefined;
+        while (node && !ast.isJoinOperator(node) && !ast.isLookupOperator(node)) node = node.$container;
+        return node as ast.JoinOperator | ast.LookupOperator | undefined;
+    }
+
+    // ------------------------------------------------------------------ items
+
+    private rangeOf(document: LangiumDocument, start: number, end: number): Range {
+        return { start: document.textDocument.positionAt(start), end: document.textDocument.positionAt(end) };
+    }
+
+    private filter(word: string, items: CompletionItem[]): CompletionItem[] {
+        const seen = new Set<string>();
+        return items.filter(i => {
+            const key = `${i.kind}:${i.label}`;
+            if (seen.has(key)) return false;
+            seen.add(key);
+            return word === '' || this.fuzzyMatcher.match(word, i.filterText ?? (i.label as string));
+        });
+    }
+
+    private keywordItem(k: string, range: Range): CompletionItem {
+        return { label: k, kind: CompletionItemKind.Keyword, sortText: Sort.Keyword + k, textEdit: { range, newText: k } };
+    }
+
+    private columnItem(c: ColumnType, range: Range): CompletionItem {
+        return {
+            label: c.name,
+            kind: CompletionItemKind.Field,
+            detail: c.type,
+            sortText: (c.name === SYS_TIME_FIELD ? Sort.Last : Sort.Column) + c.name,
+            textEdit: { range, newText: quoteName(c.name) },
+        };
+    }
+
+    private addColumns(items: CompletionItem[], columns: readonly ColumnType[], range: Range, _columnOnly: boolean): void {
+        for (const c of columns) items.push(this.columnItem(c, range));
+    }
+
+    private addDatasets(items: CompletionItem[], range: Range): void {
+        for (const ds of this.types.schema.datasets()) {
+            items.push({
+                label: ds.name,
+                kind: CompletionItemKind.Module,
+                detail: `dataset · ${ds.fields.length} fields`,
+                sortText: Sort.Column + ds.name,
+                filterText: ds.name,
+                textEdit: { range, newText: bracketed(ds.name) },
+            });
+        }
+    }
+
+    private addLets(items: CompletionItem[], document: LangiumDocument, offset: number, range: Range, tablesOnly: boolean): void {
+        const model = document.parseResult.value as ast.Model;
+        for (const s of model.statements) {
+            if ((s.$cstNode?.end ?? Infinity) > offset) break;
+            if (ast.isLetStatement(s) && s.name) {
+                const tabular = s.value ? this.types.isTabularPosition(s.value) : false;
+                if (tablesOnly && !tabular) continue;
+                const type = tabular ? 'table' : s.value ? this.types.typeOf(s.value) : 'unknown';
+                items.push({ label: s.name, kind: CompletionItemKind.Variable, detail: `let ${s.name}: ${type}`, sortText: Sort.Let + s.name, textEdit: { range, newText: s.name } });
+            } else if (ast.isDeclareStatement(s) && !tablesOnly) {
+                for (const p of s.parameters) {
+                    items.push({ label: p.name, kind: CompletionItemKind.Variable, detail: `${p.name}: ${p.type}`, sortText: Sort.Let + p.name, textEdit: { range, newText: p.name } });
+                }
+            }
+        }
+    }
+
+    private addFunctions(items: CompletionItem[], entries: readonly (ScalarFunction | AggregateFunction)[], range: Range, sort: Sort = Sort.Function): void {
+        const snippets = this.clientCapabilities?.completionItem?.snippetSupport ?? true;
+        for (const entry of entries) {
+            for (const name of [entry.name, ...(entry.aliases ?? [])]) {
+                const sig = entry.signatures[0];
+                const required = sig ? sig.params.filter(p => !p.optional) : [];
+                const newText = snippets
+                    ? `${name}(${required.map((p, i) => `\${${i + 1}:${p.name.replace(/[$}\\]/g, '')}}`).join(', ')})`
+                    : `${name}()`;
+                items.push({
+                    label: name,
+                    kind: CompletionItemKind.Function,
+                    detail: sig ? formatSignature(name, sig) : name,
+                    documentation: { kind: 'markdown', value: functionMarkdown(entry, name) },
+                    sortText: sort + name,
+                    insertTextFormat: snippets ? InsertTextFormat.Snippet : InsertTextFormat.PlainText,
+                    textEdit: { range, newText },
+                });
+            }
+        }
+    }
+}
+
+const OPERAND_TOKENS = new Set(['ID', 'LONG', 'REAL', 'TIMESPAN', 'DATETIME', 'STRING', 'VERBATIM_STRING', 'BRACKET_NAME', 'WILDCARD']);
+
+/** Operators that take nothing after their name. */
+const NO_ARGUMENT_OPERATORS = new Set(['count', 'getschema']);
+
+function endsOperand(token: IToken | undefined): boolean {
+    if (!token) return false;
+    return OPERAND_TOKENS.has(token.tokenType.name) || [')', ']', '}', 'true', 'false', 'null'].includes(token.image);
+}
+
+function bracketed(name: string): string {
+    return `['${name.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}']`;
+}
+
+function ruleOf(element: GrammarAST.AbstractElement): string | undefined {
+    let cur: AstNode | undefined = element;
+    while (cur && !GrammarAST.isParserRule(cur)) cur = cur.$container;
+    return cur && GrammarAST.isParserRule(cur) ? cur.name : undefined;
+}
+
+export type { NextFeature };

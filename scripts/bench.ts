@@ -1,0 +1,94 @@
+/**
+ * `npm run bench`: performance figures, side by side with named baselines in ONE process, printed
+ * as ratios. See docs/benchmarks.md for what each figure means and the bars.
+ *
+ *   npm run bench                         all sections
+ *   npm run bench -- --only parse         one section (repeatable, or comma-separated)
+ *   npm run bench -- --quick              smaller sizes, for a quick look
+ *
+ * Exit code 0 even when a bar is missed (the tables say so); 1 only when the runner itself fails.
+ */
+import { cpus, totalmem } from 'node:os';
+import { type BenchContext, type Row, type Section, Skip, firstLine, fmtRatio, gcAvailable } from './bench/harness.js';
+
+interface SectionEntry {
+    name: string;
+    title: string;
+    load: () => Promise<Section>;
+}
+
+// Sections are imported lazily, so one whose dependencies do not load yet is skipped, not fatal.
+const SECTIONS: SectionEntry[] = [
+    { name: 'parse', title: 'parse (issue 2): our parser vs Kusto KustoCode.Parse', load: async () => (await import('./bench/parse.js')).parseSection },
+    { name: 'check', title: 'check (issue 3): checking, completion, language-server start-up', load: async () => (await import('./bench/check.js')).checkSection },
+    { name: 'eval', title: 'eval (issue 4): our engine vs DuckDB on 1M sample-http-logs events', load: async () => (await import('./bench/eval.js')).evalSection },
+    { name: 'service', title: 'service (issue 5): HTTP ingest, query and start-up', load: async () => (await import('./bench/service.js')).serviceSection },
+];
+
+function parseArgs(argv: string[]): { only: Set<string>; quick: boolean } {
+    const only = new Set<string>();
+    let quick = false;
+    for (let i = 0; i < argv.length; i++) {
+        const a = argv[i]!;
+        if (a === '--quick') quick = true;
+        else if (a === '--only' || a.startsWith('--only=')) {
+            const value = a === '--only' ? argv[++i] : a.slice('--only='.length);
+            if (!value) throw new Error('--only needs a section name');
+            for (const v of value.split(',')) only.add(v.trim());
+        } else if (a === '--help' || a === '-h') {
+            console.log(`usage: npm run bench -- [--only SECTION[,SECTION]] [--quick]\nsections: ${SECTIONS.map(s => s.name).join(', ')}`);
+            process.exit(0);
+        } else throw new Error(`unknown argument '${a}' (try --help)`);
+    }
+    for (const name of only) {
+        if (!SECTIONS.some(s => s.name === name)) throw new Error(`unknown section '${name}'; known: ${SECTIONS.map(s => s.name).join(', ')}`);
+    }
+    return { only, quick };
+}
+
+function printTable(rows: Row[]): void {
+    const header = ['', 'ours', 'baseline', 'ratio', 'bar', ''];
+    const cells = rows.map(r => [r.name, r.ours, r.baseline, fmtRatio(r.ratio), r.bar, r.pass === null ? '' : r.pass ? 'ok' : 'MISSED']);
+    const widths = header.map((h, i) => Math.max(h.length, ...cells.map(c => c[i]!.length)));
+    const line = (c: string[]) => '  ' + c.map((v, i) => (i === 0 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join('  ').trimEnd();
+    console.log(line(header));
+    console.log('  ' + widths.map(w => '─'.repeat(w)).join('  '));
+    for (const c of cells) console.log(line(c));
+}
+
+async function main(): Promise<void> {
+    const { only, quick } = parseArgs(process.argv.slice(2));
+    const ctx: BenchContext = { quick, log: m => process.stderr.write(`  … ${m}\n`) };
+    console.log(`apl-tools bench — node ${process.version}, ${cpus().length}× ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GB${quick ? ', --quick' : ''}`);
+    if (!gcAvailable()) console.log('note: no garbage collector access; timings include collections');
+    let missed = 0;
+    for (const s of SECTIONS) {
+        if (only.size > 0 && !only.has(s.name)) continue;
+        console.log(`\n== ${s.title}`);
+        try {
+            const section = await s.load();
+            const t0 = performance.now();
+            const result = await section(ctx);
+            if (result.rows.length > 0) printTable(result.rows);
+            for (const n of result.notes) console.log(`  ${n}`);
+            missed += result.rows.filter(r => r.pass === false).length;
+            console.log(`  (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+        } catch (err) {
+            if (err instanceof Skip) console.log(`  skipped: ${err.message}`);
+            else if (err instanceof Error && /Cannot find module|ERR_MODULE_NOT_FOUND|does not provide an export/.test(err.message)) {
+                console.log(`  skipped: a component does not load yet: ${firstLine(err)}`);
+            } else {
+                console.log(`  skipped: failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+            }
+        }
+    }
+    console.log(missed === 0 ? '\nall bars met (of the sections that ran)' : `\n${missed} bar(s) missed`);
+}
+
+main().then(
+    () => process.exit(0),
+    err => {
+        console.error(err instanceof Error ? err.message : err);
+        process.exit(1);
+    },
+);

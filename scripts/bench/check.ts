@@ -1,0 +1,200 @@
+/**
+ * Section "check" (issue 3):
+ * - checking 1,000 short queries (parse + link + validate, `checkText`) vs Kusto's
+ *   `ParseAndAnalyze` + `GetDiagnostics` on the same texts, both knowing the sample datasets;
+ * - completion latency at the end of the 20-line query, in process (services' CompletionProvider);
+ * - language-server start-up: spawn → first `textDocument/publishDiagnostics` after initialize + didOpen.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import { EmptyFileSystem, URI, type LangiumDocument } from 'langium';
+import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
+import { SAMPLE_DATASETS } from '../../language/samples/index.js';
+import { BuiltinSchemaProvider } from '../../language/schema/index.js';
+import type { SchemaProvider } from '../../language/schema/schema-provider.js';
+import {
+    type BenchContext, type Row, type SectionResult, Skip, absoluteRow, firstLine, fmtMs, fmtRate, importOptional, projectPath, summarize, time, timePair, timeRow,
+} from './harness.js';
+import { loadKusto, kustoGlobals } from './kusto.js';
+import { LONG_QUERY, shortQueries } from './queries.js';
+
+interface CheckModule {
+    checkText(text: string, options?: { schema?: SchemaProvider }): Promise<unknown[]>;
+}
+
+export async function checkSection(ctx: BenchContext): Promise<SectionResult> {
+    const rows: Row[] = [];
+    const notes: string[] = [];
+    for (const [what, part] of [
+        ['check', () => checkThroughput(ctx, rows, notes)],
+        ['completion', () => completionLatency(ctx, rows, notes)],
+        ['language-server start-up', () => serverStartup(ctx, rows, notes)],
+    ] as const) {
+        try {
+            await part();
+        } catch (err) {
+            if (err instanceof Skip) notes.push(`skipped: ${what}: ${err.message}`);
+            else notes.push(`skipped: ${what}: failed: ${firstLine(err)}`);
+        }
+    }
+    return { rows, notes };
+}
+
+async function checkThroughput(ctx: BenchContext, rows: Row[], notes: string[]): Promise<void> {
+    const { checkText } = await importOptional<CheckModule>('language/check.ts', 'checkText');
+    const { kusto } = loadKusto();
+    const K = kusto.Language;
+    const schema = new BuiltinSchemaProvider();
+    const globals = kustoGlobals(kusto, SAMPLE_DATASETS);
+    const n = ctx.quick ? 200 : 1000;
+    const texts = shortQueries(n);
+    let ours = 0;
+    let theirs = 0;
+    const oursBatch = async () => {
+        ours = 0;
+        for (const t of texts) ours += (await checkText(t, { schema })).length;
+    };
+    const kustoBatch = () => {
+        theirs = 0;
+        for (const t of texts) {
+            const ct = new K.Utils.CancellationToken();
+            theirs += K.KustoCode.ParseAndAnalyze(t, globals, ct).GetDiagnostics(ct).Count;
+        }
+    };
+    ctx.log(`check: ${n} short queries`);
+    const [a, b] = await timePair(oursBatch, kustoBatch, { warmup: ctx.quick ? 1 : 2 });
+    rows.push(timeRow(`check ${n} short queries`, a.median, b.median, 1.0, ` (${fmtRate((n / a.median) * 1000, 'q')})`));
+    notes.push(`diagnostics over the ${n} texts: ours ${ours}, Kusto ${theirs} (both know the ${SAMPLE_DATASETS.length} sample datasets)`);
+}
+
+async function completionLatency(ctx: BenchContext, rows: Row[], notes: string[]): Promise<void> {
+    const { createAplServices } = await import('../../language/apl-module.js');
+    const schema = new BuiltinSchemaProvider();
+    const services = createAplServices({ ...EmptyFileSystem, module: { schema: { SchemaProvider: () => schema } } }).Apl;
+    const provider = services.lsp.CompletionProvider;
+    if (!provider) throw new Skip('the services have no lsp.CompletionProvider');
+    const factory = services.shared.workspace.LangiumDocumentFactory;
+    const builder = services.shared.workspace.DocumentBuilder;
+    const { kusto } = loadKusto();
+    const K = kusto.Language;
+    const globals = kustoGlobals(kusto, SAMPLE_DATASETS);
+
+    // What an editor does per keystroke: the document changes (parse + link), then completion is asked for.
+    let counter = 0;
+    const cases: [string, string][] = [
+        ['after `| ` (operators)', `${LONG_QUERY}\n| `],
+        ['after `| where ` (columns)', `${LONG_QUERY}\n| where `],
+    ];
+    for (const [label, text] of cases) {
+        const lines = text.split('\n');
+        const position = { line: lines.length - 1, character: lines[lines.length - 1]!.length };
+        let items = 0;
+        const ours = async () => {
+            const doc: LangiumDocument = factory.fromString(text, URI.parse(`memory:///completion-${counter++}.apl`));
+            await builder.build([doc], { validation: false });
+            const list = await provider.getCompletion(doc, { textDocument: { uri: doc.uri.toString() }, position });
+            items = list?.items.length ?? 0;
+        };
+        let kItems = 0;
+        const theirs = () => {
+            const ct = new K.Utils.CancellationToken();
+            const service = new K.Editor.KustoCodeService.$ctor1(text, globals);
+            kItems = service.GetCompletionItems(text.length, null, ct)?.Items.Count ?? 0;
+        };
+        ctx.log(`completion: ${label}`);
+        const [a, b] = await timePair(ours, theirs, { warmup: 3, runs: ctx.quick ? 7 : 21 });
+        const row = timeRow(`completion ${label}`, a.median, b.median, null);
+        rows.push({ ...row, bar: '≤ 20 ms', pass: a.median <= 20 });
+        notes.push(`completion ${label}: ${items} items (Kusto: ${kItems}); baseline is Kusto's KustoCodeService (informational)`);
+    }
+}
+
+/** The language server bundle: out/ when it is up to date, else built to node_modules/.cache (never into the tree). */
+async function serverBundle(ctx: BenchContext): Promise<string> {
+    const entry = projectPath('server/lsp/main.ts');
+    const out = projectPath('out/apl-language-server.cjs');
+    const newestSource = existsSync(entry) ? newestMtime([projectPath('server/lsp'), projectPath('language')]) : 0;
+    if (existsSync(out) && statSync(out).mtimeMs >= newestSource) return out;
+    if (!existsSync(entry)) {
+        throw new Skip('no out/apl-language-server.cjs and no server/lsp/main.ts to build it from');
+    }
+    const cacheDir = projectPath('node_modules/.cache/apl-bench');
+    mkdirSync(cacheDir, { recursive: true });
+    const outfile = path.join(cacheDir, 'apl-language-server.cjs');
+    if (existsSync(outfile) && statSync(outfile).mtimeMs >= newestSource) return outfile;
+    ctx.log('building the language server (esbuild, same options as esbuild.mjs) into node_modules/.cache/apl-bench');
+    const esbuild = await import('esbuild');
+    try {
+        await esbuild.build({
+            entryPoints: [entry], outfile, bundle: true, platform: 'node', target: 'node20', format: 'cjs',
+            sourcemap: false, logLevel: 'silent', external: ['@duckdb/node-api', 'vscode'],
+            absWorkingDir: projectPath('.'),
+        });
+    } catch (err) {
+        throw new Skip(`the language server does not build: ${firstLine(err)}`);
+    }
+    return outfile;
+}
+
+function newestMtime(dirs: string[]): number {
+    let newest = 0;
+    const walk = (dir: string) => {
+        for (const e of readdirSync(dir, { withFileTypes: true })) {
+            const p = path.join(dir, e.name);
+            if (e.isDirectory()) walk(p);
+            else if (e.name.endsWith('.ts')) newest = Math.max(newest, statSync(p).mtimeMs);
+        }
+    };
+    for (const d of dirs) if (existsSync(d)) walk(d);
+    return newest;
+}
+
+/** Spawn → initialize → initialized → didOpen → first publishDiagnostics, in ms. */
+async function startOnce(bundle: string, text: string): Promise<number> {
+    const t0 = performance.now();
+    const child = spawn(process.execPath, [bundle, '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    const connection = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
+    try {
+        const diagnostics = new Promise<number>((resolve, reject) => {
+            connection.onNotification('textDocument/publishDiagnostics', () => resolve(performance.now() - t0));
+            child.on('exit', code => reject(new Error(`the server exited (${code}) before publishing diagnostics: ${stderr.split('\n')[0]}`)));
+            setTimeout(() => reject(new Error('no publishDiagnostics within 20 s')), 20_000).unref();
+        });
+        connection.listen();
+        await connection.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {}, workspaceFolders: null });
+        await connection.sendNotification('initialized', {});
+        await connection.sendNotification('textDocument/didOpen', {
+            textDocument: { uri: 'file:///bench/query.apl', languageId: 'apl', version: 1, text },
+        });
+        return await diagnostics;
+    } finally {
+        connection.dispose();
+        child.kill();
+    }
+}
+
+async function serverStartup(ctx: BenchContext, rows: Row[], notes: string[]): Promise<void> {
+    const bundle = await serverBundle(ctx);
+    ctx.log(`language server start-up: ${path.relative(projectPath('.'), bundle)}`);
+    await startOnce(bundle, LONG_QUERY); // warm the file-system cache
+    const samples: number[] = [];
+    for (let i = 0; i < (ctx.quick ? 5 : 9); i++) samples.push(await startOnce(bundle, LONG_QUERY));
+    const t = summarize(samples);
+    rows.push(absoluteRow('language server: spawn → first diagnostics', fmtMs(t.median), t.median <= 500, '≤ 500 ms', `node -e '' ${fmtMs((await bareNode()).median)}`));
+    notes.push(`language server start-up: median of ${samples.length} spawns of ${path.relative(projectPath('.'), bundle)} (min ${fmtMs(t.min)}, max ${fmtMs(t.max)}); baseline: a bare node start, for scale`);
+}
+
+/** A bare `node -e ''` spawn → exit, for scale. */
+async function bareNode() {
+    return time(
+        () => new Promise<void>((resolve, reject) => {
+            const c = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+            c.on('exit', () => resolve());
+            c.on('error', reject);
+        }),
+        { warmup: 1, runs: 5, gcBetween: false },
+    );
+}

@@ -1,0 +1,5 @@
+import { type BenchContext, type SectionResult, Skip } from './harness.js';
+
+export async function evalSection(_ctx: BenchContext): Promise<SectionResult> {
+    throw new Skip('not written yet');
+}

@@ -1,0 +1,186 @@
+/**
+ * The Dataset Query and Ingest Service: `createService(options) → {url, close()}`.
+ *
+ * One fastify instance over one data directory: the durable store (server/store) and ONE
+ * in-memory engine fed from it (data.ts). Routes live one concern per file (routes-*.ts); auth,
+ * errors and paging helpers likewise. Every content type is read as raw bytes (ingest needs them,
+ * JSON routes parse them in body.ts), so fastify never pre-parses a body.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import { openStore, type Store, type StoreOptions } from '../store/store.js';
+import { readJsonIfExists, writeFileAtomic } from '../store/fsutil.js';
+import { Authenticator, authHook, type TokenSpec } from './auth.js';
+import { DataPlane } from './data.js';
+import { createEngineAdapter } from './engine.js';
+import { installErrorHandlers } from './errors.js';
+import { DEFAULT_MAX_RESULT_ROWS } from './paging.js';
+import { registerDatasetRoutes } from './routes-datasets.js';
+import { registerIngestRoutes } from './routes-ingest.js';
+import { registerQueryRoutes } from './routes-query.js';
+import { registerUserRoutes, type LocalUser } from './routes-user.js';
+import { loadSamples, DEFAULT_SAMPLE_ROWS } from './samples.js';
+
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 8686;
+export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_DATA_DIR = './.apl-data';
+
+export interface ServiceOptions {
+    /** Data directory (created if missing). Default `APL_DATA_DIR` or `./.apl-data`. */
+    dataDir?: string;
+    /** Default 127.0.0.1 (loopback only). */
+    host?: string;
+    /** Default 8686; 0 picks a free port. */
+    port?: number;
+    /**
+     * Accepted API tokens (plaintext, never written to disk), e.g. from `--token` / `APL_TOKEN`.
+     * Tokens stored hashed in the data directory are accepted too. When neither exists, a token is
+     * generated on start and returned once in `generatedToken`.
+     */
+    tokens?: readonly (string | TokenSpec)[];
+    /** Bound on an ingest body AFTER decompression (413 above it). Default 64 MiB. */
+    maxBodyBytes?: number;
+    /** Load the sample datasets on the first start of a data directory. Default true. */
+    samples?: boolean;
+    /** Events per sample dataset (default 10,000). */
+    sampleRows?: number;
+    /** Server maximum rows per query result page. Default 50,000. */
+    maxResultRows?: number;
+    /** Diagnostics (default: stderr). */
+    log?: (msg: string) => void;
+    /** Passed to openStore (compaction thresholds, worker use, …). */
+    store?: StoreOptions;
+}
+
+export interface Service {
+    /** `http://host:port`, no path: what the clients' `url` option takes. */
+    url: string;
+    host: string;
+    port: number;
+    dataDir: string;
+    /** The plaintext of a token generated on this start (shown once), if any. */
+    generatedToken?: string;
+    /** True when this start created the data directory's service state. */
+    firstStart: boolean;
+    /** Sample datasets loaded on this start. */
+    samplesLoaded: string[];
+    /** What recovery fed into the engine. */
+    recovered: { datasets: number; events: number };
+    app: FastifyInstance;
+    data: DataPlane;
+    close(): Promise<void>;
+}
+
+interface ServiceState {
+    v: 1;
+    created: string;
+    userId: string;
+    samplesLoaded: boolean;
+}
+
+export function resolveDataDir(dir?: string): string {
+    return path.resolve(dir ?? process.env.APL_DATA_DIR ?? DEFAULT_DATA_DIR);
+}
+
+export async function createService(options: ServiceOptions = {}): Promise<Service> {
+    const log = options.log ?? ((m: string) => process.stderr.write(`[apl serve] ${m}\n`));
+    const dataDir = resolveDataDir(options.dataDir);
+    const host = options.host ?? DEFAULT_HOST;
+    const port = options.port ?? DEFAULT_PORT;
+    const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    const maxResultRows = options.maxResultRows ?? DEFAULT_MAX_RESULT_ROWS;
+    if (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0) throw new Error(`maxBodyBytes must be a positive integer, got ${maxBodyBytes}`);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`port must be an integer between 0 and 65535, got ${port}`);
+
+    await fsp.mkdir(dataDir, { recursive: true });
+    const store: Store = await openStore(dataDir, { log, ...options.store, maxBodyBytes });
+    try {
+        const statePath = path.join(dataDir, 'service.json');
+        let state = await readJsonIfExists<ServiceState>(statePath);
+        const firstStart = !state;
+        if (!state) {
+            state = { v: 1, created: new Date().toISOString(), userId: randomUUID(), samplesLoaded: false };
+            await writeFileAtomic(statePath, JSON.stringify(state, null, 1));
+        }
+
+        const configured = (options.tokens ?? []).filter((t) => (typeof t === 'string' ? t : t.token).length > 0);
+        let generatedToken: string | undefined;
+        if (configured.length === 0 && store.tokens.size === 0) {
+            generatedToken = (await store.tokens.createToken('generated at first start')).token;
+        }
+
+        const engine = createEngineAdapter({ maxResultRows });
+        const data = new DataPlane(store, engine, { maxBodyBytes, log });
+        const recovered = await data.recover();
+
+        const samplesLoaded: string[] = [];
+        if (!state.samplesLoaded && options.samples !== false) {
+            samplesLoaded.push(...(await loadSamples(data, { rows: options.sampleRows ?? DEFAULT_SAMPLE_ROWS, who: state.userId })));
+        }
+        if (!state.samplesLoaded) {
+            // Whether loaded or declined, the first start decides: deleted samples stay deleted.
+            state = { ...state, samplesLoaded: true };
+            await writeFileAtomic(statePath, JSON.stringify(state, null, 1));
+        }
+
+        const user: LocalUser = { id: state.userId, name: 'Local User', email: 'local@localhost' };
+        const app = buildApp({ data, auth: new Authenticator(configured, store.tokens), user, maxBodyBytes, maxResultRows, log });
+        await app.listen({ host, port });
+        const addr = app.server.address();
+        const boundPort = typeof addr === 'object' && addr ? addr.port : port;
+        const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+        let closing: Promise<void> | undefined;
+        return {
+            url: `http://${urlHost}:${boundPort}`,
+            host,
+            port: boundPort,
+            dataDir,
+            generatedToken,
+            firstStart,
+            samplesLoaded,
+            recovered,
+            app,
+            data,
+            close: () =>
+                (closing ??= (async () => {
+                    try {
+                        await app.close();
+                    } finally {
+                        await data.close();
+                    }
+                })()),
+        };
+    } catch (err) {
+        await store.close().catch(() => undefined);
+        throw err;
+    }
+}
+
+export interface AppDeps {
+    data: DataPlane;
+    auth: Authenticator;
+    user: LocalUser;
+    maxBodyBytes: number;
+    maxResultRows: number;
+    log: (msg: string) => void;
+}
+
+/** The fastify app with every route, not yet listening (tests may `inject`). */
+export function buildApp(deps: AppDeps): FastifyInstance {
+    // The wire limit: a compressed body is smaller than its decompressed form except for
+    // incompressible data (gzip/zstd add well under 1%); the exact bound is applied after decoding.
+    const bodyLimit = deps.maxBodyBytes + Math.ceil(deps.maxBodyBytes / 64) + 65536;
+    const app = Fastify({ logger: false, bodyLimit, forceCloseConnections: true, routerOptions: { maxParamLength: 1024 } });
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+    installErrorHandlers(app, deps.log);
+    app.addHook('onRequest', authHook(deps.auth));
+    registerUserRoutes(app, deps.user);
+    registerDatasetRoutes(app, { data: deps.data, userId: deps.user.id });
+    registerIngestRoutes(app, deps.data);
+    registerQueryRoutes(app, { data: deps.data, maxResultRows: deps.maxResultRows });
+    return app;
+}

@@ -1,0 +1,117 @@
+/**
+ * The service's view of the reference evaluator: one in-memory engine per process. This adapter
+ * is the only file of server/http that knows the engine's API; the rest sees `EngineAdapter`.
+ */
+import type { DatasetMeta } from '../store/store.js';
+import { AplQueryError, createEngine, type Engine, type LegacyExecutor } from '../../language/engine.js';
+import { legacyExecutor } from '../../language/legacy/execute.js';
+import { SAMPLE_DATASETS } from '../../language/samples/index.js';
+import { HttpError } from './errors.js';
+import { DEFAULT_PAGE_SIZE } from './paging.js';
+
+export interface FieldInfo {
+    name: string;
+    type: string;
+    description?: string;
+    unit?: string;
+    hidden?: boolean;
+}
+
+export interface AplQueryRequest {
+    format: 'tabular' | 'legacy';
+    /** Server time of the request (ns): `now` in APL and in relative times. */
+    now: bigint;
+    startNs?: bigint;
+    endNs?: bigint;
+    cursor?: string;
+    includeCursor: boolean;
+    includeCursorField: boolean;
+    /** The request body's limit (absent = none). */
+    limit?: number;
+    variables?: Record<string, unknown>;
+}
+
+export interface EngineAdapter {
+    /** Creates the dataset, or replaces its contents with nothing. */
+    resetDataset(name: string, meta: DatasetMeta): void;
+    updateMeta(name: string, meta: DatasetMeta): void;
+    deleteDataset(name: string): void;
+    /** Rows from the store: flat fields plus `_time`/`_sysTime` (ns, bigint) and `_rowId`. */
+    appendFlat(name: string, rows: Record<string, unknown>[]): void;
+    rowCount(name: string): number;
+    fields(name: string): FieldInfo[];
+    queryApl(apl: string, req: AplQueryRequest): Promise<unknown>;
+    queryLegacy(dataset: string, body: unknown, opts: { now: bigint }): Promise<unknown>;
+}
+
+export interface EngineAdapterOptions {
+    maxResultRows: number;
+    defaultLimit?: number;
+}
+
+/** The sample schemas' units and descriptions, for the fields lists (language/samples). */
+const SAMPLE_FIELD_META = new Map<string, Map<string, { description?: string; unit?: string }>>(
+    SAMPLE_DATASETS.map((d) => [d.name, new Map(d.fields.map((f) => [f.name, { description: f.description, unit: f.unit }]))]),
+);
+
+export function createEngineAdapter(opts: EngineAdapterOptions): EngineAdapter {
+    const engine: Engine = createEngine({ maxLimit: opts.maxResultRows, defaultLimit: opts.defaultLimit ?? DEFAULT_PAGE_SIZE });
+    engine.setLegacyExecutor(legacyExecutor as LegacyExecutor);
+    const hints = (meta: DatasetMeta) => ({ mapFields: meta.mapFields });
+    return {
+        resetDataset(name, meta) {
+            engine.deleteDataset(name);
+            engine.createDataset(name, hints(meta));
+        },
+        updateMeta() {
+            // Map fields only change how later events are flattened, which ingest does.
+        },
+        deleteDataset(name) {
+            engine.deleteDataset(name);
+        },
+        appendFlat(name, rows) {
+            engine.ingestFlat(name, rows);
+        },
+        rowCount(name) {
+            return engine.stats(name)?.rows ?? 0;
+        },
+        fields(name) {
+            const extra = SAMPLE_FIELD_META.get(name);
+            return engine.fields(name).map((f) => {
+                const m = extra?.get(f.name);
+                return { name: f.name, type: f.type, description: m?.description ?? '', unit: m?.unit ?? '', hidden: false };
+            });
+        },
+        async queryApl(apl, req) {
+            const options = {
+                now: req.now,
+                startTime: req.startNs,
+                endTime: req.endNs,
+                limit: req.limit,
+                cursor: req.cursor,
+                includeCursor: req.includeCursor,
+                variables: req.variables,
+            };
+            try {
+                return req.format === 'tabular' ? await engine.query(apl, options) : await engine.queryLegacyFormat(apl, options);
+            } catch (err) {
+                throw mapQueryError(err);
+            }
+        },
+        async queryLegacy(dataset, body, o) {
+            try {
+                return await engine.queryLegacy(dataset, body, { now: o.now });
+            } catch (err) {
+                throw mapQueryError(err);
+            }
+        },
+    };
+}
+
+/** Unknown datasets are 404 (message contains "not found"); other evaluator errors stay typed (400). */
+function mapQueryError(err: unknown): unknown {
+    if (err instanceof AplQueryError && /unknown (dataset|table)|dataset .* (does not exist|not found)/i.test(err.message)) {
+        return new HttpError(404, `${err.detail} (line ${err.line}, column ${err.column}): not found`);
+    }
+    return err;
+}

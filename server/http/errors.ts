@@ -1,0 +1,88 @@
+/**
+ * Error replies (API.md §9): always `{"message": …}` with `Content-Type: application/json`, and a
+ * 4xx for every deterministic problem (clients retry 5xx, go for up to 10 s). Typed errors from the
+ * store, the ingest decoder, the evaluator and the legacy parser are mapped to their status here.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { IngestError } from '../ingest/errors.js';
+import { StoreError } from '../store/errors.js';
+import { LegacyQueryError } from '../../language/legacy/legacy-types.js';
+import { AplQueryError } from '../../language/eval/errors.js';
+
+export class HttpError extends Error {
+    override readonly name = 'HttpError';
+    constructor(
+        readonly status: number,
+        message: string,
+        /** Extra keys of the error body (e.g. the APL error `detail`). */
+        readonly extra?: Record<string, unknown>,
+    ) {
+        super(message);
+    }
+}
+
+export const badRequest = (msg: string, extra?: Record<string, unknown>): HttpError => new HttpError(400, msg, extra);
+export const notFound = (msg: string): HttpError => new HttpError(404, msg);
+
+/** A dataset that does not exist: 404, message contains "not found" (js matches /not found/i). */
+export function datasetNotFound(name: string): HttpError {
+    return new HttpError(404, `dataset "${name}" not found`);
+}
+
+export interface ErrorBody {
+    message: string;
+    code: number;
+    [k: string]: unknown;
+}
+
+/** Maps anything thrown by a handler to a status and a JSON body. */
+export function toErrorReply(err: unknown): { status: number; body: ErrorBody } {
+    if (err instanceof HttpError) return { status: err.status, body: { ...err.extra, code: err.status, message: err.message } };
+    if (err instanceof IngestError || err instanceof StoreError) {
+        return { status: err.status, body: { code: err.status, message: err.message } };
+    }
+    if (err instanceof AplQueryError) return { status: 400, body: aplErrorBody(err) };
+    if (err instanceof LegacyQueryError) return { status: 400, body: { code: 400, message: `invalid query: ${err.message}` } };
+    const fe = err as Partial<FastifyError> & { status?: number };
+    if (fe && typeof fe === 'object') {
+        // fastify's own errors: body too large, bad content type, JSON syntax, route schema …
+        const sc = typeof fe.statusCode === 'number' ? fe.statusCode : typeof fe.status === 'number' ? fe.status : undefined;
+        if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return { status: 413, body: { code: 413, message: 'request body too large' } };
+        if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+            return { status: 415, body: { code: 415, message: `unsupported Content-Type: ${fe.message ?? ''}`.trim() } };
+        }
+        if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return { status: 400, body: { code: 400, message: 'request body is empty: a JSON object is required' } };
+        if (fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError) {
+            return { status: 400, body: { code: 400, message: `invalid JSON body: ${fe.message ?? ''}` } };
+        }
+        if (sc !== undefined && sc >= 400 && sc < 500) return { status: sc, body: { code: sc, message: fe.message || 'bad request' } };
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    return { status: 500, body: { code: 500, message: `internal error: ${message}` } };
+}
+
+/** The APL compile error shape of docs `v1-edge-query.json` `QueryError`: `message` plus `detail`. */
+export function aplErrorBody(err: AplQueryError): ErrorBody {
+    const kind = err.kind === 'syntax' ? 'syntax' : err.kind === 'runtime' ? 'runtime' : 'semantic';
+    return {
+        code: 400,
+        message: `invalid query: ${err.kind === 'syntax' ? 'syntax error: ' : ''}${err.detail} (line ${err.line}, column ${err.column})`,
+        detail: { errorType: kind, compileErrorCode: kind === 'syntax' ? 'syntax_error' : 'semantic_error', line: err.line, column: err.column, message: err.detail },
+    };
+}
+
+export function sendError(reply: FastifyReply, err: unknown, log?: (msg: string) => void): FastifyReply {
+    const { status, body } = toErrorReply(err);
+    if (status >= 500 && log) log(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    return reply.code(status).type('application/json; charset=utf-8').send(body);
+}
+
+export function installErrorHandlers(app: FastifyInstance, log: (msg: string) => void): void {
+    app.setErrorHandler((err: unknown, _req: FastifyRequest, reply: FastifyReply) => {
+        sendError(reply, err, log);
+    });
+    app.setNotFoundHandler((req, reply) => {
+        const path = req.url.split('?', 1)[0];
+        reply.code(404).type('application/json; charset=utf-8').send({ code: 404, message: `route ${req.method} ${path} not found` });
+    });
+}

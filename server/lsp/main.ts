@@ -1,0 +1,142 @@
+/**
+ * `apl-language-server`: the APL language server for any LSP client.
+ *
+ *     apl-language-server --stdio        (Neovim, Helix, Zed, ...)
+ *     apl-language-server --node-ipc     (VS Code's LanguageClient)
+ *
+ * Datasets and fields come from a schema file (docs/schema-file.md): the `apl.schemaFile` setting
+ * (workspace/configuration, or didChangeConfiguration `{"apl": {"schemaFile": ...}}`), else
+ * `initializationOptions.schemaFile`. Without either, the built-in sample-data schemas are used so
+ * that completion works out of the box. A file that cannot be read or parsed is reported with
+ * `window/showMessage` and the built-in schemas are used instead. Clients may also push a schema
+ * with the `apl/setSchema` notification (`{"datasets": ...}` in any schema-file shape).
+ */
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { URI } from 'langium';
+import { NodeFileSystem } from 'langium/node';
+import { startLanguageServer } from 'langium/lsp';
+import { createConnection, MessageType, ProposedFeatures, ShowMessageNotification, type DidChangeConfigurationParams, type InitializeParams } from 'vscode-languageserver/node';
+import { createAplServices } from '../../language/apl-module.js';
+import { BuiltinSchemaProvider } from '../../language/schema/builtin-schema-provider.js';
+import { MutableSchemaProvider } from '../../language/schema/mutable-schema-provider.js';
+import { parseSchemaJson, schemaFromJsonValue } from '../../language/schema/static-schema-provider.js';
+
+const USAGE = `Usage: apl-language-server (--stdio | --node-ipc | --socket=<port>)
+
+The APL (Axiom Processing Language) language server. Settings (section "apl"):
+  schemaFile   path to a schema JSON file (datasets and fields); default: the built-in sample datasets
+`;
+
+const argv = process.argv.slice(2);
+if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(USAGE);
+    process.exit(0);
+}
+if (!argv.some(a => a === '--stdio' || a === '--node-ipc' || a.startsWith('--socket') || a.startsWith('--pipe') || a.startsWith('--clientProcessId'))) {
+    process.stderr.write(USAGE);
+    process.exit(2);
+}
+
+const connection = createConnection(ProposedFeatures.all);
+const schema = new MutableSchemaProvider(new BuiltinSchemaProvider());
+const { shared, Apl } = createAplServices({
+    connection,
+    ...NodeFileSystem,
+    module: { schema: { SchemaProvider: () => schema } },
+});
+
+let initOptionsSchemaFile: string | undefined;
+let workspaceRoot: string | undefined;
+
+shared.lsp.LanguageServer.onInitialize((params: InitializeParams) => {
+    const options = params.initializationOptions as { schemaFile?: unknown } | undefined;
+    if (typeof options?.schemaFile === 'string' && options.schemaFile.trim() !== '') initOptionsSchemaFile = options.schemaFile;
+    const root = params.workspaceFolders?.[0]?.uri ?? params.rootUri ?? undefined;
+    if (root) {
+        try {
+            workspaceRoot = fileURLToPath(root);
+        } catch {
+            workspaceRoot = undefined;
+        }
+    }
+});
+
+shared.lsp.LanguageServer.onInitialized(() => {
+    void shared.workspace.ConfigurationProvider.getConfiguration('apl', 'schemaFile').then(value => applySchemaSetting(value, true));
+});
+
+startLanguageServer(shared);
+
+// Replaces Langium's handler (one handler per notification): keep its bookkeeping, then reload.
+connection.onDidChangeConfiguration(async (change: DidChangeConfigurationParams) => {
+    shared.workspace.ConfigurationProvider.updateConfiguration(change);
+    let value: unknown;
+    const settings = change.settings as { apl?: { schemaFile?: unknown } } | null | undefined;
+    if (settings && typeof settings === 'object' && 'apl' in settings) {
+        value = settings.apl?.schemaFile;
+    } else {
+        // Pull model (settings: null): ask the client.
+        try {
+            const section = (await connection.workspace.getConfiguration({ section: 'apl' })) as { schemaFile?: unknown } | null;
+            value = section?.schemaFile;
+        } catch {
+            value = undefined;
+        }
+    }
+    await applySchemaSetting(value, false);
+});
+
+connection.onNotification('apl/setSchema', async (params: unknown) => {
+    try {
+        const value = params && typeof params === 'object' && 'schema' in params ? (params as { schema: unknown }).schema : params;
+        schema.replace(schemaFromJsonValue(value, 'apl/setSchema'));
+        await revalidateOpenDocuments();
+    } catch (e) {
+        showError(`APL: the schema sent with apl/setSchema cannot be used: ${message(e)}`);
+    }
+});
+
+async function applySchemaSetting(value: unknown, initial: boolean): Promise<void> {
+    const file = typeof value === 'string' && value.trim() !== '' ? value.trim() : initOptionsSchemaFile;
+    const path = file !== undefined ? resolvePath(file) : undefined;
+    if (path === undefined) {
+        schema.replace(new BuiltinSchemaProvider());
+    } else {
+        try {
+            const datasets = parseSchemaJson(readFileSync(path, 'utf8'), path);
+            schema.replace(datasets);
+            connection.console.info(`APL: loaded ${datasets.length} dataset(s) from ${path}`);
+        } catch (e) {
+            schema.replace(new BuiltinSchemaProvider());
+            showError(`APL: cannot use the schema file ${path}: ${message(e)}. Using the built-in sample schemas instead.`);
+        }
+    }
+    if (!initial || path !== undefined) await revalidateOpenDocuments();
+}
+
+function resolvePath(file: string): string {
+    const expanded = file.startsWith('~/') ? resolve(homedir(), file.slice(2)) : file;
+    if (expanded.startsWith('file://')) return fileURLToPath(expanded);
+    return isAbsolute(expanded) ? expanded : resolve(workspaceRoot ?? process.cwd(), expanded);
+}
+
+async function revalidateOpenDocuments(): Promise<void> {
+    const uris: URI[] = shared.workspace.LangiumDocuments.all.map(d => d.uri).toArray();
+    if (uris.length === 0) return;
+    await shared.workspace.WorkspaceLock.write(token => shared.workspace.DocumentBuilder.update(uris, [], token));
+}
+
+/** A `window/showMessage` notification (not a request: the server never waits for the user). */
+function showError(text: string): void {
+    void connection.sendNotification(ShowMessageNotification.type, { type: MessageType.Error, message: text });
+}
+
+function message(e: unknown): string {
+    if (e instanceof Error) return e.message;
+    return String(e);
+}
+
+void Apl;

@@ -1,0 +1,167 @@
+import { readFileSync } from 'node:fs';
+import { EmptyFileSystem } from 'langium';
+import { expectIssue, expectNoIssues, validationHelper, type ValidationResult } from 'langium/test';
+import { describe, expect, it } from 'vitest';
+import { createAplServices } from '../../language/apl-module.js';
+import { allIssues, didYouMean, IssueCodes } from '../../language/apl-issue-codes.js';
+import { checkText } from '../../language/check.js';
+import type { Model } from '../../language/generated/ast.js';
+import { StaticSchemaProvider } from '../../language/schema/index.js';
+
+const schemaText = readFileSync(new URL('../fixtures/schema.json', import.meta.url), 'utf8');
+const schema = StaticSchemaProvider.fromJson(schemaText, 'schema.json');
+const validateEmpty = validationHelper<Model>(createAplServices(EmptyFileSystem).Apl);
+const validateSchema = validationHelper<Model>(createAplServices({ ...EmptyFileSystem, module: { schema: { SchemaProvider: () => schema } } }).Apl);
+
+function codes(result: ValidationResult<Model>): string[] {
+    return result.diagnostics.map(d => String(d.code)).sort();
+}
+
+/** [APL input, the codes it must produce (exactly, sorted), under the empty schema]. */
+const emptySchemaCases: [string, string[]][] = [
+    // unknown function / aggregation, with a suggestion
+    ["['sample-http-logs'] | extend n = strlenn(uri)", [IssueCodes.UnknownFunction]],
+    ["['sample-http-logs'] | summarize cnt()", [IssueCodes.UnknownFunction]],
+    ["['sample-http-logs'] | extend n = strlen(uri), t = long(null), u = table('x')", []],
+    // argument count
+    ["['sample-http-logs'] | extend n = strlen(uri, 2)", [IssueCodes.WrongArgumentCount]],
+    ["['sample-http-logs'] | summarize count(1)", [IssueCodes.WrongArgumentCount]],
+    ["['sample-http-logs'] | extend x = case(is_tls, 1, 2)", []],
+    ["['sample-http-logs'] | summarize arg_max(_time, *) by uri", []],
+    // certain type mismatches
+    ['[\'sample-http-logs\'] | summarize sum("x")', [IssueCodes.ArgumentTypeMismatch]],
+    ['[\'sample-http-logs\'] | where 1 + "a" > 0', [IssueCodes.OperandTypeMismatch]],
+    ["['sample-http-logs'] | where strlen(uri)", [IssueCodes.PredicateNotBool]],
+    ["['sample-http-logs'] | where uri", []],
+    ["['sample-http-logs'] | where isnotempty(uri) and resp_body_size_bytes > 10", []],
+    ["['sample-http-logs'] | where _time > ago(1h) + 1d", []],
+    ["['sample-http-logs'] | where tostring(status) == 200", [IssueCodes.StringNumberComparison]],
+    // aggregation outside summarize
+    ["['sample-http-logs'] | extend c = count()", [IssueCodes.AggregationOutsideSummarize]],
+    ["['sample-http-logs'] | where count() > 1", [IssueCodes.AggregationOutsideSummarize]],
+    ["['sample-http-logs'] | summarize sum(count())", [IssueCodes.AggregationOutsideSummarize]],
+    ["['sample-http-logs'] | summarize c = count(), r = sum(resp_body_size_bytes) / count() by method", []],
+    ["['sample-http-logs'] | make-series avg(req_duration_ms) on _time step 1h", []],
+    ["['sample-http-logs'] | summarize count() by histogram(req_duration_ms, 10)", []],
+    // dataset names
+    ["['bad name!'] | take 1", [IssueCodes.InvalidDatasetName]],
+    ["union withsource=ds github*, ['sample-http-logs'] | take 1", []],
+    ["let T = ['sample-http-logs']; T | take 1", []],
+    // duplicate columns
+    ["['sample-http-logs'] | project uri, uri", [IssueCodes.DuplicateColumn]],
+    ["['sample-http-logs'] | project a = 1, a = 2", [IssueCodes.DuplicateColumn]],
+    ["['sample-http-logs'] | summarize a = count(), a = dcount(uri) by method", [IssueCodes.DuplicateColumn]],
+    ['datatable(a:long, a:string)[1, "x"]', [IssueCodes.DuplicateColumn]],
+    ["['sample-http-logs'] | extend x = 1, x = 2", []],
+    // literals
+    ["['sample-http-logs'] | summarize count() by bin(_time, 1w)", [IssueCodes.WeekTimespan]],
+    ["['sample-http-logs'] | summarize count() by bin(_time, 7d)", []],
+    ["['sample-http-logs'] | extend x = null", [IssueCodes.BareNull]],
+    ["['sample-http-logs'] | extend x = long(null), y = dynamic(null), z = dynamic([1, null]), w = datetime(null)", []],
+    // unknown names are never reported without a schema
+    ["['nope'] | where nothing == 'x' | project whatever", []],
+    ["datatable(a:long)[1] | project b", []],
+];
+
+/** [APL input, codes] under the fixture schema. */
+const schemaCases: [string, string[]][] = [
+    ["['sample-http-logs'] | where status == '200' | project _time, _sysTime, uri, geo.city, ['geo.country']", []],
+    ["['sample-htp-logs'] | take 1", [IssueCodes.UnknownDataset]],
+    ["['sample-http-logs'] | where stauts == '200'", [IssueCodes.UnknownField]],
+    ["['sample-http-logs'] | where status == 200", [IssueCodes.StringNumberComparison]],
+    ["['sample-http-logs'] | where resp_body_size_bytes == 200 and toint(status) >= 400", []],
+    ["['sample-http-logs'] | project-away nope", [IssueCodes.UnknownField]],
+    ["['sample-http-logs'] | project-away geo*, status", []],
+    ["['sample-http-logs'] | summarize count() by method | where count_ > 1 and method == 'GET'", []],
+    ["['sample-http-logs'] | summarize count() by method | where uri == 'x'", [IssueCodes.UnknownField]],
+    ["['sample-http-logs'] | extend a = 1, b = a + 1 | where b > 1", []],
+    ["let threshold = 10; ['sample-http-logs'] | where resp_body_size_bytes > threshold", []],
+    ["['otel-demo-traces'] | where ['attributes.custom']['http.protocol'] == 'HTTP/1.1' and attributes.custom.x == 1", []],
+    ["['otel-demo-traces'] | join kind=inner (['sample-http-logs'] | project trace_id = id) on $left.trace_id == $right.trace_id", []],
+    ["['otel-demo-traces'] | join kind=inner (['sample-http-logs']) on $left.trace_id == $right.nope", [IssueCodes.UnknownField]],
+    ["['sample-http-logs'] | extend j = parse_json(message) | where j.a.b == 1", []],
+    // an operator that opens the row type stops unknown-field reports
+    ["['nope-dataset'] | where anything == 1", [IssueCodes.UnknownDataset]],
+    ["['sample-http-logs'] | make-series count() on _time step 1h | mv-expand time", []],
+    ["search 'x' | where anything == 1", []],
+    ["['sample-http-logs'] | where uri has_any (dynamic(['a', 'b'])) and method in (dynamic(['GET']))", []],
+];
+
+describe('codes under the empty schema', () => {
+    for (const [text, expected] of emptySchemaCases) {
+        it(text, async () => {
+            expect(codes(await validateEmpty(text))).toEqual([...expected].sort());
+        });
+    }
+});
+
+describe('codes under a known schema', () => {
+    for (const [text, expected] of schemaCases) {
+        it(text, async () => {
+            expect(codes(await validateSchema(text))).toEqual([...expected].sort());
+        });
+    }
+});
+
+describe('issue data for quick fixes', () => {
+    it("['sample-http-logs'] | extend n = strlenn(uri)", async () => {
+        const result = await validateEmpty("['sample-http-logs'] | extend n = strlenn(uri)");
+        expectIssue(result, { code: IssueCodes.UnknownFunction, data: { code: IssueCodes.UnknownFunction, suggestion: 'strlen' } });
+    });
+
+    it("['sample-http-logs'] | where stauts == '200'", async () => {
+        const result = await validateSchema("['sample-http-logs'] | where stauts == '200'");
+        expectIssue(result, { code: IssueCodes.UnknownField, data: { code: IssueCodes.UnknownField, suggestion: 'status' } });
+    });
+
+    it("['sample-htp-logs'] | take 1", async () => {
+        const result = await validateSchema("['sample-htp-logs'] | take 1");
+        expectIssue(result, { code: IssueCodes.UnknownDataset, data: { code: IssueCodes.UnknownDataset, suggestion: 'sample-http-logs' } });
+    });
+
+    it("['sample-http-logs'] | where status == '200'", async () => {
+        expectNoIssues(await validateSchema("['sample-http-logs'] | where status == '200'"));
+    });
+});
+
+describe('the issue table', () => {
+    it('has unique codes, APL1001 for syntax errors', () => {
+        const all = allIssues();
+        expect(new Set(all.map(i => i.code)).size).toBe(all.length);
+        expect(all.find(i => i.code === 'APL1001')?.severity).toBe('error');
+        for (const i of all) expect(i.code).toMatch(/^APL\d{4}$/);
+    });
+
+    it('didYouMean', () => {
+        expect(didYouMean('strlenn', ['strlen', 'strcat'])).toBe('strlen');
+        expect(didYouMean('Count', ['count'])).toBe('count');
+        expect(didYouMean('zzzzzz', ['strlen'])).toBeUndefined();
+    });
+});
+
+describe('checkText', () => {
+    it("['sample-http-logs'] | where", async () => {
+        const diagnostics = await checkText("['sample-http-logs'] | where");
+        expect(diagnostics.length).toBeGreaterThan(0);
+        expect(diagnostics.every(d => d.code === 'APL1001' && d.severity === 'error')).toBe(true);
+    });
+
+    it("['sample-http-logs'] | extend c = count()", async () => {
+        const diagnostics = await checkText("['sample-http-logs'] | extend c = count()");
+        expect(diagnostics.map(d => d.code)).toEqual([IssueCodes.AggregationOutsideSummarize]);
+        expect(diagnostics[0].range.start).toEqual({ line: 0, character: 34 });
+        expect(await checkText("['sample-http-logs'] | extend c = count()", { syntaxOnly: true })).toEqual([]);
+    });
+
+    it("['sample-http-logs'] | where status == 200", async () => {
+        expect(await checkText("['sample-http-logs'] | where status == 200")).toEqual([]);
+        const withSchema = await checkText("['sample-http-logs'] | where status == 200", { schema });
+        expect(withSchema.map(d => [d.code, d.severity])).toEqual([[IssueCodes.StringNumberComparison, 'warning']]);
+    });
+
+    it('1,000 short queries in a row', async () => {
+        const start = performance.now();
+        for (let i = 0; i < 1000; i++) await checkText(`['sample-http-logs'] | where resp_body_size_bytes > ${i} | summarize count() by method`, { schema });
+        expect(performance.now() - start).toBeLessThan(20_000);
+    });
+});
