@@ -1,9 +1,9 @@
-import { LLkLookaheadStrategy } from 'chevrotain';
+import { LLkLookaheadStrategy, type ILookaheadStrategy } from 'chevrotain';
 
-type AlternationOptions = Parameters<LLkLookaheadStrategy['buildLookaheadForAlternation']>[0];
-type OptionalOptions = Parameters<LLkLookaheadStrategy['buildLookaheadForOptional']>[0];
-type AlternationLookahead = ReturnType<LLkLookaheadStrategy['buildLookaheadForAlternation']>;
-type OptionalLookahead = ReturnType<LLkLookaheadStrategy['buildLookaheadForOptional']>;
+type AlternationOptions = Parameters<ILookaheadStrategy['buildLookaheadForAlternation']>[0];
+type OptionalOptions = Parameters<ILookaheadStrategy['buildLookaheadForOptional']>[0];
+type AlternationLookahead = ReturnType<ILookaheadStrategy['buildLookaheadForAlternation']>;
+type OptionalLookahead = ReturnType<ILookaheadStrategy['buildLookaheadForOptional']>;
 
 /**
  * LL(3) lookahead, with each decision's lookahead function built the first time the parser meets

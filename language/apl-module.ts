@@ -17,7 +17,7 @@ import { AplParserErrorMessageProvider } from './apl-parser-messages.js';
 import { EmptySchemaProvider } from './schema/empty-schema-provider.js';
 import type { SchemaProvider } from './schema/schema-provider.js';
 import { AplTypeComputer } from './types/apl-type-computer.js';
-import { AplValidator, registerValidationChecks } from './apl-validator.js';
+import { AplDocumentValidator, AplValidator, registerValidationChecks } from './apl-validator.js';
 import { AplLspModule } from './lsp/apl-lsp-module.js';
 
 /** Services APL adds to Langium's defaults. */
@@ -52,6 +52,7 @@ export const AplModule: Module<AplServices, PartialLangiumServices & AplAddedSer
     },
     validation: {
         AplValidator: services => new AplValidator(services),
+        DocumentValidator: services => new AplDocumentValidator(services),
     },
     /** Completion, hover, signature help, formatting, semantic tokens, navigation, quick fixes (language/lsp/). */
     lsp: AplLspModule,

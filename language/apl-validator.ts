@@ -4,7 +4,9 @@
  * fields are reported only when the schema provider knows datasets, and never after an operator
  * whose output columns are not all known.
  */
-import type { AstNode, ValidationAcceptor, ValidationChecks } from 'langium';
+import { DefaultDocumentValidator, DocumentValidator, type AstNode, type LangiumDocument, type ValidationAcceptor, type ValidationChecks, type ValidationOptions } from 'langium';
+import type { Diagnostic } from 'vscode-languageserver-types';
+import type { CancellationToken } from 'vscode-jsonrpc';
 import type * as ast from './generated/ast.js';
 import type { AplAstType } from './generated/ast.js';
 import type { AplServices } from './apl-module.js';
@@ -39,6 +41,18 @@ export function registerValidationChecks(services: AplServices): void {
         DatatableExpression: validator.checkDatatableDuplicates,
     };
     registry.register(checks, validator);
+}
+
+/** Langium's document validator, with APL's code (`APL1001`) on lexer and parser errors. */
+export class AplDocumentValidator extends DefaultDocumentValidator {
+    override async validateDocument(document: LangiumDocument, options: ValidationOptions = {}, cancelToken?: CancellationToken): Promise<Diagnostic[]> {
+        const diagnostics = await super.validateDocument(document, options, cancelToken);
+        for (const d of diagnostics) {
+            const code = (d.data as { code?: unknown } | undefined)?.code;
+            if (code === DocumentValidator.LexingError || code === DocumentValidator.ParsingError) d.code = Issues.SyntaxError.code;
+        }
+        return diagnostics;
+    }
 }
 
 export class AplValidator {

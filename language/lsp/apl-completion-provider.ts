@@ -174,6 +174,10 @@ export class AplCompletionProvider extends DefaultCompletionProvider {
                 for (const k of SOURCE_KEYWORDS) if (keywords.has(k)) items.push(this.keywordItem(k, range));
             }
             if (context.stage === 'let') this.addFunctions(items, SCALAR_FUNCTIONS, range);
+            const sourceOperator = context.previous ? lookupTabularOperator(context.previous.image) : undefined;
+            for (const k of keywords) {
+                if (OPTION_KEYWORDS.has(k) && sourceOperator?.keywords?.includes(`${k}=`)) items.push({ ...this.keywordItem(`${k}=`, range), filterText: k });
+            }
             return this.filter(word, items);
         }
 
@@ -421,14 +425,20 @@ export class AplCompletionProvider extends DefaultCompletionProvider {
         return { start: document.textDocument.positionAt(start), end: document.textDocument.positionAt(end) };
     }
 
+    /** Drops duplicates and items that do not match the typed word; exact prefix matches sort first. */
     private filter(word: string, items: CompletionItem[]): CompletionItem[] {
         const seen = new Set<string>();
-        return items.filter(i => {
+        const out: CompletionItem[] = [];
+        for (const i of items) {
             const key = `${i.kind}:${i.label}`;
-            if (seen.has(key)) return false;
+            if (seen.has(key)) continue;
             seen.add(key);
-            return word === '' || this.fuzzyMatcher.match(word, i.filterText ?? (i.label as string));
-        });
+            const text = i.filterText ?? (i.label as string);
+            if (word !== '' && !this.fuzzyMatcher.match(word, text)) continue;
+            if (word !== '') i.sortText = (text.toLowerCase().startsWith(word.toLowerCase()) ? 'a' : 'b') + (i.sortText ?? '');
+            out.push(i);
+        }
+        return out;
     }
 
     private keywordItem(k: string, range: Range): CompletionItem {

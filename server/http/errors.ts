@@ -66,7 +66,7 @@ export function aplErrorBody(err: AplQueryError): ErrorBody {
     const kind = err.kind === 'syntax' ? 'syntax' : err.kind === 'runtime' ? 'runtime' : 'semantic';
     return {
         code: 400,
-        message: `invalid query: ${err.kind === 'syntax' ? 'syntax error: ' : ''}${err.detail} (line ${err.line}, column ${err.column})`,
+        message: `invalid query: ${err.kind === 'syntax' && !/^syntax error/i.test(err.detail) ? 'syntax error: ' : ''}${err.detail} (line ${err.line}, column ${err.column})`,
         detail: { errorType: kind, compileErrorCode: kind === 'syntax' ? 'syntax_error' : 'semantic_error', line: err.line, column: err.column, message: err.detail },
     };
 }

@@ -1,0 +1,60 @@
+/**
+ * Runs the service as a child process (`node --import tsx server/http/main.ts`, what `apl serve`
+ * does) on a free loopback port, for the end-to-end tests.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+export interface ChildServer {
+    url: string;
+    proc: ChildProcess;
+    output(): string;
+    /** SIGTERM and wait for exit. */
+    stop(): Promise<number | null>;
+    /** SIGKILL and wait for exit. */
+    kill(): Promise<void>;
+}
+
+export async function spawnServer(opts: { dataDir: string; token?: string; args?: string[]; timeoutMs?: number }): Promise<ChildServer> {
+    const args = ['--import', 'tsx', path.join(REPO, 'server/http/main.ts'), '--host', '127.0.0.1', '--port', '0', '--data', opts.dataDir];
+    if (opts.token) args.push('--token', opts.token);
+    args.push(...(opts.args ?? ['--no-samples']));
+    const proc = spawn(process.execPath, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, APL_TOKEN: '' } });
+    let out = '';
+    proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+    const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`server did not start in time:\n${out}`)), opts.timeoutMs ?? 45_000);
+        const check = (): void => {
+            const m = /listening on (http:\/\/[^\s]+)/.exec(out);
+            if (m) {
+                clearTimeout(timer);
+                resolve(m[1]);
+            }
+        };
+        proc.stdout!.on('data', check);
+        proc.once('exit', (code) => {
+            clearTimeout(timer);
+            reject(new Error(`server exited with ${code} before listening:\n${out}`));
+        });
+    });
+    return {
+        url,
+        proc,
+        output: () => out,
+        async stop() {
+            if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
+            proc.kill('SIGTERM');
+            return exited;
+        },
+        async kill() {
+            if (proc.exitCode !== null || proc.signalCode !== null) return;
+            proc.kill('SIGKILL');
+            await exited;
+        },
+    };
+}
