@@ -15,6 +15,8 @@ const common = {
 const builds = [
     { ...common, entryPoints: ['client/cli/main.ts'], outfile: 'out/apl.cjs', format: 'cjs', banner: { js: '#!/usr/bin/env node' } },
     { ...common, entryPoints: ['server/lsp/main.ts'], outfile: 'out/apl-language-server.cjs', format: 'cjs', banner: { js: '#!/usr/bin/env node' } },
+    // The store compacts on a worker thread; the bundled service finds this file beside out/apl.cjs.
+    { ...common, entryPoints: ['server/store/compact-worker.ts'], outfile: 'out/compact-worker.cjs', format: 'cjs' },
     { ...common, entryPoints: ['language/index.ts'], outfile: 'out/index.mjs', format: 'esm', packages: 'external' },
 ];
 

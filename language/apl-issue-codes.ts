@@ -36,7 +36,7 @@ export const Issues = {
     AggregationOutsideSummarize: issue<{ name: string }>('APL0006', 'aggregation-outside-summarize', 'error',
         ({ name }) => `The aggregation '${name}' can only be used in summarize or make-series, and not inside another aggregation.`),
     InvalidDatasetName: issue<{ name: string }>('APL0007', 'invalid-dataset-name', 'error',
-        ({ name }) => `'${name}' is not a valid dataset name: use 1 to 128 ASCII letters, digits, '-' or '_'.`),
+        ({ name }) => `'${name}' is not a valid dataset name: use 1 to 128 ASCII letters, digits, '-', '_' or '.'.`),
     DuplicateColumn: issue<{ name: string; operator: string }>('APL0008', 'duplicate-column', 'error',
         ({ name, operator }) => `The column '${name}' is defined more than once in ${operator}.`),
     WeekTimespan: issue<{ text: string }>('APL0009', 'week-timespan', 'warning',

@@ -5,8 +5,8 @@
  * whose output columns are not all known.
  */
 import { DefaultDocumentValidator, DocumentValidator, type AstNode, type LangiumDocument, type ValidationAcceptor, type ValidationChecks, type ValidationOptions } from 'langium';
-import type { Diagnostic } from 'vscode-languageserver-types';
-import type { CancellationToken } from 'vscode-jsonrpc';
+import { isQueryableDatasetName } from './dataset-name.js';
+import type { CancellationToken, Diagnostic } from 'vscode-languageserver';
 import type * as ast from './generated/ast.js';
 import type { AplAstType } from './generated/ast.js';
 import type { AplServices } from './apl-module.js';
@@ -18,7 +18,6 @@ import type { AplType, RowType } from './types/apl-types.js';
 /** Names that are callable without being catalogue entries. */
 const SPECIAL_CALLS = new Set(['table', 'toscalar', 'materialize']);
 
-const DATASET_NAME = /^[A-Za-z0-9_-]{1,128}$/;
 const COMPARISONS = new Set(['==', '!=', '<>', '<', '<=', '>', '>=']);
 const ARITHMETIC = new Set(['+', '-', '*', '/', '%']);
 const NUMBER_PARAMS = new Set<ParamType>(['number', 'long', 'real', 'numeric_or_time']);
@@ -182,7 +181,7 @@ export class AplValidator {
         if (node.$type === 'BracketReference' && node.$container?.$type === 'JsonScalar') return;
         if (types.isTabularPosition(node)) {
             if (types.letBinding(name, node)) return;
-            if (!DATASET_NAME.test(name)) {
+            if (!isQueryableDatasetName(name)) {
                 this.report(accept, Issues.InvalidDatasetName, { name }, node, 'name');
                 return;
             }

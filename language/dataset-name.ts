@@ -1,14 +1,24 @@
 /**
- * The dataset naming rule (the service spec, section 2.1): 1–128 characters, ASCII letters, digits
- * and `-`. One definition for the validator, the store and the HTTP service.
+ * Dataset naming rules.
+ *
+ * - Creating a dataset in the embedded service follows the service spec (section 2.1): 1–128
+ *   characters, ASCII letters, digits and `-`.
+ * - Querying is more lenient: the live Axiom endpoint also has datasets with `_` and `.` in their
+ *   names (API.md §1; the docs query `sample_dataset` and `my_traces`), so a query naming one is not
+ *   an error. The validator reports names that no Axiom deployment could hold.
  */
-const DATASET_NAME = /^[A-Za-z0-9-]{1,128}$/;
+const CREATABLE = /^[A-Za-z0-9-]{1,128}$/;
+const QUERYABLE = /^[A-Za-z0-9._-]{1,128}$/;
 
 export function isValidDatasetName(name: string): boolean {
-    return DATASET_NAME.test(name);
+    return CREATABLE.test(name);
 }
 
-/** Why a name is not a valid dataset name, or undefined when it is. */
+export function isQueryableDatasetName(name: string): boolean {
+    return QUERYABLE.test(name);
+}
+
+/** Why a name cannot be used to create a dataset, or undefined when it can. */
 export function datasetNameProblem(name: string): string | undefined {
     if (name.length === 0) return 'a dataset name cannot be empty';
     if (name.length > 128) return `dataset name '${name.slice(0, 20)}…' is ${name.length} characters long; at most 128 are allowed`;

@@ -8,7 +8,7 @@
  *
  * Exit code 0 even when a bar is missed (the tables say so); 1 only when the runner itself fails.
  */
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { type BenchContext, type Row, type Section, Skip, firstLine, fmtRatio, gcAvailable } from './bench/harness.js';
 
 interface SectionEntry {
@@ -61,6 +61,12 @@ async function main(): Promise<void> {
     const ctx: BenchContext = { quick, log: m => process.stderr.write(`  … ${m}\n`) };
     console.log(`apl-tools bench — node ${process.version}, ${cpus().length}× ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GB${quick ? ', --quick' : ''}`);
     if (!gcAvailable()) console.log('note: no garbage collector access; timings include collections');
+    const busy = () => {
+        const load = loadavg()[0]!;
+        return load > cpus().length ? `note: load average ${load.toFixed(1)} on ${cpus().length} CPUs: absolute times are inflated; ratios (paired, alternating runs) hold up better` : undefined;
+    };
+    const firstBusy = busy();
+    if (firstBusy) console.log(firstBusy);
     let missed = 0;
     for (const s of SECTIONS) {
         if (only.size > 0 && !only.has(s.name)) continue;
@@ -72,7 +78,8 @@ async function main(): Promise<void> {
             if (result.rows.length > 0) printTable(result.rows);
             for (const n of result.notes) console.log(`  ${n}`);
             missed += result.rows.filter(r => r.pass === false).length;
-            console.log(`  (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+            const nowBusy = busy();
+            console.log(`  (${((performance.now() - t0) / 1000).toFixed(1)} s${nowBusy ? `; load average ${loadavg()[0]!.toFixed(1)}` : ''})`);
         } catch (err) {
             if (err instanceof Skip) console.log(`  skipped: ${err.message}`);
             else if (err instanceof Error && /Cannot find module|ERR_MODULE_NOT_FOUND|does not provide an export/.test(err.message)) {

@@ -1,10 +1,9 @@
 /** Writes a query result in one of the CLI's output formats. */
-import type { TabularResult } from '../api/types.js';
 import { renderCsv, renderJson, renderTable, terminalWidth, type OutputFormat, type RenderTable } from './render.js';
 
 export interface ResultOutput {
     /** The tabular result (service shape). */
-    tabular?: { tables: RenderTable[] } & Partial<Pick<TabularResult, 'status'>>;
+    tabular?: { tables: readonly RenderTable[] };
     /** The legacy-format result, for `--format legacy`. */
     legacy?: unknown;
 }

@@ -25,7 +25,7 @@ export interface Grouping {
     first: Uint32Array;
 }
 
-function keyIds(v: Vec, n: number): { ids: Uint32Array; card: number } {
+function keyIds(v: Vec, n: number, stepMs?: number): { ids: Uint32Array; card: number } {
     const ids = new Uint32Array(n);
     if (v.c) return { ids, card: 1 };
     const col = v.col;
@@ -52,6 +52,10 @@ function keyIds(v: Vec, n: number): { ids: Uint32Array; card: number } {
             ids[i] = g;
         }
         return { ids, card };
+    }
+    if ((col instanceof NumColumn || col instanceof TimeColumn) && n > 0) {
+        const dense = denseKeyIds(col, sel, n, stepMs, ids);
+        if (dense >= 0) return { ids, card: dense };
     }
     if (col instanceof NumColumn || col instanceof TimeColumn) {
         const map = new Map<number, number>();
@@ -97,14 +101,47 @@ function keyIds(v: Vec, n: number): { ids: Uint32Array; card: number } {
     return { ids, card };
 }
 
+/**
+ * Integer-valued numeric keys (or times binned by `stepMs`) in a small range: ids through a dense
+ * table instead of a hash map. Returns the cardinality, or -1 when the keys do not qualify.
+ */
+function denseKeyIds(col: NumColumn | TimeColumn, sel: Uint32Array | null, n: number, stepMs: number | undefined, ids: Uint32Array): number {
+    const vals = col instanceof NumColumn ? col.vals : col.ms;
+    const nulls = col instanceof NumColumn ? col.nulls : null;
+    const sub = col instanceof TimeColumn ? col.sub : null;
+    const step = stepMs && stepMs > 0 ? stepMs : 1;
+    let min = Infinity;
+    let max = -Infinity;
+    for (let i = 0; i < n; i++) {
+        const j = sel ? sel[i] : i;
+        if (nulls !== null && nulls[j] === 1) return -1;
+        const x = vals[j];
+        if (x !== x || (sub !== null && sub[j] !== 0)) return -1;
+        if (x < min) min = x;
+        if (x > max) max = x;
+    }
+    const range = (max - min) / step;
+    if (!(range <= 1 << 20) || !Number.isInteger(range)) return -1;
+    const table = new Int32Array(range + 1).fill(-1);
+    let card = 0;
+    for (let i = 0; i < n; i++) {
+        const x = (vals[sel ? sel[i] : i] - min) / step;
+        if (x !== Math.floor(x)) return -1;
+        let g = table[x];
+        if (g < 0) g = table[x] = card++;
+        ids[i] = g;
+    }
+    return card;
+}
+
 /** Group ids over several key vectors; groups are numbered in order of first appearance. */
-export function groupRows(keys: Vec[], n: number): Grouping {
+export function groupRows(keys: Vec[], n: number, stepsMs: (number | undefined)[] = []): Grouping {
     if (keys.length === 0) {
         return { gids: new Uint32Array(n), count: n > 0 ? 1 : 0, first: new Uint32Array(n > 0 ? 1 : 0) };
     }
-    let { ids, card } = keyIds(keys[0], n);
+    let { ids, card } = keyIds(keys[0], n, stepsMs[0]);
     for (let k = 1; k < keys.length; k++) {
-        const next = keyIds(keys[k], n);
+        const next = keyIds(keys[k], n, stepsMs[k]);
         const out = new Uint32Array(n);
         let count = 0;
         if (card * next.card <= 1 << 22) {
@@ -456,8 +493,9 @@ function fastAggregate(name: string, spec: AggSpec, vecs: Vec[], gids: Uint32Arr
                 let any = false;
                 for (let g = 0; g < G; g++) {
                     const seg = all.subarray(counts[g], counts[g + 1]);
-                    seg.sort();
-                    const r = pick(seg, ranks[0]);
+                    const m = seg.length;
+                    const p = ranks[0];
+                    const r = m === 0 || !Number.isFinite(p) ? null : quickselect(seg, Math.min(m, Math.max(1, Math.ceil((p * m) / 100))) - 1);
                     if (r === null) {
                         nulls[g] = 1;
                         any = true;
@@ -475,6 +513,50 @@ function fastAggregate(name: string, spec: AggSpec, vecs: Vec[], gids: Uint32Arr
         }
     }
     return undefined;
+}
+
+/** The k-th smallest value (0-based) of `a`, partially reordering it (Hoare selection, median of three). */
+export function quickselect(a: Float64Array, k: number): number {
+    let lo = 0;
+    let hi = a.length - 1;
+    while (hi > lo) {
+        if (hi - lo < 16) {
+            for (let i = lo + 1; i <= hi; i++) {
+                const x = a[i];
+                let j = i - 1;
+                while (j >= lo && a[j] > x) {
+                    a[j + 1] = a[j];
+                    j--;
+                }
+                a[j + 1] = x;
+            }
+            return a[k];
+        }
+        const mid = (lo + hi) >>> 1;
+        // Median of three as the pivot.
+        let x = a[lo], y = a[mid], z = a[hi];
+        if (x > y) { const t = x; x = y; y = t; }
+        if (y > z) { y = z; }
+        if (x > y) { y = x; }
+        const pivot = y;
+        let i = lo;
+        let j = hi;
+        while (i <= j) {
+            while (a[i] < pivot) i++;
+            while (a[j] > pivot) j--;
+            if (i <= j) {
+                const t = a[i];
+                a[i] = a[j];
+                a[j] = t;
+                i++;
+                j--;
+            }
+        }
+        if (k <= j) hi = j;
+        else if (k >= i) lo = i;
+        else return a[k];
+    }
+    return a[k];
 }
 
 // Keep nearestRank referenced: the specialised percentile above implements the same rule.

@@ -107,8 +107,21 @@ interface RunState {
 
 // ---------------------------------------------------------------------------------------------
 
+const parseCache = new Map<string, ReturnType<typeof parse>>();
+
+/** Parses with a small cache: the AST is read-only to the evaluator, so repeated queries reuse it. */
+function parseCached(text: string): ReturnType<typeof parse> {
+    let r = parseCache.get(text);
+    if (r === undefined) {
+        r = parse(text);
+        if (parseCache.size >= 256) parseCache.delete(parseCache.keys().next().value!);
+        parseCache.set(text, r);
+    }
+    return r;
+}
+
 export function runQuery(text: string, data: DataAccess, opts: RunOptions): QueryRun {
-    const { model, problems } = parse(text);
+    const { model, problems } = parseCached(text);
     if (problems.length > 0) {
         const p = problems[0];
         throw new AplQueryError(`syntax error: ${p.message}`, p.range.start.line + 1, p.range.start.character + 1, 'syntax');
@@ -254,7 +267,18 @@ function evalTable(expr: ast.Expression, env: QueryEnv, state: RunState, where: 
             const need = where === 'top' ? orderNeed(p.operators) : orderNeed(p.operators, 'desc');
             if (where === 'top') state.order = need === 'asc' ? 'asc' : 'desc';
             let frame = evalSource(p.source, env, state, need);
-            for (let i = 0; i < p.operators.length; i++) {
+            let startAt = 0;
+            // A streamable prefix followed by take: run it batch by batch and stop early.
+            let k = 0;
+            while (k < p.operators.length && STREAMABLE.has(p.operators[k].$type)) k++;
+            const takeOp = p.operators[k];
+            if (k > 0 && takeOp?.$type === 'TakeOperator' && frame.length > 65536) {
+                const limit = constLong((takeOp as ast.TakeOperator).count, env, 'take');
+                if (where === 'top') state.sawTake = true;
+                frame = runBatched(frame, p.operators.slice(0, k), limit, env, state);
+                startAt = k + 1;
+            }
+            for (let i = startAt; i < p.operators.length; i++) {
                 const op = p.operators[i];
                 const next = p.operators[i + 1];
                 // sort | take N: a top-N heap instead of a full sort.
@@ -276,6 +300,57 @@ function evalTable(expr: ast.Expression, env: QueryEnv, state: RunState, where: 
     } finally {
         state.depth--;
     }
+}
+
+const STREAMABLE = new Set([
+    'WhereOperator', 'ExtendOperator', 'ExtendValidOperator', 'ProjectOperator', 'ProjectAwayOperator', 'ProjectKeepOperator',
+    'ProjectRenameOperator', 'ProjectReorderOperator', 'ParseOperator', 'ParseWhereOperator', 'ParseKvOperator', 'RedactOperator',
+    'SearchOperator', 'MvExpandOperator',
+]);
+
+/** Rows [start, end) of a frame, as a view. */
+function sliceFrame(frame: Frame, start: number, end: number): Frame {
+    const cache = new Map<Uint32Array | null, Uint32Array>();
+    const cols = frame.cols.map(c => {
+        let sel = cache.get(c.sel);
+        if (sel === undefined) {
+            if (c.sel) sel = c.sel.subarray(start, end);
+            else {
+                sel = new Uint32Array(end - start);
+                for (let i = 0; i < sel.length; i++) sel[i] = start + i;
+            }
+            cache.set(c.sel, sel);
+        }
+        return { ...c, sel };
+    });
+    return new Frame(cols, end - start, frame.meta);
+}
+
+/** Runs row-wise operators over growing batches of the input until `limit` rows came out. */
+function runBatched(src: Frame, ops: readonly ast.TabularOperator[], limit: number, env: QueryEnv, state: RunState): Frame {
+    const parts: { frame: Frame; source: string }[] = [];
+    let got = 0;
+    let size = Math.max(4096, Math.min(65536, limit * 4));
+    let last: Frame | undefined;
+    for (let start = 0; start < src.length && got < limit; start += size, size = Math.min(size * 2, 1 << 20)) {
+        let f = sliceFrame(src, start, Math.min(src.length, start + size));
+        for (const op of ops) f = applyOperator(op, f, env, state);
+        last = f;
+        if (f.length === 0) continue;
+        const t = takeRows(f, limit - got);
+        parts.push({ frame: t, source: '' });
+        got += t.length;
+    }
+    if (parts.length === 0) {
+        if (last) return takeRows(last, 0);
+        let f = sliceFrame(src, 0, 0);
+        for (const op of ops) f = applyOperator(op, f, env, state);
+        return f;
+    }
+    if (parts.length === 1) return parts[0].frame;
+    const out = concatFrames(parts, undefined, ops[0]);
+    out.meta = parts[parts.length - 1].frame.meta;
+    return out;
 }
 
 /** Whether the pipeline's result depends on the order rows come from the dataset. */
@@ -393,8 +468,8 @@ function scanDataset(snap: Snapshot, need: OrderNeed, state: RunState): Frame {
     const m = Math.max(0, hi - lo);
     let sel: Uint32Array | null;
     if (need === 'desc') {
-        sel = new Uint32Array(m);
-        for (let i = 0; i < m; i++) sel[i] = asc[hi - 1 - i];
+        const desc = snap.descOrder();
+        sel = desc.subarray(n - hi, n - lo);
     } else {
         sel = asc.subarray(lo, hi);
         if (lo === 0 && hi === n && isIdentity(asc)) sel = null;
@@ -972,7 +1047,26 @@ function topN(frame: Frame, items: readonly ast.SortItem[], k: number, env: Quer
             i = m;
         }
     };
-    if (k > 0) {
+    const only = keys.length === 1 ? keys[0] : undefined;
+    if (k > 0 && only && only.col instanceof NumColumn && only.col.nulls === null) {
+        // One numeric key without nulls: skip rows that cannot beat the worst kept row.
+        const vals = only.col.vals;
+        const desc = only.desc;
+        for (let i = 0; i < n; i++) {
+            const x = vals[i];
+            if (size < k) {
+                heap[size++] = i;
+                siftUp(size - 1);
+                continue;
+            }
+            const w = vals[heap[0]];
+            if (x === x && w === w && (desc ? x <= w : x >= w)) continue;
+            if (cmp(i, heap[0]) < 0) {
+                heap[0] = i;
+                siftDown(0);
+            }
+        }
+    } else if (k > 0) {
         for (let i = 0; i < n; i++) {
             if (size < k) {
                 heap[size++] = i;
@@ -1075,7 +1169,7 @@ function summarize(frame: Frame, op: ast.SummarizeOperator, env: QueryEnv, state
     state.stats.rowsMatched ??= frame.length;
     const keys = groupKeys(frame, op.groups, env);
     const n = frame.length;
-    let grouping = groupRows(keys.map(k => k.vec), n);
+    let grouping = groupRows(keys.map(k => k.vec), n, keys.map(k => (k.timeBucket !== undefined && k.timeBucket % 1_000_000n === 0n ? Number(k.timeBucket / 1_000_000n) : undefined)));
     // A summarize without keys over no rows still gives one row (count() = 0).
     if (keys.length === 0 && n === 0) grouping = { gids: new Uint32Array(0), count: 1, first: new Uint32Array(0) };
     const G = grouping.count;

@@ -480,6 +480,8 @@ export interface Snapshot {
     column(name: string): Column | undefined;
     /** Physical row indexes sorted by (_time, row id) ascending. */
     ascOrder(): Uint32Array;
+    /** The reverse of `ascOrder` (newest first). */
+    descOrder(): Uint32Array;
     rowId(i: number): string;
     /** Compares two physical rows by (_time, row id). */
     compareRows(a: number, b: number): number;
@@ -793,6 +795,9 @@ export class DatasetStore {
             ascOrder(): Uint32Array {
                 return store.ascOrder(n, cmp);
             },
+            descOrder(): Uint32Array {
+                return store.descOrder(n, cmp);
+            },
             rowId(i: number): string {
                 const o = overrides.get(i);
                 if (o !== undefined) return o;
@@ -819,6 +824,18 @@ export class DatasetStore {
                 return time.ns(o[n - 1]);
             },
         };
+    }
+
+    private descCache: { rows: number; order: Uint32Array } | undefined;
+
+    private descOrder(n: number, cmp: (a: number, b: number) => number): Uint32Array {
+        const c = this.descCache;
+        if (c && c.rows === n) return c.order;
+        const asc = this.ascOrder(n, cmp);
+        const order = new Uint32Array(n);
+        for (let i = 0; i < n; i++) order[i] = asc[n - 1 - i];
+        this.descCache = { rows: n, order };
+        return order;
     }
 
     private ascOrder(n: number, cmp: (a: number, b: number) => number): Uint32Array {

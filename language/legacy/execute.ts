@@ -25,6 +25,7 @@ import {
     type LegacyQuery,
     type LegacyResult,
     type LegacyStatus,
+    type StatusMessage,
     type Timeseries,
 } from './legacy-types.js';
 
@@ -37,9 +38,14 @@ export interface EngineQueryOptions {
     includeCursor?: boolean;
 }
 
+/** The engine's status (API.md §4.5), with message priorities as plain strings. */
+export type EngineStatus = Omit<Partial<LegacyStatus>, 'messages'> & {
+    messages?: { priority: string; count: number; code: string; msg: string }[] | null;
+};
+
 /** What executeLegacy reads of a tabular result (API.md §4.3). */
 export interface TabularLike {
-    status?: Partial<LegacyStatus>;
+    status?: EngineStatus;
     tables: { fields: { name: string }[]; columns: unknown[][] }[];
 }
 
@@ -81,7 +87,7 @@ function timeText(v: unknown): string {
     return typeof j === 'string' ? j : '';
 }
 
-function fullStatus(s: Partial<LegacyStatus> | undefined, rowsMatched: number, numGroups: number, fallbackTime: string): LegacyStatus {
+function fullStatus(s: EngineStatus | undefined, rowsMatched: number, numGroups: number, fallbackTime: string): LegacyStatus {
     return {
         elapsedTime: s?.elapsedTime ?? 0,
         blocksExamined: s?.blocksExamined ?? 0,
@@ -95,7 +101,7 @@ function fullStatus(s: Partial<LegacyStatus> | undefined, rowsMatched: number, n
         ...(s?.minCursor !== undefined ? { minCursor: s.minCursor } : {}),
         ...(s?.maxCursor !== undefined ? { maxCursor: s.maxCursor } : {}),
         ...(s?.isEstimate !== undefined ? { isEstimate: s.isEstimate } : {}),
-        messages: s?.messages ?? [],
+        messages: (s?.messages ?? []) as StatusMessage[],
     };
 }
 

@@ -20,7 +20,7 @@ export class AplCodeActionProvider implements CodeActionProvider {
             const action = this.fixFor(document, diagnostic);
             if (action) actions.push(action);
         }
-        return actions;
+        return actions.length > 0 ? actions : undefined;
     }
 
     private fixFor(document: LangiumDocument, diagnostic: Diagnostic): CodeAction | undefined {

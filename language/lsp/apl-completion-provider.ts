@@ -25,7 +25,7 @@ import { SYS_TIME_FIELD } from '../schema/schema-provider.js';
 import { isTabularOperatorNode, mergeByName, type AplTypeComputer } from '../types/apl-type-computer.js';
 import type { ColumnType, RowType } from '../types/apl-types.js';
 import { functionMarkdown, tabularOperatorMarkdown } from './apl-docs.js';
-import { isPlainIdentifier, quoteName } from './apl-names.js';
+import { isPlainIdentifier, quoteName, safely } from './apl-names.js';
 
 /** Rules whose keywords are names, not keywords, when completing. */
 const NAME_RULES = new Set(['Name', 'MemberName', 'ColumnName', 'TypeName', 'OptionName']);
@@ -103,7 +103,7 @@ export class AplCompletionProvider extends DefaultCompletionProvider {
     override async getCompletion(document: LangiumDocument, params: CompletionParams): Promise<CompletionList | undefined> {
         const text = document.textDocument.getText();
         const offset = document.textDocument.offsetAt(params.position);
-        const items = this.complete(document, text, offset);
+        const items = safely('completion', [] as CompletionItem[], () => this.complete(document, text, offset));
         return CompletionList.create(items, false);
     }
 

@@ -5,6 +5,7 @@ import * as ast from '../generated/ast.js';
 import type { AplServices } from '../apl-module.js';
 import type { AplTypeComputer } from '../types/apl-type-computer.js';
 import { GrammarUtils } from 'langium';
+import { safely } from './apl-names.js';
 
 /**
  * The outline: `let` statements (variables, or tables when their value is tabular), query
@@ -18,6 +19,10 @@ export class AplDocumentSymbolProvider implements DocumentSymbolProvider {
     }
 
     getSymbols(document: LangiumDocument, _params: DocumentSymbolParams): DocumentSymbol[] {
+        return safely('document symbols', [], () => this.symbols(document));
+    }
+
+    private symbols(document: LangiumDocument): DocumentSymbol[] {
         const model = document.parseResult.value as ast.Model;
         const range = (start: number, end: number): Range => ({ start: document.textDocument.positionAt(start), end: document.textDocument.positionAt(end) });
         const text = document.textDocument.getText();

@@ -7,7 +7,7 @@ import * as ast from '../generated/ast.js';
 import { isTabularOperatorNode, type AplTypeComputer } from '../types/apl-type-computer.js';
 import type { AplType, RowType } from '../types/apl-types.js';
 import { fence, functionMarkdown, scalarOperatorMarkdown, tabularOperatorMarkdown } from './apl-docs.js';
-import { AplNames, quoteName, type NameTarget } from './apl-names.js';
+import { AplNames, quoteName, safely, type NameTarget } from './apl-names.js';
 
 /** The row type as `(a: string, b: long, ...)`, shortened after `max` columns. */
 export function formatRowType(row: RowType, max = 12): string {
@@ -30,6 +30,10 @@ export class AplHoverProvider implements HoverProvider {
     }
 
     getHoverContent(document: LangiumDocument, params: HoverParams): Hover | undefined {
+        return safely('hover', undefined, () => this.hover(document, params));
+    }
+
+    private hover(document: LangiumDocument, params: HoverParams): Hover | undefined {
         const root = document.parseResult.value.$cstNode;
         if (!root) return undefined;
         const offset = document.textDocument.offsetAt(params.position);

@@ -188,3 +188,16 @@ function sameTarget(a: NameTarget, b: NameTarget): boolean {
     if (a.kind === 'column' && b.kind === 'column') return a.site === b.site;
     return true;
 }
+
+/**
+ * Runs an editor request so that a failure in the analysis (for instance on a half-typed query)
+ * degrades to "no result" instead of an LSP error. The error is still visible in the server log.
+ */
+export function safely<T>(what: string, fallback: T, fn: () => T): T {
+    try {
+        return fn();
+    } catch (e) {
+        console.error(`APL ${what} failed:`, e instanceof Error ? e.stack ?? e.message : e);
+        return fallback;
+    }
+}

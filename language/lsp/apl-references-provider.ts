@@ -11,7 +11,7 @@ import {
     type ReferenceParams,
 } from 'vscode-languageserver';
 import type { AplServices } from '../apl-module.js';
-import { AplNames, type NameOccurrence } from './apl-names.js';
+import { AplNames, safely, type NameOccurrence } from './apl-names.js';
 
 function rangeOf(document: LangiumDocument, o: NameOccurrence): Range {
     return { start: document.textDocument.positionAt(o.cst.offset), end: document.textDocument.positionAt(o.cst.end) };
@@ -26,6 +26,10 @@ export class AplReferencesProvider implements ReferencesProvider {
     }
 
     findReferences(document: LangiumDocument, params: ReferenceParams): Location[] {
+        return safely('references', [], () => this.references(document, params));
+    }
+
+    private references(document: LangiumDocument, params: ReferenceParams): Location[] {
         const occurrence = this.names.occurrenceAt(document, document.textDocument.offsetAt(params.position));
         const target = occurrence && this.names.targetOf(occurrence);
         if (!target) return [];
@@ -44,6 +48,10 @@ export class AplDefinitionProvider implements DefinitionProvider {
     }
 
     getDefinition(document: LangiumDocument, params: DefinitionParams): LocationLink[] | undefined {
+        return safely('definition', undefined, () => this.definition(document, params));
+    }
+
+    private definition(document: LangiumDocument, params: DefinitionParams): LocationLink[] | undefined {
         const occurrence = this.names.occurrenceAt(document, document.textDocument.offsetAt(params.position));
         const target = occurrence && this.names.targetOf(occurrence);
         if (!occurrence || !target) return undefined;
@@ -68,6 +76,10 @@ export class AplDocumentHighlightProvider implements DocumentHighlightProvider {
     }
 
     getDocumentHighlight(document: LangiumDocument, params: DocumentHighlightParams): DocumentHighlight[] | undefined {
+        return safely('document highlight', undefined, () => this.highlight(document, params));
+    }
+
+    private highlight(document: LangiumDocument, params: DocumentHighlightParams): DocumentHighlight[] | undefined {
         const occurrence = this.names.occurrenceAt(document, document.textDocument.offsetAt(params.position));
         const target = occurrence && this.names.targetOf(occurrence);
         if (!target) return undefined;

@@ -2,7 +2,7 @@ import type { LangiumDocument } from 'langium';
 import type { RenameProvider } from 'langium/lsp';
 import { ResponseError, type Range, type RenameParams, type TextDocumentPositionParams, type TextEdit, type WorkspaceEdit } from 'vscode-languageserver';
 import type { AplServices } from '../apl-module.js';
-import { AplNames, isPlainIdentifier, type NameOccurrence } from './apl-names.js';
+import { AplNames, isPlainIdentifier, safely, type NameOccurrence } from './apl-names.js';
 
 /** The name being renamed may be written bare or bracketed; keep each occurrence's style where possible. */
 function replacementFor(occurrence: NameOccurrence, newName: string, kind: 'let' | 'column'): string {
@@ -25,6 +25,10 @@ export class AplRenameProvider implements RenameProvider {
     }
 
     prepareRename(document: LangiumDocument, params: TextDocumentPositionParams): Range | undefined {
+        return safely('prepare rename', undefined, () => this.renameRange(document, params));
+    }
+
+    private renameRange(document: LangiumDocument, params: TextDocumentPositionParams): Range | undefined {
         const occurrence = this.names.occurrenceAt(document, document.textDocument.offsetAt(params.position));
         if (!occurrence) return undefined;
         const target = this.names.targetOf(occurrence);

@@ -7,6 +7,7 @@ import { lookupAggregate, lookupScalarFunction } from '../builtins/index.js';
 import * as ast from '../generated/ast.js';
 import type { AplTypeComputer } from '../types/apl-type-computer.js';
 import { typeFromName } from '../types/apl-types.js';
+import { safely } from './apl-names.js';
 
 /**
  * Semantic tokens for APL, one per token of the document: functions (built-ins marked
@@ -26,7 +27,8 @@ export class AplSemanticTokenProvider extends AbstractSemanticTokenProvider {
         if (!root) return;
         for (const node of CstUtils.streamCst(root)) {
             if (!isLeafCstNode(node) || node.length === 0) continue;
-            const kind = this.classify(node);
+            const leaf = node;
+            const kind = safely('semantic tokens', undefined, () => this.classify(leaf));
             if (kind) acceptor({ cst: node, type: kind.type, modifier: kind.modifier });
         }
     }

@@ -12,6 +12,7 @@ import {
     type ScalarFunction,
     type Signature,
 } from '../builtins/index.js';
+import { safely } from './apl-names.js';
 
 /** The call the cursor is in: the function name and the index of the argument under the cursor. */
 export interface CallAtCursor {
@@ -20,7 +21,6 @@ export interface CallAtCursor {
     argument: number;
     /** Offset of the function name. */
     nameOffset: number;
-    /** Whether the call is inside a summarize or make-series clause (aggregations preferred). */
 }
 
 /**
@@ -36,6 +36,10 @@ export class AplSignatureHelpProvider implements SignatureHelpProvider {
     }
 
     provideSignatureHelp(document: LangiumDocument, params: SignatureHelpParams): SignatureHelp | undefined {
+        return safely('signature help', undefined, () => this.help(document, params));
+    }
+
+    private help(document: LangiumDocument, params: SignatureHelpParams): SignatureHelp | undefined {
         const text = document.textDocument.getText();
         const offset = document.textDocument.offsetAt(params.position);
         const call = this.callAt(text, offset);

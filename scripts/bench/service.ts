@@ -1,5 +1,257 @@
-import { type BenchContext, type SectionResult, Skip } from './harness.js';
+/**
+ * Section "service" (issue 5), against the embedded service on loopback:
+ * - ingest throughput over HTTP (NDJSON batches of 1,000 events, each acknowledged durably) as a
+ *   ratio to raw `JSON.parse` of the same bytes in the same process;
+ * - Q2 latency over HTTP on 1M ingested events as a ratio to the in-process engine;
+ * - start-up with 1M events on disk: spawn → first answer.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { generateSample } from '../../language/samples/index.js';
+import {
+    type BenchContext, type Row, type SectionResult, Skip, firstLine, fmtMs, fmtRate, importOptional, projectPath, summarize, timePair,
+} from './harness.js';
+import { EVAL_QUERIES } from './queries.js';
 
-export async function serviceSection(_ctx: BenchContext): Promise<SectionResult> {
-    throw new Skip('not written yet');
+const TOKEN = 'xaat-apl-bench-0000000000000000';
+const END = new Date('2025-01-01T00:00:00Z');
+const RANGE = { startTime: '2024-01-01T00:00:00Z', endTime: '2025-01-02T00:00:00Z' };
+const INGEST_BATCH = 1000;
+/** Requests in flight during the ingest test (a client that pipelines a few batches). */
+const INGEST_CONCURRENCY = 4;
+const FILL_BATCH = 10_000;
+
+interface Service {
+    url: string;
+    close(): Promise<void>;
+}
+interface AppModule {
+    createService(options: Record<string, unknown>): Promise<Service>;
+}
+interface EngineModule {
+    createEngine(): {
+        ingest(dataset: string, events: Iterable<Record<string, unknown>>): { ingested: number };
+        query(apl: string, options?: Record<string, unknown>): Promise<{ tables: { columns: unknown[][] }[] }>;
+    };
+}
+
+async function api(base: string, method: string, route: string, body?: string | Buffer, contentType = 'application/json'): Promise<unknown> {
+    const res = await fetch(base + route, {
+        method,
+        headers: { authorization: `Bearer ${TOKEN}`, ...(body !== undefined ? { 'content-type': contentType } : {}) },
+        body,
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${route}: HTTP ${res.status}: ${text.slice(0, 200)}`);
+    return text === '' ? undefined : JSON.parse(text);
+}
+
+function ndjson(events: Record<string, unknown>[]): Buffer {
+    return Buffer.from(events.map(e => JSON.stringify(e)).join('\n'));
+}
+
+function* batches(rows: number, size: number, seed: number): Generator<Record<string, unknown>[]> {
+    let batch: Record<string, unknown>[] = [];
+    for (const ev of generateSample('sample-http-logs', { rows, seed, end: END })) {
+        batch.push(ev);
+        if (batch.length === size) {
+            yield batch;
+            batch = [];
+        }
+    }
+    if (batch.length > 0) yield batch;
+}
+
+export async function serviceSection(ctx: BenchContext): Promise<SectionResult> {
+    const { createService } = await importOptional<AppModule>('server/http/app.ts', 'the service');
+    const { createEngine } = await importOptional<EngineModule>('language/engine.ts', 'the engine');
+    const rows: Row[] = [];
+    const notes: string[] = [];
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'apl-bench-service-'));
+    let service: Service | undefined;
+    try {
+        try {
+            service = await createService({ dataDir, host: '127.0.0.1', port: 0, tokens: [TOKEN], samples: false, log: () => {} });
+        } catch (err) {
+            throw new Skip(`the service does not start: ${firstLine(err)}`);
+        }
+        const base = service.url;
+
+        // --- Ingest throughput vs JSON.parse of the same bytes.
+        const ingestEvents = ctx.quick ? 20_000 : 100_000;
+        ctx.log(`service: ingest ${ingestEvents / 1000}k events in batches of ${INGEST_BATCH}, ${INGEST_CONCURRENCY} in flight`);
+        const bodies = [...batches(ingestEvents, INGEST_BATCH, 11)].map(ndjson);
+        const totalBytes = bodies.reduce((s, b) => s + b.length, 0);
+        const runs = 5;
+        const warmup = 1;
+        const names = Array.from({ length: runs + warmup }, (_, i) => `bench-ingest-${i}`);
+        for (const name of names) await api(base, 'POST', '/v2/datasets', JSON.stringify({ name }));
+        let next = 0;
+        const viaHttp = async () => {
+            const name = names[next++]!;
+            let i = 0;
+            let ingested = 0;
+            const worker = async () => {
+                while (i < bodies.length) {
+                    const body = bodies[i++]!;
+                    const status = (await api(base, 'POST', `/v1/datasets/${name}/ingest`, body, 'application/x-ndjson')) as { ingested?: number };
+                    ingested += status.ingested ?? 0;
+                }
+            };
+            await Promise.all(Array.from({ length: INGEST_CONCURRENCY }, worker));
+            if (ingested !== ingestEvents) throw new Error(`ingested ${ingested} of ${ingestEvents}`);
+        };
+        let parsed = 0;
+        const rawParse = () => {
+            parsed = 0;
+            for (const b of bodies) for (const line of b.toString('utf8').split('\n')) if (line !== '' && JSON.parse(line)) parsed++;
+        };
+        const [http, parse] = await timePair(viaHttp, rawParse, { warmup, runs });
+        const ours = (ingestEvents / http.median) * 1000;
+        const theirs = (ingestEvents / parse.median) * 1000;
+        rows.push({
+            name: `HTTP ingest, batches of ${INGEST_BATCH} (durable)`,
+            ours: `${fmtRate(ours, 'ev')} (${((totalBytes / http.median) * 1000 / 2 ** 20).toFixed(1)} MB/s)`,
+            baseline: `${fmtRate(theirs, 'ev')} JSON.parse`,
+            ratio: ours / theirs,
+            bar: '≥ 0.5×',
+            pass: ours / theirs >= 0.5,
+        });
+        notes.push(`ingest: ${ingestEvents} sample-http-logs events, ${(totalBytes / 2 ** 20).toFixed(1)} MB NDJSON, ${INGEST_CONCURRENCY} requests in flight; ratio = our events/s ÷ JSON.parse events/s (goal 0.8×)`);
+        for (const name of names) await api(base, 'DELETE', `/v2/datasets/${name}`);
+
+        // --- Q2 over HTTP on 1M events vs the in-process engine with the same events.
+        const fillEvents = ctx.quick ? 100_000 : 1_000_000;
+        const label = ctx.quick ? '100k' : '1M';
+        ctx.log(`service: filling ${label} events over HTTP (batches of ${FILL_BATCH / 1000}k) and into an in-process engine`);
+        const dataset = 'sample-http-logs';
+        await api(base, 'POST', '/v2/datasets', JSON.stringify({ name: dataset }));
+        const engine = createEngine();
+        const fillStart = performance.now();
+        for (const batch of batches(fillEvents, FILL_BATCH, 7)) {
+            await api(base, 'POST', `/v1/datasets/${dataset}/ingest`, ndjson(batch), 'application/x-ndjson');
+            engine.ingest(dataset, batch);
+        }
+        notes.push(`fill: ${label} events in ${fmtMs(performance.now() - fillStart)} (HTTP + in-process engine, generation included)`);
+        const q2 = EVAL_QUERIES.find(q => q.id === 'Q2')!.apl;
+        let httpCount = -1;
+        let engineCount = -1;
+        const [overHttp, inProcess] = await timePair(
+            async () => {
+                const r = (await api(base, 'POST', '/v1/datasets/_apl?format=tabular', JSON.stringify({ apl: q2, ...RANGE }))) as { tables: { columns: unknown[][] }[] };
+                httpCount = (r.tables[0]!.columns[1] ?? []).reduce<number>((s, v) => s + Number(v), 0);
+            },
+            async () => {
+                const r = await engine.query(q2, RANGE);
+                engineCount = (r.tables[0]!.columns[1] ?? []).reduce<number>((s, v) => s + Number(v), 0);
+            },
+            { warmup: 2, runs: ctx.quick ? 5 : 9 },
+        );
+        const q2row = { name: `Q2 over HTTP, ${label} events`, ours: fmtMs(overHttp.median), baseline: `${fmtMs(inProcess.median)} in-process`, ratio: overHttp.median / inProcess.median, bar: '—', pass: null };
+        rows.push(q2row);
+        if (httpCount !== fillEvents || engineCount !== fillEvents) notes.push(`warning: Q2 counts add up to ${httpCount} over HTTP and ${engineCount} in process, expected ${fillEvents}`);
+
+        // --- Start-up with the events on disk.
+        await service.close();
+        service = undefined;
+        ctx.log(`service: start-up with ${label} events on disk`);
+        const bundle = await serveBundle(ctx);
+        const emptyDir = mkdtempSync(path.join(tmpdir(), 'apl-bench-empty-'));
+        try {
+            await startOnce(bundle, dataDir, fillEvents); // warms the file-system cache
+            const full: number[] = [];
+            const empty: number[] = [];
+            for (let i = 0; i < 5; i++) {
+                // Alternating, like the in-process pairs.
+                full.push(await startOnce(bundle, dataDir, fillEvents));
+                empty.push(await startOnce(bundle, emptyDir, 0));
+            }
+            const f = summarize(full);
+            const e = summarize(empty);
+            rows.push({ name: `start-up with ${label} events on disk`, ours: fmtMs(f.median), baseline: `${fmtMs(e.median)} empty dir`, ratio: f.median / e.median, bar: '—', pass: null });
+            notes.push(`start-up: spawn of the service bundle → first 200 on GET /v2/datasets (recovery happens before listen), then a count check; median of ${full.length} (min ${fmtMs(f.min)}, max ${fmtMs(f.max)}); baseline: the same start on an empty data dir`);
+        } finally {
+            rmSync(emptyDir, { recursive: true, force: true });
+        }
+    } finally {
+        await service?.close().catch(() => undefined);
+        rmSync(dataDir, { recursive: true, force: true });
+    }
+    return { rows, notes };
+}
+
+/** A CommonJS bundle that runs `runServe(parseServeArgs(argv))`, built to node_modules/.cache (never into the tree). */
+async function serveBundle(ctx: BenchContext): Promise<string> {
+    const cacheDir = projectPath('node_modules/.cache/apl-bench');
+    mkdirSync(cacheDir, { recursive: true });
+    const outfile = path.join(cacheDir, 'apl-serve.cjs');
+    ctx.log('building the service (esbuild, the options of esbuild.mjs) into node_modules/.cache/apl-bench');
+    const esbuild = await import('esbuild');
+    try {
+        await esbuild.build({
+            stdin: {
+                contents: `import { runServe } from './server/http/serve.ts';\nimport { parseServeArgs } from './server/http/main.ts';\nrunServe(parseServeArgs(process.argv.slice(2))).catch(e => { console.error(e); process.exit(1); });\n`,
+                resolveDir: projectPath('.'),
+                sourcefile: 'bench-serve-entry.ts',
+                loader: 'ts',
+            },
+            outfile, bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'silent',
+            external: ['@duckdb/node-api', 'vscode'],
+        });
+    } catch (err) {
+        throw new Skip(`the service does not build: ${firstLine(err)}`);
+    }
+    return outfile;
+}
+
+function freePort(): Promise<number> {
+    return new Promise((resolve, reject) => {
+        const srv = createServer();
+        srv.listen(0, '127.0.0.1', () => {
+            const addr = srv.address();
+            const port = typeof addr === 'object' && addr ? addr.port : 0;
+            srv.close(() => resolve(port));
+        });
+        srv.on('error', reject);
+    });
+}
+
+async function startOnce(bundle: string, dataDir: string, expectEvents: number): Promise<number> {
+    const port = await freePort();
+    const t0 = performance.now();
+    const child: ChildProcess = spawn(process.execPath, [bundle, '--data', dataDir, '--port', String(port), '--token', TOKEN, '--no-samples'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout!.on('data', (d: Buffer) => { output += d.toString(); });
+    child.stderr!.on('data', (d: Buffer) => { output += d.toString(); });
+    let exited = false;
+    const exit = new Promise<void>(resolve => child.on('exit', () => { exited = true; resolve(); }));
+    try {
+        const base = `http://127.0.0.1:${port}`;
+        for (;;) {
+            if (exited) throw new Error(`the service exited before answering: ${output.split('\n')[0]}`);
+            if (performance.now() - t0 > 120_000) throw new Error('no answer within 120 s');
+            try {
+                const list = (await api(base, 'GET', '/v2/datasets')) as unknown[];
+                const elapsed = performance.now() - t0;
+                if (expectEvents === 0) return elapsed;
+                if (!Array.isArray(list) || list.length === 0) throw new Error('the restarted service lists no datasets');
+                const r = (await api(base, 'POST', '/v1/datasets/_apl?format=tabular', JSON.stringify({ apl: "['sample-http-logs'] | count", ...RANGE }))) as { tables: { columns: unknown[][] }[] };
+                const n = Number(r.tables[0]?.columns[0]?.[0]);
+                if (n !== expectEvents) throw new Error(`the restarted service counts ${n} events, expected ${expectEvents}`);
+                return elapsed;
+            } catch (err) {
+                if (err instanceof Error && /ECONNREFUSED|fetch failed/.test(err.message + String((err as { cause?: unknown }).cause))) {
+                    await new Promise(r => setTimeout(r, 5));
+                    continue;
+                }
+                throw err;
+            }
+        }
+    } finally {
+        if (!exited) child.kill('SIGTERM');
+        await exit;
+    }
 }

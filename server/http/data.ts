@@ -134,7 +134,14 @@ export class DataPlane {
                 throw err;
             }
             if (res.ingested > 0 && gen !== undefined && this.generation.get(name) === gen) {
-                this.feed(name, res.seq, prep.body, prep.params);
+                try {
+                    this.feed(name, res.seq, prep.body, prep.params);
+                } catch (err) {
+                    // The batch is durable: acknowledge it (a 5xx would make clients resend it and
+                    // duplicate it), and rebuild the engine's copy from the store right after.
+                    this.opts.log(`feeding ${name} batch ${res.batchId} to the engine failed (${String(err)}); rebuilding from the store`);
+                    this.rebuildSoon(name);
+                }
             }
             const after = datasetCounters(this.store, name);
             const status = ingestStatus({
@@ -149,15 +156,30 @@ export class DataPlane {
         });
     }
 
+    private rebuildSoon(name: string): void {
+        setImmediate(() => {
+            this.locks
+                .exclusive(name, async () => {
+                    if (this.store.hasDataset(name)) await this.loadDataset(name);
+                })
+                .catch((err: unknown) => this.opts.log(`rebuilding ${name} failed: ${String(err)}`));
+        });
+    }
+
     /** Rebuilds the batch exactly as the store will (deterministic) and appends it to the engine. */
     private feed(name: string, seq: number, body: Buffer, params: Parameters<typeof buildBatch>[1]): void {
         const { batch } = buildBatch(body, params);
         const n = batch.fields.length;
         const sys = params.receiveTimeNs;
-        const rows: Record<string, unknown>[] = new Array(n);
+        // The batch was built here, for the engine only (the store keeps its own copy), so the
+        // system fields can be added to the event objects in place instead of copying them.
+        const rows = batch.fields as Record<string, unknown>[];
         for (let r = 0; r < n; r++) {
             const t = batch.times[r];
-            rows[r] = { ...batch.fields[r], _time: t, _sysTime: sys, _rowId: formatRowId(t, seq, r) };
+            const rec = rows[r];
+            rec._time = t;
+            rec._sysTime = sys;
+            rec._rowId = formatRowId(t, seq, r);
         }
         this.engine.appendFlat(name, rows);
         this.eventsLoaded += n;

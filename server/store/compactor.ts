@@ -5,6 +5,7 @@
  *
  * Under TypeScript sources (tests, `tsx`), the worker boots through tsx's ESM loader.
  */
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { runCompactJob, type CompactJob, type CompactResult } from './compact.js';
 
@@ -47,9 +48,13 @@ export class Compactor {
 
     private start(): Worker {
         if (this.worker) return this.worker;
-        const here = import.meta.url;
+        // In the CommonJS bundles (out/*.cjs) esbuild leaves `import.meta.url` undefined; the worker
+        // is bundled beside them as out/compact-worker.cjs.
+        const here = import.meta.url as string | undefined;
         let w: Worker;
-        if (here.endsWith('.ts')) {
+        if (here === undefined) {
+            w = new Worker(join(__dirname, 'compact-worker.cjs'));
+        } else if (here.endsWith('.ts')) {
             const target = new URL('./compact-worker.ts', here).href;
             let tsx = 'tsx/esm/api';
             try {

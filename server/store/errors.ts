@@ -1,3 +1,4 @@
+import { datasetNameProblem } from '../../language/dataset-name.js';
 /** Typed store errors; `status` is the HTTP status the service should answer with. */
 export type StoreErrorCode = 'invalid_name' | 'not_found' | 'exists' | 'closed' | 'invalid_argument';
 
@@ -22,18 +23,11 @@ export class StoreError extends Error {
 }
 
 /**
- * Dataset names: 1–128 characters of ASCII letters, digits, `-`, `_` and `.`, starting and ending
- * with a letter or digit. The brief asks for letters, digits and `-`; API.md §2 (go client doc)
- * also allows `.` and `_`, so both are accepted. The first/last-character rule keeps `.`/`..` and
- * hidden files impossible, so a name is always a safe directory name.
+ * Dataset names follow the service spec (section 2.1): 1–128 ASCII letters, digits and `-`
+ * (`language/dataset-name.ts`). Such a name is always a safe directory name.
  */
-const NAME_RE = /^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,126}[A-Za-z0-9])?$/;
-
 export function validateDatasetName(name: unknown): asserts name is string {
-    if (typeof name !== 'string' || !NAME_RE.test(name)) {
-        throw new StoreError(
-            'invalid_name',
-            `invalid dataset name ${JSON.stringify(name)}: use 1-128 ASCII letters, digits, '-', '_' or '.', starting and ending with a letter or digit`,
-        );
-    }
+    if (typeof name !== 'string') throw new StoreError('invalid_name', `invalid dataset name ${JSON.stringify(name)}: a name must be a string`);
+    const problem = datasetNameProblem(name);
+    if (problem !== undefined) throw new StoreError('invalid_name', `invalid ${problem}`);
 }

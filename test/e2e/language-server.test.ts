@@ -60,7 +60,9 @@ describe('apl-language-server --stdio', () => {
             list.push(p.diagnostics);
             diagnostics.set(p.uri, list);
         });
-        rpc.onNotification('window/showMessage', (p: { type: number; message: string }) => messages.push(p));
+        rpc.onNotification('window/showMessage', (p: { type: number; message: string }) => {
+            messages.push(p);
+        });
         rpc.onNotification('window/logMessage', () => undefined);
         rpc.onRequest('workspace/configuration', (p: { items: { section?: string }[] }) => p.items.map(i => (i.section === 'apl' ? config.apl : null)));
         rpc.onRequest('client/registerCapability', () => null);

@@ -165,3 +165,11 @@ describe('checkText', () => {
         expect(performance.now() - start).toBeLessThan(20_000);
     });
 });
+
+describe('syntax errors carry APL1001 in the editor too', () => {
+    it("['sample-http-logs'] | where", async () => {
+        const result = await validateEmpty("['sample-http-logs'] | where");
+        expect(result.diagnostics.length).toBeGreaterThan(0);
+        expect(new Set(result.diagnostics.map(d => d.code))).toEqual(new Set([IssueCodes.SyntaxError]));
+    });
+});

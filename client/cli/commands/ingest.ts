@@ -1,5 +1,5 @@
 import { createReadStream, openSync, readSync, closeSync, statSync, readFileSync } from 'node:fs';
-import { gunzipSync, createGunzip } from 'node:zlib';
+import { gunzipSync } from 'node:zlib';
 import { parseArgs } from 'node:util';
 import type { AplClient } from '../../api/client.js';
 import { AplApiError } from '../../api/errors.js';
@@ -303,4 +303,3 @@ function firstNonBlank(line: Buffer): number | undefined {
 
 // exported for tests
 export { sniff as sniffContentKind, parseLabels };
-void createGunzip;

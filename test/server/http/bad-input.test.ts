@@ -80,7 +80,7 @@ describe('bad input table', () => {
         it(`${c.name} → ${c.status}`, async () => {
             const headers: Record<string, string> = { ...c.headers };
             if (c.auth !== null) headers.authorization = c.auth ?? `Bearer ${TOKEN}`;
-            const res = await fetch(t.url + c.path, { method: c.method ?? 'POST', headers, body: c.body as BodyInit | undefined });
+            const res = await fetch(t.url + c.path, { method: c.method ?? 'POST', headers, body: c.body as RequestInit['body'] });
             const text = await res.text();
             expect(res.status, text).toBe(c.status);
             expect(res.headers.get('content-type')).toMatch(/^application\/json/);

@@ -13,7 +13,7 @@ export interface TestService {
     /** fetch with the token and JSON handling. */
     call(method: string, p: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
     /** Raw fetch: body as given. */
-    raw(method: string, p: string, body?: BodyInit | Uint8Array, headers?: Record<string, string>): Promise<Reply>;
+    raw(method: string, p: string, body?: NonNullable<RequestInit['body']> | Uint8Array, headers?: Record<string, string>): Promise<Reply>;
     restart(extra?: Partial<ServiceOptions>): Promise<void>;
     stop(): Promise<void>;
 }
@@ -39,7 +39,7 @@ export async function startService(opts: Partial<ServiceOptions> = {}, dir?: str
             const res = await fetch(t.url + p, {
                 method,
                 headers: { authorization: `Bearer ${TOKEN}`, ...headers },
-                body: body as BodyInit | undefined,
+                body: body as RequestInit['body'],
             });
             const text = await res.text();
             let json: unknown;

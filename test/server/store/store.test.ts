@@ -39,7 +39,7 @@ describe('datasets', () => {
         expect(meta).toMatchObject({ name: 'my-ds', kind: 'axiom:events:v1', description: 'd', retentionDays: 0, useRetentionPeriod: false });
         expect(meta.created).toMatch(/^\d{4}-\d\d-\d\dT.*Z$/);
         await expect(store.createDataset({ name: 'my-ds' })).rejects.toMatchObject({ code: 'exists', status: 409 });
-        for (const bad of ['', '-x', 'x-', 'a/b', '..', 'a b', 'x'.repeat(129), 'é']) {
+        for (const bad of ['', 'a_b', 'a.b', 'a/b', '..', 'a b', 'x'.repeat(129), 'é']) {
             await expect(store.createDataset({ name: bad })).rejects.toMatchObject({ code: 'invalid_name', status: 400 });
         }
         await store.createDataset({ name: 'a'.repeat(128) });

@@ -1,0 +1,177 @@
+import { parseArgs } from 'node:util';
+import { AplQueryError, createEngine, type Engine } from '../../../language/engine.js';
+import { generateSample, SAMPLE_DATASET_NAMES } from '../../../language/samples/index.js';
+import { CliError } from '../cli-error.js';
+import { LARGE_FILE_BYTES, loadDataFile, parseDataSpec, parseSampleSpec, type DataSpec, type Progress, type SampleSpec } from '../load-data.js';
+import { parseIntOption, parseOutputFormat, queryTextFrom, type QueryText } from '../options.js';
+import { writeResult } from '../output.js';
+import { formatQueryError } from '../query-error.js';
+import { resolveTimeRange } from '../time-arg.js';
+import { statSync } from 'node:fs';
+
+export const DEFAULT_SAMPLE_ROWS = 10_000;
+
+export const RUN_USAGE = `apl run [--data NAME=PATH]... [--sample NAME[:ROWS]]... [--format table|json|csv|tabular|legacy]
+        [--start TIME] [--end TIME] [--limit N] [--width N] (QUERY | --file F)
+
+Runs an APL query locally, over files or the sample datasets, with the reference evaluator.
+Exit code 0: ok; 1: the query has an error (printed as file:line:col with the problem);
+2: usage or I/O error (a missing or unreadable data file, a bad time).
+  --data NAME=PATH     load PATH as dataset NAME (repeatable): NDJSON, a JSON array, or CSV with a
+                       header row (cells typed as numbers or booleans where they parse); .gz is fine.
+                       Events without _time get the load time.
+  --sample NAME[:ROWS] generate a sample dataset with ROWS events (default ${DEFAULT_SAMPLE_ROWS.toLocaleString('en-US')}). Without --data,
+                       the samples the query names are generated on demand:
+                       ${SAMPLE_DATASET_NAMES.join(', ')}
+  --seed N             seed of the sample generators (default 1)
+  --format             table (default; fitted to the terminal), json (array of row objects), csv,
+                       tabular or legacy (the service's result JSON)
+  --start, --end       time range over _time: RFC 3339, a date, or now-1h / now-7d (default: all)
+  --limit N            most rows to return (default 1000; at most 50000)
+  --width N            fit tables to N columns (default: the terminal width)
+  --file F             read the query from F ('-' for standard input)`;
+
+export async function runRun(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
+    const { values, positionals } = parseArgs({
+        args: argv,
+        allowPositionals: true,
+        options: {
+            data: { type: 'string', multiple: true, short: 'd' },
+            sample: { type: 'string', multiple: true },
+            seed: { type: 'string' },
+            format: { type: 'string' },
+            start: { type: 'string' },
+            end: { type: 'string' },
+            limit: { type: 'string' },
+            width: { type: 'string' },
+            file: { type: 'string', short: 'f' },
+            help: { type: 'boolean', short: 'h' },
+        },
+    });
+    if (values.help) {
+        out.write(RUN_USAGE + '\n');
+        return 0;
+    }
+    const format = parseOutputFormat(values.format);
+    const data = (values.data ?? []).map(parseDataSpec);
+    const dupe = data.find((d, i) => data.findIndex(o => o.name === d.name) !== i);
+    if (dupe) throw new CliError(`--data: dataset '${dupe.name}' is given twice`);
+    const samples = (values.sample ?? []).map(s => parseSampleSpec(s, SAMPLE_DATASET_NAMES));
+    const seed = values.seed !== undefined ? parseIntOption('--seed', values.seed) : 1;
+    const limit = values.limit !== undefined ? parseIntOption('--limit', values.limit, 1, 50_000) : undefined;
+    const width = values.width !== undefined ? parseIntOption('--width', values.width, 20) : undefined;
+    const query = queryTextFrom(positionals, values.file, RUN_USAGE);
+    const range = resolveTimeRange({ start: values.start, end: values.end });
+    // Check that every data file exists before loading any (fail fast, exit 2).
+    for (const d of data) {
+        try {
+            statSync(d.path);
+        } catch (e) {
+            const code = (e as NodeJS.ErrnoException).code;
+            throw new CliError(`--data ${d.name}=${d.path}: ${code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+        }
+    }
+
+    const engine = createEngine();
+    const status = progressLine(err);
+    try {
+        for (const d of data) await loadData(engine, d, err, status);
+        for (const s of samplesToLoad(query.text, data, samples)) {
+            if (data.some(d => d.name === s.name)) continue;
+            loadSample(engine, s, seed, status);
+        }
+    } finally {
+        status(undefined);
+    }
+
+    try {
+        const options = { startTime: range.startTime, endTime: range.endTime, limit };
+        if (format === 'legacy') {
+            writeResult(out, format, { legacy: await engine.queryLegacyFormat(query.text, options) }, { width });
+        } else {
+            writeResult(out, format, { tabular: await engine.query(query.text, options) }, { width });
+        }
+    } catch (e) {
+        if (e instanceof AplQueryError) return reportQueryError(e, query, engine, err);
+        throw e;
+    }
+    return 0;
+}
+
+function reportQueryError(e: AplQueryError, query: QueryText, engine: Engine, err: NodeJS.WritableStream): number {
+    err.write(formatQueryError(query.name, query.text, e.detail, { line: e.line, column: e.column }) + '\n');
+    if (/unknown dataset/i.test(e.detail)) {
+        const names = engine.datasets();
+        err.write(
+            names.length
+                ? `loaded datasets: ${names.join(', ')}\n`
+                : `no datasets are loaded: use --data NAME=PATH, or query a sample dataset (${SAMPLE_DATASET_NAMES.join(', ')})\n`,
+        );
+    }
+    return 1;
+}
+
+/** Explicit `--sample`s, plus (without `--data`) every sample dataset the query text names. */
+export function samplesToLoad(text: string, data: DataSpec[], samples: SampleSpec[]): SampleSpec[] {
+    const out = new Map<string, SampleSpec>();
+    for (const s of samples) out.set(s.name, s);
+    if (data.length === 0) {
+        for (const name of SAMPLE_DATASET_NAMES) if (!out.has(name) && text.includes(name)) out.set(name, { name });
+    }
+    return [...out.values()];
+}
+
+function loadSample(engine: Engine, s: SampleSpec, seed: number, status: Progress): void {
+    const rows = s.rows ?? DEFAULT_SAMPLE_ROWS;
+    if (rows >= 100_000) status(`generating ${s.name} (${rows.toLocaleString('en-US')} events)`);
+    engine.createDataset(s.name);
+    engine.ingest(s.name, generateSample(s.name, { rows, seed }));
+}
+
+const CHUNK = 50_000;
+
+async function loadData(engine: Engine, d: DataSpec, err: NodeJS.WritableStream, status: Progress): Promise<void> {
+    let large = false;
+    try {
+        large = statSync(d.path).size >= LARGE_FILE_BYTES;
+    } catch {
+        // loadDataFile reports it
+    }
+    const progress = large ? status : undefined;
+    const file = await loadDataFile(d, progress);
+    engine.createDataset(d.name);
+    const total = file.events.length;
+    let failed = 0;
+    const problems: string[] = file.failures.map(f => f.error);
+    for (let i = 0; i < total; i += CHUNK) {
+        const counts = engine.ingest(d.name, file.events.slice(i, i + CHUNK));
+        failed += counts.failed;
+        for (const f of counts.failures) problems.push(f.error);
+        if (progress) progress(`loading ${d.name}: ${Math.min(total, i + CHUNK).toLocaleString('en-US')} / ${total.toLocaleString('en-US')} events`);
+        if (progress) await new Promise(resolve => setImmediate(resolve));
+    }
+    const skipped = file.failures.length + failed;
+    if (skipped > 0) {
+        status(undefined);
+        err.write(`apl run: --data ${d.name}=${d.path}: skipped ${skipped} event(s):\n`);
+        for (const p of problems.slice(0, 5)) err.write(`  ${p}\n`);
+        if (problems.length > 5) err.write(`  … and ${problems.length - 5} more\n`);
+    }
+}
+
+/** A one-line status on stderr when it is a terminal (overwritten in place); a no-op otherwise. */
+function progressLine(err: NodeJS.WritableStream): Progress {
+    const tty = (err as NodeJS.WriteStream).isTTY === true;
+    let shown = false;
+    return text => {
+        if (!tty) return;
+        if (text === undefined) {
+            if (shown) err.write('\r\x1b[K');
+            shown = false;
+            return;
+        }
+        const cols = (err as NodeJS.WriteStream).columns ?? 80;
+        err.write(`\r\x1b[K${text.length >= cols ? text.slice(0, cols - 2) + '…' : text}`);
+        shown = true;
+    };
+}
