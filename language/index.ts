@@ -20,3 +20,19 @@ export {
     lookupTabularOperator,
 } from './builtins/index.js';
 export { SAMPLE_DATASETS, generateSample } from './samples/index.js';
+export { translate, TranslationError } from './legacy/translate.js';
+export { parseLegacyQuery } from './legacy/legacy-types.js';
+export type { LegacyQuery, LegacyResult } from './legacy/legacy-types.js';
+export { AplQueryError, type Engine, type EngineOptions, type QueryOptions, type TabularResult } from './engine.js';
+export { AplTypeComputer } from './types/apl-type-computer.js';
+export { IssueCodes } from './apl-issue-codes.js';
+
+import { createEngine as createBareEngine, type Engine, type EngineOptions } from './engine.js';
+import { legacyExecutor } from './legacy/execute.js';
+
+/** An in-memory APL engine: `ingest` events, then `query` APL or `queryLegacy` legacy queries. */
+export function createEngine(options?: EngineOptions): Engine {
+    const engine = createBareEngine(options);
+    engine.setLegacyExecutor(legacyExecutor);
+    return engine;
+}

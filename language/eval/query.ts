@@ -616,14 +616,29 @@ function concatFrames(parts: { frame: Frame; source: string }[], withsource: str
         for (const p of parts) for (let i = 0; i < p.frame.length; i++) b.push(p.source);
         cols.push({ name: withsource, type: 'string', data: b.build(), sel: null });
     }
+    const merged = (srcs: (FrameCol | undefined)[], t: ScalarType, name: string, hidden?: boolean): FrameCol => {
+        // Same stored column in every part (batches of one scan): concatenate the selections only.
+        const first = srcs[0];
+        if (first && srcs.every(c => c !== undefined && c.data === first.data && c.type === t)) {
+            const sel = new Uint32Array(total);
+            let at = 0;
+            srcs.forEach((c, k) => {
+                const len = parts[k].frame.length;
+                if (c!.sel) sel.set(c!.sel.subarray(0, len), at);
+                else for (let i = 0; i < len; i++) sel[at + i] = i;
+                at += len;
+            });
+            return { name, type: t, data: first.data, sel, hidden, agg: first.agg };
+        }
+        const data = concatColumns(srcs.map((c, k) => ({ col: c, n: parts[k].frame.length })), t);
+        return { name, type: t, data, sel: null, hidden };
+    };
     for (const name of names) {
         const t = types.get(name)!;
-        const data = concatColumns(parts.map(p => ({ col: p.frame.visible().find(c => c.name === name), n: p.frame.length })), t);
-        cols.push({ name, type: t, data, sel: null });
+        cols.push(merged(parts.map(p => p.frame.visible().find(c => c.name === name)), t, name));
     }
     if (parts.every(p => p.frame.find(ROWID))) {
-        const data = concatColumns(parts.map(p => ({ col: p.frame.find(ROWID), n: p.frame.length })), 'string');
-        cols.push({ name: ROWID, type: 'string', data, sel: null, hidden: true });
+        cols.push(merged(parts.map(p => p.frame.find(ROWID)), 'string', ROWID, true));
     }
     return new Frame(cols, total, { order: parts.length === 1 ? parts[0].frame.meta.order : undefined });
 }
@@ -966,19 +981,30 @@ function projectReorder(frame: Frame, op: ast.ProjectReorderOperator): Frame {
 
 interface SortKey {
     col: Column;
+    /** Physical rows of `col` for each logical row (null: identity). */
+    sel: Uint32Array | null;
     desc: boolean;
     nulls: 'first' | 'last';
     name?: string;
 }
 
-function sortKeys(frame: Frame, items: readonly ast.SortItem[], env: QueryEnv): SortKey[] {
+function sortKeys(frame: Frame, items: readonly ast.SortItem[], env: QueryEnv, gather = true): SortKey[] {
     return items.map(it => {
         const c = compileExpr(it.expression, frame, env);
         const v = c.run(frame);
         const desc = it.direction !== 'asc';
-        const col = v.c ? new ConstColumn(c.type, v.v, frame.length) : gatherColumn(v.col, v.sel, frame.length);
-        return { col, desc, nulls: it.nulls ?? (desc ? 'last' : 'first'), name: defaultName(it.expression) };
+        const nulls = it.nulls ?? (desc ? 'last' : 'first');
+        const name = defaultName(it.expression);
+        if (v.c) return { col: new ConstColumn(c.type, v.v, frame.length), sel: null, desc, nulls, name };
+        if (!gather) return { col: v.col, sel: v.sel, desc, nulls, name };
+        return { col: gatherColumn(v.col, v.sel, frame.length), sel: null, desc, nulls, name };
     });
+}
+
+function logicalComparator(k: SortKey): (a: number, b: number) => number {
+    const c = comparatorFor(k.col, k.desc, k.nulls);
+    const sel = k.sel;
+    return sel ? (a, b) => c(sel[a], sel[b]) : c;
 }
 
 function sortMeta(keys: SortKey[], frame: Frame): FrameMeta {
@@ -1010,8 +1036,8 @@ function sortFrame(frame: Frame, items: readonly ast.SortItem[], env: QueryEnv):
 function topN(frame: Frame, items: readonly ast.SortItem[], k: number, env: QueryEnv): Frame {
     const n = frame.length;
     if (k >= n / 4) return takeRows(sortFrame(frame, items, env), k);
-    const keys = sortKeys(frame, items, env);
-    const cmps = keys.map(kk => comparatorFor(kk.col, kk.desc, kk.nulls));
+    const keys = sortKeys(frame, items, env, false);
+    const cmps = keys.map(logicalComparator);
     const cmp = (a: number, b: number): number => {
         for (const c of cmps) {
             const r = c(a, b);
@@ -1052,14 +1078,15 @@ function topN(frame: Frame, items: readonly ast.SortItem[], k: number, env: Quer
         // One numeric key without nulls: skip rows that cannot beat the worst kept row.
         const vals = only.col.vals;
         const desc = only.desc;
+        const sel = only.sel;
         for (let i = 0; i < n; i++) {
-            const x = vals[i];
+            const x = vals[sel ? sel[i] : i];
             if (size < k) {
                 heap[size++] = i;
                 siftUp(size - 1);
                 continue;
             }
-            const w = vals[heap[0]];
+            const w = vals[sel ? sel[heap[0]] : heap[0]];
             if (x === x && w === w && (desc ? x <= w : x >= w)) continue;
             if (cmp(i, heap[0]) < 0) {
                 heap[0] = i;

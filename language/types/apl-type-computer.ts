@@ -150,9 +150,13 @@ export class AplTypeComputer {
 
     // ------------------------------------------------------------------ scalar types
 
-    /** The type of a scalar expression; `'unknown'` when nothing certain is known (and for tables). */
-    typeOf(expression: ast.Expression | ast.NamedExpression): AplType {
+    /**
+     * The type of a scalar expression; `'unknown'` when nothing certain is known (and for tables).
+     * Accepts `undefined` because error recovery leaves holes in the tree (`where x ==`).
+     */
+    typeOf(expression: ast.Expression | ast.NamedExpression | undefined): AplType {
         void this.schema;
+        if (!expression) return 'unknown';
         const expr = expression.$type === 'NamedExpression' ? (expression as ast.NamedExpression).expression : (expression as ast.Expression);
         if (!expr) return 'unknown';
         const cached = this.typeCache.get(expr);

@@ -84,9 +84,7 @@ export function registerDatasetRoutes(app: FastifyInstance, opts: DatasetRouteOp
             const body = jsonObjectBody(req);
             const name = body.name;
             if (name === undefined || name === null || name === '') throw badRequest('invalid dataset: "name" is required');
-            validateDatasetName(name);
-            if (name.startsWith('axiom-')) throw badRequest(`invalid dataset name "${name}": the "axiom-" prefix is reserved`);
-            if (name.length > 80) throw badRequest(`invalid dataset name "${name}": at most 80 characters`);
+            validateDatasetName(name); // the project's naming rule (language/dataset-name.ts) → 400
             const kind = optString(body, 'kind');
             if (kind !== undefined && kind !== '' && !KINDS.has(kind)) {
                 throw badRequest(`invalid kind "${kind}": use one of ${[...KINDS].join(', ')}`);

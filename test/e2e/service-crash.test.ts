@@ -11,7 +11,7 @@ import { spawnServer, type ChildServer } from '../server/http/spawn.js';
 
 const TOKEN = 'xaat-e2e-crash';
 const DS = 'crash';
-const KILLS = 4;
+const KILLS = 3;
 const BATCH = 25;
 
 const dir = mkdtempSync(path.join(tmpdir(), 'apl-e2e-crash-'));
@@ -82,7 +82,7 @@ describe('service crash safety', () => {
             if (cycle === KILLS) break;
             const stop = { now: false };
             const senders = [0, 1].map((s) => sender(server!.url, `c${cycle}s${s}`, acked, stop));
-            await new Promise((r) => setTimeout(r, 300 + Math.random() * 900));
+            await new Promise((r) => setTimeout(r, 250 + Math.random() * 750));
             await server.kill();
             stop.now = true;
             batchesAcked += (await Promise.all(senders)).reduce((a, b) => a + b, 0);
