@@ -9,7 +9,7 @@ import { parse } from '../apl-parse.js';
 import { typeFromName } from '../types/apl-types.js';
 import { Datetime, Timespan, parseDatetime, parseGoDuration, type AplValue } from '../values.js';
 import { lookupAggregate } from '../builtins/index.js';
-import { BoolColumn, type Column, ConstColumn, DynColumn, FnColumn, NumColumn, type ScalarType, StrColumn, StrBuilder, builderFor, columnFromValues, gatherColumn } from './columns.js';
+import { BoolColumn, type Column, ConstColumn, DynColumn, NumColumn, type ScalarType, StrColumn, StrBuilder, builderFor, columnFromValues, gatherColumn } from './columns.js';
 import { AplQueryError, errorAt, unsupportedAt } from './errors.js';
 import {
     type Binding,
@@ -42,7 +42,7 @@ import {
     runAggregate,
     sortGroupsByKeys,
 } from './aggregate.js';
-import { type ParsedCursor, type Snapshot, parseCursor } from './store.js';
+import { type ParsedCursor, RowIdColumn, type Snapshot, parseCursor } from './store.js';
 import { searchTermPredicate, truthTri } from './scalar-ops.js';
 import { compileRegex, toText } from '../builtins/functions-text-helpers.js';
 import { toJson } from '../builtins/functions-collections-util.js';
@@ -475,7 +475,7 @@ function scanDataset(snap: Snapshot, need: OrderNeed, state: RunState): Frame {
         if (lo === 0 && hi === n && isIdentity(asc)) sel = null;
     }
     const cols: FrameCol[] = snap.fields.map(f => ({ name: f.name, type: f.type, data: snap.column(f.name)!, sel }));
-    cols.push({ name: ROWID, type: 'string', data: new FnColumn('string', i => snap.rowId(i), n), sel, hidden: true });
+    cols.push({ name: ROWID, type: 'string', data: new RowIdColumn(snap), sel, hidden: true });
     const meta: FrameMeta = { order: [{ field: '_time', desc: need !== 'asc' }], datasetOrder: need === 'asc' ? 'asc' : need === 'desc' ? 'desc' : undefined };
     return new Frame(cols, m, meta);
 }
@@ -1304,17 +1304,34 @@ function makeSeries(frame: Frame, op: ast.MakeSeriesOperator, env: QueryEnv, sta
     const step = compileExpr(op.step, frame, env);
     if (!step.isConst) throw errorAt(op.step, 'make-series step must be a constant');
     const isTime = axis.type === 'datetime' || axis.type === 'timespan';
+    // Times are binned exactly in ns (bigint); numbers as doubles.
+    const toBig = (v: AplValue): bigint | null => (v instanceof Datetime || v instanceof Timespan ? v.ns : typeof v === 'number' && Number.isFinite(v) ? BigInt(Math.round(v)) : null);
     const toNum = (v: AplValue): number | null => (v instanceof Datetime || v instanceof Timespan ? Number(v.ns) : typeof v === 'number' ? v : null);
     const stepNum = toNum(step.value ?? null);
     if (stepNum === null || !(stepNum > 0)) throw errorAt(op.step, 'make-series step must be positive');
-    let from: number | null = null;
-    let to: number | null = null;
+    const stepBig = isTime ? toBig(step.value ?? null)! : 0n;
     const rangeArgs = op.rangeArgs;
     const fromE = op.from ?? rangeArgs[0];
     const toE = op.to ?? rangeArgs[1];
-    if (fromE) from = toNum(compileExpr(fromE, emptyFrame(), env).value ?? null);
-    if (toE) to = toNum(compileExpr(toE, emptyFrame(), env).value ?? null);
-    if (from === null || to === null) {
+    const fromV = fromE ? compileExpr(fromE, emptyFrame(), env).value ?? null : null;
+    const toV = toE ? compileExpr(toE, emptyFrame(), env).value ?? null : null;
+    let fromB: bigint | null = isTime ? toBig(fromV) : null;
+    let toB: bigint | null = isTime ? toBig(toV) : null;
+    let from: number | null = isTime ? null : toNum(fromV);
+    let to: number | null = isTime ? null : toNum(toV);
+    if (isTime && (fromB === null || toB === null)) {
+        let mn: bigint | null = null;
+        let mx: bigint | null = null;
+        for (let i = 0; i < n; i++) {
+            const x = toBig(vget(axisVec, i));
+            if (x === null) continue;
+            if (mn === null || x < mn) mn = x;
+            if (mx === null || x > mx) mx = x;
+        }
+        if (fromB === null) fromB = mn === null ? 0n : mn - (((mn % stepBig) + stepBig) % stepBig);
+        if (toB === null) toB = mx === null ? fromB : mx + stepBig;
+    }
+    if (!isTime && (from === null || to === null)) {
         let mn = Infinity;
         let mx = -Infinity;
         for (let i = 0; i < n; i++) {
@@ -1326,17 +1343,26 @@ function makeSeries(frame: Frame, op: ast.MakeSeriesOperator, env: QueryEnv, sta
         if (from === null) from = mn === Infinity ? 0 : Math.floor(mn / stepNum) * stepNum;
         if (to === null) to = mx === -Infinity ? from : mx + stepNum;
     }
-    const bins = Math.max(0, Math.ceil((to - from) / stepNum));
+    const bins = isTime ? Math.max(0, Number((toB! - fromB! + stepBig - 1n) / stepBig)) : Math.max(0, Math.ceil((to! - from!) / stepNum));
     if (bins > 100000) throw errorAt(op, `make-series would create ${bins} bins (more than 100000)`);
+    const binOf = (v: AplValue): number => {
+        if (isTime) {
+            const x = toBig(v);
+            if (x === null || x < fromB! || x >= toB!) return -1;
+            return Number((x - fromB!) / stepBig);
+        }
+        const x = toNum(v);
+        if (x === null || x < from! || x >= to!) return -1;
+        return Math.floor((x - from!) / stepNum);
+    };
     const keys = groupKeys(frame, op.groups, env);
     const grouping = groupRows(keys.map(k => k.vec), n);
     // Combined (group, bin) ids; rows outside the range are dropped.
     const keep: number[] = [];
     const combined: number[] = [];
     for (let i = 0; i < n; i++) {
-        const x = toNum(vget(axisVec, i));
-        if (x === null || x < from || x >= to) continue;
-        const b = Math.floor((x - from) / stepNum);
+        const b = binOf(vget(axisVec, i));
+        if (b < 0) continue;
         keep.push(i);
         combined.push(grouping.gids[i] * bins + b);
     }
@@ -1369,8 +1395,10 @@ function makeSeries(frame: Frame, op: ast.MakeSeriesOperator, env: QueryEnv, sta
     }
     const axisVals: AplValue[] = [];
     for (let b = 0; b < bins; b++) {
-        const x = from + b * stepNum;
-        axisVals.push(isTime ? (axis.type === 'datetime' ? new Datetime(BigInt(Math.round(x))) : new Timespan(BigInt(Math.round(x)))).toJSON() : x);
+        if (isTime) {
+            const x = fromB! + BigInt(b) * stepBig;
+            axisVals.push((axis.type === 'datetime' ? new Datetime(x) : new Timespan(x)).toJSON());
+        } else axisVals.push(from! + b * stepNum);
     }
     const axisCol = new DynColumn(Array.from({ length: G }, () => axisVals.slice() as AplValue));
     cols.push({ name: uniqueName(cols, axisName), type: 'dynamic', data: axisCol, sel: null });
@@ -1585,7 +1613,7 @@ function parseOp(frame: Frame, op: ast.ParseOperator | ast.ParseWhereOperator, e
     const kind = String(optionValue(op.options, 'kind') ?? 'simple');
     const flags = String(optionValue(op.options, 'flags') ?? '');
     const captures: { name: string; type: ScalarType }[] = [];
-    let src = '^';
+    let src = kind === 'regex' ? '' : '^';
     const pattern = op.pattern;
     pattern.forEach((el, k) => {
         const last = k === pattern.length - 1;

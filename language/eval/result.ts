@@ -8,6 +8,7 @@ import { axiomFieldType } from '../types/apl-types.js';
 import type { ScalarType } from './columns.js';
 import { Frame, ROWID, type AggInfo, type FrameCol, cellOf } from './frame.js';
 import type { QueryRun } from './query.js';
+import { RowIdColumn } from './store.js';
 
 export interface QueryMessage {
     priority: string;
@@ -168,6 +169,17 @@ export function buildStatus(run: QueryRun, ctx: RenderContext, cursors: { min?: 
 function cursorsOf(frame: Frame | undefined): { min?: string; max?: string } {
     const c = frame?.find(ROWID);
     if (!frame || !c || frame.length === 0) return {};
+    if (c.data instanceof RowIdColumn) {
+        const snap = c.data.snap;
+        let lo = c.sel ? c.sel[0] : 0;
+        let hi = lo;
+        for (let i = 1; i < frame.length; i++) {
+            const j = c.sel ? c.sel[i] : i;
+            if (snap.compareRows(j, lo) < 0) lo = j;
+            if (snap.compareRows(j, hi) > 0) hi = j;
+        }
+        return { min: snap.rowId(lo), max: snap.rowId(hi) };
+    }
     let min: string | undefined;
     let max: string | undefined;
     for (let i = 0; i < frame.length; i++) {

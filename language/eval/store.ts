@@ -9,7 +9,7 @@
  */
 import { parseDatetime, parseGoDuration } from '../values.js';
 import type { ScalarType } from './columns.js';
-import { BoolColumn, Column, ConstColumn, DynColumn, FnColumn, NumColumn, StrColumn, TimeColumn, splitNs } from './columns.js';
+import { BoolColumn, type Column, ConstColumn, DynColumn, FnColumn, NumColumn, StrColumn, TimeColumn, splitNs } from './columns.js';
 import type { AplValue, JsonValue } from '../values.js';
 
 const RESERVED = new Set(['_blockInfo', '_cursor', '_rowID', '_rowId', '_source', '_sysTime']);
@@ -859,7 +859,9 @@ export class DatasetStore {
     }
 }
 
-/** A `FnColumn` of row ids over a snapshot (physical row index -> `_rowId`). */
-export function rowIdColumn(snap: Snapshot): Column {
-    return new FnColumn('string', i => snap.rowId(i), snap.rows);
+/** Row ids over a snapshot (physical row index -> `_rowId`), computed on demand. */
+export class RowIdColumn extends FnColumn {
+    constructor(readonly snap: Snapshot) {
+        super('string', i => snap.rowId(i), snap.rows);
+    }
 }

@@ -115,6 +115,8 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
         const engine = createEngineAdapter({ maxResultRows });
         const data = new DataPlane(store, engine, { maxBodyBytes, log });
         const recovered = await data.recover();
+        // Load the parser and evaluator now, so the first user query is not the slow one.
+        await engine.queryApl('print warm = 1', { format: 'tabular', now: BigInt(Date.now()) * 1_000_000n, includeCursor: false, includeCursorField: false }).catch(() => undefined);
 
         const samplesLoaded: string[] = [];
         if (!state.samplesLoaded && options.samples !== false) {

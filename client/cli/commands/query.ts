@@ -88,7 +88,7 @@ export async function runQueryCommand(argv: string[], out: NodeJS.WritableStream
         writeResult(out, format, { tabular }, { width });
         return 0;
     } catch (e) {
-        return reportQueryError(e, query, err, 'query');
+        return reportQueryError(e, query, err, 'query', values.all ? `| sort by _time ${order} | limit ${pageSize}` : undefined);
     }
 }
 
@@ -104,7 +104,7 @@ function reportMessages(status: { messages?: { priority: string; msg: string }[]
 }
 
 /** A 400 about the query is printed with the query line and a caret; other errors as they are. */
-export function reportQueryError(e: unknown, query: QueryText, err: NodeJS.WritableStream, command: string): number {
+export function reportQueryError(e: unknown, query: QueryText, err: NodeJS.WritableStream, command: string, appended?: string): number {
     if (e instanceof AplApiError && e.status === 400) {
         const detail = (e.body as { detail?: { line?: unknown; column?: unknown; message?: unknown } } | undefined)?.detail;
         let at: QueryErrorPosition | undefined;
@@ -114,6 +114,11 @@ export function reportQueryError(e: unknown, query: QueryText, err: NodeJS.Writa
             if (typeof detail.message === 'string') message = detail.message;
         } else {
             at = positionInMessage(e.message);
+        }
+        const userLines = query.text.replace(/[\s;]+$/, '').split(/\r?\n/).length;
+        if (at && appended !== undefined && at.line > userLines) {
+            err.write(`apl ${command}: --all appends '${appended}' to the query, so it must keep _time: ${message}\n`);
+            return 1;
         }
         if (at) {
             err.write(formatQueryError(query.name, query.text, message, at) + '\n');

@@ -70,7 +70,7 @@ describe('datasets', () => {
     it('rejects bad names and bodies with 400', async () => {
         for (const name of ['', 'a b', 'x'.repeat(129), '../etc', 'a/b', 42]) {
             const r = await t.call('POST', '/v2/datasets', { name });
-            expect(r.status, name).toBe(400);
+            expect(r.status, String(name)).toBe(400);
             expect(r.json.message).toBeTruthy();
         }
         expect((await t.call('POST', '/v2/datasets', { name: 'ok-name', retentionDays: 'x' })).status).toBe(400);

@@ -1,0 +1,9 @@
+/**
+ * The Dataset Query and Ingest Service (`apl serve`). The CLI calls `runServe(options)`; tests and
+ * embedders use `createService(options)`. See docs/service.md.
+ */
+export { createService, buildApp, resolveDataDir, DEFAULT_DATA_DIR, DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT } from './app.js';
+export type { Service, ServiceOptions } from './app.js';
+export { runServe, banner, type ServeOptions } from './serve.js';
+export { parseServeArgs } from './main.js';
+export type { TokenSpec, TokenScope } from './auth.js';
