@@ -3,7 +3,7 @@
  * tabular operators. Each operator is a step over frames (see frame.ts); expressions are compiled
  * against the step's input schema (expr.ts) and run vectorised.
  */
-import type { AstNode } from 'langium';
+import { GrammarUtils, type AstNode } from 'langium';
 import type * as ast from '../generated/ast.js';
 import { parse } from '../apl-parse.js';
 import { typeFromName } from '../types/apl-types.js';
@@ -707,7 +707,9 @@ function externalData(x: ast.ExternalDataExpression, env: QueryEnv, state: RunSt
     }
     const format = String(props.get('format') ?? 'csv').toLowerCase();
     const skipFirst = props.get('ignoreFirstRecord') === true || props.get('skipFirstRow') === true;
-    const uris: { value: string; node: AstNode }[] = x.singleton !== undefined ? [{ value: x.singleton, node: x }] : x.uris.map(u => ({ value: u.value, node: u }));
+    const singletonNode = x.singleton !== undefined ? GrammarUtils.findNodeForProperty(x.$cstNode, 'singleton') : undefined;
+    const uris: { value: string; node: AstNode }[] =
+        x.singleton !== undefined ? [{ value: x.singleton, node: singletonNode ? ({ $cstNode: singletonNode } as unknown as AstNode) : x }] : x.uris.map(u => ({ value: u.value, node: u }));
     const rows: AplValue[][] = [];
     for (const u of uris) {
         if (/^[a-z][a-z0-9+.-]*:\/\//i.test(u.value) && !/^file:\/\//i.test(u.value)) {

@@ -113,6 +113,13 @@ export function realArith(op: string, a: number, b: number): number {
 /** Arithmetic on run-time values with the static result type `rt`. */
 export function arith(op: string, a: AplValue, b: AplValue, rt: ScalarType): AplValue {
     if (a === null || b === null || a === undefined || b === undefined) return null;
+    if ((rt === 'long' || rt === 'real') && (a instanceof Timespan || b instanceof Timespan)) {
+        const x = bigOf(a);
+        const y = bigOf(b);
+        if (x === null || y === null || y === 0n) return null;
+        if (op === '/') return Number(x) / Number(y);
+        return null;
+    }
     if (rt === 'long' || rt === 'real') {
         const x = numOf(a);
         const y = numOf(b);
