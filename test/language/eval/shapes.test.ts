@@ -58,7 +58,7 @@ describe('result shapes', () => {
         const go = fixture('go-integration_topk-tabular.partial-response.json');
         const r = await engine.query("['logs'] | summarize topk(method, 1)");
         expect(r.tables[0].fields[0].agg).toEqual({ name: 'topk', fields: ['method'], args: [1] });
-        expect(Object.keys(r.tables[0].columns[0][0] as object[][0])).toEqual(Object.keys(go.tables[0].columns[0][0][0]));
+        expect(Object.keys((r.tables[0].columns[0][0] as object[])[0])).toEqual(Object.keys(go.tables[0].columns[0][0][0]));
     });
 
     it("['logs'] | where method == 'nope' (zero rows: one empty array per field)", async () => {
