@@ -44,8 +44,9 @@ import {
 } from './aggregate.js';
 import { type ParsedCursor, RowIdColumn, type Snapshot, parseCursor } from './store.js';
 import { searchTermPredicate, truthTri } from './scalar-ops.js';
-import { compileRegex, toText } from '../builtins/functions-text-helpers.js';
+import { compileRegex } from '../builtins/functions-text-helpers.js';
 import { toJson } from '../builtins/functions-collections-util.js';
+import { autoBinSizeFor } from '../builtins/functions-numeric-time-rounding.js';
 import { readFileSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import Papa from 'papaparse';
@@ -1187,12 +1188,10 @@ function groupKeys(frame: Frame, groups: readonly ast.NamedExpression[], env: Qu
     });
 }
 
+/** Same rule as the catalogue's bin_auto. */
 function autoBinSize(env: QueryEnv): bigint {
-    // Same rule as the catalogue's bin_auto.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     return autoBinSizeFor({ now: env.now, startTime: env.startTime, endTime: env.endTime });
 }
-import { autoBinSizeFor } from '../builtins/functions-numeric-time-rounding.js';
 
 function summarize(frame: Frame, op: ast.SummarizeOperator, env: QueryEnv, state: RunState): Frame {
     state.stats.rowsMatched ??= frame.length;
@@ -1874,4 +1873,3 @@ function redact(frame: Frame, op: ast.RedactOperator, env: QueryEnv): Frame {
     return frame.with(cols);
 }
 
-export { toText, ConstColumn };

@@ -9,7 +9,8 @@
  * - Delete and trim rebuild the engine's copy under an exclusive per-dataset lock; ingests take it
  *   shared, so concurrent appends still group-commit in the WAL.
  */
-import { buildBatch, prepareIngest, ingestStatus, type IngestRequest, type IngestStatus } from '../ingest/ingest.js';
+import { prepareIngest, ingestStatus, type IngestRequest, type IngestStatus } from '../ingest/ingest.js';
+import type { NormalizedEvents } from '../ingest/normalize-event.js';
 import { formatRowId, type DatasetMeta, type Store, type CreateDatasetInput, type UpdateDatasetInput } from '../store/store.js';
 import { StoreError } from '../store/errors.js';
 import { KeyedRwLock } from './rwlock.js';
@@ -135,7 +136,7 @@ export class DataPlane {
             }
             if (res.ingested > 0 && gen !== undefined && this.generation.get(name) === gen) {
                 try {
-                    this.feed(name, res.seq, prep.body, prep.params);
+                    this.feed(name, res.seq, prep.batch, prep.params.receiveTimeNs);
                 } catch (err) {
                     // The batch is durable: acknowledge it (a 5xx would make clients resend it and
                     // duplicate it), and rebuild the engine's copy from the store right after.
@@ -166,12 +167,13 @@ export class DataPlane {
         });
     }
 
-    /** Rebuilds the batch exactly as the store will (deterministic) and appends it to the engine. */
-    private feed(name: string, seq: number, body: Buffer, params: Parameters<typeof buildBatch>[1]): void {
-        const { batch } = buildBatch(body, params);
+    /**
+     * Appends the batch prepareIngest built (the one parse of the body; identical to what the store
+     * rebuilds from its WAL record with `buildBatch`) to the engine.
+     */
+    private feed(name: string, seq: number, batch: NormalizedEvents, sys: bigint): void {
         const n = batch.fields.length;
-        const sys = params.receiveTimeNs;
-        // The batch was built here, for the engine only (the store keeps its own copy), so the
+        // The prepared batch belongs to this request and the store keeps no reference to it, so the
         // system fields can be added to the event objects in place instead of copying them.
         const rows = batch.fields as Record<string, unknown>[];
         for (let r = 0; r < n; r++) {

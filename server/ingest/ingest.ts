@@ -10,8 +10,8 @@
 import { formatDatetime } from '../../language/values.js';
 import { decodeBody, DEFAULT_MAX_BODY_BYTES } from './decode-body.js';
 import { IngestError } from './errors.js';
-import { checkEvents, normalizeEvents, parseEventLabels, type NormalizedEvents } from './normalize-event.js';
-import { formatFromContentType, parseEvents, type BodyFormat, type EventFailure } from './parse-events.js';
+import { normalizeEvents, parseEventLabels, type FlatFields, type NormalizedEvents } from './normalize-event.js';
+import { formatFromContentType, parseEvents, type BodyFormat, type EventFailure, type ParsedEvents } from './parse-events.js';
 
 export interface IngestParams {
     format: BodyFormat;
@@ -47,14 +47,22 @@ export interface IngestRequest {
 }
 
 /**
- * A validated request, ready to append. The flat events themselves are NOT built on the hot path:
- * the store keeps `body` + `params` and calls `buildBatch` lazily (first read, or compaction, which
- * runs in a worker thread). `count`/`failures` are exactly what `buildBatch` will produce.
+ * A validated request, ready to append. The body is parsed and normalised exactly once, here:
+ * `batch` is what `buildBatch(body, params)` produces (same function, same inputs), handed to the
+ * live consumer (the service's engine) so that nothing parses the body twice. The store keeps only
+ * `body` + `params` (the WAL is a logical log) and rebuilds with `buildBatch` on recovery,
+ * compaction or a snapshot read. `count`/`failures` are exactly what `buildBatch` will produce.
  */
 export interface PreparedIngest {
     params: IngestParams;
     /** Decompressed body (what the WAL stores). */
     body: Buffer;
+    /**
+     * The normalised events (`batch.fields.length === count`). Owned by whoever consumes the
+     * prepared request (the service's engine feed may add properties to the objects in place);
+     * the store never keeps a reference to it.
+     */
+    batch: NormalizedEvents;
     /** Events that will be stored. */
     count: number;
     /** Parse + time failures, in body order. */
@@ -107,10 +115,14 @@ let lastNow = 0n;
 /** Parse + normalise a decompressed body. Deterministic (used again by WAL recovery). */
 export function buildBatch(body: Buffer, params: IngestParams): { batch: NormalizedEvents; failures: EventFailure[] } {
     const parsed = parseEvents(body, params.format, { csvDelimiter: params.csvDelimiter, csvFields: params.csvFields });
+    return normalizeParsed(parsed, params, parseEventLabels(params.labels));
+}
+
+function normalizeParsed(parsed: ParsedEvents, params: IngestParams, labels: FlatFields | null): { batch: NormalizedEvents; failures: EventFailure[] } {
     const batch = normalizeEvents(parsed.events, {
         timestampField: params.timestampField,
         timestampFormat: params.timestampFormat,
-        labels: parseEventLabels(params.labels),
+        labels,
         mapFields: params.mapFields && params.mapFields.length ? new Set(params.mapFields) : null,
         receiveTimeNs: params.receiveTimeNs,
     });
@@ -142,12 +154,24 @@ export async function prepareIngest(req: IngestRequest, opts: PrepareOptions = {
         receiveTimeNs,
     };
     const parsed = parseEvents(body, format, { csvDelimiter: params.csvDelimiter, csvFields: params.csvFields });
-    parseEventLabels(params.labels); // validate now: a bad header is a 400 for the whole request
-    const check = checkEvents(parsed.events, params);
-    const failures = parsed.failures.length === 0 ? check.failures : parsed.failures.concat(check.failures);
+    const labels = parseEventLabels(params.labels); // a bad header is a 400 for the whole request
+    // The same steps as buildBatch, on the one parse of the body.
+    const { batch, failures } = normalizeParsed(parsed, params, labels);
+    const times = batch.times;
+    const count = times.length;
+    let minTime = 0n;
+    let maxTime = 0n;
+    if (count > 0) {
+        minTime = maxTime = times[0];
+        for (let i = 1; i < count; i++) {
+            const t = times[i];
+            if (t < minTime) minTime = t;
+            else if (t > maxTime) maxTime = t;
+        }
+    }
     // API.md §3.4: decompressed body length + the labels header's byte length once per request.
     const processedBytes = body.length + (params.labels ? Buffer.byteLength(params.labels) : 0);
-    return { params, body, count: check.count, failures, minTime: check.minTime, maxTime: check.maxTime, processedBytes };
+    return { params, body, batch, count, failures, minTime, maxTime, processedBytes };
 }
 
 /** Builds the IngestStatus response (all six keys, `failures` always present). */

@@ -20,6 +20,9 @@ async function ingest(req: IngestRequest, mapFields?: string[]) {
     const { batch, failures } = buildBatch(prep.body, prep.params);
     expect(batch.fields.length).toBe(prep.count);
     expect(failures).toEqual(prep.failures);
+    // The live path uses prep.batch; recovery and compaction rebuild with buildBatch: same events.
+    expect(prep.batch.fields).toEqual(batch.fields);
+    expect(prep.batch.times).toEqual(batch.times);
     const events: Record<string, unknown>[] = batch.fields.map((f, i) => ({ _time: formatDatetime(batch.times[i]), ...f }));
     return { prep, batch, failures, events };
 }
