@@ -18,7 +18,7 @@ import { DatasetStore, type DatasetSchemaHints, type IngestCounts, type IngestOp
 import { runQuery, type QueryRun, type RunOptions } from './eval/query.js';
 import { renderLegacy, renderTabular, type AplLegacyResult, type FieldMeta, type RenderContext, type TabularResult } from './eval/result.js';
 import { AplQueryError } from './eval/errors.js';
-import { parseDatetime, parseGoDuration } from './values.js';
+import { parseTimeExpression } from './values.js';
 import { SAMPLE_DATASETS } from './samples/sample-datasets.js';
 import type { ScalarType } from './eval/columns.js';
 
@@ -103,21 +103,9 @@ export function parseTimeInput(v: TimeInput, nowNs: bigint, what = 'time'): bigi
     if (typeof v === 'bigint') return v;
     if (typeof v === 'number') return BigInt(Math.round(v)) * NS_PER_MS;
     if (v instanceof Date) return BigInt(v.getTime()) * NS_PER_MS;
-    const s = v.trim();
-    const rel = /^now\s*(?:([+-])\s*(\d+(?:\.\d+)?)\s*([a-zA-Zµ]+))?$/.exec(s);
-    if (rel) {
-        if (!rel[1]) return nowNs;
-        const unit = rel[3];
-        const mult: Record<string, bigint> = { d: 86_400_000_000_000n, w: 7n * 86_400_000_000_000n, y: 365n * 86_400_000_000_000n };
-        let ns: bigint | undefined;
-        if (unit in mult) ns = BigInt(Math.round(Number(rel[2]) * 1e6)) * (mult[unit] / 1_000_000n);
-        else ns = parseGoDuration(`${rel[2]}${unit}`);
-        if (ns === undefined) throw new AplQueryError(`invalid ${what} '${v}'`, 1, 1, 'semantic');
-        return rel[1] === '-' ? nowNs - ns : nowNs + ns;
-    }
-    const ns = parseDatetime(s);
-    if (ns === undefined) throw new AplQueryError(`invalid ${what} '${v}': expected RFC 3339 or now-<duration>`, 1, 1, 'semantic');
-    return ns;
+    const parsed = parseTimeExpression(v, nowNs);
+    if (!parsed.ok) throw new AplQueryError(`invalid ${what} '${v}': ${parsed.problem}`, 1, 1, 'semantic');
+    return parsed.ns;
 }
 
 export function createEngine(options: EngineOptions = {}): Engine {

@@ -216,3 +216,52 @@ export function isDatetime(v: unknown): v is Datetime {
 export function isTimespan(v: unknown): v is Timespan {
     return v instanceof Timespan;
 }
+
+const RELATIVE_UNITS: Record<string, bigint> = { d: NS_PER_DAY, w: 7n * NS_PER_DAY, y: 365n * NS_PER_DAY };
+
+/** A duration in Go syntax plus `d`, `w` and `y` (365 days), possibly combined: `1h30m`, `7d`, `1d12h`. */
+export function parseRelativeDuration(text: string): bigint | undefined {
+    const go = parseGoDuration(text);
+    if (go !== undefined) return go;
+    const re = /([0-9]+(?:\.[0-9]+)?)(d|w|y)/y;
+    let pos = 0;
+    let total = 0n;
+    while (pos < text.length) {
+        re.lastIndex = pos;
+        const m = re.exec(text);
+        if (!m) {
+            const rest = parseGoDuration(text.slice(pos));
+            return rest === undefined ? undefined : total + rest;
+        }
+        total += BigInt(Math.round(Number(m[1]) * 1e6)) * (RELATIVE_UNITS[m[2]] / 1_000_000n);
+        pos = re.lastIndex;
+    }
+    return total;
+}
+
+export type TimeExpressionResult = { ok: true; ns: bigint } | { ok: false; problem: string };
+
+/**
+ * A time as requests and the CLI give it (API.md §4.2): RFC 3339 with any offset (or a bare date),
+ * `now`, or `now` followed by signed durations (`now-1h`, `now-1h30m`, `now - 7d`, `now+5m`).
+ * One parser for the engine, the service and the command line; each wraps `problem` in its own error.
+ */
+export function parseTimeExpression(text: string, nowNs: bigint): TimeExpressionResult {
+    const s = text.trim();
+    const rel = /^now((?:\s*[-+]\s*(?:[0-9.]+[a-zµμ]+)+)*)\s*$/i.exec(s);
+    if (rel) {
+        let t = nowNs;
+        for (const term of rel[1].match(/[-+]\s*[0-9.]+[a-zµμ]+(?:[0-9.]+[a-zµμ]+)*/gi) ?? []) {
+            const duration = term.slice(1).trim();
+            const ns = parseRelativeDuration(duration.toLowerCase());
+            if (ns === undefined) return { ok: false, problem: `unknown duration "${duration}" (use e.g. 30s, 15m, 1h, 7d, 2w)` };
+            t += term[0] === '-' ? -ns : ns;
+        }
+        return { ok: true, ns: t };
+    }
+    if (!/^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}([.,]\d+)?)?)?\s*([Zz]|[+-]\d{2}:?\d{2})?$/.test(s)) {
+        return { ok: false, problem: 'expected an RFC 3339 timestamp (2024-01-02T15:04:05Z), a date (2024-01-02) or a relative time such as now-1h' };
+    }
+    const ns = parseDatetime(s);
+    return ns === undefined ? { ok: false, problem: 'not a valid date and time' } : { ok: true, ns };
+}
