@@ -98,30 +98,8 @@ export type IngestBody = string | Uint8Array | ArrayBuffer | Blob | ReadableStre
 
 // --------------------------------------------------------------------------------- query status (§4.5)
 
-export interface StatusMessage {
-    priority: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
-    count: number;
-    code: string;
-    msg: string;
-}
-
-export interface QueryStatus {
-    /** Microseconds. */
-    elapsedTime: number;
-    blocksExamined: number;
-    rowsExamined: number;
-    rowsMatched: number;
-    numGroups: number;
-    isPartial: boolean;
-    isEstimate?: boolean;
-    cacheStatus: number;
-    minBlockTime: string;
-    maxBlockTime: string;
-    minCursor?: string;
-    maxCursor?: string;
-    continuationToken?: string;
-    messages?: StatusMessage[] | null;
-}
+export type { MessagePriority, QueryStatus, StatusMessage } from '../../language/api-status.js';
+import type { QueryStatus } from '../../language/api-status.js';
 
 // --------------------------------------------------------------------------------- APL tabular (§4.3)
 

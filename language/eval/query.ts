@@ -3,6 +3,7 @@
  * tabular operators. Each operator is a step over frames (see frame.ts); expressions are compiled
  * against the step's input schema (expr.ts) and run vectorised.
  */
+import type { StatusMessage } from '../api-status.js';
 import { GrammarUtils, type AstNode } from 'langium';
 import type * as ast from '../generated/ast.js';
 import { parse } from '../apl-parse.js';
@@ -81,7 +82,7 @@ export interface RunStats {
     minBlockTime?: bigint;
     maxBlockTime?: bigint;
     datasets: string[];
-    messages: { priority: string; count: number; code: string; msg: string }[];
+    messages: StatusMessage[];
     estimate: boolean;
 }
 

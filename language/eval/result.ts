@@ -9,29 +9,9 @@ import type { ScalarType } from './columns.js';
 import { Frame, ROWID, type AggInfo, type FrameCol, cellOf } from './frame.js';
 import type { QueryRun } from './query.js';
 import { RowIdColumn } from './store.js';
+import type { QueryStatus } from '../api-status.js';
 
-export interface QueryMessage {
-    priority: string;
-    count: number;
-    code: string;
-    msg: string;
-}
-
-export interface QueryStatus {
-    elapsedTime: number;
-    blocksExamined: number;
-    rowsExamined: number;
-    rowsMatched: number;
-    numGroups: number;
-    isPartial: boolean;
-    cacheStatus: number;
-    minBlockTime: string;
-    maxBlockTime: string;
-    minCursor?: string;
-    maxCursor?: string;
-    isEstimate: boolean;
-    messages: QueryMessage[];
-}
+export type { QueryStatus, StatusMessage as QueryMessage } from '../api-status.js';
 
 export interface TabularField {
     name: string;

@@ -9,6 +9,7 @@
  * - `resolution` `""` or `"0s"` is `"auto"`; a bare number of seconds becomes a Go duration.
  * Everything else that is not valid throws `LegacyQueryError` naming the field (as a JSON path) and value.
  */
+import type { QueryStatus } from '../api-status.js';
 import { parse } from '../apl-parse.js';
 import { formatGoDuration, parseDatetime, parseGoDuration, type JsonValue } from '../values.js';
 
@@ -132,33 +133,9 @@ export const MAX_LEGACY_LIMIT = 50_000;
 
 // -------------------------------------------------------------------------------------------- result
 
-export type MessagePriority = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
-
-export interface StatusMessage {
-    priority: MessagePriority;
-    count: number;
-    code: string;
-    msg: string;
-}
-
+export type { MessagePriority, StatusMessage } from '../api-status.js';
 /** API.md §4.5: sent in full with every result. */
-export interface LegacyStatus {
-    /** Microseconds. */
-    elapsedTime: number;
-    blocksExamined: number;
-    rowsExamined: number;
-    rowsMatched: number;
-    numGroups: number;
-    isPartial: boolean;
-    cacheStatus: number;
-    minBlockTime: string;
-    maxBlockTime: string;
-    minCursor?: string;
-    maxCursor?: string;
-    isEstimate?: boolean;
-    continuationToken?: string;
-    messages?: StatusMessage[] | null;
-}
+export type LegacyStatus = QueryStatus;
 
 /** One matching event: system fields at the top level, user fields in `data`. */
 export interface Entry {
