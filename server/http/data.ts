@@ -11,7 +11,7 @@
  */
 import { prepareIngest, ingestStatus, type IngestRequest, type IngestStatus } from '../ingest/ingest.js';
 import type { NormalizedEvents } from '../ingest/normalize-event.js';
-import { formatRowId, type DatasetMeta, type Store, type CreateDatasetInput, type UpdateDatasetInput } from '../store/store.js';
+import { batchRowIds, type DatasetMeta, type Store, type CreateDatasetInput, type UpdateDatasetInput } from '../store/store.js';
 import { StoreError } from '../store/errors.js';
 import { KeyedRwLock } from './rwlock.js';
 import { datasetNotFound } from './errors.js';
@@ -176,12 +176,14 @@ export class DataPlane {
         // The prepared batch belongs to this request and the store keeps no reference to it, so the
         // system fields can be added to the event objects in place instead of copying them.
         const rows = batch.fields as Record<string, unknown>[];
+        const times = batch.times;
+        const rowId = batchRowIds(seq);
         for (let r = 0; r < n; r++) {
-            const t = batch.times[r];
+            const t = times[r];
             const rec = rows[r];
             rec._time = t;
             rec._sysTime = sys;
-            rec._rowId = formatRowId(t, seq, r);
+            rec._rowId = rowId(t, r);
         }
         this.engine.appendFlat(name, rows);
         this.eventsLoaded += n;

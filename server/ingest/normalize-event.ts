@@ -88,18 +88,46 @@ function isLongString(s: string): boolean {
     return s.length > MAX_STRING_BYTES / 3 && Buffer.byteLength(s) > MAX_STRING_BYTES;
 }
 
+/**
+ * Dotted names `prefix.key`, memoised per batch: events of one batch mostly share their nested
+ * keys, and a memoised name is also an already-internalised property key for `out[name]`.
+ */
+type NameCache = Map<string, Map<string, string>>;
+
+function childName(cache: NameCache | null, prefix: string, key: string): string {
+    if (cache === null) return `${prefix}.${key}`;
+    let m = cache.get(prefix);
+    if (m === undefined) {
+        m = new Map();
+        cache.set(prefix, m);
+    }
+    let name = m.get(key);
+    if (name === undefined) {
+        name = `${prefix}.${key}`;
+        m.set(key, name);
+    }
+    return name;
+}
+
 /** Copies `obj` into `out` with dotted names, applying every rule above. */
-function flattenInto(out: FlatFields, prefix: string, obj: Record<string, unknown>, depth: number, mapFields: ReadonlySet<string> | null | undefined): void {
+function flattenInto(
+    out: FlatFields,
+    prefix: string,
+    obj: Record<string, unknown>,
+    depth: number,
+    mapFields: ReadonlySet<string> | null | undefined,
+    names: NameCache | null = null,
+): void {
     for (const k in obj) {
         const v = obj[k];
         if (v === null || v === undefined) continue;
         if (prefix === '' && k === '_time') continue; // becomes the record's _time
-        const name = prefix === '' ? renameReserved(k) : `${prefix}.${k}`;
+        const name = prefix === '' ? (k.charCodeAt(0) === 95 /* _ */ ? renameReserved(k) : k) : childName(names, prefix, k);
         if (typeof v === 'object') {
             if (Array.isArray(v)) out[name] = v as JsonValue[];
             else if (mapFields !== null && mapFields !== undefined && mapFields.has(name)) out[name] = v as { [key: string]: JsonValue };
             else if (depth + 1 >= MAX_DEPTH) continue; // too deep: null, i.e. dropped
-            else flattenInto(out, name, v as Record<string, unknown>, depth + 1, mapFields);
+            else flattenInto(out, name, v as Record<string, unknown>, depth + 1, mapFields, names);
         } else if (typeof v === 'string') {
             out[name] = isLongString(v) ? TOO_LONG : v;
         } else if (typeof v === 'number') {
@@ -276,6 +304,7 @@ export function normalizeEvents(events: RawEvent[], opts: NormalizeOptions): Nor
     const times = new BigInt64Array(events.length);
     const fields: FlatFields[] = new Array<FlatFields>(events.length);
     const failures: EventFailure[] = [];
+    let names: NameCache | null = null;
     let n = 0;
     for (let i = 0; i < events.length; i++) {
         const ev = events[i];
@@ -317,7 +346,7 @@ export function normalizeEvents(events: RawEvent[], opts: NormalizeOptions): Nor
             out = ev as FlatFields;
         } else {
             out = {};
-            flattenInto(out, '', ev, 0, mapFields);
+            flattenInto(out, '', ev, 0, mapFields, (names ??= new Map()));
         }
         for (let k = 0; k < labelKeys.length; k++) out[labelKeys[k]] = labels![labelKeys[k]];
         times[n] = t;

@@ -11,6 +11,12 @@ export function formatRowId(timeNs: bigint, batchSeq: number, row: number): stri
     return `${t}-${batchIdHex(batchSeq)}-${row.toString(16).padStart(8, '0')}`;
 }
 
+/** `formatRowId` for the rows of one batch (the batch part is formatted once). */
+export function batchRowIds(batchSeq: number): (timeNs: bigint, row: number) => string {
+    const mid = `-${batchIdHex(batchSeq)}-`;
+    return (timeNs, row) => (timeNs > 0n ? timeNs.toString(36).padStart(13, '0') : '0000000000000') + mid + row.toString(16).padStart(8, '0');
+}
+
 export function batchIdHex(seq: number): string {
     return seq.toString(16).padStart(16, '0');
 }

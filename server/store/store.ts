@@ -18,7 +18,7 @@ export type { DatasetMeta, DatasetStats, StoredEvent } from './dataset.js';
 export { Snapshot } from './dataset.js';
 export { StoreError, validateDatasetName } from './errors.js';
 export { TokenStore, type TokenInfo } from './tokens.js';
-export { formatRowId, parseRowId, batchIdHex } from './row-id.js';
+export { formatRowId, batchRowIds, parseRowId, batchIdHex } from './row-id.js';
 
 export interface StoreOptions {
     /** Compact the WAL tail into a block after this many events (default 65,536). */
