@@ -1,4 +1,5 @@
-import { EmptyFileSystem, URI, type LangiumDocument } from 'langium';
+import { EmptyFileSystem } from 'langium';
+import { TextDocument } from 'vscode-languageserver-textdocument';
 import { createAplServices, type AplServices } from './apl-module.js';
 import type { Model } from './generated/ast.js';
 
@@ -25,8 +26,9 @@ export interface ParseResult {
 /** Parses APL text. Error recovery means there is always a tree. */
 export function parse(text: string, services: AplServices = parsingServices()): ParseResult {
     const result = services.parser.LangiumParser.parse<Model>(text);
-    const document = services.shared.workspace.LangiumDocumentFactory.fromString<Model>(text, URI.parse('memory:///parse.apl'));
-    const lineOf = (offset: number) => document.textDocument.positionAt(offset);
+    // Only for offset -> line/character; building a LangiumDocument here would parse the text again.
+    const document = TextDocument.create('memory:///parse.apl', 'apl', 0, text);
+    const lineOf = (offset: number) => document.positionAt(offset);
     const problems: SyntaxProblem[] = [];
     for (const e of result.lexerErrors) {
         const start = lineOf(e.offset);
@@ -44,6 +46,5 @@ export function parse(text: string, services: AplServices = parsingServices()): 
         }
         problems.push({ kind: 'parsing', message: e.message, range: { start: lineOf(offset), end: lineOf(endOffset) } });
     }
-    void (document satisfies LangiumDocument);
     return { model: result.value, problems };
 }

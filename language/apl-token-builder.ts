@@ -19,6 +19,17 @@ export class AplTokenBuilder extends DefaultTokenBuilder {
         return token;
     }
 
+    /**
+     * Which terminals may continue a keyword into a longer token (`count` → `counter`, `count*`).
+     * Langium works this out by partially matching every keyword against every terminal's regular
+     * expression, a large share of parser start-up. A word-like keyword can only continue into a
+     * name or a name pattern, so those skip the search; symbols (`[` → `['name']`) keep it.
+     */
+    protected override findLongerAlt(keyword: GrammarAST.Keyword, terminalTokens: TokenType[]): TokenType[] {
+        if (!/^[A-Za-z_$][A-Za-z0-9_$-]*$/.test(keyword.value)) return super.findLongerAlt(keyword, terminalTokens);
+        return ['WILDCARD', 'ID'].map(name => terminalTokens.find(t => t.name === name)).filter((t): t is TokenType => t !== undefined);
+    }
+
 }
 
 const PIPE_ONLY = new Set([

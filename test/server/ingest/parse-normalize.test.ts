@@ -181,6 +181,12 @@ describe('normalisation', () => {
         expect(r.events[0]).toEqual({ _time: formatDatetime(RECV), 'geo.city': 'Berlin', 'geo.pos.lat': 1, 'geo.pos.lon': 2, tags: ['a', { b: 1 }] });
     });
 
+    it('flattens every event of a batch by its own keys (dotted names are memoised per batch)', async () => {
+        const body = ['{"geo":{"city":"A","c":{"x":1}}}', '{"geo":{"country":"B"},"c":{"x":2}}', '{"geo":{"c":{"x":3}},"x":{"geo":4}}'].join('\n');
+        const r = await ingest({ body: Buffer.from(body), contentType: 'application/x-ndjson' });
+        expect(r.batch.fields).toEqual([{ 'geo.city': 'A', 'geo.c.x': 1 }, { 'geo.country': 'B', 'c.x': 2 }, { 'geo.c.x': 3, 'x.geo': 4 }]);
+    });
+
     it('map fields stop flattening', async () => {
         const r = await ingest(json('{"foo":{"x":{"y":1}},"bar":{"buz":1,"buz2":2}}'), ['foo']);
         expect(r.events[0]).toEqual({ _time: formatDatetime(RECV), foo: { x: { y: 1 } }, 'bar.buz': 1, 'bar.buz2': 2 });
