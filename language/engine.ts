@@ -14,7 +14,7 @@
  * - The legacy query endpoint (`queryLegacy`) runs through an executor registered with
  *   `setLegacyExecutor` (the APL → legacy compiler lives in language/legacy/).
  */
-import { DatasetStore, type DatasetSchemaHints, type IngestCounts, type IngestOptions, type Snapshot } from './eval/store.js';
+import { type ColumnarChunk, DatasetStore, type DatasetSchemaHints, type FlatBatch, type IngestCounts, type IngestOptions, type Snapshot } from './eval/store.js';
 import { runQuery, type QueryRun, type RunOptions } from './eval/query.js';
 import { renderLegacy, renderTabular, type AplLegacyResult, type FieldMeta, type RenderContext, type TabularResult } from './eval/result.js';
 import { AplQueryError } from './eval/errors.js';
@@ -24,9 +24,9 @@ import type { ScalarType } from './eval/columns.js';
 
 export { AplQueryError } from './eval/errors.js';
 export type { TabularResult, AplLegacyResult, QueryStatus, TabularTable, TabularField, LegacyMatch, LegacyEntryGroup, LegacyInterval } from './eval/result.js';
-export type { IngestCounts, IngestOptions, DatasetSchemaHints, IngestFailure } from './eval/store.js';
+export type { IngestCounts, IngestOptions, DatasetSchemaHints, IngestFailure, FlatBatch, ColumnarChunk, ColumnChunk } from './eval/store.js';
 export type { QueryRun } from './eval/query.js';
-export { formatRowId, parseCursor } from './eval/store.js';
+export { formatRowId, parseCursor, batchIdHex } from './eval/store.js';
 
 export interface EngineOptions {
     /** Server maximum rows per result (default 50000). */
@@ -78,7 +78,20 @@ export type LegacyExecutor = (engine: Engine, dataset: string, query: unknown, o
 
 export interface Engine {
     ingest(dataset: string, events: Iterable<Record<string, unknown>>, options?: IngestOptions): IngestCounts;
+    /** Pre-normalised records with `_time`, `_sysTime` and `_rowId` given (row ids kept exactly). */
     ingestFlat(dataset: string, records: Iterable<Record<string, unknown>>): IngestCounts;
+    /**
+     * One batch of flat, normalised events (the service's ingest batch): row r's id is
+     * `formatRowId(times[r], batchIdHex(batchSeq), r)`, stored as parts and formatted on output.
+     */
+    ingestBatch(dataset: string, batch: FlatBatch): IngestCounts;
+    /** Rows given column by column (the durable store's blocks). Returns the rows added. */
+    appendColumns(dataset: string, chunk: ColumnarChunk): number;
+    /**
+     * Builds a dataset's new contents off to the side: queries keep seeing the current copy (or
+     * none) until `commit()` replaces it in one step. Appends may be spread over many ticks.
+     */
+    loadDataset(name: string, options?: { hints?: DatasetSchemaHints; rows?: number }): DatasetLoader;
     query(apl: string, options?: QueryOptions): Promise<TabularResult>;
     queryLegacyFormat(apl: string, options?: QueryOptions): Promise<AplLegacyResult>;
     /** Synchronous core used by both: the raw frames and statistics. */
@@ -93,6 +106,15 @@ export interface Engine {
     stats(dataset: string): DatasetStats | undefined;
     /** A consistent read view of a dataset (row count fixed now). */
     snapshot(dataset: string): Snapshot | undefined;
+}
+
+/** A dataset being (re)built; see `Engine.loadDataset`. */
+export interface DatasetLoader {
+    ingestBatch(batch: FlatBatch): IngestCounts;
+    appendColumns(chunk: ColumnarChunk): number;
+    readonly rows: number;
+    /** Makes the new contents the dataset (replacing any current copy). */
+    commit(): void;
 }
 
 const NS_PER_MS = 1_000_000n;
@@ -153,6 +175,38 @@ export function createEngine(options: EngineOptions = {}): Engine {
         },
         ingestFlat(dataset, records) {
             return storeFor(dataset).ingestFlat(records);
+        },
+        ingestBatch(dataset, batch) {
+            return storeFor(dataset).ingestBatch(batch);
+        },
+        appendColumns(dataset, chunk) {
+            return storeFor(dataset).appendColumns(chunk);
+        },
+        loadDataset(name, o = {}) {
+            const store = new DatasetStore(name, { ...sampleHints.get(name), ...o.hints });
+            if (o.rows !== undefined && o.rows > 0) store.reserve(o.rows);
+            let done = false;
+            const check = () => {
+                if (done) throw new Error(`dataset ${name}: load already committed`);
+            };
+            return {
+                ingestBatch(batch) {
+                    check();
+                    return store.ingestBatch(batch);
+                },
+                appendColumns(chunk) {
+                    check();
+                    return store.appendColumns(chunk);
+                },
+                get rows() {
+                    return store.rows;
+                },
+                commit() {
+                    check();
+                    done = true;
+                    stores.set(name, store);
+                },
+            };
         },
         run(apl, opts = {}) {
             const started = performance.now();

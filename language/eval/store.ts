@@ -272,6 +272,129 @@ class FieldColumn {
         this.length++;
     }
 
+    /**
+     * Appends `n` rows of a columnar chunk starting at row `row0` (rows before it are padded).
+     * Fast paths copy typed data when the column has no declared type and the chunk's kind fits
+     * the column's storage; anything else goes value by value through `append` (same widening).
+     */
+    appendChunk(row0: number, n: number, col: ColumnChunk, sel: ArrayLike<number> | null): void {
+        this.padTo(row0);
+        if (this.declared === undefined) {
+            if (col.kind === 'f64' && (this.kind === 'empty' || this.kind === 'long' || this.kind === 'real')) {
+                this.appendF64(row0, n, col.values, col.present, sel);
+                return;
+            }
+            if (col.kind === 'str' && (this.kind === 'empty' || this.kind === 'string')) {
+                this.appendStr(row0, n, col.dict, col.codes, sel);
+                return;
+            }
+            if (col.kind === 'bool' && (this.kind === 'empty' || this.kind === 'bool')) {
+                this.appendBool(row0, n, col.values, sel);
+                return;
+            }
+        }
+        for (let i = 0; i < n; i++) {
+            const v = chunkValue(col, sel === null ? i : sel[i]);
+            if (v !== undefined) this.append(row0 + i, v);
+        }
+    }
+
+    private appendF64(row0: number, n: number, values: Float64Array, present: Uint8Array | null, sel: ArrayLike<number> | null): void {
+        let bits = 0;
+        let absent = 0;
+        for (let i = 0; i < n; i++) {
+            const s = sel === null ? i : sel[i];
+            if (present !== null && ((present[s >> 3] >> (s & 7)) & 1) === 0) absent++;
+            else bits |= Number.isInteger(values[s]) ? 1 : 2;
+        }
+        if (bits === 0) return; // all absent: padded later
+        if (this.kind === 'empty') this.becomeKind(bits & 2 ? 'real' : 'long');
+        const end = row0 + n;
+        if (this.vals.length < end) this.grow(end);
+        const vals = this.vals;
+        if (sel === null && absent === 0) vals.set(values.subarray(0, n), row0);
+        else {
+            for (let i = 0; i < n; i++) {
+                const s = sel === null ? i : sel[i];
+                vals[row0 + i] = values[s];
+            }
+        }
+        if (absent > 0) {
+            this.nulls ??= new Uint8Array(vals.length);
+            const nulls = this.nulls;
+            for (let i = 0; i < n; i++) {
+                const s = sel === null ? i : sel[i];
+                if (((present![s >> 3] >> (s & 7)) & 1) === 0) {
+                    nulls[row0 + i] = 1;
+                    vals[row0 + i] = 0;
+                }
+            }
+        }
+        if (bits & 2) this.kind = 'real';
+        this.seenBits |= bits;
+        this.length = end;
+    }
+
+    private appendStr(row0: number, n: number, dict: readonly string[], codes: Uint32Array, sel: ArrayLike<number> | null): void {
+        let any = false;
+        for (let i = 0; i < n; i++) {
+            if (codes[sel === null ? i : sel[i]] !== 0) {
+                any = true;
+                break;
+            }
+        }
+        if (!any) return;
+        if (this.kind === 'empty') {
+            this.seen.add('string');
+            this.becomeKind('string');
+        }
+        const end = row0 + n;
+        if (this.codes.length < end) this.grow(end);
+        const out = this.codes;
+        // Chunk code k (1-based) -> our code, resolved on first use (unused entries add nothing).
+        const map = new Uint32Array(dict.length + 1).fill(0xffffffff);
+        map[0] = 0;
+        for (let i = 0; i < n; i++) {
+            const k = codes[sel === null ? i : sel[i]];
+            let c = map[k];
+            if (c === 0xffffffff) {
+                const str = dict[k - 1];
+                let own = this.index.get(str);
+                if (own === undefined) {
+                    own = this.dict.length;
+                    this.dict.push(str);
+                    this.index.set(str, own);
+                }
+                map[k] = c = own;
+            }
+            out[row0 + i] = c;
+        }
+        this.length = end;
+    }
+
+    private appendBool(row0: number, n: number, values: Uint8Array, sel: ArrayLike<number> | null): void {
+        let any = false;
+        for (let i = 0; i < n; i++) {
+            if (values[sel === null ? i : sel[i]] !== 2) {
+                any = true;
+                break;
+            }
+        }
+        if (!any) return;
+        if (this.kind === 'empty') {
+            this.seen.add('boolean');
+            this.becomeKind('bool');
+        }
+        const end = row0 + n;
+        if (this.bools.length < end) this.grow(end);
+        const out = this.bools;
+        for (let i = 0; i < n; i++) {
+            const v = values[sel === null ? i : sel[i]];
+            out[row0 + i] = v === 1 ? 1 : v === 0 ? 0 : 2;
+        }
+        this.length = end;
+    }
+
     private appendTyped(v: AplValue | bigint): void {
         if (this.length >= this.capacity()) this.grow(this.length + 1);
         switch (this.kind) {
@@ -472,6 +595,113 @@ function parseTimeText(s: string): bigint | undefined {
     return parseDatetime(t);
 }
 
+/** A batch of flat events (the service's normalised ingest batch). */
+export interface FlatBatch {
+    /** `_time` per event, ns since the epoch. */
+    times: BigInt64Array | readonly bigint[];
+    /** Flat fields per event (dotted names; no `_time`/`_sysTime`). Not retained. */
+    fields: readonly Record<string, unknown>[];
+    /** `_sysTime` of every event (ns). */
+    sysTime: bigint;
+    /**
+     * The batch id: row r's id is `formatRowId(times[r], hex16(batchSeq), r)`. A number/bigint is
+     * formatted as 16 hex digits; a string must already be 16 hex digits. Default: a fresh id.
+     */
+    batchSeq?: number | bigint | string;
+    /** Only these rows (ascending indexes into `fields`); row ids keep the original indexes. */
+    select?: ArrayLike<number>;
+}
+
+/** One column of a columnar chunk (the durable store's block encodings). */
+export type ColumnChunk =
+    | { name: string; kind: 'f64'; values: Float64Array; /** bit i = row i has a value; null = all present */ present: Uint8Array | null }
+    | { name: string; kind: 'bool'; /** 0 false, 1 true, 2 absent */ values: Uint8Array }
+    | { name: string; kind: 'str'; dict: readonly string[]; /** 0 absent, k -> dict[k - 1] */ codes: Uint32Array }
+    | { name: string; kind: 'json'; /** null = absent */ values: readonly unknown[] };
+
+/** Rows in columnar form: row i has id (times[i], batches[batchOf[i]].seq, rowInBatch[i]). */
+export interface ColumnarChunk {
+    rows: number;
+    times: BigInt64Array;
+    batchOf: Uint32Array;
+    rowInBatch: Uint32Array;
+    batches: readonly { seq: number | bigint | string; sysTime: bigint }[];
+    columns: readonly ColumnChunk[];
+    /** Only these rows (ascending), default all. */
+    select?: ArrayLike<number>;
+}
+
+function chunkValue(col: ColumnChunk, i: number): unknown {
+    switch (col.kind) {
+        case 'f64': return col.present === null || ((col.present[i >> 3] >> (i & 7)) & 1) !== 0 ? col.values[i] : undefined;
+        case 'bool': return col.values[i] === 2 ? undefined : col.values[i] === 1;
+        case 'str': return col.codes[i] === 0 ? undefined : col.dict[col.codes[i] - 1];
+        case 'json': return col.values[i] === null ? undefined : col.values[i];
+    }
+}
+
+/** A batch id as 16 hex digits (the store's WAL sequence number, API.md §10.1). */
+export function batchIdHex(seq: number | bigint | string): string {
+    if (typeof seq === 'string') return seq;
+    return seq.toString(16).padStart(16, '0');
+}
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/**
+ * Splits ns times into (ms, ns within the ms) without BigInt arithmetic: a little-endian int64 is
+ * hi * 2^32 + lo, and 2^32 = 4294 * 1e6 + 967296, so every step stays an exact double.
+ */
+function splitTimes(times: BigInt64Array | readonly bigint[], sel: ArrayLike<number> | null, n: number, ms: Float64Array, sub: Int32Array, at: number): void {
+    if (times instanceof BigInt64Array && LITTLE_ENDIAN) {
+        const w = new Int32Array(times.buffer, times.byteOffset, times.length * 2);
+        for (let i = 0; i < n; i++) {
+            const s = sel === null ? i : sel[i];
+            const lo = w[2 * s] >>> 0;
+            const hi = w[2 * s + 1];
+            const r = hi * 967296 + lo;
+            let q = Math.floor(r / 1e6);
+            let rest = r - q * 1e6;
+            if (rest < 0) {
+                q--;
+                rest += 1e6;
+            } else if (rest >= 1e6) {
+                q++;
+                rest -= 1e6;
+            }
+            ms[at + i] = hi * 4294 + q;
+            sub[at + i] = rest;
+        }
+        return;
+    }
+    for (let i = 0; i < n; i++) {
+        const [a, b] = splitNs(times[sel === null ? i : sel[i]]);
+        ms[at + i] = a;
+        sub[at + i] = b;
+    }
+}
+
+/** A row id in canonical form split into its parts (no regex, two BigInt steps); undefined if not canonical. */
+function parseRowIdFast(id: string): { ns: bigint; batch: string; seq: number } | undefined {
+    if (id.length !== 39 || id.charCodeAt(13) !== 45 || id.charCodeAt(30) !== 45) return undefined;
+    let hi = 0;
+    let lo = 0;
+    for (let i = 0; i < 13; i++) {
+        const c = id.charCodeAt(i);
+        const d = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 122 ? c - 87 : -1;
+        if (d < 0) return undefined;
+        if (i < 4) hi = hi * 36 + d;
+        else lo = lo * 36 + d;
+    }
+    for (let i = 14; i < 39; i++) {
+        if (i === 30) continue;
+        const c = id.charCodeAt(i);
+        if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return undefined;
+    }
+    // 36^9 = 101559956668416
+    return { ns: BigInt(hi) * 101559956668416n + BigInt(lo), batch: id.slice(14, 30), seq: parseInt(id.slice(31), 16) };
+}
+
 /** A consistent view of a dataset for one query. */
 export interface Snapshot {
     readonly dataset: string;
@@ -535,14 +765,25 @@ export class DatasetStore {
     private timeSub = new Int32Array(1024);
     private sysMs = new Float64Array(1024);
     private sysSub = new Int32Array(1024);
+    /** Row id parts: index into `batches` and the row's index within its batch. */
     private batchOf = new Uint32Array(1024);
     private seqOf = new Uint32Array(1024);
+    /** Batch ids (16 hex digits), append-only: snapshots share the array. */
     private readonly batches: string[] = [];
+    private readonly batchIndex = new Map<string, number>();
+    /** True while every batch id added is greater than the one before (then rank = index). */
+    private batchesAscending = true;
+    private rankCache: Uint32Array | undefined;
+    /** Row ids that are not in canonical form (kept verbatim; `ingestFlat` only). */
     private readonly rowIdOverrides = new Map<number, string>();
+    /** Physical order is (_time, row id) order; kept exact by `checkOrder`. */
     private sortedAsc = true;
     private orderCache: { rows: number; order: Uint32Array } | undefined;
     private readonly declared: Record<string, ScalarType>;
     private readonly mapFields: Set<string>;
+    /** Field lookup memo by key position in the previous flat record (records mostly share a shape). */
+    private readonly shapeKeys: string[] = [];
+    private readonly shapeCols: (FieldColumn | null)[] = [];
     readonly created = new Date();
 
     constructor(
@@ -554,10 +795,16 @@ export class DatasetStore {
         for (const m of this.mapFields) this.declared[m] = 'dynamic';
     }
 
+    /** Makes room for `n` rows in the system columns (a loader that knows the size avoids regrowth). */
+    reserve(n: number): void {
+        this.ensureCapacity(n);
+    }
+
     private ensureCapacity(n: number): void {
         if (n <= this.timeMs.length) return;
         let cap = this.timeMs.length;
         while (cap < n) cap *= 2;
+        if (this.rows === 0) cap = Math.max(n, 1024);
         const g = <T extends Float64Array | Int32Array | Uint32Array>(a: T, make: (n: number) => T): T => {
             const b = make(cap);
             b.set(a.subarray(0, this.rows) as never);
@@ -581,15 +828,61 @@ export class DatasetStore {
         return f;
     }
 
-    private setTime(row: number, ms: number, sub: number, sms: number, ssub: number): void {
-        this.timeMs[row] = ms;
-        this.timeSub[row] = sub;
-        this.sysMs[row] = sms;
-        this.sysSub[row] = ssub;
-        if (this.sortedAsc && row > 0) {
-            const pm = this.timeMs[row - 1];
-            if (ms < pm || (ms === pm && sub < this.timeSub[row - 1])) this.sortedAsc = false;
-            else if (ms === pm && sub === this.timeSub[row - 1] && this.batchOf[row] === this.batchOf[row - 1] && this.seqOf[row] < this.seqOf[row - 1]) this.sortedAsc = false;
+    /** The index of a batch id, added if new. */
+    private addBatch(id: string): number {
+        let b = this.batchIndex.get(id);
+        if (b !== undefined) return b;
+        b = this.batches.length;
+        if (b > 0 && !(id > this.batches[b - 1])) this.batchesAscending = false;
+        this.batches.push(id);
+        this.batchIndex.set(id, b);
+        return b;
+    }
+
+    /**
+     * Keeps `sortedAsc` exact for appended rows [from, to): each row compared with the one before
+     * by (_time, batch id, row in batch), the order `compareRows` uses.
+     */
+    private checkOrder(from: number, to: number): void {
+        if (!this.sortedAsc) return;
+        const ms = this.timeMs;
+        const sub = this.timeSub;
+        const bo = this.batchOf;
+        const so = this.seqOf;
+        for (let i = Math.max(from, 1); i < to; i++) {
+            const a = ms[i - 1];
+            const b = ms[i];
+            if (b > a) continue;
+            if (b === a) {
+                const sa = sub[i - 1];
+                const sb = sub[i];
+                if (sb > sa) continue;
+                if (sb === sa) {
+                    const ba = bo[i - 1];
+                    const bb = bo[i];
+                    if (ba === bb ? so[i] >= so[i - 1] : this.batches[bb] > this.batches[ba]) continue;
+                }
+            }
+            this.sortedAsc = false;
+            return;
+        }
+    }
+
+    /** Appends the fields of one flat record to row `row` (system names skipped). */
+    private appendFlatFields(row: number, rec: Record<string, unknown>): void {
+        const keys = this.shapeKeys;
+        const cols = this.shapeCols;
+        let k = 0;
+        for (const key in rec) {
+            let col: FieldColumn | null;
+            if (keys[k] === key) col = cols[k];
+            else {
+                col = key === '_time' || key === '_sysTime' || key === '_rowId' || key === '_rowID' ? null : this.field(key);
+                keys[k] = key;
+                cols[k] = col;
+            }
+            k++;
+            if (col !== null) col.append(row, rec[key]);
         }
     }
 
@@ -599,9 +892,8 @@ export class DatasetStore {
         const tsField = options.timestampField || '_time';
         const [nowMs, nowSub] = splitNs(now);
         const fallbacks = options.timestampFallbacks ?? [];
-        const batchId = newBatchId();
-        const batchIndex = this.batches.length;
-        this.batches.push(batchId);
+        const batchIndex = this.addBatch(newBatchId());
+        const row0 = this.rows;
         let seq = 0;
         let failed = 0;
         const failures: IngestFailure[] = [];
@@ -629,8 +921,10 @@ export class DatasetStore {
                 }
             }
             const ok = tsRaw !== undefined && parseTimeParts(tsRaw);
-            if (ok) this.setTime(row, PT_MS, PT_SUB, nowMs, nowSub);
-            else this.setTime(row, nowMs, nowSub, nowMs, nowSub);
+            this.timeMs[row] = ok ? PT_MS : nowMs;
+            this.timeSub[row] = ok ? PT_SUB : nowSub;
+            this.sysMs[row] = nowMs;
+            this.sysSub[row] = nowSub;
             const ns = ok ? 0n : undefined;
             for (const key in ev) {
                 if (key === '_time' && tsName === '_time' && ns !== undefined) continue;
@@ -642,6 +936,7 @@ export class DatasetStore {
             for (const [k, v] of labels) this.field(k).append(row, v);
             this.rows = row + 1;
         }
+        this.checkOrder(row0, this.rows);
         this.finishBatch();
         return { ingested: seq, failed, failures };
     }
@@ -672,62 +967,135 @@ export class DatasetStore {
     }
 
     /**
-     * Appends pre-normalised records (from the durable store): flat field names, `_time`,
-     * `_sysTime` and `_rowId` given (the row id is kept exactly).
+     * Appends one batch of flat events (already normalised: dotted names, no `_time`). Row r gets
+     * the id (times[r], batch id, r); only the batch index and r are stored, the id string is
+     * formatted when a query outputs it.
+     */
+    ingestBatch(batch: FlatBatch): IngestCounts {
+        const sel = batch.select ?? null;
+        const fields = batch.fields;
+        const n = sel === null ? fields.length : sel.length;
+        if (n === 0) return { ingested: 0, failed: 0, failures: [] };
+        const row0 = this.rows;
+        this.ensureCapacity(row0 + n);
+        const b = this.addBatch(batch.batchSeq === undefined ? newBatchId() : batchIdHex(batch.batchSeq));
+        const end = row0 + n;
+        splitTimes(batch.times, sel, n, this.timeMs, this.timeSub, row0);
+        const [sm, ss] = splitNs(batch.sysTime);
+        this.sysMs.fill(sm, row0, end);
+        this.sysSub.fill(ss, row0, end);
+        this.batchOf.fill(b, row0, end);
+        const seqOf = this.seqOf;
+        for (let i = 0; i < n; i++) {
+            const r = sel === null ? i : sel[i];
+            seqOf[row0 + i] = r;
+            this.appendFlatFields(row0 + i, fields[r]);
+        }
+        this.rows = end;
+        this.checkOrder(row0, end);
+        this.finishBatch();
+        return { ingested: n, failed: 0, failures: [] };
+    }
+
+    /** Appends rows given column by column (the durable store's blocks). Returns the rows added. */
+    appendColumns(chunk: ColumnarChunk): number {
+        const sel = chunk.select ?? null;
+        const n = sel === null ? chunk.rows : sel.length;
+        if (n === 0) return 0;
+        const row0 = this.rows;
+        const end = row0 + n;
+        this.ensureCapacity(end);
+        const nb = chunk.batches.length;
+        const bmap = new Uint32Array(nb);
+        const bms = new Float64Array(nb);
+        const bsub = new Int32Array(nb);
+        for (let j = 0; j < nb; j++) {
+            const bt = chunk.batches[j];
+            bmap[j] = this.addBatch(batchIdHex(bt.seq));
+            [bms[j], bsub[j]] = splitNs(bt.sysTime);
+        }
+        splitTimes(chunk.times, sel, n, this.timeMs, this.timeSub, row0);
+        const { batchOf, seqOf, sysMs, sysSub } = this;
+        const cbo = chunk.batchOf;
+        const crow = chunk.rowInBatch;
+        for (let i = 0; i < n; i++) {
+            const s = sel === null ? i : sel[i];
+            const j = cbo[s];
+            batchOf[row0 + i] = bmap[j];
+            seqOf[row0 + i] = crow[s];
+            sysMs[row0 + i] = bms[j];
+            sysSub[row0 + i] = bsub[j];
+        }
+        for (const col of chunk.columns) {
+            const k = col.name;
+            if (k === '_time' || k === '_sysTime' || k === '_rowId' || k === '_rowID') continue;
+            this.field(k).appendChunk(row0, n, col, sel);
+        }
+        this.rows = end;
+        this.checkOrder(row0, end);
+        this.finishBatch();
+        return n;
+    }
+
+    /**
+     * Appends pre-normalised records: flat field names, `_time`, `_sysTime` and `_rowId` given
+     * (the row id is kept exactly; a canonical one is stored as its parts like `ingestBatch`).
      */
     ingestFlat(records: Iterable<Record<string, unknown>>): IngestCounts {
         const now = BigInt(Date.now()) * 1_000_000n;
-        const localBatches = new Map<string, number>();
         let generated: number | undefined;
         let genSeq = 0;
-        let n = 0;
+        let lastBatch = '';
+        let lastIndex = 0;
+        const row0 = this.rows;
         for (const rec of records) {
             const row = this.rows;
             this.ensureCapacity(row + 1);
             const t = parseTimeValue(rec._time) ?? now;
             const st = parseTimeValue(rec._sysTime) ?? now;
-            const [tm, tsub] = splitNs(t);
-            const [sm, ssub] = splitNs(st);
+            [this.timeMs[row], this.timeSub[row]] = splitNs(t);
+            [this.sysMs[row], this.sysSub[row]] = splitNs(st);
             const rid = typeof rec._rowId === 'string' ? rec._rowId : typeof rec._rowID === 'string' ? rec._rowID : undefined;
-            const parsed = rid === undefined ? undefined : parseCursor(rid);
-            if (parsed && parsed.batch.length === 16 && formatRowId(t, parsed.batch, parsed.seq) === rid) {
-                let b = localBatches.get(parsed.batch);
-                if (b === undefined) {
-                    b = this.batches.indexOf(parsed.batch);
-                    if (b < 0) {
-                        b = this.batches.length;
-                        this.batches.push(parsed.batch);
-                    }
-                    localBatches.set(parsed.batch, b);
+            const parsed = rid === undefined ? undefined : parseRowIdFast(rid);
+            // Canonical iff formatting (t, batch, seq) gives the same string: the time part must be t's.
+            if (parsed !== undefined && parsed.ns === (t > 0n ? t : 0n)) {
+                if (parsed.batch !== lastBatch) {
+                    lastBatch = parsed.batch;
+                    lastIndex = this.addBatch(parsed.batch);
                 }
-                this.batchOf[row] = b;
+                this.batchOf[row] = lastIndex;
                 this.seqOf[row] = parsed.seq;
             } else {
-                if (generated === undefined) {
-                    generated = this.batches.length;
-                    this.batches.push(newBatchId());
-                }
+                generated ??= this.addBatch(newBatchId());
                 this.batchOf[row] = generated;
                 this.seqOf[row] = genSeq++;
                 if (rid !== undefined) this.rowIdOverrides.set(row, rid);
             }
-            this.setTime(row, tm, tsub, sm, ssub);
-            for (const key in rec) {
-                if (key === '_time' || key === '_sysTime' || key === '_rowId' || key === '_rowID') continue;
-                this.field(key).append(row, rec[key]);
-            }
+            this.appendFlatFields(row, rec);
             this.rows = row + 1;
-            n++;
         }
-        // Row ids given from outside may break the ascending order check done in setTime.
-        if (localBatches.size > 0) this.sortedAsc = false;
+        this.checkOrder(row0, this.rows);
         this.finishBatch();
-        return { ingested: n, failed: 0, failures: [] };
+        return { ingested: this.rows - row0, failed: 0, failures: [] };
     }
 
     private finishBatch(): void {
         for (const f of this.fieldOrder) f.padTo(this.rows);
         this.orderCache = undefined;
+    }
+
+    /** Batch ranks in string order (identity while batch ids were added in ascending order). */
+    private batchRanks(): Uint32Array | null {
+        if (this.batchesAscending) return null;
+        const nb = this.batches.length;
+        const c = this.rankCache;
+        if (c !== undefined && c.length === nb) return c;
+        const batches = this.batches;
+        const order = Array.from({ length: nb }, (_, i) => i).sort((a, b) => (batches[a] < batches[b] ? -1 : batches[a] > batches[b] ? 1 : 0));
+        const rank = new Uint32Array(nb);
+        for (let r = 0; r < nb; r++) rank[order[r]] = r;
+        this.rankCache = rank;
+        return rank;
     }
 
     fieldList(): { name: string; type: ScalarType; axiomType: string }[] {
@@ -759,19 +1127,19 @@ export class DatasetStore {
         const sysTime = new TimeColumn('datetime', this.sysMs.subarray(0, n), this.sysSub.subarray(0, n), n);
         const batchOf = this.batchOf.subarray(0, n);
         const seqOf = this.seqOf.subarray(0, n);
-        const batches = this.batches.slice();
+        // Append-only: rows < n only reference the batches that exist now.
+        const batches = this.batches;
         const overrides = this.rowIdOverrides;
-        // Batch ids compared as strings, precomputed as ranks.
-        const rankOrder = batches.map((_, i) => i).sort((a, b) => (batches[a] < batches[b] ? -1 : batches[a] > batches[b] ? 1 : 0));
-        const batchRank = new Uint32Array(batches.length);
-        rankOrder.forEach((b, r) => (batchRank[b] = r));
+        // Batch ids compare as strings: by index while they were added in order, else by rank.
+        const batchRank = this.batchRanks();
         const cmp = (a: number, b: number): number => {
             const d = time.ms[a] - time.ms[b];
             if (d !== 0) return d < 0 ? -1 : 1;
             const s = time.sub[a] - time.sub[b];
             if (s !== 0) return s;
-            const r = batchRank[batchOf[a]] - batchRank[batchOf[b]];
-            if (r !== 0) return r;
+            const ba = batchOf[a];
+            const bb = batchOf[b];
+            if (ba !== bb) return batchRank === null ? ba - bb : batchRank[ba] - batchRank[bb];
             return seqOf[a] - seqOf[b];
         };
         const fieldByName = new Map(fields.map(f => [f.name, f]));

@@ -1,8 +1,9 @@
 /**
  * The service's data plane: the durable store plus ONE in-memory query engine per process.
  *
- * - On start the engine is fed from the store (recovery): every dataset, every event, with the
- *   store's row ids kept exactly, so cursors survive restarts.
+ * - On start the engine is fed from the store (recovery): every dataset, block by block column by
+ *   column, then the WAL tail batch by batch, with the store's row ids (time, batch seq, row) kept
+ *   exactly, so cursors survive restarts.
  * - An ingest request is decoded and validated, appended to the store (written + fsynced), then
  *   the same batch is fed into the engine, and only then acknowledged. A query therefore sees
  *   every acknowledged event, and each batch appears atomically (the engine append is synchronous).
@@ -11,18 +12,16 @@
  */
 import { prepareIngest, ingestStatus, type IngestRequest, type IngestStatus } from '../ingest/ingest.js';
 import type { NormalizedEvents } from '../ingest/normalize-event.js';
-import { batchRowIds, type DatasetMeta, type Store, type CreateDatasetInput, type UpdateDatasetInput } from '../store/store.js';
+import { type DatasetMeta, type Store, type CreateDatasetInput, type UpdateDatasetInput } from '../store/store.js';
 import { StoreError } from '../store/errors.js';
 import { KeyedRwLock } from './rwlock.js';
 import { datasetNotFound } from './errors.js';
-import type { EngineAdapter } from './engine.js';
+import type { DatasetLoader, EngineAdapter } from './engine.js';
 
 export interface DataPlaneOptions {
     maxBodyBytes: number;
     log: (msg: string) => void;
 }
-
-const FEED_CHUNK = 8192;
 
 export class DataPlane {
     private readonly locks = new KeyedRwLock();
@@ -49,23 +48,31 @@ export class DataPlane {
         return { datasets: metas.length, events };
     }
 
-    /** (Re)builds the engine's copy of one dataset from a store snapshot. */
+    /**
+     * (Re)builds the engine's copy of one dataset from a store snapshot, streaming: each block goes
+     * in column by column, then each WAL tail batch, into a copy built off to the side that
+     * replaces the current one in one synchronous step (queries see the old copy or the new one).
+     */
     private async loadDataset(name: string): Promise<number> {
         const snap = await this.store.snapshot(name);
-        const rows: Record<string, unknown>[] = [];
+        let loader: DatasetLoader;
         try {
-            for await (const ev of snap.events()) {
-                rows.push({ ...ev.fields, _time: ev._time, _sysTime: ev._sysTime, _rowId: ev._rowId });
+            loader = this.engine.beginLoad(name, this.store.getDataset(name), snap.size);
+            for await (const part of snap.parts()) {
+                if (part.kind === 'block') {
+                    const b = part.block;
+                    const batches = b.batchSeqs.map((seq, i) => ({ seq, sysTime: b.batchSysTimes[i] }));
+                    loader.appendColumns({ rows: b.rows, times: b.times, batchOf: b.batchIdx, rowInBatch: b.rowIdx, batches, columns: b.columns, select: part.select });
+                } else {
+                    loader.ingestBatch({ times: part.times, fields: part.fields, sysTime: part.sysTime, batchSeq: part.seq, select: part.select });
+                }
             }
         } finally {
             await snap.release();
         }
-        // Synchronous from here: queries see either the old copy or the complete new one.
-        const meta = this.store.getDataset(name);
-        this.engine.resetDataset(name, meta);
-        for (let i = 0; i < rows.length; i += FEED_CHUNK) this.engine.appendFlat(name, rows.slice(i, i + FEED_CHUNK));
-        this.eventsLoaded += rows.length;
-        return rows.length;
+        loader.commit();
+        this.eventsLoaded += loader.rows;
+        return loader.rows;
     }
 
     listDatasets(): DatasetMeta[] {
@@ -172,21 +179,10 @@ export class DataPlane {
      * rebuilds from its WAL record with `buildBatch`) to the engine.
      */
     private feed(name: string, seq: number, batch: NormalizedEvents, sys: bigint): void {
-        const n = batch.fields.length;
-        // The prepared batch belongs to this request and the store keeps no reference to it, so the
-        // system fields can be added to the event objects in place instead of copying them.
-        const rows = batch.fields as Record<string, unknown>[];
-        const times = batch.times;
-        const rowId = batchRowIds(seq);
-        for (let r = 0; r < n; r++) {
-            const t = times[r];
-            const rec = rows[r];
-            rec._time = t;
-            rec._sysTime = sys;
-            rec._rowId = rowId(t, r);
-        }
-        this.engine.appendFlat(name, rows);
-        this.eventsLoaded += n;
+        // Row r's id is (times[r], seq, r), as the store formats it (batchRowIds): the engine keeps
+        // the parts and formats the id only when a query outputs it.
+        this.engine.appendBatch(name, { times: batch.times, fields: batch.fields, sysTime: sys, batchSeq: seq });
+        this.eventsLoaded += batch.fields.length;
     }
 
     async close(): Promise<void> {

@@ -3,7 +3,9 @@
  * is the only file of server/http that knows the engine's API; the rest sees `EngineAdapter`.
  */
 import type { DatasetMeta } from '../store/store.js';
-import { AplQueryError, createEngine, type Engine, type LegacyExecutor } from '../../language/engine.js';
+
+export type { DatasetLoader, FlatBatch } from '../../language/engine.js';
+import { AplQueryError, createEngine, type DatasetLoader, type Engine, type FlatBatch, type LegacyExecutor } from '../../language/engine.js';
 import { legacyExecutor } from '../../language/legacy/execute.js';
 import { SAMPLE_DATASETS } from '../../language/samples/index.js';
 import { HttpError } from './errors.js';
@@ -38,6 +40,13 @@ export interface EngineAdapter {
     deleteDataset(name: string): void;
     /** Rows from the store: flat fields plus `_time`/`_sysTime` (ns, bigint) and `_rowId`. */
     appendFlat(name: string, rows: Record<string, unknown>[]): void;
+    /** One stored ingest batch: row r's id is (times[r], batch seq, r). */
+    appendBatch(name: string, batch: FlatBatch): void;
+    /**
+     * Rebuilds a dataset's copy off to the side (blocks column by column, then the WAL tail);
+     * `commit()` swaps it in, so queries see either the old copy or the complete new one.
+     */
+    beginLoad(name: string, meta: DatasetMeta, rowsHint?: number): DatasetLoader;
     rowCount(name: string): number;
     fields(name: string): FieldInfo[];
     queryApl(apl: string, req: AplQueryRequest): Promise<unknown>;
@@ -71,6 +80,12 @@ export function createEngineAdapter(opts: EngineAdapterOptions): EngineAdapter {
         },
         appendFlat(name, rows) {
             engine.ingestFlat(name, rows);
+        },
+        appendBatch(name, batch) {
+            engine.ingestBatch(name, batch);
+        },
+        beginLoad(name, meta, rowsHint) {
+            return engine.loadDataset(name, { hints: hints(meta), rows: rowsHint });
         },
         rowCount(name) {
             return engine.stats(name)?.rows ?? 0;

@@ -61,12 +61,16 @@ export interface DecodedBlock {
     columns: DecodedColumn[];
 }
 
-export interface DecodedColumn {
-    name: string;
-    kind: 'f64' | 'bool' | 'str' | 'json';
+/** One decoded column: its raw section data (for columnar readers) plus `get(i)`. */
+export type DecodedColumn = (
+    | { name: string; kind: 'f64'; values: Float64Array; /** bit i set = row i has a value */ present: Uint8Array }
+    | { name: string; kind: 'bool'; /** 0 false, 1 true, 2 absent */ values: Uint8Array }
+    | { name: string; kind: 'str'; dict: string[]; /** 0 absent, k -> dict[k - 1] */ codes: Uint32Array }
+    | { name: string; kind: 'json'; /** null = absent */ values: JsonValue[] }
+) & {
     /** Value of row i, or undefined when absent. */
     get(i: number): JsonValue | undefined;
-}
+};
 
 export interface EncodeOptions {
     compress: boolean;
@@ -257,20 +261,20 @@ export function decodeBlock(buf: Buffer): DecodedBlock {
             case 'f64': {
                 const data = new Float64Array(aligned(sec(c.data)));
                 const present = sec(c.present);
-                return { name: c.name, kind: 'f64', get: (i) => ((present[i >> 3] >> (i & 7)) & 1 ? data[i] : undefined) };
+                return { name: c.name, kind: 'f64', values: data, present, get: (i) => ((present[i >> 3] >> (i & 7)) & 1 ? data[i] : undefined) };
             }
             case 'bool': {
                 const data = sec(c.data);
-                return { name: c.name, kind: 'bool', get: (i) => (data[i] === 2 ? undefined : data[i] === 1) };
+                return { name: c.name, kind: 'bool', values: data, get: (i) => (data[i] === 2 ? undefined : data[i] === 1) };
             }
             case 'str': {
                 const dict = JSON.parse(sec(c.dict).toString('utf8')) as string[];
                 const codes = new Uint32Array(aligned(sec(c.data)));
-                return { name: c.name, kind: 'str', get: (i) => (codes[i] === 0 ? undefined : dict[codes[i] - 1]) };
+                return { name: c.name, kind: 'str', dict, codes, get: (i) => (codes[i] === 0 ? undefined : dict[codes[i] - 1]) };
             }
             case 'json': {
                 const vals = JSON.parse(sec(c.data).toString('utf8')) as JsonValue[];
-                return { name: c.name, kind: 'json', get: (i) => (vals[i] === null ? undefined : vals[i]) };
+                return { name: c.name, kind: 'json', values: vals, get: (i) => (vals[i] === null ? undefined : vals[i]) };
             }
         }
     });

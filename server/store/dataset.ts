@@ -482,6 +482,11 @@ interface BlockRef {
     fh: FileHandle | undefined;
 }
 
+/** One part of a snapshot, see `Snapshot.parts()`. */
+export type SnapshotPart =
+    | { kind: 'block'; block: DecodedBlock; select?: Uint32Array }
+    | { kind: 'batch'; seq: number; sysTime: bigint; times: BigInt64Array; fields: FlatFields[]; select?: Uint32Array };
+
 /** A consistent view of a dataset: the blocks and WAL tail that existed when it was taken. */
 export class Snapshot {
     private released = false;
@@ -501,7 +506,7 @@ export class Snapshot {
         return n;
     }
 
-    private async load(ref: BlockRef): Promise<DecodedBlock> {
+    private async load(ref: BlockRef, cache = true): Promise<DecodedBlock> {
         if (ref.cached) return ref.cached;
         if (this.released || !ref.fh) throw new Error('snapshot already released');
         const { size } = await ref.fh.stat();
@@ -513,8 +518,10 @@ export class Snapshot {
             off += bytesRead;
         }
         const dec = decodeBlock(buf);
-        ref.cached = dec;
-        this.cache.set(ref.key, dec);
+        if (cache) {
+            ref.cached = dec;
+            this.cache.set(ref.key, dec);
+        }
         return dec;
     }
 
@@ -544,6 +551,38 @@ export class Snapshot {
                 if (keep && !keep(tb.seq, t)) continue;
                 yield { _time: t, _sysTime: tb.sysTime, _rowId: formatRowId(t, tb.seq, r), fields: fields[r] };
             }
+        }
+    }
+
+    /**
+     * The same events as `events()`, part by part for a columnar reader: each block decoded whole
+     * (not added to the block cache, so a full read does not pin the dataset), then each WAL tail
+     * batch (its normalised events built if needed, not memoised). `select` lists the rows that
+     * retention/trim keep when some are hidden; absent = all.
+     */
+    async *parts(): AsyncGenerator<SnapshotPart> {
+        const keep = this.keep;
+        for (const ref of this.blocks) {
+            const b = await this.load(ref, false);
+            let select: Uint32Array | undefined;
+            if (keep) {
+                const kept = new Uint32Array(b.rows);
+                let n = 0;
+                for (let i = 0; i < b.rows; i++) if (keep(b.batchSeqs[b.batchIdx[i]], b.times[i])) kept[n++] = i;
+                if (n < b.rows) select = kept.subarray(0, n);
+            }
+            yield { kind: 'block', block: b, select };
+        }
+        for (const tb of this.tail) {
+            const { times, fields } = tb.norm ?? buildBatch(tb.body, tb.params).batch;
+            let select: Uint32Array | undefined;
+            if (keep) {
+                const kept = new Uint32Array(fields.length);
+                let n = 0;
+                for (let r = 0; r < fields.length; r++) if (keep(tb.seq, times[r])) kept[n++] = r;
+                if (n < fields.length) select = kept.subarray(0, n);
+            }
+            yield { kind: 'batch', seq: tb.seq, sysTime: tb.sysTime, times, fields, select };
         }
     }
 

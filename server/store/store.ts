@@ -14,7 +14,7 @@ import { StoreError, validateDatasetName } from './errors.js';
 import { fsyncDir } from './fsutil.js';
 import { TokenStore } from './tokens.js';
 
-export type { DatasetMeta, DatasetStats, StoredEvent } from './dataset.js';
+export type { DatasetMeta, DatasetStats, StoredEvent, SnapshotPart } from './dataset.js';
 export { Snapshot } from './dataset.js';
 export { StoreError, validateDatasetName } from './errors.js';
 export { TokenStore, type TokenInfo } from './tokens.js';
