@@ -1,18 +1,23 @@
 /**
- * Section "service" (issue 5), against the embedded service on loopback:
- * - ingest throughput over HTTP (NDJSON batches of 1,000 events, each acknowledged durably) as a
- *   ratio to raw `JSON.parse` of the same bytes in the same process;
+ * Section "service" (issue 5), against the service running as deployed: a child process (the
+ * esbuild bundle of `apl serve`) on loopback, its own event loop and core, driven with `node:http`
+ * keep-alive agents (not `fetch`, whose client cost would dominate on a small box):
+ * - ingest throughput over HTTP (NDJSON batches of 1,000 events, each acknowledged durably,
+ *   several requests in flight) as a ratio to raw `JSON.parse` of the same bytes in the bench
+ *   process;
  * - Q2 latency over HTTP on 1M ingested events as a ratio to the in-process engine;
- * - start-up with 1M events on disk: spawn → first answer.
+ * - start-up with 1M events on disk: spawn → first answer, and the peak resident memory of the
+ *   server process during it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { generateSample } from '../../language/samples/index.js';
 import {
-    type BenchContext, type Row, type SectionResult, Skip, firstLine, fmtMs, fmtRate, importOptional, projectPath, summarize, timePair,
+    type BenchContext, type Row, type SectionResult, Skip, firstLine, fmtBytes, fmtMs, fmtRate, importOptional, projectPath, summarize, timePair,
 } from './harness.js';
 import { EVAL_QUERIES } from './queries.js';
 
@@ -24,13 +29,6 @@ const INGEST_BATCH = 1000;
 const INGEST_CONCURRENCY = 4;
 const FILL_BATCH = 10_000;
 
-interface Service {
-    url: string;
-    close(): Promise<void>;
-}
-interface AppModule {
-    createService(options: Record<string, unknown>): Promise<Service>;
-}
 interface EngineModule {
     createEngine(): {
         ingest(dataset: string, events: Iterable<Record<string, unknown>>): { ingested: number };
@@ -38,14 +36,32 @@ interface EngineModule {
     };
 }
 
-async function api(base: string, method: string, route: string, body?: string | Buffer, contentType = 'application/json'): Promise<unknown> {
-    const res = await fetch(base + route, {
-        method,
-        headers: { authorization: `Bearer ${TOKEN}`, ...(body !== undefined ? { 'content-type': contentType } : {}) },
-        body,
+/** Keep-alive connections to the service (one per request in flight). */
+const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+
+/** One request over `node:http`; `fresh` uses a new connection (for polling a starting server). */
+function call(base: string, method: string, route: string, body?: string | Buffer, contentType = 'application/json', fresh = false): Promise<{ status: number; text: string }> {
+    const url = new URL(route, base);
+    return new Promise((resolve, reject) => {
+        const headers: Record<string, string | number> = { authorization: `Bearer ${TOKEN}` };
+        if (body !== undefined) {
+            headers['content-type'] = contentType;
+            headers['content-length'] = Buffer.byteLength(body);
+        }
+        const req = httpRequest({ host: url.hostname, port: url.port, method, path: url.pathname + url.search, headers, agent: fresh ? false : agent }, res => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+            res.on('error', reject);
+        });
+        req.on('error', reject);
+        req.end(body);
     });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${route}: HTTP ${res.status}: ${text.slice(0, 200)}`);
+}
+
+async function api(base: string, method: string, route: string, body?: string | Buffer, contentType = 'application/json'): Promise<unknown> {
+    const { status, text } = await call(base, method, route, body, contentType);
+    if (status < 200 || status >= 300) throw new Error(`${method} ${route}: HTTP ${status}: ${text.slice(0, 200)}`);
     return text === '' ? undefined : JSON.parse(text);
 }
 
@@ -66,23 +82,23 @@ function* batches(rows: number, size: number, seed: number): Generator<Record<st
 }
 
 export async function serviceSection(ctx: BenchContext): Promise<SectionResult> {
-    const { createService } = await importOptional<AppModule>('server/http/app.ts', 'the service');
     const { createEngine } = await importOptional<EngineModule>('language/engine.ts', 'the engine');
     const rows: Row[] = [];
     const notes: string[] = [];
+    const bundle = await serveBundle(ctx);
     const dataDir = mkdtempSync(path.join(tmpdir(), 'apl-bench-service-'));
-    let service: Service | undefined;
+    let service: Started | undefined;
     try {
         try {
-            service = await createService({ dataDir, host: '127.0.0.1', port: 0, tokens: [TOKEN], samples: false, log: () => {} });
+            service = await startServer(bundle, dataDir);
         } catch (err) {
             throw new Skip(`the service does not start: ${firstLine(err)}`);
         }
-        const base = service.url;
+        const base = service.base;
 
         // --- Ingest throughput vs JSON.parse of the same bytes.
         const ingestEvents = ctx.quick ? 20_000 : 100_000;
-        ctx.log(`service: ingest ${ingestEvents / 1000}k events in batches of ${INGEST_BATCH}, ${INGEST_CONCURRENCY} in flight`);
+        ctx.log(`service: ingest ${ingestEvents / 1000}k events in batches of ${INGEST_BATCH}, ${INGEST_CONCURRENCY} in flight, server in a child process`);
         const bodies = [...batches(ingestEvents, INGEST_BATCH, 11)].map(ndjson);
         const totalBytes = bodies.reduce((s, b) => s + b.length, 0);
         const runs = 5;
@@ -112,6 +128,7 @@ export async function serviceSection(ctx: BenchContext): Promise<SectionResult> 
         const [http, parse] = await timePair(viaHttp, rawParse, { warmup, runs });
         const ours = (ingestEvents / http.median) * 1000;
         const theirs = (ingestEvents / parse.median) * 1000;
+        ctx.log(`service: ingest ratio ${(ours / theirs).toFixed(2)}× (${fmtRate(ours, 'ev')} vs ${fmtRate(theirs, 'ev')} JSON.parse)`);
         rows.push({
             name: `HTTP ingest, batches of ${INGEST_BATCH} (durable)`,
             ours: `${fmtRate(ours, 'ev')} (${((totalBytes / http.median) * 1000 / 2 ** 20).toFixed(1)} MB/s)`,
@@ -120,7 +137,7 @@ export async function serviceSection(ctx: BenchContext): Promise<SectionResult> 
             bar: '≥ 0.5×',
             pass: ours / theirs >= 0.5,
         });
-        notes.push(`ingest: ${ingestEvents} sample-http-logs events, ${(totalBytes / 2 ** 20).toFixed(1)} MB NDJSON, ${INGEST_CONCURRENCY} requests in flight; ratio = our events/s ÷ JSON.parse events/s (goal 0.8×)`);
+        notes.push(`ingest: ${ingestEvents} sample-http-logs events, ${(totalBytes / 2 ** 20).toFixed(1)} MB NDJSON, ${INGEST_CONCURRENCY} requests in flight over node:http keep-alive to the service in a child process; ratio = our events/s ÷ JSON.parse events/s of the same bytes in the bench process (goal 0.8×)`);
         for (const name of names) await api(base, 'DELETE', `/v2/datasets/${name}`);
 
         // --- Q2 over HTTP on 1M events vs the in-process engine with the same events.
@@ -155,29 +172,36 @@ export async function serviceSection(ctx: BenchContext): Promise<SectionResult> 
         if (httpCount !== fillEvents || engineCount !== fillEvents) notes.push(`warning: Q2 counts add up to ${httpCount} over HTTP and ${engineCount} in process, expected ${fillEvents}`);
 
         // --- Start-up with the events on disk.
-        await service.close();
+        await service.stop();
         service = undefined;
         ctx.log(`service: start-up with ${label} events on disk`);
-        const bundle = await serveBundle(ctx);
         const emptyDir = mkdtempSync(path.join(tmpdir(), 'apl-bench-empty-'));
         try {
             await startOnce(bundle, dataDir, fillEvents); // warms the file-system cache
-            const full: number[] = [];
-            const empty: number[] = [];
+            const full: StartFigures[] = [];
+            const empty: StartFigures[] = [];
             for (let i = 0; i < 5; i++) {
                 // Alternating, like the in-process pairs.
                 full.push(await startOnce(bundle, dataDir, fillEvents));
                 empty.push(await startOnce(bundle, emptyDir, 0));
             }
-            const f = summarize(full);
-            const e = summarize(empty);
+            const f = summarize(full.map(x => x.ms));
+            const e = summarize(empty.map(x => x.ms));
             rows.push({ name: `start-up with ${label} events on disk`, ours: fmtMs(f.median), baseline: `${fmtMs(e.median)} empty dir`, ratio: f.median / e.median, bar: '—', pass: null });
             notes.push(`start-up: spawn of the service bundle → first 200 on GET /v2/datasets (recovery happens before listen), then a count check; median of ${full.length} (min ${fmtMs(f.min)}, max ${fmtMs(f.max)}); baseline: the same start on an empty data dir`);
+            const fr = full.map(x => x.peakRss).filter((x): x is number => x !== undefined);
+            const er = empty.map(x => x.peakRss).filter((x): x is number => x !== undefined);
+            if (fr.length && er.length) {
+                const fm = summarize(fr).median;
+                const em = summarize(er).median;
+                rows.push({ name: `peak RSS of that start-up`, ours: fmtBytes(fm), baseline: `${fmtBytes(em)} empty dir`, ratio: fm / em, bar: '< 1 GB', pass: fm < 2 ** 30 });
+                notes.push('peak RSS: VmHWM of the server process (/proc) when it first answers, i.e. the high-water mark of recovery');
+            }
         } finally {
             rmSync(emptyDir, { recursive: true, force: true });
         }
     } finally {
-        await service?.close().catch(() => undefined);
+        await service?.stop().catch(() => undefined);
         rmSync(dataDir, { recursive: true, force: true });
     }
     return { rows, notes };
@@ -190,17 +214,22 @@ async function serveBundle(ctx: BenchContext): Promise<string> {
     const outfile = path.join(cacheDir, 'apl-serve.cjs');
     ctx.log('building the service (esbuild, the options of esbuild.mjs) into node_modules/.cache/apl-bench');
     const esbuild = await import('esbuild');
+    const common: import('esbuild').BuildOptions = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', minify: true, keepNames: true, logLevel: 'silent', external: ['@duckdb/node-api', 'vscode'] };
     try {
-        await esbuild.build({
-            stdin: {
-                contents: `import { runServe } from './server/http/serve.ts';\nimport { parseServeArgs } from './server/http/main.ts';\nrunServe(parseServeArgs(process.argv.slice(2))).catch(e => { console.error(e); process.exit(1); });\n`,
-                resolveDir: projectPath('.'),
-                sourcefile: 'bench-serve-entry.ts',
-                loader: 'ts',
-            },
-            outfile, bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'silent',
-            external: ['@duckdb/node-api', 'vscode'],
-        });
+        await Promise.all([
+            esbuild.build({
+                ...common,
+                stdin: {
+                    contents: `import { runServe } from './server/http/serve.ts';\nimport { parseServeArgs } from './server/http/main.ts';\nrunServe(parseServeArgs(process.argv.slice(2))).catch(e => { console.error(e); process.exit(1); });\n`,
+                    resolveDir: projectPath('.'),
+                    sourcefile: 'bench-serve-entry.ts',
+                    loader: 'ts',
+                },
+                outfile,
+            }),
+            // As deployed: the store compacts on a worker thread loaded from beside the bundle.
+            esbuild.build({ ...common, entryPoints: [projectPath('server/store/compact-worker.ts')], outfile: path.join(cacheDir, 'compact-worker.cjs') }),
+        ]);
     } catch (err) {
         throw new Skip(`the service does not build: ${firstLine(err)}`);
     }
@@ -219,7 +248,23 @@ function freePort(): Promise<number> {
     });
 }
 
-async function startOnce(bundle: string, dataDir: string, expectEvents: number): Promise<number> {
+interface Started {
+    base: string;
+    child: ChildProcess;
+    /** ms from spawn to the first answer. */
+    ms: number;
+    /** The server's peak resident memory when it first answered (Linux /proc), if known. */
+    peakRss?: number;
+    stop(): Promise<void>;
+}
+
+interface StartFigures {
+    ms: number;
+    peakRss?: number;
+}
+
+/** Spawns the service bundle on a free port and waits until it answers GET /v2/datasets. */
+async function startServer(bundle: string, dataDir: string): Promise<Started> {
     const port = await freePort();
     const t0 = performance.now();
     const child: ChildProcess = spawn(process.execPath, [bundle, '--data', dataDir, '--port', String(port), '--token', TOKEN, '--no-samples'], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -228,30 +273,56 @@ async function startOnce(bundle: string, dataDir: string, expectEvents: number):
     child.stderr!.on('data', (d: Buffer) => { output += d.toString(); });
     let exited = false;
     const exit = new Promise<void>(resolve => child.on('exit', () => { exited = true; resolve(); }));
+    const stop = async () => {
+        if (!exited) child.kill('SIGTERM');
+        await exit;
+    };
+    const base = `http://127.0.0.1:${port}`;
     try {
-        const base = `http://127.0.0.1:${port}`;
         for (;;) {
             if (exited) throw new Error(`the service exited before answering: ${output.split('\n')[0]}`);
             if (performance.now() - t0 > 120_000) throw new Error('no answer within 120 s');
             try {
-                const list = (await api(base, 'GET', '/v2/datasets')) as unknown[];
-                const elapsed = performance.now() - t0;
-                if (expectEvents === 0) return elapsed;
-                if (!Array.isArray(list) || list.length === 0) throw new Error('the restarted service lists no datasets');
-                const r = (await api(base, 'POST', '/v1/datasets/_apl?format=tabular', JSON.stringify({ apl: "['sample-http-logs'] | count", ...RANGE }))) as { tables: { columns: unknown[][] }[] };
-                const n = Number(r.tables[0]?.columns[0]?.[0]);
-                if (n !== expectEvents) throw new Error(`the restarted service counts ${n} events, expected ${expectEvents}`);
-                return elapsed;
+                const r = await call(base, 'GET', '/v2/datasets', undefined, undefined, true);
+                const ms = performance.now() - t0;
+                if (r.status !== 200) throw new Error(`GET /v2/datasets: HTTP ${r.status}`);
+                return { base, child, ms, peakRss: peakRss(child.pid), stop };
             } catch (err) {
-                if (err instanceof Error && /ECONNREFUSED|fetch failed/.test(err.message + String((err as { cause?: unknown }).cause))) {
+                if ((err as { code?: string }).code === 'ECONNREFUSED') {
                     await new Promise(r => setTimeout(r, 5));
                     continue;
                 }
                 throw err;
             }
         }
+    } catch (err) {
+        await stop();
+        throw err;
+    }
+}
+
+/** VmHWM of a process in bytes (Linux), else undefined. */
+function peakRss(pid: number | undefined): number | undefined {
+    if (pid === undefined) return undefined;
+    try {
+        const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+        return m ? Number(m[1]) * 1024 : undefined;
+    } catch {
+        return undefined;
+    }
+}
+
+async function startOnce(bundle: string, dataDir: string, expectEvents: number): Promise<StartFigures> {
+    const s = await startServer(bundle, dataDir);
+    try {
+        if (expectEvents === 0) return { ms: s.ms, peakRss: s.peakRss };
+        const list = (await api(s.base, 'GET', '/v2/datasets')) as unknown[];
+        if (!Array.isArray(list) || list.length === 0) throw new Error('the restarted service lists no datasets');
+        const r = (await api(s.base, 'POST', '/v1/datasets/_apl?format=tabular', JSON.stringify({ apl: "['sample-http-logs'] | count", ...RANGE }))) as { tables: { columns: unknown[][] }[] };
+        const n = Number(r.tables[0]?.columns[0]?.[0]);
+        if (n !== expectEvents) throw new Error(`the restarted service counts ${n} events, expected ${expectEvents}`);
+        return { ms: s.ms, peakRss: s.peakRss };
     } finally {
-        if (!exited) child.kill('SIGTERM');
-        await exit;
+        await s.stop();
     }
 }
