@@ -79,19 +79,8 @@ export interface IngestOptions {
     csvFields?: string[];
 }
 
-export interface IngestFailure {
-    timestamp: string;
-    error: string;
-}
-
-export interface IngestStatus {
-    ingested: number;
-    failed: number;
-    failures: IngestFailure[];
-    processedBytes: number;
-    blocksCreated: number;
-    walLength: number;
-}
+/** The ingest response (API.md §3.4), as the service builds it. */
+export type { IngestFailure, IngestStatus } from '../../server/ingest/ingest.js';
 
 /** A raw ingest body: bytes, text, or a stream of bytes (a file being read). */
 export type IngestBody = string | Uint8Array | ArrayBuffer | Blob | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;

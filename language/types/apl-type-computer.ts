@@ -159,18 +159,26 @@ export class AplTypeComputer {
         if (!expression) return 'unknown';
         const expr = expression.$type === 'NamedExpression' ? (expression as ast.NamedExpression).expression : (expression as ast.Expression);
         if (!expr) return 'unknown';
-        const cached = this.typeCache.get(expr);
+        return this.memoized(this.typeCache, expr, 'unknown', () => this.computeType(expr));
+    }
+
+    /**
+     * Caches one computation per node. A node met again while its own computation is running (a
+     * `let` that refers to itself, a cyclic table reference) gets `whileComputing` instead of looping.
+     */
+    private memoized<T>(cache: Map<AstNode, T> | WeakMap<AstNode, T>, node: AstNode, whileComputing: T, compute: () => T): T {
+        const cached = cache.get(node);
         if (cached !== undefined) return cached;
-        if (this.inProgress.has(expr)) return 'unknown';
-        this.inProgress.add(expr);
-        let t: AplType;
+        if (this.inProgress.has(node)) return whileComputing;
+        this.inProgress.add(node);
+        let value: T;
         try {
-            t = this.computeType(expr);
+            value = compute();
         } finally {
-            this.inProgress.delete(expr);
+            this.inProgress.delete(node);
         }
-        this.typeCache.set(expr, t);
-        return t;
+        cache.set(node, value);
+        return value;
     }
 
     private computeType(expr: ast.Expression): AplType {
@@ -429,36 +437,15 @@ export class AplTypeComputer {
     rowTypeAfter(node: ast.TabularOperator | ast.Expression): RowType {
         if (!TABULAR_OPERATOR_TYPES.has(node.$type)) return this.rowTypeOfSource(node as ast.Expression);
         void this.schema;
-        const cached = this.rowAfterCache.get(node);
-        if (cached) return cached;
-        if (this.inProgress.has(node)) return OPEN_EMPTY;
-        this.inProgress.add(node);
-        let row: RowType;
-        try {
-            row = this.computeOperator(node as ast.TabularOperator, this.rowTypeBefore(node as ast.TabularOperator));
-        } finally {
-            this.inProgress.delete(node);
-        }
-        this.rowAfterCache.set(node, row);
-        return row;
+        return this.memoized(this.rowAfterCache, node, OPEN_EMPTY, () =>
+            this.computeOperator(node as ast.TabularOperator, this.rowTypeBefore(node as ast.TabularOperator)));
     }
 
     /** The row type of a tabular source: dataset, let-bound table, datatable, print, union, search, `table()`, a pipeline. */
     rowTypeOfSource(expression: ast.Expression | undefined): RowType {
         if (!expression) return OPEN_EMPTY;
         void this.schema;
-        const cached = this.rowAfterCache.get(expression);
-        if (cached) return cached;
-        if (this.inProgress.has(expression)) return OPEN_EMPTY;
-        this.inProgress.add(expression);
-        let row: RowType;
-        try {
-            row = this.computeSource(expression);
-        } finally {
-            this.inProgress.delete(expression);
-        }
-        this.rowAfterCache.set(expression, row);
-        return row;
+        return this.memoized(this.rowAfterCache, expression, OPEN_EMPTY, () => this.computeSource(expression));
     }
 
     private computeSource(expr: ast.Expression): RowType {
