@@ -1,5 +1,5 @@
 import './polyfills.js';
-import { inject, type Module } from 'langium';
+import { createCompletionParser, inject, type LangiumCompletionParser, type Module } from 'langium';
 import {
     createDefaultModule,
     createDefaultSharedModule,
@@ -43,6 +43,7 @@ export const AplModule: Module<AplServices, PartialLangiumServices & AplAddedSer
         TokenBuilder: () => new AplTokenBuilder(),
         ValueConverter: () => new AplValueConverter(),
         ParserErrorMessageProvider: () => new AplParserErrorMessageProvider(),
+        CompletionParser: services => lazyCompletionParser(services),
     },
     schema: {
         SchemaProvider: () => new EmptySchemaProvider(),
@@ -57,6 +58,19 @@ export const AplModule: Module<AplServices, PartialLangiumServices & AplAddedSer
     /** Completion, hover, signature help, formatting, semantic tokens, navigation, quick fixes (language/lsp/). */
     lsp: AplLspModule,
 };
+
+/**
+ * The completion parser is a second full parser. The language server loads every service when it
+ * initialises, so building this one eagerly would add a whole parser analysis to the time before the
+ * first diagnostics; it is built at the first completion request instead. Completion only calls `parse`.
+ */
+function lazyCompletionParser(services: AplServices): LangiumCompletionParser {
+    let parser: LangiumCompletionParser | undefined;
+    const lazy: Pick<LangiumCompletionParser, 'parse'> = {
+        parse: (input: string) => (parser ??= createCompletionParser(services)).parse(input),
+    };
+    return lazy as LangiumCompletionParser;
+}
 
 export interface AplModuleContext extends DefaultSharedModuleContext {
     /** Overrides for tests and embedders (e.g. another SchemaProvider). */
