@@ -58,9 +58,9 @@ export interface PreparedIngest {
     /** Decompressed body (what the WAL stores). */
     body: Buffer;
     /**
-     * The normalised events (`batch.fields.length === count`). Owned by whoever consumes the
-     * prepared request (the service's engine feed may add properties to the objects in place);
-     * the store never keeps a reference to it.
+     * The normalised events (`batch.fields.length === count`). Shared, read-only: the store keeps
+     * them in its in-memory WAL tail (compaction encodes them into a block) and the service's
+     * engine feed copies the values into its columns. Nobody may mutate them.
      */
     batch: NormalizedEvents;
     /** Events that will be stored. */

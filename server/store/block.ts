@@ -76,8 +76,10 @@ export interface EncodeOptions {
     compress: boolean;
     /** Rows whose (batch seq, time) is rejected are left out (retention/trim). */
     keep?: (seq: number, timeNs: bigint) => boolean;
-    /** Called every few thousand rows so a long encode can yield to the event loop. */
+    /** Called every `yieldRows` rows (and every few columns) so a long encode can yield to the event loop. */
     yieldEvery?: () => Promise<void>;
+    /** Rows between `yieldEvery` calls (default 8192). */
+    yieldRows?: number;
 }
 
 const KIND_NUM = 1;
@@ -105,6 +107,7 @@ export async function encodeBlock(batches: BlockInput[], opts: EncodeOptions): P
     let minT = 0n;
     let maxT = 0n;
     let counter = 0;
+    const yieldRows = opts.yieldRows ?? 8192;
     for (const b of batches) {
         const bi = batchList.length;
         let used = false;
@@ -132,7 +135,7 @@ export async function encodeBlock(batches: BlockInput[], opts: EncodeOptions): P
                 bl.values.push(v);
             }
             n++;
-            if (opts.yieldEvery && ++counter % 8192 === 0) await opts.yieldEvery();
+            if (opts.yieldEvery && ++counter % yieldRows === 0) await opts.yieldEvery();
         }
         if (used) batchList.push([b.seq, b.sysTime.toString()]); // index bi: rows above reference it
     }
@@ -160,8 +163,14 @@ export async function encodeBlock(batches: BlockInput[], opts: EncodeOptions): P
     const batchSec = addSection(view(batchIdx.subarray(0, n)));
     const rowSec = addSection(view(rowIdx.subarray(0, n)));
     const columns: ColumnMeta[] = [];
+    let work = 0;
     for (const bl of builders.values()) {
         const rows = bl.rows as number[];
+        work += rows.length;
+        if (opts.yieldEvery && work >= yieldRows) {
+            work = 0;
+            await opts.yieldEvery();
+        }
         if (bl.kinds === KIND_NUM) {
             const data = new Float64Array(n);
             const present = new Uint8Array((n + 7) >> 3);

@@ -1,11 +1,17 @@
 /**
- * A compaction job: read WAL segments, rebuild the events of the records in (afterSeq, uptoSeq],
- * encode one block file and write it durably. Runs in the compaction worker (compact-worker.ts) or,
- * if no worker can be started, on the main thread. The job touches no shared state: the caller
- * publishes the block by writing the manifest.
+ * Compaction jobs: encode one block file from the batches with seq in (afterSeq, uptoSeq] and
+ * write it durably. The job touches no shared state: the caller publishes the block by writing the
+ * manifest.
+ *
+ * - `runTailCompaction`: the batches are the normalised events the ingest path already built and
+ *   the dataset keeps in its in-memory WAL tail (no parse, column encoding only). Runs on the main
+ *   thread in small chunks, yielding to the event loop; deflate runs on the libuv pool.
+ * - `runCompactJob`: re-reads the WAL segments and rebuilds the events with `buildBatch` (a parse
+ *   per event). Used for batches recovered from the WAL after a restart, in the compaction worker
+ *   (compact-worker.ts) or, if no worker can be started, on the main thread.
  */
 import { buildBatch } from '../ingest/ingest.js';
-import { encodeBlock, type BlockHeader, type BlockInput } from './block.js';
+import { encodeBlock, type BlockHeader, type BlockInput, type EncodeOptions } from './block.js';
 import { writeFileAtomic } from './fsutil.js';
 import { scanSegment } from './wal.js';
 import { decodeWalPayload } from './wal-record.js';
@@ -50,6 +56,22 @@ export async function runCompactJob(job: CompactJob, yieldEvery?: () => Promise<
         }
     }
     const enc = await encodeBlock(inputs, { compress: job.compress, keep: keepFilter(job.retentionCutoff, job.trims), yieldEvery });
+    if (!enc) return { header: null, bytes: 0 };
+    await writeFileAtomic(job.outFile, enc.bytes);
+    return { header: enc.header, bytes: enc.bytes.length };
+}
+
+/**
+ * Encodes already-normalised batches (the dataset's in-memory WAL tail) into one block and writes
+ * it durably. `yieldEvery` is awaited every `yieldRows` rows (and between columns).
+ */
+export async function runTailCompaction(
+    inputs: BlockInput[],
+    job: Pick<CompactJob, 'compress' | 'retentionCutoff' | 'trims' | 'outFile'>,
+    yieldEvery: EncodeOptions['yieldEvery'],
+    yieldRows?: number,
+): Promise<CompactResult> {
+    const enc = await encodeBlock(inputs, { compress: job.compress, keep: keepFilter(job.retentionCutoff, job.trims), yieldEvery, yieldRows });
     if (!enc) return { header: null, bytes: 0 };
     await writeFileAtomic(job.outFile, enc.bytes);
     return { header: enc.header, bytes: enc.bytes.length };

@@ -1,6 +1,9 @@
 /**
- * Runs compaction jobs on a worker thread, so that parsing + column encoding does not compete with
- * ingest on the main thread. If the worker cannot start (e.g. a bundle without the worker file),
+ * Runs WAL-rebuild compaction jobs on a worker thread, so that parsing + column encoding does not
+ * compete with ingest on the main thread. Only batches recovered from the WAL after a restart need
+ * them: batches appended by this process are encoded from their in-memory events on the main thread
+ * (dataset.ts, `runTailCompaction`), which measured cheaper for the main thread than gathering
+ * columns and posting them here. If the worker cannot start (e.g. a bundle without the worker file),
  * jobs run on the main thread instead, yielding to the event loop every few thousand rows.
  *
  * Under TypeScript sources (tests, `tsx`), the worker boots through tsx's ESM loader.

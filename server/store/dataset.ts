@@ -9,7 +9,8 @@ import * as path from 'node:path';
 import { buildBatch, type IngestParams, type PreparedIngest } from '../ingest/ingest.js';
 import type { FlatFields, NormalizedEvents } from '../ingest/normalize-event.js';
 import { decodeBlock, type DecodedBlock } from './block.js';
-import { keepFilter } from './compact.js';
+import type { BlockInput } from './block.js';
+import { keepFilter, runTailCompaction } from './compact.js';
 import type { Compactor } from './compactor.js';
 import { StoreError } from './errors.js';
 import { fsyncDir, readJsonIfExists, removeTempFiles, writeFileAtomic } from './fsutil.js';
@@ -82,14 +83,19 @@ export interface DatasetOptions {
 }
 
 /**
- * A batch of the WAL tail. Only the request body and parameters are kept; the flat events are
- * built on first read (memoised) — the ingest hot path never builds them.
+ * A batch of the WAL tail. A batch appended by this process keeps the normalised events the ingest
+ * path built (`norm`, the same data its WAL record decodes to) and no body; compaction encodes them
+ * without a parse. A batch recovered from the WAL keeps the request body and parameters; its flat
+ * events are built on first read (memoised), and compaction rebuilds them from the WAL segments.
  */
 export interface TailBatch {
     seq: number;
     sysTime: bigint;
     params: IngestParams;
-    body: Buffer;
+    /** The decompressed request body; null once `norm` holds the events. */
+    body: Buffer | null;
+    /** Body size, for the compactBytes threshold. */
+    bytes: number;
     count: number;
     minTime: bigint;
     maxTime: bigint;
@@ -97,8 +103,13 @@ export interface TailBatch {
 }
 
 function materialize(tb: TailBatch): NormalizedEvents {
-    return (tb.norm ??= buildBatch(tb.body, tb.params).batch);
+    return (tb.norm ??= buildBatch(tb.body as Buffer, tb.params).batch);
 }
+
+const yieldToLoop = (): Promise<void> => new Promise<void>((r) => setImmediate(r));
+
+/** Rows encoded between yields when compacting the in-memory tail on the main thread. */
+const TAIL_COMPACT_YIELD_ROWS = 2048;
 
 const NS_PER_DAY = 86_400_000_000_000n;
 
@@ -227,6 +238,7 @@ export class Dataset {
                     sysTime: params.receiveTimeNs,
                     params,
                     body: Buffer.from(body), // own copy: do not pin the whole segment buffer
+                    bytes: body.length,
                     count: header.n,
                     minTime: BigInt(header.lo),
                     maxTime: BigInt(header.hi),
@@ -246,7 +258,7 @@ export class Dataset {
     private pushTail(b: TailBatch): void {
         this.tail.push(b);
         this.tailEvents += b.count;
-        this.tailBytes += b.body.length;
+        this.tailBytes += b.bytes;
     }
 
     private checkOpen(): void {
@@ -266,7 +278,10 @@ export class Dataset {
             seq,
             sysTime: prep.params.receiveTimeNs,
             params: prep.params,
-            body: prep.body,
+            // The events the ingest path built: compaction encodes these instead of re-parsing the WAL.
+            body: null,
+            bytes: prep.body.length,
+            norm: prep.batch,
             count: n,
             minTime: prep.minTime,
             maxTime: prep.maxTime,
@@ -330,15 +345,27 @@ export class Dataset {
             .map((f) => path.join(this.walDir, f));
         const file = `${this.manifest.nextBlock.toString(16).padStart(8, '0')}.blk`;
         const cutoff = this.retentionCutoff();
-        const res = await this.opts.compactor.run({
-            segments,
-            afterSeq,
-            uptoSeq: coveredSeq,
+        const job = {
             compress: this.opts.compress,
             retentionCutoff: cutoff === undefined ? null : cutoff.toString(),
             trims: this.manifest.trims,
             outFile: path.join(this.blockDir, file),
-        });
+        };
+        // The batches of (afterSeq, coveredSeq]: exactly the records of the older segments that the
+        // manifest does not cover yet (appends after the rotation go to the new segment and have a
+        // larger seq). If all of them still hold the events the ingest path built, encode those.
+        const inputs: BlockInput[] = [];
+        for (const b of this.tail) {
+            if (b.seq <= afterSeq || b.seq > coveredSeq) continue;
+            if (!b.norm) {
+                inputs.length = 0;
+                break;
+            }
+            inputs.push({ seq: b.seq, sysTime: b.sysTime, times: b.norm.times, fields: b.norm.fields });
+        }
+        const res = inputs.length
+            ? await runTailCompaction(inputs, job, yieldToLoop, TAIL_COMPACT_YIELD_ROWS)
+            : await this.opts.compactor.run({ ...job, segments, afterSeq, uptoSeq: coveredSeq });
         const manifest: Manifest = { ...this.manifest, coveredSeq, blocks: this.manifest.blocks.slice() };
         if (res.header) {
             manifest.nextBlock = this.manifest.nextBlock + 1;
@@ -574,7 +601,7 @@ export class Snapshot {
             yield { kind: 'block', block: b, select };
         }
         for (const tb of this.tail) {
-            const { times, fields } = tb.norm ?? buildBatch(tb.body, tb.params).batch;
+            const { times, fields } = tb.norm ?? buildBatch(tb.body as Buffer, tb.params).batch;
             let select: Uint32Array | undefined;
             if (keep) {
                 const kept = new Uint32Array(fields.length);
