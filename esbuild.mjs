@@ -20,6 +20,8 @@ const builds = [
     { ...common, entryPoints: ['server/lsp/main.ts'], outfile: 'out/apl-language-server.cjs', format: 'cjs', banner: { js: '#!/usr/bin/env node' } },
     // The store compacts on a worker thread; the bundled service finds this file beside out/apl.cjs.
     { ...common, entryPoints: ['server/store/compact-worker.ts'], outfile: 'out/compact-worker.cjs', format: 'cjs' },
+    // Ingest bodies are parsed on a worker thread too (server/ingest/prepare-pool.ts).
+    { ...common, entryPoints: ['server/ingest/prepare-worker.ts'], outfile: 'out/ingest-worker.cjs', format: 'cjs' },
     { ...common, entryPoints: ['language/index.ts'], outfile: 'out/index.mjs', format: 'esm', packages: 'external' },
 ];
 

@@ -229,6 +229,7 @@ async function serveBundle(ctx: BenchContext): Promise<string> {
             }),
             // As deployed: the store compacts on a worker thread loaded from beside the bundle.
             esbuild.build({ ...common, entryPoints: [projectPath('server/store/compact-worker.ts')], outfile: path.join(cacheDir, 'compact-worker.cjs') }),
+            esbuild.build({ ...common, entryPoints: [projectPath('server/ingest/prepare-worker.ts')], outfile: path.join(cacheDir, 'ingest-worker.cjs') }),
         ]);
     } catch (err) {
         throw new Skip(`the service does not build: ${firstLine(err)}`);

@@ -10,7 +10,10 @@
  * - Delete and trim rebuild the engine's copy under an exclusive per-dataset lock; ingests take it
  *   shared, so concurrent appends still group-commit in the WAL.
  */
-import { prepareIngest, ingestStatus, type IngestRequest, type IngestStatus } from '../ingest/ingest.js';
+import { availableParallelism } from 'node:os';
+import { prepareIngest, ingestStatus, type IngestRequest, type IngestStatus, type PreparedIngest } from '../ingest/ingest.js';
+import type { ColumnarBatch } from '../ingest/columnar.js';
+import { IngestWorkers, type ColumnarPrepared } from '../ingest/prepare-pool.js';
 import type { NormalizedEvents } from '../ingest/normalize-event.js';
 import { type DatasetMeta, type Store, type CreateDatasetInput, type UpdateDatasetInput } from '../store/store.js';
 import { StoreError } from '../store/errors.js';
@@ -21,6 +24,8 @@ import type { DatasetLoader, EngineAdapter } from './engine.js';
 export interface DataPlaneOptions {
     maxBodyBytes: number;
     log: (msg: string) => void;
+    /** Worker threads that parse ingest bodies (0 = parse on the main thread). Default min(2, CPUs). */
+    ingestWorkers?: number;
 }
 
 export class DataPlane {
@@ -30,12 +35,16 @@ export class DataPlane {
     private genCounter = 0;
     /** Total events fed to the engine (recovery + ingest), for the banner and tests. */
     eventsLoaded = 0;
+    private readonly workers: IngestWorkers | undefined;
 
     constructor(
         readonly store: Store,
         readonly engine: EngineAdapter,
         private readonly opts: DataPlaneOptions,
-    ) {}
+    ) {
+        const n = opts.ingestWorkers ?? Math.min(2, availableParallelism());
+        this.workers = n > 0 ? new IngestWorkers(n, opts.log) : undefined;
+    }
 
     /** Feeds every stored event into the engine. Call once, before serving. */
     async recover(): Promise<{ datasets: number; events: number }> {
@@ -133,7 +142,8 @@ export class DataPlane {
         return this.locks.shared(name, async () => {
             const gen = this.generation.get(name);
             const blocksBefore = datasetCounters(this.store, name).blocks;
-            const prep = await prepareIngest(req, { maxBodyBytes: this.opts.maxBodyBytes, mapFields: meta.mapFields });
+            const popts = { maxBodyBytes: this.opts.maxBodyBytes, mapFields: meta.mapFields };
+            const prep: PreparedIngest | ColumnarPrepared = this.workers ? await this.workers.prepare(req, popts) : await prepareIngest(req, popts);
             let res: { seq: number; batchId: string; ingested: number };
             try {
                 res = await this.store.append(name, prep);
@@ -143,7 +153,8 @@ export class DataPlane {
             }
             if (res.ingested > 0 && gen !== undefined && this.generation.get(name) === gen) {
                 try {
-                    this.feed(name, res.seq, prep.batch, prep.params.receiveTimeNs);
+                    if (prep.batch) this.feed(name, res.seq, prep.batch, prep.params.receiveTimeNs);
+                    else this.feedColumns(name, res.seq, prep.columnar, prep.params.receiveTimeNs);
                 } catch (err) {
                     // The batch is durable: acknowledge it (a 5xx would make clients resend it and
                     // duplicate it), and rebuild the engine's copy from the store right after.
@@ -185,7 +196,17 @@ export class DataPlane {
         this.eventsLoaded += batch.fields.length;
     }
 
+    /** The same as `feed`, for a batch a worker prepared as columns: row r is (times[r], seq, r). */
+    private feedColumns(name: string, seq: number, c: ColumnarBatch, sys: bigint): void {
+        const n = c.times.length;
+        const rowInBatch = new Uint32Array(n);
+        for (let i = 0; i < n; i++) rowInBatch[i] = i;
+        this.engine.appendColumns(name, { rows: n, times: c.times, batchOf: new Uint32Array(n), rowInBatch, batches: [{ seq, sysTime: sys }], columns: c.columns });
+        this.eventsLoaded += n;
+    }
+
     async close(): Promise<void> {
+        await this.workers?.close();
         await this.store.close();
     }
 }

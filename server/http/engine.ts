@@ -4,8 +4,8 @@
  */
 import type { DatasetMeta } from '../store/store.js';
 
-export type { DatasetLoader, FlatBatch } from '../../language/engine.js';
-import { AplQueryError, createEngine, type DatasetLoader, type Engine, type FlatBatch, type LegacyExecutor } from '../../language/engine.js';
+export type { ColumnarChunk, DatasetLoader, FlatBatch } from '../../language/engine.js';
+import { AplQueryError, createEngine, type ColumnarChunk, type DatasetLoader, type Engine, type FlatBatch, type LegacyExecutor } from '../../language/engine.js';
 import { legacyExecutor } from '../../language/legacy/execute.js';
 import { SAMPLE_DATASETS } from '../../language/samples/index.js';
 import { HttpError } from './errors.js';
@@ -42,6 +42,8 @@ export interface EngineAdapter {
     appendFlat(name: string, rows: Record<string, unknown>[]): void;
     /** One stored ingest batch: row r's id is (times[r], batch seq, r). */
     appendBatch(name: string, batch: FlatBatch): void;
+    /** The same, given column by column (an ingest batch prepared on a worker). */
+    appendColumns(name: string, chunk: ColumnarChunk): void;
     /**
      * Rebuilds a dataset's copy off to the side (blocks column by column, then the WAL tail);
      * `commit()` swaps it in, so queries see either the old copy or the complete new one.
@@ -83,6 +85,9 @@ export function createEngineAdapter(opts: EngineAdapterOptions): EngineAdapter {
         },
         appendBatch(name, batch) {
             engine.ingestBatch(name, batch);
+        },
+        appendColumns(name, chunk) {
+            engine.appendColumns(name, chunk);
         },
         beginLoad(name, meta, rowsHint) {
             return engine.loadDataset(name, { hints: hints(meta), rows: rowsHint });

@@ -8,6 +8,7 @@
  * (the receive time is a parameter, never read from the clock here).
  */
 import { formatDatetime } from '../../language/values.js';
+import type { ColumnarBatch } from './columnar.js';
 import { decodeBody, DEFAULT_MAX_BODY_BYTES } from './decode-body.js';
 import { IngestError } from './errors.js';
 import { normalizeEvents, parseEventLabels, type FlatFields, type NormalizedEvents } from './normalize-event.js';
@@ -73,6 +74,13 @@ export interface PreparedIngest {
     processedBytes: number;
 }
 
+/**
+ * What the store appends: a PreparedIngest, or one whose events were built off the main thread
+ * as columns (no `batch`: the store keeps the body, rebuilds flat events from it when it needs
+ * them, and encodes the columns when it compacts).
+ */
+export type AppendInput = Omit<PreparedIngest, 'batch'> & { batch?: NormalizedEvents; columnar?: ColumnarBatch };
+
 export interface IngestFailure {
     timestamp: string;
     error: string;
@@ -136,6 +144,31 @@ function nonEmpty(s: string | null | undefined): string | undefined {
 
 /** Decodes and normalises one request. Throws IngestError (400/413/415) for whole-request problems. */
 export async function prepareIngest(req: IngestRequest, opts: PrepareOptions = {}): Promise<PreparedIngest> {
+    const { params, body } = await decodeIngestRequest(req, opts);
+    const parsed = parseEvents(body, params.format, { csvDelimiter: params.csvDelimiter, csvFields: params.csvFields });
+    const labels = parseEventLabels(params.labels); // a bad header is a 400 for the whole request
+    // The same steps as buildBatch, on the one parse of the body.
+    const { batch, failures } = normalizeParsed(parsed, params, labels);
+    const times = batch.times;
+    const count = times.length;
+    let minTime = 0n;
+    let maxTime = 0n;
+    if (count > 0) {
+        minTime = maxTime = times[0];
+        for (let i = 1; i < count; i++) {
+            const t = times[i];
+            if (t < minTime) minTime = t;
+            else if (t > maxTime) maxTime = t;
+        }
+    }
+    return { params, body, batch, count, failures, minTime, maxTime, processedBytes: processedBytes(body, params) };
+}
+
+/**
+ * The first half of prepareIngest: receive time, format, decompressed body and validated
+ * parameters (throws the same IngestErrors, in the same order). The rest is `buildBatch(body, params)`.
+ */
+export async function decodeIngestRequest(req: IngestRequest, opts: PrepareOptions = {}): Promise<{ params: IngestParams; body: Buffer }> {
     const receiveTimeNs = opts.receiveTimeNs ?? nowNs();
     const format = formatFromContentType(req.contentType);
     const body = await decodeBody(req.body, req.contentEncoding, opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
@@ -153,25 +186,12 @@ export async function prepareIngest(req: IngestRequest, opts: PrepareOptions = {
         mapFields: opts.mapFields && opts.mapFields.length ? [...opts.mapFields] : undefined,
         receiveTimeNs,
     };
-    const parsed = parseEvents(body, format, { csvDelimiter: params.csvDelimiter, csvFields: params.csvFields });
-    const labels = parseEventLabels(params.labels); // a bad header is a 400 for the whole request
-    // The same steps as buildBatch, on the one parse of the body.
-    const { batch, failures } = normalizeParsed(parsed, params, labels);
-    const times = batch.times;
-    const count = times.length;
-    let minTime = 0n;
-    let maxTime = 0n;
-    if (count > 0) {
-        minTime = maxTime = times[0];
-        for (let i = 1; i < count; i++) {
-            const t = times[i];
-            if (t < minTime) minTime = t;
-            else if (t > maxTime) maxTime = t;
-        }
-    }
-    // API.md §3.4: decompressed body length + the labels header's byte length once per request.
-    const processedBytes = body.length + (params.labels ? Buffer.byteLength(params.labels) : 0);
-    return { params, body, batch, count, failures, minTime, maxTime, processedBytes };
+    return { params, body };
+}
+
+/** API.md §3.4: decompressed body length + the labels header's byte length once per request. */
+export function processedBytes(body: Buffer, params: IngestParams): number {
+    return body.length + (params.labels ? Buffer.byteLength(params.labels) : 0);
 }
 
 /** Builds the IngestStatus response (all six keys, `failures` always present). */

@@ -13,19 +13,20 @@
 import { promisify } from 'node:util';
 import { crc32, deflateRaw, inflateRawSync } from 'node:zlib';
 import type { JsonValue } from '../../language/values.js';
+import type { BatchColumn } from '../ingest/columnar.js';
 import type { FlatFields } from '../ingest/normalize-event.js';
 
 const deflateRawAsync = promisify(deflateRaw);
 
 export const BLOCK_MAGIC = 'APLBLK01';
 
-/** One ingest batch, normalised, as the block encoder consumes it. */
-export interface BlockInput {
-    seq: number;
-    sysTime: bigint;
-    times: BigInt64Array;
-    fields: FlatFields[];
-}
+/**
+ * One ingest batch, normalised, as the block encoder consumes it: flat events, or the same events
+ * as columns (an ingest batch prepared on a worker, see server/ingest/columnar.ts).
+ */
+export type BlockInput =
+    | { seq: number; sysTime: bigint; times: BigInt64Array; fields: FlatFields[]; columns?: undefined }
+    | { seq: number; sysTime: bigint; times: BigInt64Array; fields?: undefined; columns: readonly BatchColumn[] };
 
 type Section = [offset: number, length: number, rawLength: number];
 
@@ -97,7 +98,7 @@ interface Builder {
 /** Encodes batches into block bytes. Returns undefined when no row is kept. */
 export async function encodeBlock(batches: BlockInput[], opts: EncodeOptions): Promise<{ bytes: Buffer; header: BlockHeader } | undefined> {
     let total = 0;
-    for (const b of batches) total += b.fields.length;
+    for (const b of batches) total += b.times.length;
     const times = new BigInt64Array(total);
     const batchIdx = new Uint32Array(total);
     const rowIdx = new Uint32Array(total);
@@ -111,6 +112,70 @@ export async function encodeBlock(batches: BlockInput[], opts: EncodeOptions): P
     for (const b of batches) {
         const bi = batchList.length;
         let used = false;
+        if (b.columns !== undefined) {
+            // Columns of one batch: the rows first, then each column's values (a builder is
+            // created at its column's first kept value; without a keep filter that is the order
+            // of first appearance, as for flat events — the caller uses columns only then).
+            const m = b.times.length;
+            const out = new Int32Array(m);
+            for (let r = 0; r < m; r++) {
+                const t = b.times[r];
+                if (opts.keep && !opts.keep(b.seq, t)) {
+                    out[r] = -1;
+                    continue;
+                }
+                used = true;
+                if (n === 0 || t < minT) minT = t;
+                if (n === 0 || t > maxT) maxT = t;
+                times[n] = t;
+                batchIdx[n] = bi;
+                rowIdx[n] = r;
+                out[r] = n++;
+            }
+            for (const col of b.columns) {
+                let bl = builders.get(col.name);
+                for (let r = 0; r < m; r++) {
+                    const o = out[r];
+                    if (o < 0) continue;
+                    let v: JsonValue;
+                    let kind: number;
+                    if (col.kind === 'f64') {
+                        if (col.present !== null && ((col.present[r >> 3] >> (r & 7)) & 1) === 0) continue;
+                        v = col.values[r];
+                        kind = KIND_NUM;
+                    } else if (col.kind === 'str') {
+                        const c = col.codes[r];
+                        if (c === 0) continue;
+                        v = col.dict[c - 1];
+                        kind = KIND_STR;
+                    } else if (col.kind === 'bool') {
+                        const c = col.values[r];
+                        if (c === 2) continue;
+                        v = c === 1;
+                        kind = KIND_BOOL;
+                    } else {
+                        const x = col.values[r];
+                        if (x === null || x === undefined) continue;
+                        v = x;
+                        const tv = typeof x;
+                        kind = tv === 'number' ? KIND_NUM : tv === 'string' ? KIND_STR : tv === 'boolean' ? KIND_BOOL : KIND_OTHER;
+                    }
+                    if (bl === undefined) {
+                        bl = { name: col.name, kinds: 0, rows: [], values: [] };
+                        builders.set(col.name, bl);
+                    }
+                    bl.kinds |= kind;
+                    (bl.rows as number[]).push(o);
+                    bl.values.push(v);
+                }
+                if (opts.yieldEvery && (counter += m) >= yieldRows) {
+                    counter = 0;
+                    await opts.yieldEvery();
+                }
+            }
+            if (used) batchList.push([b.seq, b.sysTime.toString()]);
+            continue;
+        }
         for (let r = 0; r < b.fields.length; r++) {
             const t = b.times[r];
             if (opts.keep && !opts.keep(b.seq, t)) continue;

@@ -6,7 +6,8 @@
 import { promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
-import { buildBatch, type IngestParams, type PreparedIngest } from '../ingest/ingest.js';
+import { buildBatch, type AppendInput, type IngestParams } from '../ingest/ingest.js';
+import type { ColumnarBatch } from '../ingest/columnar.js';
 import type { FlatFields, NormalizedEvents } from '../ingest/normalize-event.js';
 import { decodeBlock, type DecodedBlock } from './block.js';
 import type { BlockInput } from './block.js';
@@ -100,6 +101,8 @@ export interface TailBatch {
     minTime: bigint;
     maxTime: bigint;
     norm?: NormalizedEvents;
+    /** The same events as columns, when the ingest path built them on a worker (no `norm` then). */
+    columnar?: ColumnarBatch;
 }
 
 function materialize(tb: TailBatch): NormalizedEvents {
@@ -266,7 +269,7 @@ export class Dataset {
     }
 
     /** Appends a prepared ingest batch; resolves once it is durable (and visible to new snapshots). */
-    async append(prep: PreparedIngest): Promise<{ seq: number; batchId: string; ingested: number }> {
+    async append(prep: AppendInput): Promise<{ seq: number; batchId: string; ingested: number }> {
         this.checkOpen();
         const n = prep.count;
         if (n === 0) return { seq: 0, batchId: '', ingested: 0 };
@@ -279,9 +282,11 @@ export class Dataset {
             sysTime: prep.params.receiveTimeNs,
             params: prep.params,
             // The events the ingest path built: compaction encodes these instead of re-parsing the WAL.
-            body: null,
+            // Without them (parsed off the main thread), keep the body, like a recovered batch.
+            body: prep.batch ? null : prep.body,
             bytes: prep.body.length,
             norm: prep.batch,
+            columnar: prep.batch ? undefined : prep.columnar,
             count: n,
             minTime: prep.minTime,
             maxTime: prep.maxTime,
@@ -354,14 +359,18 @@ export class Dataset {
         // The batches of (afterSeq, coveredSeq]: exactly the records of the older segments that the
         // manifest does not cover yet (appends after the rotation go to the new segment and have a
         // larger seq). If all of them still hold the events the ingest path built, encode those.
+        // Columns (batches parsed on a worker) only without a keep filter: with one, a block's
+        // column order could differ from the flat events' (first appearance among kept rows).
+        const filtered = keepFilter(job.retentionCutoff, job.trims) !== undefined;
         const inputs: BlockInput[] = [];
         for (const b of this.tail) {
             if (b.seq <= afterSeq || b.seq > coveredSeq) continue;
-            if (!b.norm) {
+            if (b.norm) inputs.push({ seq: b.seq, sysTime: b.sysTime, times: b.norm.times, fields: b.norm.fields });
+            else if (b.columnar && !filtered) inputs.push({ seq: b.seq, sysTime: b.sysTime, times: b.columnar.times, columns: b.columnar.columns });
+            else {
                 inputs.length = 0;
                 break;
             }
-            inputs.push({ seq: b.seq, sysTime: b.sysTime, times: b.norm.times, fields: b.norm.fields });
         }
         const res = inputs.length
             ? await runTailCompaction(inputs, job, yieldToLoop, TAIL_COMPACT_YIELD_ROWS)

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { formatDatetime } from '../../language/values.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../ingest/decode-body.js';
-import { ingestStatus, nowNs, prepareIngest, type IngestRequest, type IngestStatus, type PreparedIngest } from '../ingest/ingest.js';
+import { ingestStatus, nowNs, prepareIngest, type IngestRequest, type IngestStatus, type AppendInput } from '../ingest/ingest.js';
 import { Compactor } from './compactor.js';
 import { BlockCache, Dataset, type DatasetMeta, type DatasetStats, type Snapshot, type StoredEvent } from './dataset.js';
 import { StoreError, validateDatasetName } from './errors.js';
@@ -218,7 +218,7 @@ export class Store {
     }
 
     /** Appends an already prepared batch (see prepareIngest). */
-    append(name: string, prep: PreparedIngest): Promise<{ seq: number; batchId: string; ingested: number }> {
+    append(name: string, prep: AppendInput): Promise<{ seq: number; batchId: string; ingested: number }> {
         return this.ds(name).append(prep);
     }
 

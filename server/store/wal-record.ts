@@ -3,7 +3,7 @@
  * The header carries the ingest parameters, so the events are rebuilt with `buildBatch` (the same
  * deterministic function the ingest path validated them with).
  */
-import type { IngestParams, PreparedIngest } from '../ingest/ingest.js';
+import type { AppendInput, IngestParams } from '../ingest/ingest.js';
 
 export const WAL_RECORD_VERSION = 1;
 
@@ -19,7 +19,7 @@ export interface WalHeader {
     p: Omit<IngestParams, 'receiveTimeNs'> & { receiveTimeNs: string };
 }
 
-export function encodeWalPayload(seq: number, prep: PreparedIngest): Buffer[] {
+export function encodeWalPayload(seq: number, prep: AppendInput): Buffer[] {
     const header: WalHeader = {
         v: WAL_RECORD_VERSION,
         seq,

@@ -1,0 +1,164 @@
+/**
+ * Parses + normalises ingest bodies on worker threads, so the service's main thread only does
+ * HTTP, the WAL append, the engine append and the reply. The worker hands back the events as
+ * columns (typed arrays, transferred; strings as a per-column dictionary + Uint32Array codes), which
+ * the engine appends with `appendColumns`. The raw (decompressed) body still goes to the WAL
+ * unchanged; the store keeps it for the batch (no parsed events), so compaction of such batches
+ * rebuilds them from the WAL on the compaction worker.
+ *
+ * Every whole-request error (415/413/400) is thrown in the same order as `prepareIngest`. If a
+ * worker cannot start or dies, or fails a body with anything but an IngestError, the request is
+ * prepared on the main thread (`prepareIngest`) instead — same result.
+ *
+ * Under TypeScript sources (tests, `tsx`) the worker boots through tsx's ESM loader; in the CommonJS
+ * bundles it is `ingest-worker.cjs` beside the bundle (esbuild.mjs).
+ */
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { ColumnarBatch } from './columnar.js';
+import { IngestError } from './errors.js';
+import { decodeIngestRequest, prepareIngest, processedBytes, type IngestParams, type IngestRequest, type PreparedIngest, type PrepareOptions } from './ingest.js';
+
+/** A request prepared on a worker: like PreparedIngest, with columns instead of per-event objects. */
+export interface ColumnarPrepared extends Omit<PreparedIngest, 'batch'> {
+    batch?: undefined;
+    columnar: ColumnarBatch;
+}
+
+type Reply = { id: number; ok: true; result: ColumnarBatch } | { id: number; ok: false; status?: 400 | 404 | 413 | 415; error: string };
+
+interface Pending {
+    resolve: (r: ColumnarBatch) => void;
+    reject: (e: unknown) => void;
+}
+
+class WorkerUnavailable extends Error {}
+
+class Slot {
+    worker: Worker | undefined;
+    broken = false;
+    pending = new Map<number, Pending>();
+}
+
+export class IngestWorkers {
+    private readonly slots: Slot[];
+    private nextId = 1;
+    private rr = 0;
+    private closed = false;
+
+    constructor(
+        size: number,
+        private readonly log: (msg: string) => void,
+    ) {
+        this.slots = Array.from({ length: Math.max(0, size) }, () => new Slot());
+    }
+
+    /** prepareIngest, with the parse on a worker when one is available. */
+    async prepare(req: IngestRequest, opts: PrepareOptions): Promise<PreparedIngest | ColumnarPrepared> {
+        const slot = this.pick();
+        if (slot === undefined) return prepareIngest(req, opts);
+        const { params, body } = await decodeIngestRequest(req, opts);
+        let columnar: ColumnarBatch;
+        try {
+            columnar = await this.run(slot, body, params);
+        } catch (err) {
+            if (err instanceof IngestError) throw err;
+            if (err instanceof WorkerUnavailable) {
+                if (!slot.broken && !this.closed) this.log(`ingest worker unavailable (${err.message}); parsing on the main thread`);
+                slot.broken = true;
+            } else this.log(`ingest worker failed (${String(err)}); parsing on the main thread`);
+            return prepareIngest(req, { ...opts, receiveTimeNs: params.receiveTimeNs });
+        }
+        return {
+            params,
+            body,
+            columnar,
+            count: columnar.times.length,
+            failures: columnar.failures,
+            minTime: columnar.minTime,
+            maxTime: columnar.maxTime,
+            processedBytes: processedBytes(body, params),
+        };
+    }
+
+    private pick(): Slot | undefined {
+        if (this.closed) return undefined;
+        const n = this.slots.length;
+        let best: Slot | undefined;
+        for (let k = 0; k < n; k++) {
+            const s = this.slots[(this.rr + k) % n];
+            if (s.broken) continue;
+            if (best === undefined || s.pending.size < best.pending.size) best = s;
+        }
+        this.rr = (this.rr + 1) % Math.max(1, n);
+        return best;
+    }
+
+    private run(slot: Slot, body: Buffer, params: IngestParams): Promise<ColumnarBatch> {
+        let w: Worker;
+        try {
+            w = this.start(slot);
+        } catch (err) {
+            return Promise.reject(new WorkerUnavailable(err instanceof Error ? err.message : String(err)));
+        }
+        const id = this.nextId++;
+        // A private copy of the bytes, transferred (the body itself stays here for the WAL).
+        const copy = new Uint8Array(body.length);
+        copy.set(body);
+        return new Promise<ColumnarBatch>((resolve, reject) => {
+            slot.pending.set(id, { resolve, reject });
+            w.ref();
+            w.postMessage({ id, body: copy, params }, [copy.buffer]);
+        });
+    }
+
+    private start(slot: Slot): Worker {
+        if (slot.worker) return slot.worker;
+        // In the CommonJS bundles esbuild leaves `import.meta.url` undefined (see compactor.ts).
+        const here = import.meta.url as string | undefined;
+        let w: Worker;
+        if (here === undefined) {
+            w = new Worker(join(__dirname, 'ingest-worker.cjs'));
+        } else if (here.endsWith('.ts')) {
+            const target = new URL('./prepare-worker.ts', here).href;
+            let tsx = 'tsx/esm/api';
+            try {
+                tsx = import.meta.resolve('tsx/esm/api');
+            } catch {
+                // keep the bare specifier
+            }
+            const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(target)}); });`;
+            w = new Worker(boot, { eval: true });
+        } else {
+            w = new Worker(new URL('./prepare-worker.js', here));
+        }
+        w.unref();
+        w.on('message', (msg: Reply) => {
+            const p = slot.pending.get(msg.id);
+            if (!p) return;
+            slot.pending.delete(msg.id);
+            if (slot.pending.size === 0) w.unref();
+            if (msg.ok) p.resolve(msg.result);
+            else if (msg.status !== undefined) p.reject(new IngestError(msg.status, msg.error));
+            else p.reject(new Error(msg.error));
+        });
+        const fail = (why: string): void => {
+            if (slot.worker === w) slot.worker = undefined;
+            slot.broken = true;
+            const pend = [...slot.pending.values()];
+            slot.pending.clear();
+            for (const p of pend) p.reject(new WorkerUnavailable(why));
+        };
+        w.on('error', (err) => fail(err instanceof Error ? err.message : String(err)));
+        w.on('exit', (code) => fail(`worker exited with code ${code}`));
+        slot.worker = w;
+        return w;
+    }
+
+    async close(): Promise<void> {
+        this.closed = true;
+        const ws = this.slots.map((s) => s.worker).filter((w): w is Worker => w !== undefined);
+        for (const s of this.slots) s.worker = undefined;
+        await Promise.all(ws.map((w) => w.terminate()));
+    }
+}
