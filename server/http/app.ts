@@ -53,6 +53,8 @@ export interface ServiceOptions {
     log?: (msg: string) => void;
     /** Passed to openStore (compaction thresholds, worker use, …). */
     store?: StoreOptions;
+    /** Worker threads that parse ingest bodies (0 = parse on the main thread). Default min(2, CPUs). */
+    ingestWorkers?: number;
 }
 
 export interface Service {
@@ -113,7 +115,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
         }
 
         const engine = createEngineAdapter({ maxResultRows });
-        const data = new DataPlane(store, engine, { maxBodyBytes, log });
+        const data = new DataPlane(store, engine, { maxBodyBytes, log, ingestWorkers: options.ingestWorkers });
         const recovered = await data.recover();
         // Load the parser and evaluator now, so the first user query is not the slow one.
         await engine.queryApl('print warm = 1', { format: 'tabular', now: BigInt(Date.now()) * 1_000_000n, includeCursor: false, includeCursorField: false }).catch(() => undefined);
