@@ -24,37 +24,43 @@ export interface ColumnarBatch {
     maxTime: bigint;
 }
 
-const KIND_NUM = 1;
-const KIND_STR = 2;
-const KIND_BOOL = 4;
-const KIND_OTHER = 8;
+/** Which JSON kinds a column has seen (bit flags), to choose its encoding. */
+export const KIND_NUM = 1;
+export const KIND_STR = 2;
+export const KIND_BOOL = 4;
+export const KIND_OTHER = 8;
 
-interface Builder {
+/** One column being gathered: the rows that have a value (ascending) and those values. */
+export interface FieldBuilder {
     name: string;
     kinds: number;
-    rows: number[];
+    rows: Int32Array | number[];
     values: JsonValue[];
+}
+
+/** Adds one event's fields at `row` (null/undefined = absent); columns keep first-appearance order. */
+export function addFields(builders: Map<string, FieldBuilder>, fields: FlatFields, row: number): void {
+    for (const k in fields) {
+        const v = fields[k];
+        if (v === null || v === undefined) continue;
+        let bl = builders.get(k);
+        if (bl === undefined) {
+            bl = { name: k, kinds: 0, rows: [], values: [] };
+            builders.set(k, bl);
+        }
+        const tv = typeof v;
+        bl.kinds |= tv === 'number' ? KIND_NUM : tv === 'string' ? KIND_STR : tv === 'boolean' ? KIND_BOOL : KIND_OTHER;
+        (bl.rows as number[]).push(row);
+        bl.values.push(v);
+    }
 }
 
 /** Columns of flat events, fields in order of first appearance (null/undefined = absent). */
 export function toColumns(fields: readonly FlatFields[]): BatchColumn[] {
     const n = fields.length;
-    const builders = new Map<string, Builder>();
+    const builders = new Map<string, FieldBuilder>();
     for (let r = 0; r < n; r++) {
-        const f = fields[r];
-        for (const k in f) {
-            const v = f[k];
-            if (v === null || v === undefined) continue;
-            let bl = builders.get(k);
-            if (bl === undefined) {
-                bl = { name: k, kinds: 0, rows: [], values: [] };
-                builders.set(k, bl);
-            }
-            const tv = typeof v;
-            bl.kinds |= tv === 'number' ? KIND_NUM : tv === 'string' ? KIND_STR : tv === 'boolean' ? KIND_BOOL : KIND_OTHER;
-            bl.rows.push(r);
-            bl.values.push(v);
-        }
+        addFields(builders, fields[r], r);
     }
     const out: BatchColumn[] = [];
     for (const bl of builders.values()) {

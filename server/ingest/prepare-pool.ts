@@ -13,8 +13,8 @@
  * Under TypeScript sources (tests, `tsx`) the worker boots through tsx's ESM loader; in the CommonJS
  * bundles it is `ingest-worker.cjs` beside the bundle (esbuild.mjs).
  */
-import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../worker-boot.js';
 import type { ColumnarBatch } from './columnar.js';
 import { IngestError } from './errors.js';
 import { decodeIngestRequest, prepareIngest, processedBytes, type IngestParams, type IngestRequest, type PreparedIngest, type PrepareOptions } from './ingest.js';
@@ -114,24 +114,8 @@ export class IngestWorkers {
 
     private start(slot: Slot): Worker {
         if (slot.worker) return slot.worker;
-        // In the CommonJS bundles esbuild leaves `import.meta.url` undefined (see compactor.ts).
-        const here = import.meta.url as string | undefined;
-        let w: Worker;
-        if (here === undefined) {
-            w = new Worker(join(__dirname, 'ingest-worker.cjs'));
-        } else if (here.endsWith('.ts')) {
-            const target = new URL('./prepare-worker.ts', here).href;
-            let tsx = 'tsx/esm/api';
-            try {
-                tsx = import.meta.resolve('tsx/esm/api');
-            } catch {
-                // keep the bare specifier
-            }
-            const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(target)}); });`;
-            w = new Worker(boot, { eval: true });
-        } else {
-            w = new Worker(new URL('./prepare-worker.js', here));
-        }
+        // import.meta.url is undefined in the CommonJS bundles; startWorker handles each way we run.
+        const w = startWorker(import.meta.url as string | undefined, 'prepare-worker', 'ingest-worker');
         w.unref();
         w.on('message', (msg: Reply) => {
             const p = slot.pending.get(msg.id);

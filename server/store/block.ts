@@ -13,7 +13,7 @@
 import { promisify } from 'node:util';
 import { crc32, deflateRaw, inflateRawSync } from 'node:zlib';
 import type { JsonValue } from '../../language/values.js';
-import type { BatchColumn } from '../ingest/columnar.js';
+import { addFields, KIND_BOOL, KIND_NUM, KIND_OTHER, KIND_STR, type BatchColumn, type FieldBuilder } from '../ingest/columnar.js';
 import type { FlatFields } from '../ingest/normalize-event.js';
 
 const deflateRawAsync = promisify(deflateRaw);
@@ -83,17 +83,7 @@ export interface EncodeOptions {
     yieldRows?: number;
 }
 
-const KIND_NUM = 1;
-const KIND_STR = 2;
-const KIND_BOOL = 4;
-const KIND_OTHER = 8;
-
-interface Builder {
-    name: string;
-    kinds: number;
-    rows: Int32Array | number[]; // row numbers that have a value (ascending)
-    values: JsonValue[];
-}
+type Builder = FieldBuilder;
 
 /** Encodes batches into block bytes. Returns undefined when no row is kept. */
 export async function encodeBlock(batches: BlockInput[], opts: EncodeOptions): Promise<{ bytes: Buffer; header: BlockHeader } | undefined> {
@@ -185,20 +175,7 @@ export async function encodeBlock(batches: BlockInput[], opts: EncodeOptions): P
             times[n] = t;
             batchIdx[n] = bi;
             rowIdx[n] = r;
-            const f = b.fields[r];
-            for (const k in f) {
-                const v = f[k];
-                if (v === null || v === undefined) continue;
-                let bl = builders.get(k);
-                if (bl === undefined) {
-                    bl = { name: k, kinds: 0, rows: [], values: [] };
-                    builders.set(k, bl);
-                }
-                const tv = typeof v;
-                bl.kinds |= tv === 'number' ? KIND_NUM : tv === 'string' ? KIND_STR : tv === 'boolean' ? KIND_BOOL : KIND_OTHER;
-                (bl.rows as number[]).push(n);
-                bl.values.push(v);
-            }
+            addFields(builders, b.fields[r], n);
             n++;
             if (opts.yieldEvery && ++counter % yieldRows === 0) await opts.yieldEvery();
         }

@@ -8,8 +8,8 @@
  *
  * Under TypeScript sources (tests, `tsx`), the worker boots through tsx's ESM loader.
  */
-import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../worker-boot.js';
 import { runCompactJob, type CompactJob, type CompactResult } from './compact.js';
 
 const yieldToLoop = (): Promise<void> => new Promise<void>((r) => setImmediate(r));
@@ -51,25 +51,8 @@ export class Compactor {
 
     private start(): Worker {
         if (this.worker) return this.worker;
-        // In the CommonJS bundles (out/*.cjs) esbuild leaves `import.meta.url` undefined; the worker
-        // is bundled beside them as out/compact-worker.cjs.
-        const here = import.meta.url as string | undefined;
-        let w: Worker;
-        if (here === undefined) {
-            w = new Worker(join(__dirname, 'compact-worker.cjs'));
-        } else if (here.endsWith('.ts')) {
-            const target = new URL('./compact-worker.ts', here).href;
-            let tsx = 'tsx/esm/api';
-            try {
-                tsx = import.meta.resolve('tsx/esm/api');
-            } catch {
-                // keep the bare specifier
-            }
-            const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(target)}); });`;
-            w = new Worker(boot, { eval: true });
-        } else {
-            w = new Worker(new URL('./compact-worker.js', here));
-        }
+        // import.meta.url is undefined in the CommonJS bundles; startWorker handles each way we run.
+        const w = startWorker(import.meta.url as string | undefined, 'compact-worker', 'compact-worker');
         w.unref();
         w.on('message', (msg: { id: number; ok: boolean; result?: CompactResult; error?: string }) => {
             const p = this.pending.get(msg.id);

@@ -1,0 +1,24 @@
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+
+/**
+ * Starts the worker module `name` (e.g. `compact-worker`) that sits beside the calling module, in
+ * each of the three ways the code runs:
+ * - TypeScript sources (tests, tsx): the worker boots through tsx's ESM loader;
+ * - compiled ESM: `<name>.js` beside the caller;
+ * - the CommonJS bundles in out/: esbuild leaves `import.meta.url` undefined there, and the worker
+ *   is bundled beside them as `out/<bundledName>.cjs` (see esbuild.mjs).
+ */
+export function startWorker(callerUrl: string | undefined, name: string, bundledName = name): Worker {
+    if (callerUrl === undefined) return new Worker(join(__dirname, `${bundledName}.cjs`));
+    if (!callerUrl.endsWith('.ts')) return new Worker(new URL(`./${name}.js`, callerUrl));
+    const target = new URL(`./${name}.ts`, callerUrl).href;
+    let tsx = 'tsx/esm/api';
+    try {
+        tsx = import.meta.resolve('tsx/esm/api');
+    } catch {
+        // keep the bare specifier
+    }
+    const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(target)}); });`;
+    return new Worker(boot, { eval: true });
+}
