@@ -1,5 +1,6 @@
 // Bundles the bins (CommonJS, one file each, for fast start-up) and the library (ESM) into out/.
 import * as esbuild from 'esbuild';
+import { warmCodeCache } from './scripts/warm-code-cache.mjs';
 
 const watch = process.argv.includes('--watch');
 const common = {
@@ -17,7 +18,10 @@ const common = {
 
 const builds = [
     { ...common, entryPoints: ['client/cli/main.ts'], outfile: 'out/apl.cjs', format: 'cjs', banner: { js: '#!/usr/bin/env node' } },
-    { ...common, entryPoints: ['server/lsp/main.ts'], outfile: 'out/apl-language-server.cjs', format: 'cjs', banner: { js: '#!/usr/bin/env node' } },
+    // The language-server bin is a small launcher that runs out/language-server.cjs with a V8 code
+    // cache made right after the build (server/code-cache.ts): start-up time is a requirement.
+    { ...common, entryPoints: ['server/lsp/bin.ts'], outfile: 'out/apl-language-server.cjs', format: 'cjs', banner: { js: '#!/usr/bin/env node' } },
+    { ...common, entryPoints: ['server/lsp/main.ts'], outfile: 'out/language-server.cjs', format: 'cjs' },
     // The store compacts on a worker thread; the bundled service finds this file beside out/apl.cjs.
     { ...common, entryPoints: ['server/store/compact-worker.ts'], outfile: 'out/compact-worker.cjs', format: 'cjs' },
     // Ingest bodies are parsed on a worker thread too (server/ingest/prepare-pool.ts).
@@ -29,4 +33,5 @@ if (watch) {
     for (const options of builds) await (await esbuild.context(options)).watch();
 } else {
     await Promise.all(builds.map(options => esbuild.build(options)));
+    await warmCodeCache();
 }

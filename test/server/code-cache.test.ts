@@ -1,0 +1,82 @@
+/**
+ * The V8 code cache that the language-server bin starts with (server/code-cache.ts): the bundle runs
+ * exactly as `require` would run it, a cache is used only for the very bundle it was made from, and
+ * a cache V8 refuses or a missing one only costs time.
+ */
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+interface Seen { value: number; dirname: string; filename: string; sameExports: boolean; join: string }
+
+const DRIVER = fileURLToPath(new URL('../support/run-with-code-cache.ts', import.meta.url));
+
+/** A fresh process per run: V8 reuses scripts it compiled earlier in the same process. */
+function run(file: string, cache: string, save = false): { cache: string; seen: Seen } {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', DRIVER, file, cache, ...(save ? ['--save'] : [])], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(r.stderr);
+    return JSON.parse(r.stdout) as { cache: string; seen: Seen };
+}
+
+function bundle(value: number): string {
+    // A shebang like the real bins have; the body reports what the CommonJS wrapper gave it.
+    return `#!/usr/bin/env node
+const path = require('node:path');
+function answer() { return ${value}; }
+globalThis.__codeCacheTest = { value: answer(), dirname: __dirname, filename: __filename, sameExports: module.exports === exports, join: path.join('a', 'b') };
+`;
+}
+
+describe('runWithCodeCache, each run in a new process', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'apl-code-cache-'));
+    const file = join(dir, 'bundle.cjs');
+    const cache = join(dir, 'bundle.v8-cache');
+
+    it('runs a bundle like require does, with no cache yet', () => {
+        writeFileSync(file, bundle(1));
+        const r = run(file, cache, true);
+        expect(r.cache).toBe('none');
+        expect(r.seen).toEqual({ value: 1, dirname: dir, filename: file, sameExports: true, join: join('a', 'b') });
+    });
+
+    it('uses the cache it saved for the same bundle', () => {
+        expect(readFileSync(cache, 'latin1').startsWith('apl-v8-code-cache 1 ')).toBe(true);
+        const r = run(file, cache);
+        expect(r.cache).toBe('used');
+        expect(r.seen.value).toBe(1);
+    });
+
+    it('ignores the cache of a changed bundle of the same length', () => {
+        // V8 alone would accept it: its check compares source lengths, not contents.
+        writeFileSync(file, bundle(2));
+        const r = run(file, cache);
+        expect(r.cache).toBe('none');
+        expect(r.seen.value).toBe(2);
+    });
+
+    it('compiles as usual when V8 refuses the cache', () => {
+        const hash = createHash('sha1').update(readFileSync(file, 'utf8')).digest('hex');
+        writeFileSync(cache, Buffer.concat([Buffer.from(`apl-v8-code-cache 1 ${hash}\n`, 'latin1'), Buffer.alloc(4096, 7)]));
+        const r = run(file, cache);
+        expect(r.cache).toBe('rejected');
+        expect(r.seen.value).toBe(2);
+    });
+});
+
+describe('the built apl-language-server', () => {
+    const root = fileURLToPath(new URL('../..', import.meta.url));
+
+    it('starts with the code cache made at build time', () => {
+        const r = spawnSync(process.execPath, [join(root, 'out', 'apl-language-server.cjs'), '--help'], {
+            env: { ...process.env, APL_CODE_CACHE_DEBUG: '1' },
+            encoding: 'utf8',
+        });
+        expect(r.status).toBe(0);
+        expect(r.stdout).toContain('Usage: apl-language-server');
+        expect(r.stderr).toMatch(/^code cache: used /);
+    });
+});
