@@ -1,5 +1,5 @@
 import './polyfills.js';
-import { createCompletionParser, inject, type LangiumCompletionParser, type Module } from 'langium';
+import { inject, type LangiumCompletionParser, type Module } from 'langium';
 import {
     createDefaultModule,
     createDefaultSharedModule,
@@ -10,7 +10,9 @@ import {
     type PartialLangiumSharedServices,
 } from 'langium/lsp';
 import { AplGeneratedModule, AplGeneratedSharedModule, parserConfig } from './generated/module.js';
-import { LazyLLkLookaheadStrategy } from './apl-lookahead-strategy.js';
+import { AplLookaheadStrategy } from './apl-lookahead-strategy.js';
+import { createAplCompletionParser, createAplParser } from './apl-parser-builder.js';
+import { AplLookaheadTable } from './apl-lookahead.generated.js';
 import { AplTokenBuilder } from './apl-token-builder.js';
 import { AplValueConverter } from './apl-value-converter.js';
 import { AplParserErrorMessageProvider } from './apl-parser-messages.js';
@@ -39,7 +41,8 @@ export type AplServices = LangiumServices & AplAddedServices;
 
 export const AplModule: Module<AplServices, PartialLangiumServices & AplAddedServices> = {
     parser: {
-        ParserConfig: () => ({ ...parserConfig, lookaheadStrategy: new LazyLLkLookaheadStrategy({ maxLookahead: 3 }) }),
+        ParserConfig: () => ({ ...parserConfig, lookaheadStrategy: new AplLookaheadStrategy({ maxLookahead: 3, table: AplLookaheadTable }) }),
+        LangiumParser: services => createAplParser(services),
         TokenBuilder: () => new AplTokenBuilder(),
         ValueConverter: () => new AplValueConverter(),
         ParserErrorMessageProvider: () => new AplParserErrorMessageProvider(),
@@ -67,7 +70,7 @@ export const AplModule: Module<AplServices, PartialLangiumServices & AplAddedSer
 function lazyCompletionParser(services: AplServices): LangiumCompletionParser {
     let parser: LangiumCompletionParser | undefined;
     const lazy: Pick<LangiumCompletionParser, 'parse'> = {
-        parse: (input: string) => (parser ??= createCompletionParser(services)).parse(input),
+        parse: (input: string) => (parser ??= createAplCompletionParser(services)).parse(input),
     };
     return lazy as LangiumCompletionParser;
 }

@@ -27,3 +27,18 @@ export function bracketed(node: AstNode | undefined): string {
         default: return `<${n.$type}>`;
     }
 }
+
+/**
+ * A plain-data copy of a syntax tree: each node's type, own properties and text range, without the
+ * links back to parents, CST and document. Two parsers gave the same tree iff the snapshots are equal.
+ */
+export function astSnapshot(value: unknown): unknown {
+    if (Array.isArray(value)) return value.map(astSnapshot);
+    if (typeof value !== 'object' || value === null) return value;
+    const node = value as AstNode;
+    const snapshot: Record<string, unknown> = { $type: node.$type, $range: node.$cstNode && [node.$cstNode.offset, node.$cstNode.length] };
+    for (const [key, property] of Object.entries(node)) {
+        if (!key.startsWith('$')) snapshot[key] = astSnapshot(property);
+    }
+    return snapshot;
+}
