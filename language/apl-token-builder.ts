@@ -1,5 +1,5 @@
 import type { CustomPatternMatcherFunc, IToken, TokenType } from 'chevrotain';
-import { DefaultTokenBuilder, type GrammarAST } from 'langium';
+import { DefaultTokenBuilder, RegExpUtils, type GrammarAST } from 'langium';
 
 /**
  * Hyphenated operator names (`project-away`, `mv-expand`, ...) are single keywords only right after
@@ -22,12 +22,30 @@ export class AplTokenBuilder extends DefaultTokenBuilder {
     /**
      * Which terminals may continue a keyword into a longer token (`count` → `counter`, `count*`).
      * Langium works this out by partially matching every keyword against every terminal's regular
-     * expression, a large share of parser start-up. A word-like keyword can only continue into a
-     * name or a name pattern, so those skip the search; symbols (`[` → `['name']`) keep it.
+     * expression, rebuilding the terminal's partial expression for each keyword: a large share of
+     * parser start-up. A word-like keyword can only continue into a name or a name pattern, so those
+     * skip the search; symbols (`[` → `['name']`) keep it, with each partial expression built once.
      */
     protected override findLongerAlt(keyword: GrammarAST.Keyword, terminalTokens: TokenType[]): TokenType[] {
-        if (!/^[A-Za-z_$][A-Za-z0-9_$-]*$/.test(keyword.value)) return super.findLongerAlt(keyword, terminalTokens);
-        return ['WILDCARD', 'ID'].map(name => terminalTokens.find(t => t.name === name)).filter((t): t is TokenType => t !== undefined);
+        if (/^[A-Za-z_$][A-Za-z0-9_$-]*$/.test(keyword.value)) {
+            return ['WILDCARD', 'ID'].map(name => terminalTokens.find(t => t.name === name)).filter((t): t is TokenType => t !== undefined);
+        }
+        return terminalTokens.filter(token => {
+            const partial = this.partialPattern(token);
+            const match = partial && keyword.value.match(partial);
+            return !!match && match[0].length > 0;
+        });
+    }
+
+    private readonly partialPatterns = new Map<TokenType, RegExp | undefined>();
+
+    /** Langium's partial expression for the terminal (the same one its findLongerAlt builds), memoized. */
+    private partialPattern(token: TokenType): RegExp | undefined {
+        if (!this.partialPatterns.has(token)) {
+            const source = (token.PATTERN as RegExp | undefined)?.source;
+            this.partialPatterns.set(token, source ? RegExpUtils.partialRegExp(`^${source}$`) : undefined);
+        }
+        return this.partialPatterns.get(token);
     }
 
 }

@@ -292,4 +292,4 @@ export const DATETIME_FUNCTIONS: ScalarFunction[] = [
         evaluate: fromUnix(NS_PER_SECOND),
     }),
     accessor('week_of_year', 'The ISO 8601 week number, 1 to 53 (weeks start on Monday; week 1 holds the first Thursday).', 'weekofyear', 'print w = week_of_year(datetime(2025-01-15))'),
-].sort((a, b) => a.name.localeCompare(b.name));
+];
