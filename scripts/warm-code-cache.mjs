@@ -1,7 +1,9 @@
-// Makes out/language-server.v8-cache: runs the built language server through a typical first
-// session (open a query, diagnostics, completion, hover, signature help, formatting, semantic
-// tokens) with APL_WRITE_CODE_CACHE=1, so the cache holds the code a real start runs.
-import { spawn } from 'node:child_process';
+// Makes the V8 code caches the bins start with (server/code-cache.ts), by running each built bin
+// once with APL_WRITE_CODE_CACHE=1 through what a typical short use runs, so the cache holds that code:
+// - out/language-server.v8-cache: a first language-server session (open a query, diagnostics,
+//   completion, hover, signature help, formatting, semantic tokens);
+// - out/apl-cli.v8-cache: `apl check` of a query with a problem in it.
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +21,28 @@ const QUERY = `let threshold = 500;
 | take 10
 `;
 
-export async function warmCodeCache() {
+export async function warmCodeCaches() {
+    await warmLanguageServer();
+    warmCli();
+}
+
+function warmCli() {
+    const cache = join(root, 'out', 'apl-cli.v8-cache');
+    const r = spawnSync(process.execPath, [join(root, 'out', 'apl.cjs'), 'check', '-'], {
+        input: `${QUERY}| where status ==\n`,
+        env: { ...process.env, APL_WRITE_CODE_CACHE: '1' },
+        encoding: 'utf8',
+    });
+    // Exit 1: the query has a problem on purpose, so that the diagnostic output is warmed too.
+    if (r.status !== 1) throw new Error(`apl check in the warm-up exited ${r.status}: ${r.stderr}`);
+    expectCache(cache);
+}
+
+function expectCache(cache) {
+    if (!existsSync(cache) || readFileSync(cache).length === 0) throw new Error(`the warm-up wrote no ${cache}`);
+}
+
+async function warmLanguageServer() {
     const bin = join(root, 'out', 'apl-language-server.cjs');
     const cache = join(root, 'out', 'language-server.v8-cache');
     const child = spawn(process.execPath, [bin, '--stdio'], { env: { ...process.env, APL_WRITE_CODE_CACHE: '1' }, stdio: ['pipe', 'pipe', 'inherit'] });
@@ -46,7 +69,7 @@ export async function warmCodeCache() {
         connection.dispose();
         child.kill();
     }
-    if (!existsSync(cache) || readFileSync(cache).length === 0) throw new Error(`the warm-up session wrote no ${cache}`);
+    expectCache(cache);
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) await warmCodeCache();
+if (process.argv[1] === fileURLToPath(import.meta.url)) await warmCodeCaches();

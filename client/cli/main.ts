@@ -1,11 +1,4 @@
 import { CliError } from './cli-error.js';
-import { CHECK_USAGE, runCheck } from './commands/check.js';
-import { INGEST_USAGE, runIngestCommand } from './commands/ingest.js';
-import { QUERY_USAGE, runQueryCommand } from './commands/query.js';
-import { RUN_USAGE, runRun } from './commands/run.js';
-import { runServeCommand, SERVE_USAGE } from './commands/serve.js';
-import { runTokenCommand, TOKEN_USAGE } from './commands/token.js';
-import { runTranslate, TRANSLATE_USAGE } from './commands/translate.js';
 
 const USAGE = `apl: tools for APL, the Axiom Processing Language
 
@@ -25,28 +18,38 @@ Run 'apl <command> --help' for a command's options.`;
 
 type Command = (argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream) => Promise<number>;
 
-const COMMANDS: Record<string, { run: Command; usage: string }> = {
-    check: { run: runCheck, usage: CHECK_USAGE },
-    run: { run: runRun, usage: RUN_USAGE },
-    translate: { run: runTranslate, usage: TRANSLATE_USAGE },
-    serve: { run: runServeCommand, usage: SERVE_USAGE },
-    token: { run: runTokenCommand, usage: TOKEN_USAGE },
-    query: { run: runQueryCommand, usage: QUERY_USAGE },
-    ingest: { run: runIngestCommand, usage: INGEST_USAGE },
+interface LoadedCommand {
+    run: Command;
+    usage: string;
+}
+
+/**
+ * Each command is loaded when it is run, so that a short `apl check` does not first load the
+ * service (fastify, storage, ingest) or the evaluator, and start-up stays short.
+ */
+const COMMANDS: Record<string, () => Promise<LoadedCommand>> = {
+    check: () => import('./commands/check.js').then(m => ({ run: m.runCheck, usage: m.CHECK_USAGE })),
+    run: () => import('./commands/run.js').then(m => ({ run: m.runRun, usage: m.RUN_USAGE })),
+    translate: () => import('./commands/translate.js').then(m => ({ run: m.runTranslate, usage: m.TRANSLATE_USAGE })),
+    serve: () => import('./commands/serve.js').then(m => ({ run: m.runServeCommand, usage: m.SERVE_USAGE })),
+    token: () => import('./commands/token.js').then(m => ({ run: m.runTokenCommand, usage: m.TOKEN_USAGE })),
+    query: () => import('./commands/query.js').then(m => ({ run: m.runQueryCommand, usage: m.QUERY_USAGE })),
+    ingest: () => import('./commands/ingest.js').then(m => ({ run: m.runIngestCommand, usage: m.INGEST_USAGE })),
 };
 
 export async function main(argv: string[]): Promise<number> {
     const [name, ...rest] = argv;
     if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
         const topic = name === 'help' ? rest[0] : undefined;
-        process.stdout.write((topic && COMMANDS[topic] ? COMMANDS[topic].usage : USAGE) + '\n');
+        const load = topic !== undefined && Object.hasOwn(COMMANDS, topic) ? COMMANDS[topic] : undefined;
+        process.stdout.write((load ? (await load()).usage : USAGE) + '\n');
         return 0;
     }
-    const command = COMMANDS[name];
-    if (!command) {
+    if (!Object.hasOwn(COMMANDS, name)) {
         process.stderr.write(`apl: unknown command '${name}'\n\n${USAGE}\n`);
         return 2;
     }
+    const command = await COMMANDS[name]!();
     try {
         return await command.run(rest, process.stdout, process.stderr);
     } catch (e) {

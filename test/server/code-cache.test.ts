@@ -67,16 +67,19 @@ describe('runWithCodeCache, each run in a new process', () => {
     });
 });
 
-describe('the built apl-language-server', () => {
+describe('the built bins', () => {
     const root = fileURLToPath(new URL('../..', import.meta.url));
 
-    it('starts with the code cache made at build time', () => {
-        const r = spawnSync(process.execPath, [join(root, 'out', 'apl-language-server.cjs'), '--help'], {
+    it.each([
+        ['apl-language-server.cjs', ['--help'], 'Usage: apl-language-server'],
+        ['apl.cjs', ['help', 'check'], 'apl check'],
+    ])('%s starts with the code cache made at build time', (bin, args, usage) => {
+        const r = spawnSync(process.execPath, [join(root, 'out', bin), ...args], {
             env: { ...process.env, APL_CODE_CACHE_DEBUG: '1' },
             encoding: 'utf8',
         });
         expect(r.status).toBe(0);
-        expect(r.stdout).toContain('Usage: apl-language-server');
+        expect(r.stdout).toContain(usage);
         expect(r.stderr).toMatch(/^code cache: used /);
     });
 });
