@@ -88,7 +88,7 @@ export class Store {
         const root = path.resolve(dir);
         await fsp.mkdir(path.join(root, 'datasets'), { recursive: true });
         await acquireLock(root);
-        const store = new Store(root, await TokenStore.open(root), opts, new BlockCache(opts.blockCacheSize), new Compactor(opts.compactInWorker, opts.log));
+        const store = new Store(root, await TokenStore.open(root, { log: opts.log }), opts, new BlockCache(opts.blockCacheSize), new Compactor(opts.compactInWorker, opts.log));
         const dsRoot = path.join(root, 'datasets');
         for (const e of await fsp.readdir(dsRoot, { withFileTypes: true })) {
             if (!e.isDirectory()) continue;

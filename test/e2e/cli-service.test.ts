@@ -155,6 +155,28 @@ describe('apl serve + apl ingest + apl query', () => {
     });
 });
 
+describe('apl token create while apl serve runs', () => {
+    const datasets = (token: string) => fetch(`${url}/v2/datasets`, { headers: { authorization: `Bearer ${token}` } });
+
+    it('the running server accepts the new token at once; made-up tokens still get 401', async () => {
+        expect((await datasets('xaat-made-up')).status).toBe(401);
+        const r = runApl(['token', 'create', '--data', join(dir, 'data'), '--name', 'live']);
+        expect(r.code, r.stderr).toBe(0);
+        const token = r.stdout.trim();
+        const res = await datasets(token);
+        expect(res.status).toBe(200);
+        expect(((await res.json()) as { name: string }[]).map(d => d.name)).toEqual(expect.arrayContaining(['cli-logs']));
+        const q = runApl(['query', '--format', 'csv', "['cli-logs'] | summarize n = count()"], { env: { APL_URL: url, APL_TOKEN: token } });
+        expect(q.stdout).toBe('n\n12\n');
+
+        const bad = await datasets('xaat-made-up-too');
+        expect(bad.status).toBe(401);
+        expect(await bad.json()).toEqual({ code: 401, message: 'invalid API token' });
+        expect((await datasets(`${token}x`)).status).toBe(401);
+        expect((await datasets(TOKEN)).status).toBe(200);
+    });
+});
+
 describe('apl token and apl serve usage', () => {
     it('token create prints a new token once; token list shows it without the secret', () => {
         const data = join(dir, 'tokens');

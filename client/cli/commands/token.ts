@@ -9,7 +9,7 @@ apl token list [--data DIR]
 
 Manages the API tokens of a service data directory (default APL_DATA_DIR or ./.apl-data).
   create   makes a new xaat-… token and prints it once on stdout; only its hash is stored.
-           A running 'apl serve' accepts it after a restart.
+           A running 'apl serve' on the same directory accepts it at once.
   list     prints the id, name and creation time of each stored token (never the tokens).
   --data DIR    the data directory
   --name NAME   a label for the token (default 'cli')`;
