@@ -56,6 +56,11 @@ export interface QueryOptions {
     limit?: number;
     cursor?: string;
     includeCursor?: boolean;
+    /**
+     * Add a `_cursor` column (each row's cursor, as accepted by `cursor`) to the tabular tables
+     * whose rows are dataset events. No effect on `queryLegacyFormat`: matches carry `_rowId`.
+     */
+    includeCursorField?: boolean;
     /** The query's `now()` (default: the engine clock). */
     now?: TimeInput;
     /** Values for `declare query_parameters` and free names; a `let` in the query wins. */
@@ -242,6 +247,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
                 now: nowNs,
                 elapsedMicros: (performance.now() - started) * 1000,
                 fieldsMeta: fieldsMeta(run.stats.datasets),
+                includeCursorField: opts.includeCursorField === true,
             };
             return { run, ctx };
         },

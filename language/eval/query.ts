@@ -639,7 +639,9 @@ function concatFrames(parts: { frame: Frame; source: string }[], withsource: str
         const t = types.get(name)!;
         cols.push(merged(parts.map(p => p.frame.visible().find(c => c.name === name)), t, name));
     }
-    if (parts.every(p => p.frame.find(ROWID))) {
+    // Row ids (cursors) survive when any part has them; rows of the other parts (datatable, print,
+    // an aggregated subquery) have no source event and get null.
+    if (parts.some(p => p.frame.find(ROWID))) {
         cols.push(merged(parts.map(p => p.frame.find(ROWID)), 'string', ROWID, true));
     }
     return new Frame(cols, total, { order: parts.length === 1 ? parts[0].frame.meta.order : undefined });

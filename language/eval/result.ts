@@ -124,6 +124,8 @@ export interface RenderContext {
     now: bigint;
     elapsedMicros: number;
     fieldsMeta: Record<string, FieldMeta[]>;
+    /** The request's `includeCursorField`: add a `_cursor` column to tabular tables (see `cursorColumn`). */
+    includeCursorField?: boolean;
 }
 
 export function buildStatus(run: QueryRun, ctx: RenderContext, cursors: { min?: string; max?: string }): QueryStatus {
@@ -179,8 +181,35 @@ function range(ctx: RenderContext): { field: string; start: string; end: string 
     };
 }
 
-function renderTable(name: string, frame: Frame, sources: string[], ctx: RenderContext, withRange: boolean): TabularTable {
-    const vis = frame.visible();
+/** The name of the column `includeCursorField: true` adds (API.md §4.2, §4.3). */
+const CURSOR_FIELD = '_cursor';
+
+/**
+ * Each row's cursor: its row id, the string `status.minCursor`/`maxCursor` are made of and `cursor`
+ * accepts back (API.md §10). `undefined` when the rows carry no row ids, which is what happens when
+ * they are not dataset events: `summarize`/`count`, `print`, `datatable`, `make-series`… For those
+ * the column is left out rather than filled with nulls: there is nothing to page from (the status
+ * has no min/maxCursor either), and an aggregation keeps exactly the fields the query names. A
+ * table that mixes both (a `union` of a dataset and a `datatable`, the right-only rows of an outer
+ * `join`) keeps the column, with null for the rows that have no source event. Join and lookup rows
+ * carry the left row's cursor, as the status does; `mv-expand` rows keep their event's cursor.
+ */
+function cursorColumn(frame: Frame): JsonValue[] | undefined {
+    const c = frame.find(ROWID);
+    if (!c) return undefined;
+    const out: JsonValue[] = new Array(frame.length);
+    for (let i = 0; i < frame.length; i++) {
+        const v = cellOf(c, i);
+        out[i] = typeof v === 'string' && v !== '' ? v : null;
+    }
+    return out;
+}
+
+function renderTable(name: string, frame: Frame, sources: string[], ctx: RenderContext, withRange: boolean, withCursor: boolean): TabularTable {
+    const cursors = withCursor ? cursorColumn(frame) : undefined;
+    // The requested `_cursor` is the real one: a column the query named `_cursor` gives way to it
+    // (ingest renames a stored `_cursor` to `_user_cursor`, so only `extend`/`project` can make one).
+    const vis = cursors ? frame.visible().filter(c => c.name !== CURSOR_FIELD) : frame.visible();
     const n = frame.length;
     const fields: TabularField[] = vis.map(c => {
         const f: TabularField = { name: c.name, type: fieldType(c, n) };
@@ -192,6 +221,11 @@ function renderTable(name: string, frame: Frame, sources: string[], ctx: RenderC
         for (let i = 0; i < n; i++) out[i] = jsonCell(cellOf(c, i), c.type);
         return out;
     });
+    if (cursors) {
+        // Last, so the columns the query projected keep their positions.
+        fields.push({ name: CURSOR_FIELD, type: 'string' });
+        columns.push(cursors);
+    }
     const t: TabularTable = {
         name,
         sources: sources.map(s => ({ name: s })),
@@ -209,10 +243,10 @@ export function renderTabular(run: QueryRun, ctx: RenderContext): TabularResult 
     const tables: TabularTable[] = [];
     const sources = run.stats.datasets;
     run.tables.forEach((f, i) => {
-        tables.push(renderTable(String(i), f, sources, ctx, true));
+        tables.push(renderTable(String(i), f, sources, ctx, true, ctx.includeCursorField === true));
     });
     const totals = run.tables[0]?.meta.totals;
-    if (totals) tables.push(renderTable('_totals', totals, sources, ctx, true));
+    if (totals) tables.push(renderTable('_totals', totals, sources, ctx, true, false));
     return {
         format: 'tabular',
         status: buildStatus(run, ctx, cursorsOf(run.tables[0])),
@@ -222,7 +256,11 @@ export function renderTabular(run: QueryRun, ctx: RenderContext): TabularResult 
     };
 }
 
-/** APL results in the legacy shape: `matches` for row queries, `buckets` for aggregations. */
+/**
+ * APL results in the legacy shape: `matches` for row queries, `buckets` for aggregations.
+ * `includeCursorField` changes nothing here: every match already carries its cursor as `_rowId`,
+ * and a match has exactly four keys (API.md §5.3, go decodes strictly).
+ */
 export function renderLegacy(run: QueryRun, ctx: RenderContext): AplLegacyResult {
     const frame = run.tables[0];
     const vis = frame.visible();

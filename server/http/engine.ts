@@ -27,6 +27,7 @@ export interface AplQueryRequest {
     endNs?: bigint;
     cursor?: string;
     includeCursor: boolean;
+    /** Tabular: a `_cursor` column per table of dataset rows. Legacy: no change (matches have `_rowId`). */
     includeCursorField: boolean;
     /** The request body's limit (absent = none). */
     limit?: number;
@@ -110,6 +111,7 @@ export function createEngineAdapter(opts: EngineAdapterOptions): EngineAdapter {
                 limit: req.limit,
                 cursor: req.cursor,
                 includeCursor: req.includeCursor,
+                includeCursorField: req.includeCursorField,
                 variables: req.variables,
             };
             try {

@@ -171,6 +171,17 @@ describe('AplClient against the local service', () => {
             expect(rows.map(r => r.i).sort()).toEqual([0, 1, 2, 3, 4, 5, 6]);
         });
 
+        it('asks for the _cursor column with includeCursorField, and pages from one of its values', async () => {
+            const q = "['client-pages'] | sort by _time desc | project i";
+            const plain = await client.query(q);
+            expect(plain.tables[0].fields.map(f => f.name)).toEqual(['i']);
+            const res = await client.query(q, { includeCursorField: true });
+            expect(res.tables[0].fields).toEqual([expect.objectContaining({ name: 'i' }), { name: '_cursor', type: 'string' }]);
+            const all = tableRows(res.tables[0]);
+            const page = await client.query(q, { includeCursorField: true, cursor: String(all[10]._cursor), includeCursor: true });
+            expect(tableRows(page.tables[0])).toEqual(all.slice(10));
+        });
+
         it('stops after maxPages', async () => {
             const { pages } = await collect(client.pagesByCursor("['client-pages']", { pageSize: 2, maxPages: 3 }));
             expect(pages).toBe(3);

@@ -67,6 +67,7 @@ const CASES: Case[] = [
     { name: 'bad format', path: '/v1/datasets/_apl?format=csv', body: apl("['keep']"), headers: jsonCt, status: 400, message: /format/ },
     { name: 'bad cursor (body)', path: '/v1/datasets/_apl?format=tabular', body: apl("['keep']", { cursor: 'abc' }), headers: jsonCt, status: 400, message: /cursor/ },
     { name: 'bad cursor (url)', path: '/v1/datasets/_apl?format=tabular&cursor=zz-top', body: apl("['keep']"), headers: jsonCt, status: 400, message: /cursor/ },
+    { name: 'bad includeCursorField', path: '/v1/datasets/_apl?format=tabular', body: apl("['keep']", { includeCursorField: 'yes' }), headers: jsonCt, status: 400, message: /includeCursorField/ },
     { name: 'bad startTime', path: '/v1/datasets/_apl?format=tabular', body: apl("['keep']", { startTime: 'yesterday' }), headers: jsonCt, status: 400, message: /startTime/ },
     { name: 'bad relative endTime', path: '/v1/datasets/_apl?format=tabular', body: apl("['keep']", { endTime: 'now-3parsecs' }), headers: jsonCt, status: 400, message: /endTime/ },
     { name: 'start after end', path: '/v1/datasets/_apl?format=tabular', body: apl("['keep']", { startTime: '2024-02-01T00:00:00Z', endTime: '2024-01-01T00:00:00Z' }), headers: jsonCt, status: 400, message: /after/ },
