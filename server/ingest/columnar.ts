@@ -5,7 +5,7 @@
  * transferable typed arrays instead of cloning one object per event.
  */
 import type { JsonValue } from '../../language/values.js';
-import { buildBatch, type IngestParams } from './ingest.js';
+import { buildBatch, timeRange, type IngestParams } from './ingest.js';
 import type { FlatFields } from './normalize-event.js';
 import type { EventFailure } from './parse-events.js';
 
@@ -107,19 +107,7 @@ export function toColumns(fields: readonly FlatFields[]): BatchColumn[] {
 /** `buildBatch` + min/max time + columns. Throws IngestError exactly where prepareIngest does. */
 export function buildColumnarBatch(body: Buffer, params: IngestParams): ColumnarBatch {
     const { batch, failures } = buildBatch(body, params);
-    const times = batch.times;
-    const count = times.length;
-    let minTime = 0n;
-    let maxTime = 0n;
-    if (count > 0) {
-        minTime = maxTime = times[0];
-        for (let i = 1; i < count; i++) {
-            const t = times[i];
-            if (t < minTime) minTime = t;
-            else if (t > maxTime) maxTime = t;
-        }
-    }
-    return { times, columns: toColumns(batch.fields), failures, minTime, maxTime };
+    return { times: batch.times, columns: toColumns(batch.fields), failures, ...timeRange(batch.times) };
 }
 
 /** The transferable buffers of a columnar batch. */

@@ -149,19 +149,23 @@ export async function prepareIngest(req: IngestRequest, opts: PrepareOptions = {
     const labels = parseEventLabels(params.labels); // a bad header is a 400 for the whole request
     // The same steps as buildBatch, on the one parse of the body.
     const { batch, failures } = normalizeParsed(parsed, params, labels);
-    const times = batch.times;
-    const count = times.length;
+    const { minTime, maxTime } = timeRange(batch.times);
+    return { params, body, batch, count: batch.times.length, failures, minTime, maxTime, processedBytes: processedBytes(body, params) };
+}
+
+/** The earliest and latest event time of a batch (0n for both when it is empty). */
+export function timeRange(times: BigInt64Array): { minTime: bigint; maxTime: bigint } {
     let minTime = 0n;
     let maxTime = 0n;
-    if (count > 0) {
+    if (times.length > 0) {
         minTime = maxTime = times[0];
-        for (let i = 1; i < count; i++) {
+        for (let i = 1; i < times.length; i++) {
             const t = times[i];
             if (t < minTime) minTime = t;
             else if (t > maxTime) maxTime = t;
         }
     }
-    return { params, body, batch, count, failures, minTime, maxTime, processedBytes: processedBytes(body, params) };
+    return { minTime, maxTime };
 }
 
 /**
