@@ -215,6 +215,6 @@ export { IngestError } from './errors.js';
 export { decodeBody, parseContentEncoding, DEFAULT_MAX_BODY_BYTES } from './decode-body.js';
 export { formatFromContentType, parseEvents } from './parse-events.js';
 export type { BodyFormat, EventFailure, RawEvent, ParsedEvents, ParseOptions } from './parse-events.js';
-export { checkEvents, normalizeEvents, parseEventLabels, parseTimeValue, epochToNs, renameReserved, RESERVED_FIELDS } from './normalize-event.js';
+export { normalizeEvents, parseEventLabels, parseTimeValue, epochToNs, renameReserved, RESERVED_FIELDS } from './normalize-event.js';
 export type { FlatFields, NormalizedEvents, NormalizeOptions } from './normalize-event.js';
 export { parseGoLayout } from './go-layout.js';

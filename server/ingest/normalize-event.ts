@@ -254,45 +254,6 @@ function describe(v: unknown): string {
     return s.length > 80 ? `${s.slice(0, 80)}…` : s;
 }
 
-export interface EventCheck {
-    /** Events that will be stored. */
-    count: number;
-    failures: EventFailure[];
-    /** min/max `_time` of the stored events (ns); 0n when count is 0. */
-    minTime: bigint;
-    maxTime: bigint;
-}
-
-/**
- * The cheap half of normalisation, for the ingest hot path: decides which events fail (only an
- * unparseable time can fail an event here) and the time range, without building flat objects.
- * It applies exactly the same rules as normalizeEvents, so `count`/`failures` always agree.
- */
-export function checkEvents(events: RawEvent[], opts: Pick<NormalizeOptions, 'timestampField' | 'timestampFormat' | 'receiveTimeNs'>): EventCheck {
-    const tsField = opts.timestampField || '_time';
-    const layout = opts.timestampFormat || null;
-    const failures: EventFailure[] = [];
-    let count = 0;
-    let minTime = 0n;
-    let maxTime = 0n;
-    for (let i = 0; i < events.length; i++) {
-        const tv = lookupPath(events[i], tsField);
-        let t = opts.receiveTimeNs;
-        if (tv !== undefined && tv !== null) {
-            const parsed = parseTimeValue(tv, layout);
-            if (parsed === undefined) {
-                failures.push({ index: i, error: `cannot parse timestamp field "${tsField}": ${describe(tv)}` });
-                continue;
-            }
-            t = parsed;
-        }
-        if (count === 0 || t < minTime) minTime = t;
-        if (count === 0 || t > maxTime) maxTime = t;
-        count++;
-    }
-    return { count, failures, minTime, maxTime };
-}
-
 /** Normalises parsed events (mutating them where that avoids a copy). */
 export function normalizeEvents(events: RawEvent[], opts: NormalizeOptions): NormalizedEvents {
     const tsField = opts.timestampField || '_time';
