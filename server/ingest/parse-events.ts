@@ -11,6 +11,7 @@
  * (a missing value and an empty CSV cell are both null to APL). The `_time` column, if any, goes
  * through the normal time heuristics (which accept numeric strings as epochs).
  */
+import { isAscii } from 'node:buffer';
 import Papa from 'papaparse';
 import { IngestError } from './errors.js';
 
@@ -63,15 +64,15 @@ export function formatFromContentType(contentType: string | undefined | null): B
 
 /** Parses a (decompressed) body. */
 export function parseEvents(body: Buffer, format: BodyFormat, options: ParseOptions = {}): ParsedEvents {
-    const text = body.toString('utf8');
-    if (format === 'csv') return parseCsv(text, options);
+    if (format === 'csv') return parseCsv(body.toString('utf8'), options);
     // Sniff JSON bodies: `[` is an array; anything else is a stream of values (NDJSON).
-    const start = skipWs(text, 0);
-    if (start >= text.length) return { events: [], failures: [] };
-    if (text.charCodeAt(start) === 0x5b /* [ */) return parseJsonArray(text);
-    if (format === 'json') {
-        // A single object (possibly pretty-printed over many lines) is one event. For an NDJSON body
-        // JSON.parse stops right after the first value, so this try costs about one line.
+    const start = skipWsBytes(body);
+    if (start >= body.length) return { events: [], failures: [] };
+    if (body[start] === 0x5b /* [ */) return parseJsonArray(body.toString('utf8'));
+    const lines = decodeLines(body);
+    if (format === 'json' && !parsesAsJson(lines[0])) {
+        // Not one value per line: maybe a single object pretty-printed over many lines, one event.
+        const text = body.toString('utf8');
         try {
             const v: unknown = JSON.parse(text);
             return isPlainObject(v)
@@ -81,7 +82,47 @@ export function parseEvents(body: Buffer, format: BodyFormat, options: ParseOpti
             // fall through: more than one top-level value
         }
     }
-    return parseNdjson(text);
+    return parseNdjson(lines);
+}
+
+/**
+ * The body's lines (split at `\n`), each decoded on its own: a pure-ASCII line becomes a one-byte
+ * string, which JSON.parse reads much faster than the two-byte string that decoding the whole body
+ * gives as soon as any line holds a non-ASCII character (sample-http-logs: 6% of the lines, so
+ * every body; decoding and parsing take a third less). The same strings as
+ * `body.toString('utf8').split('\n')`: a 0x0A byte is never part of a multi-byte UTF-8 sequence.
+ */
+function decodeLines(body: Buffer): string[] {
+    const lines: string[] = [];
+    let start = 0;
+    for (;;) {
+        const newline = body.indexOf(0x0a, start);
+        const end = newline < 0 ? body.length : newline;
+        lines.push(body.toString(isAscii(body.subarray(start, end)) ? 'latin1' : 'utf8', start, end));
+        if (newline < 0) return lines;
+        start = newline + 1;
+    }
+}
+
+function parsesAsJson(text: string): boolean {
+    try {
+        JSON.parse(text);
+        return true;
+    } catch {
+        return false;
+    }
+}
+
+/** The offset of the first byte that is not JSON whitespace or a UTF-8 byte-order mark. */
+function skipWsBytes(body: Buffer): number {
+    let i = 0;
+    while (i < body.length) {
+        const c = body[i];
+        if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) i++;
+        else if (c === 0xef && body[i + 1] === 0xbb && body[i + 2] === 0xbf) i += 3;
+        else break;
+    }
+    return i;
 }
 
 function skipWs(text: string, i: number): number {
@@ -160,10 +201,9 @@ const MAX_MULTILINE_VALUE = 1024 * 1024;
  * scanner that finds top-level value boundaries, so concatenated (`{..}{..}`) and pretty-printed
  * objects still work; if that fails too, the line fails alone.
  */
-function parseNdjson(text: string): ParsedEvents {
+function parseNdjson(lines: string[]): ParsedEvents {
     const events: RawEvent[] = [];
     const failures: EventFailure[] = [];
-    const lines = text.split('\n');
     let index = 0; // event index within the body
     for (let li = 0; li < lines.length; li++) {
         const line = lines[li];
