@@ -87,6 +87,7 @@ type Builder = FieldBuilder;
 
 /** Encodes batches into block bytes. Returns undefined when no row is kept. */
 export async function encodeBlock(batches: BlockInput[], opts: EncodeOptions): Promise<{ bytes: Buffer; header: BlockHeader } | undefined> {
+    if (batches.length > 0 && batches.every(isColumnar)) return encodeColumnarBlock(batches, opts);
     let total = 0;
     for (const b of batches) total += b.times.length;
     const times = new BigInt64Array(total);
@@ -182,103 +183,330 @@ export async function encodeBlock(batches: BlockInput[], opts: EncodeOptions): P
         if (used) batchList.push([b.seq, b.sysTime.toString()]); // index bi: rows above reference it
     }
     if (n === 0) return undefined;
-    const sections: Buffer[] = [];
-    const secRefs: Section[] = [];
-    let offset = 0;
-    const pending: Promise<void>[] = [];
-    const addSection = (raw: Buffer): Section => {
-        const sec: Section = [0, 0, raw.length];
-        const idx = sections.length;
-        sections.push(raw);
-        if (opts.compress) {
-            pending.push(
-                deflateRawAsync(raw, { level: 1 }).then((c) => {
-                    sections[idx] = c;
-                }),
-            );
-        }
-        secRefs.push(sec);
-        return sec;
-    };
-    const view = (a: ArrayBufferView): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
-    const timeSec = addSection(view(times.subarray(0, n)));
-    const batchSec = addSection(view(batchIdx.subarray(0, n)));
-    const rowSec = addSection(view(rowIdx.subarray(0, n)));
-    const columns: ColumnMeta[] = [];
+    const writer = new BlockWriter(opts.compress, times.subarray(0, n), batchIdx.subarray(0, n), rowIdx.subarray(0, n));
     let work = 0;
     for (const bl of builders.values()) {
-        const rows = bl.rows as number[];
-        work += rows.length;
+        work += bl.rows.length;
         if (opts.yieldEvery && work >= yieldRows) {
             work = 0;
             await opts.yieldEvery();
         }
-        if (bl.kinds === KIND_NUM) {
-            const data = new Float64Array(n);
-            const present = new Uint8Array((n + 7) >> 3);
-            for (let i = 0; i < rows.length; i++) {
-                const r = rows[i];
-                data[r] = bl.values[i] as number;
-                present[r >> 3] |= 1 << (r & 7);
+        writer.addColumn(builtColumn(bl, n));
+    }
+    return writer.finish({ rows: n, minT, maxT, batchList });
+}
+
+/** One column of a block before it is written: the encodings of the file format. */
+type BlockColumn =
+    | { name: string; kind: 'f64'; values: Float64Array; present: Uint8Array }
+    | { name: string; kind: 'bool'; values: Uint8Array }
+    | { name: string; kind: 'str'; dict: string[]; codes: Uint32Array }
+    | { name: string; kind: 'json'; values: JsonValue[] };
+
+/** A gathered field's column, its encoding chosen by the kinds of values it holds. */
+function builtColumn(bl: Builder, n: number): BlockColumn {
+    const rows = bl.rows as number[];
+    if (bl.kinds === KIND_NUM) {
+        const values = new Float64Array(n);
+        const present = new Uint8Array((n + 7) >> 3);
+        for (let i = 0; i < rows.length; i++) {
+            const r = rows[i];
+            values[r] = bl.values[i] as number;
+            present[r >> 3] |= 1 << (r & 7);
+        }
+        return { name: bl.name, kind: 'f64', values, present };
+    }
+    if (bl.kinds === KIND_BOOL) {
+        const values = new Uint8Array(n).fill(2);
+        for (let i = 0; i < rows.length; i++) values[rows[i]] = bl.values[i] ? 1 : 0;
+        return { name: bl.name, kind: 'bool', values };
+    }
+    if (bl.kinds === KIND_STR) {
+        const index = new Map<string, number>();
+        const codes = new Uint32Array(n);
+        for (let i = 0; i < rows.length; i++) {
+            const str = bl.values[i] as string;
+            let c = index.get(str);
+            if (c === undefined) {
+                c = index.size + 1;
+                index.set(str, c);
             }
-            columns.push({ name: bl.name, kind: 'f64', data: addSection(view(data)), present: addSection(view(present)) });
-        } else if (bl.kinds === KIND_BOOL) {
-            const data = new Uint8Array(n).fill(2);
-            for (let i = 0; i < rows.length; i++) data[rows[i]] = bl.values[i] ? 1 : 0;
-            columns.push({ name: bl.name, kind: 'bool', data: addSection(view(data)) });
-        } else if (bl.kinds === KIND_STR) {
-            const dict = new Map<string, number>();
-            const codes = new Uint32Array(n);
-            for (let i = 0; i < rows.length; i++) {
-                const s = bl.values[i] as string;
-                let c = dict.get(s);
-                if (c === undefined) {
-                    c = dict.size + 1;
-                    dict.set(s, c);
-                }
-                codes[rows[i]] = c;
+            codes[rows[i]] = c;
+        }
+        return { name: bl.name, kind: 'str', dict: [...index.keys()], codes };
+    }
+    const values: JsonValue[] = new Array<JsonValue>(n).fill(null);
+    for (let i = 0; i < rows.length; i++) values[rows[i]] = bl.values[i];
+    return { name: bl.name, kind: 'json', values };
+}
+
+/** Lays out a block's sections (compressed on the thread pool) and writes header and checksum. */
+class BlockWriter {
+    private readonly sections: Buffer[] = [];
+    private readonly refs: Section[] = [];
+    private readonly pending: Promise<void>[] = [];
+    private readonly columns: ColumnMeta[] = [];
+    private readonly time: Section;
+    private readonly batch: Section;
+    private readonly row: Section;
+
+    constructor(
+        private readonly compress: boolean,
+        times: BigInt64Array,
+        batchIdx: Uint32Array,
+        rowIdx: Uint32Array,
+    ) {
+        this.time = this.section(view(times));
+        this.batch = this.section(view(batchIdx));
+        this.row = this.section(view(rowIdx));
+    }
+
+    addColumn(c: BlockColumn): void {
+        if (c.kind === 'f64') this.columns.push({ name: c.name, kind: 'f64', data: this.section(view(c.values)), present: this.section(view(c.present)) });
+        else if (c.kind === 'bool') this.columns.push({ name: c.name, kind: 'bool', data: this.section(view(c.values)) });
+        else if (c.kind === 'str') this.columns.push({ name: c.name, kind: 'str', dict: this.section(Buffer.from(JSON.stringify(c.dict))), data: this.section(view(c.codes)) });
+        else this.columns.push({ name: c.name, kind: 'json', data: this.section(Buffer.from(JSON.stringify(c.values))) });
+    }
+
+    async finish(range: { rows: number; minT: bigint; maxT: bigint; batchList: [number, string][] }): Promise<{ bytes: Buffer; header: BlockHeader }> {
+        await Promise.all(this.pending);
+        let offset = 0;
+        for (let i = 0; i < this.sections.length; i++) {
+            this.refs[i][0] = offset;
+            this.refs[i][1] = this.sections[i].length;
+            offset += this.sections[i].length;
+        }
+        const header: BlockHeader = {
+            v: 1,
+            rows: range.rows,
+            minTime: range.minT.toString(),
+            maxTime: range.maxT.toString(),
+            firstSeq: range.batchList[0][0],
+            lastSeq: range.batchList[range.batchList.length - 1][0],
+            batches: range.batchList,
+            compression: this.compress ? 'deflate-raw' : 'none',
+            time: this.time,
+            batch: this.batch,
+            row: this.row,
+            columns: this.columns,
+        };
+        const headerBytes = Buffer.from(JSON.stringify(header));
+        const prefix = Buffer.alloc(12);
+        prefix.write(BLOCK_MAGIC, 0, 'latin1');
+        prefix.writeUInt32LE(headerBytes.length, 8);
+        const body = Buffer.concat([prefix, headerBytes, ...this.sections]);
+        const out = Buffer.allocUnsafe(body.length + 4);
+        body.copy(out);
+        out.writeUInt32LE(crc32(body) >>> 0, body.length);
+        return { bytes: out, header };
+    }
+
+    private section(raw: Buffer): Section {
+        const sec: Section = [0, 0, raw.length];
+        const idx = this.sections.length;
+        this.sections.push(raw);
+        if (this.compress) {
+            this.pending.push(
+                deflateRawAsync(raw, { level: 1 }).then((c) => {
+                    this.sections[idx] = c;
+                }),
+            );
+        }
+        this.refs.push(sec);
+        return sec;
+    }
+}
+
+const view = (a: ArrayBufferView): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+
+type ColumnarInput = Extract<BlockInput, { columns: readonly BatchColumn[] }>;
+
+function isColumnar(b: BlockInput): b is ColumnarInput {
+    return b.columns !== undefined;
+}
+
+/**
+ * encodeBlock for batches that all arrived as columns (the live ingest path): the same block, byte
+ * for byte, as gathering their values one by one, but copied column to column, each string looked up
+ * once per batch dictionary entry instead of once per row. This runs on the main thread for every
+ * tail compaction, so it is on the ingest hot path.
+ */
+async function encodeColumnarBlock(batches: ColumnarInput[], opts: EncodeOptions): Promise<{ bytes: Buffer; header: BlockHeader } | undefined> {
+    let total = 0;
+    for (const b of batches) total += b.times.length;
+    const times = new BigInt64Array(total);
+    const batchIdx = new Uint32Array(total);
+    const rowIdx = new Uint32Array(total);
+    const batchList: [number, string][] = [];
+    /** Per batch: its row r -> block row, or -1 when the row is not kept. */
+    const rowMaps: Int32Array[] = [];
+    let n = 0;
+    let minT = 0n;
+    let maxT = 0n;
+    for (const b of batches) {
+        const m = b.times.length;
+        const out = new Int32Array(m);
+        const bi = batchList.length;
+        const first = n;
+        for (let r = 0; r < m; r++) {
+            const t = b.times[r];
+            if (opts.keep && !opts.keep(b.seq, t)) {
+                out[r] = -1;
+                continue;
             }
-            columns.push({
-                name: bl.name,
-                kind: 'str',
-                dict: addSection(Buffer.from(JSON.stringify([...dict.keys()]))),
-                data: addSection(view(codes)),
-            });
-        } else {
-            const vals: JsonValue[] = new Array<JsonValue>(n).fill(null);
-            for (let i = 0; i < rows.length; i++) vals[rows[i]] = bl.values[i];
-            columns.push({ name: bl.name, kind: 'json', data: addSection(Buffer.from(JSON.stringify(vals))) });
+            if (n === 0 || t < minT) minT = t;
+            if (n === 0 || t > maxT) maxT = t;
+            times[n] = t;
+            batchIdx[n] = bi;
+            rowIdx[n] = r;
+            out[r] = n++;
+        }
+        rowMaps.push(out);
+        if (n > first) batchList.push([b.seq, b.sysTime.toString()]);
+    }
+    if (n === 0) return undefined;
+
+    // The columns in the order the one-by-one gathering creates them: by batch, then by column, at
+    // the column's first kept value; each with the kinds of its kept values.
+    const plan = new Map<string, { kinds: number; parts: { column: BatchColumn; rows: Int32Array }[] }>();
+    batches.forEach((b, bi) => {
+        for (const column of b.columns) {
+            const kinds = keptKinds(column, rowMaps[bi]);
+            if (kinds === 0) continue;
+            let entry = plan.get(column.name);
+            if (entry === undefined) plan.set(column.name, (entry = { kinds: 0, parts: [] }));
+            entry.kinds |= kinds;
+            entry.parts.push({ column, rows: rowMaps[bi] });
+        }
+    });
+
+    const writer = new BlockWriter(opts.compress, times.subarray(0, n), batchIdx.subarray(0, n), rowIdx.subarray(0, n));
+    const yieldRows = opts.yieldRows ?? 8192;
+    let work = 0;
+    for (const [name, { kinds, parts }] of plan) {
+        writer.addColumn(mergedColumn(name, kinds, parts, n));
+        work += n;
+        if (opts.yieldEvery && work >= yieldRows) {
+            work = 0;
+            await opts.yieldEvery();
         }
     }
-    await Promise.all(pending);
-    for (let i = 0; i < sections.length; i++) {
-        secRefs[i][0] = offset;
-        secRefs[i][1] = sections[i].length;
-        offset += sections[i].length;
+    return writer.finish({ rows: n, minT, maxT, batchList });
+}
+
+/** The kinds (KIND_* bits) of a batch column's values in kept rows; 0 when it has none there. */
+function keptKinds(column: BatchColumn, rows: Int32Array): number {
+    let kinds = 0;
+    for (let r = 0; r < rows.length; r++) {
+        if (rows[r] < 0) continue;
+        if (column.kind === 'f64') {
+            if (column.present === null || ((column.present[r >> 3] >> (r & 7)) & 1) === 1) return KIND_NUM;
+        } else if (column.kind === 'str') {
+            if (column.codes[r] !== 0) return KIND_STR;
+        } else if (column.kind === 'bool') {
+            if (column.values[r] !== 2) return KIND_BOOL;
+        } else {
+            const v = column.values[r];
+            if (v !== null && v !== undefined) kinds |= kindOf(v);
+        }
     }
-    const header: BlockHeader = {
-        v: 1,
-        rows: n,
-        minTime: minT.toString(),
-        maxTime: maxT.toString(),
-        firstSeq: batchList[0][0],
-        lastSeq: batchList[batchList.length - 1][0],
-        batches: batchList,
-        compression: opts.compress ? 'deflate-raw' : 'none',
-        time: timeSec,
-        batch: batchSec,
-        row: rowSec,
-        columns,
-    };
-    const headerBytes = Buffer.from(JSON.stringify(header));
-    const prefix = Buffer.alloc(12);
-    prefix.write(BLOCK_MAGIC, 0, 'latin1');
-    prefix.writeUInt32LE(headerBytes.length, 8);
-    const body = Buffer.concat([prefix, headerBytes, ...sections]);
-    const out = Buffer.allocUnsafe(body.length + 4);
-    body.copy(out);
-    out.writeUInt32LE(crc32(body) >>> 0, body.length);
-    return { bytes: out, header };
+    return kinds;
+}
+
+function kindOf(v: JsonValue): number {
+    const tv = typeof v;
+    return tv === 'number' ? KIND_NUM : tv === 'string' ? KIND_STR : tv === 'boolean' ? KIND_BOOL : KIND_OTHER;
+}
+
+/** The value of a batch column at row r, or undefined when absent. */
+function batchValue(column: BatchColumn, r: number): JsonValue | undefined {
+    switch (column.kind) {
+        case 'f64':
+            return column.present === null || ((column.present[r >> 3] >> (r & 7)) & 1) === 1 ? column.values[r] : undefined;
+        case 'str':
+            return column.codes[r] === 0 ? undefined : column.dict[column.codes[r] - 1];
+        case 'bool':
+            return column.values[r] === 2 ? undefined : column.values[r] === 1;
+        default: {
+            const v = column.values[r];
+            return v === null ? undefined : v;
+        }
+    }
+}
+
+/** One block column from the parts of the batches that have it, encoded as builtColumn would. */
+function mergedColumn(name: string, kinds: number, parts: { column: BatchColumn; rows: Int32Array }[], n: number): BlockColumn {
+    if (kinds === KIND_STR) {
+        // Codes in order of first appearance in block rows, as builtColumn numbers them.
+        const index = new Map<string, number>();
+        const codes = new Uint32Array(n);
+        for (const { column, rows } of parts) {
+            const remap = column.kind === 'str' ? new Uint32Array(column.dict.length + 1) : undefined;
+            for (let r = 0; r < rows.length; r++) {
+                const o = rows[r];
+                if (o < 0) continue;
+                let str: string;
+                if (column.kind === 'str') {
+                    const k = column.codes[r];
+                    if (k === 0) continue;
+                    if (remap![k] !== 0) {
+                        codes[o] = remap![k];
+                        continue;
+                    }
+                    str = column.dict[k - 1];
+                } else {
+                    const v = batchValue(column, r);
+                    if (v === undefined) continue;
+                    str = v as string;
+                }
+                let c = index.get(str);
+                if (c === undefined) {
+                    c = index.size + 1;
+                    index.set(str, c);
+                }
+                if (remap !== undefined && column.kind === 'str') remap[column.codes[r]] = c;
+                codes[o] = c;
+            }
+        }
+        return { name, kind: 'str', dict: [...index.keys()], codes };
+    }
+    if (kinds === KIND_NUM) {
+        const values = new Float64Array(n);
+        const present = new Uint8Array((n + 7) >> 3);
+        for (const { column, rows } of parts) {
+            for (let r = 0; r < rows.length; r++) {
+                const o = rows[r];
+                if (o < 0) continue;
+                const v = column.kind === 'f64' ? (column.present === null || ((column.present[r >> 3] >> (r & 7)) & 1) === 1 ? column.values[r] : undefined) : batchValue(column, r);
+                if (v === undefined) continue;
+                values[o] = v as number;
+                present[o >> 3] |= 1 << (o & 7);
+            }
+        }
+        return { name, kind: 'f64', values, present };
+    }
+    if (kinds === KIND_BOOL) {
+        const values = new Uint8Array(n).fill(2);
+        for (const { column, rows } of parts) {
+            for (let r = 0; r < rows.length; r++) {
+                const o = rows[r];
+                if (o < 0) continue;
+                const v = batchValue(column, r);
+                if (v !== undefined) values[o] = v ? 1 : 0;
+            }
+        }
+        return { name, kind: 'bool', values };
+    }
+    const values: JsonValue[] = new Array<JsonValue>(n).fill(null);
+    for (const { column, rows } of parts) {
+        for (let r = 0; r < rows.length; r++) {
+            const o = rows[r];
+            if (o < 0) continue;
+            const v = batchValue(column, r);
+            if (v !== undefined) values[o] = v;
+        }
+    }
+    return { name, kind: 'json', values };
 }
 
 export class BlockCorruptError extends Error {}
