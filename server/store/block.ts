@@ -13,7 +13,7 @@
 import { promisify } from 'node:util';
 import { crc32, deflateRaw, inflateRawSync } from 'node:zlib';
 import type { JsonValue } from '../../language/values.js';
-import { addFields, KIND_BOOL, KIND_NUM, KIND_OTHER, KIND_STR, type BatchColumn, type FieldBuilder } from '../ingest/columnar.js';
+import { addFields, KIND_BOOL, KIND_NUM, KIND_OTHER, KIND_STR, toColumns, type BatchColumn, type FieldBuilder } from '../ingest/columnar.js';
 import type { FlatFields } from '../ingest/normalize-event.js';
 
 const deflateRawAsync = promisify(deflateRaw);
@@ -87,7 +87,14 @@ type Builder = FieldBuilder;
 
 /** Encodes batches into block bytes. Returns undefined when no row is kept. */
 export async function encodeBlock(batches: BlockInput[], opts: EncodeOptions): Promise<{ bytes: Buffer; header: BlockHeader } | undefined> {
-    if (batches.length > 0 && batches.every(isColumnar)) return encodeColumnarBlock(batches, opts);
+    // Batches that arrived as columns take the column-to-column route; flat events among them (a
+    // batch prepared on the main thread when no worker was available) are turned into columns too.
+    if (batches.some(isColumnar)) return encodeColumnarBlock(batches.map(asColumnar), opts);
+    return encodeEventBlock(batches as EventInput[], opts);
+}
+
+/** encodeBlock for flat events (batches recovered from the WAL): values gathered one by one. */
+async function encodeEventBlock(batches: EventInput[], opts: EncodeOptions): Promise<{ bytes: Buffer; header: BlockHeader } | undefined> {
     let total = 0;
     for (const b of batches) total += b.times.length;
     const times = new BigInt64Array(total);
@@ -103,70 +110,6 @@ export async function encodeBlock(batches: BlockInput[], opts: EncodeOptions): P
     for (const b of batches) {
         const bi = batchList.length;
         let used = false;
-        if (b.columns !== undefined) {
-            // Columns of one batch: the rows first, then each column's values (a builder is
-            // created at its column's first kept value; without a keep filter that is the order
-            // of first appearance, as for flat events — the caller uses columns only then).
-            const m = b.times.length;
-            const out = new Int32Array(m);
-            for (let r = 0; r < m; r++) {
-                const t = b.times[r];
-                if (opts.keep && !opts.keep(b.seq, t)) {
-                    out[r] = -1;
-                    continue;
-                }
-                used = true;
-                if (n === 0 || t < minT) minT = t;
-                if (n === 0 || t > maxT) maxT = t;
-                times[n] = t;
-                batchIdx[n] = bi;
-                rowIdx[n] = r;
-                out[r] = n++;
-            }
-            for (const col of b.columns) {
-                let bl = builders.get(col.name);
-                for (let r = 0; r < m; r++) {
-                    const o = out[r];
-                    if (o < 0) continue;
-                    let v: JsonValue;
-                    let kind: number;
-                    if (col.kind === 'f64') {
-                        if (col.present !== null && ((col.present[r >> 3] >> (r & 7)) & 1) === 0) continue;
-                        v = col.values[r];
-                        kind = KIND_NUM;
-                    } else if (col.kind === 'str') {
-                        const c = col.codes[r];
-                        if (c === 0) continue;
-                        v = col.dict[c - 1];
-                        kind = KIND_STR;
-                    } else if (col.kind === 'bool') {
-                        const c = col.values[r];
-                        if (c === 2) continue;
-                        v = c === 1;
-                        kind = KIND_BOOL;
-                    } else {
-                        const x = col.values[r];
-                        if (x === null || x === undefined) continue;
-                        v = x;
-                        const tv = typeof x;
-                        kind = tv === 'number' ? KIND_NUM : tv === 'string' ? KIND_STR : tv === 'boolean' ? KIND_BOOL : KIND_OTHER;
-                    }
-                    if (bl === undefined) {
-                        bl = { name: col.name, kinds: 0, rows: [], values: [] };
-                        builders.set(col.name, bl);
-                    }
-                    bl.kinds |= kind;
-                    (bl.rows as number[]).push(o);
-                    bl.values.push(v);
-                }
-                if (opts.yieldEvery && (counter += m) >= yieldRows) {
-                    counter = 0;
-                    await opts.yieldEvery();
-                }
-            }
-            if (used) batchList.push([b.seq, b.sysTime.toString()]);
-            continue;
-        }
         for (let r = 0; r < b.fields.length; r++) {
             const t = b.times[r];
             if (opts.keep && !opts.keep(b.seq, t)) continue;
@@ -320,9 +263,14 @@ class BlockWriter {
 const view = (a: ArrayBufferView): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 
 type ColumnarInput = Extract<BlockInput, { columns: readonly BatchColumn[] }>;
+type EventInput = Extract<BlockInput, { fields: FlatFields[] }>;
 
 function isColumnar(b: BlockInput): b is ColumnarInput {
     return b.columns !== undefined;
+}
+
+function asColumnar(b: BlockInput): ColumnarInput {
+    return isColumnar(b) ? b : { seq: b.seq, sysTime: b.sysTime, times: b.times, columns: toColumns(b.fields) };
 }
 
 /**

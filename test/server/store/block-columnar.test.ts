@@ -58,8 +58,8 @@ const value: fc.Arbitrary<JsonValue | undefined> = fc.oneof(
     fc.constantFrom('GET', 'POST', 'São Paulo', ''),
     fc.string(),
     fc.boolean(),
-    fc.constant([1, 'a']),
-    fc.constant({ nested: true }),
+    fc.constant<JsonValue>([1, 'a']),
+    fc.constant<JsonValue>({ nested: true }),
 );
 const event = fc.dictionary(fc.constantFrom('a', 'b', 'c', 'geo.city', 'status'), value, { maxKeys: 5 }) as fc.Arbitrary<FlatFields>;
 const batchList = fc.array(fc.array(event, { minLength: 0, maxLength: 12 }), { minLength: 1, maxLength: 5 }).map(list => list.map((events, i) => ({ seq: i + 1, events })));
@@ -84,6 +84,14 @@ describe('blocks from columnar batches', () => {
         const keep = (seq: number, t: bigint) => seq !== 2 && t % 2n === 0n;
         await expectSameContent([{ seq: 1, events: [{ a: 'x' }, { b: 1 }, { a: 'y', b: 2 }] }, { seq: 2, events: [{ c: true }] }, { seq: 3, events: [{ b: 'z' }, { a: 'x' }] }], { compress: false, keep });
         expect(await encodeBlock(inputs([{ seq: 2, events: [{ c: true }] }], true), { compress: false, keep })).toBeUndefined();
+    });
+
+    it('flat events among columnar batches (a batch prepared without a worker)', async () => {
+        const batches: Batch[] = [{ seq: 1, events: [{ a: 'x', n: 1 }] }, { seq: 2, events: [{ n: 2.5, b: true }] }, { seq: 3, events: [{ a: 'y' }] }];
+        const mixed = inputs(batches, true).map((b, i) => (i === 1 ? inputs(batches, false)[1]! : b));
+        const fromRows = await encodeBlock(inputs(batches, false), { compress: false });
+        const fromMixed = await encodeBlock(mixed, { compress: false });
+        expect(fromMixed!.bytes.equals(fromRows!.bytes)).toBe(true);
     });
 
     it('any events (property)', async () => {
