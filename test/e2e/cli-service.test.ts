@@ -175,6 +175,26 @@ describe('apl token create while apl serve runs', () => {
         expect((await datasets(`${token}x`)).status).toBe(401);
         expect((await datasets(TOKEN)).status).toBe(200);
     });
+
+    it('a token revoked with apl token revoke stops working in the running server', async () => {
+        const data = join(dir, 'data');
+        const created = runApl(['token', 'create', '--data', data, '--name', 'to-revoke']);
+        const token = created.stdout.trim();
+        const id = /created token (\S+)/.exec(created.stderr)?.[1];
+        expect(id, created.stderr).toBeDefined();
+        expect((await datasets(token)).status).toBe(200);
+        const revoked = runApl(['token', 'revoke', id!, '--data', data]);
+        expect(revoked.code, revoked.stderr).toBe(0);
+        expect(runApl(['token', 'list', '--data', data]).stdout).not.toContain(id!);
+        // The server looks at the token file again at most every second for a known token.
+        let status = 200;
+        for (let i = 0; i < 50 && status === 200; i++) {
+            await new Promise(resolve => setTimeout(resolve, 100));
+            status = (await datasets(token)).status;
+        }
+        expect(status).toBe(401);
+        expect((await datasets(TOKEN)).status).toBe(200);
+    });
 });
 
 describe('apl token and apl serve usage', () => {
@@ -188,6 +208,10 @@ describe('apl token and apl serve usage', () => {
         expect(list.stdout).not.toContain(r.stdout.trim());
         expect(runApl(['token']).code).toBe(2);
         expect(runApl(['token', 'frobnicate']).code).toBe(2);
+        expect(runApl(['token', 'revoke', '--data', data]).stderr).toMatch(/missing the id/);
+        const unknown = runApl(['token', 'revoke', 'no-such-id', '--data', data]);
+        expect(unknown.code).toBe(2);
+        expect(unknown.stderr).toMatch(/no token with id 'no-such-id'/);
     });
 
     it('serve rejects bad options with exit 2', () => {

@@ -6,11 +6,14 @@ import { CliError } from '../cli-error.js';
 
 export const TOKEN_USAGE = `apl token create [--data DIR] [--name NAME]
 apl token list [--data DIR]
+apl token revoke ID [--data DIR]
 
 Manages the API tokens of a service data directory (default APL_DATA_DIR or ./.apl-data).
   create   makes a new xaat-… token and prints it once on stdout; only its hash is stored.
            A running 'apl serve' on the same directory accepts it at once.
   list     prints the id, name and creation time of each stored token (never the tokens).
+  revoke   deletes the stored token with that id (from 'list'); a running 'apl serve' on the same
+           directory stops accepting it within a second.
   --data DIR    the data directory
   --name NAME   a label for the token (default 'cli')`;
 
@@ -28,8 +31,9 @@ export async function runTokenCommand(argv: string[], out: NodeJS.WritableStream
         out.write(TOKEN_USAGE + '\n');
         return 0;
     }
-    const [sub, ...extra] = positionals;
+    const [sub, ...args] = positionals;
     if (sub === undefined) throw new CliError(`missing subcommand\n\n${TOKEN_USAGE}`);
+    const extra = sub === 'revoke' ? args.slice(1) : args;
     if (extra.length > 0) throw new CliError(`unexpected argument '${extra[0]}'\n\n${TOKEN_USAGE}`);
     const dir = resolveDataDir(values.data);
     if (sub === 'create') {
@@ -61,6 +65,20 @@ export async function runTokenCommand(argv: string[], out: NodeJS.WritableStream
         }
         for (const t of list) out.write(`${t.id}  ${t.created}  ${t.name}\n`);
         if (list.length === 0) err.write(`no tokens stored in ${dir}\n`);
+        return 0;
+    }
+    if (sub === 'revoke') {
+        const id = args[0];
+        if (id === undefined || id.trim() === '') throw new CliError(`missing the id of the token to revoke (see 'apl token list')\n\n${TOKEN_USAGE}`);
+        if (values.name !== undefined) throw new CliError('--name only applies to token create');
+        let deleted;
+        try {
+            deleted = await (await TokenStore.open(dir)).deleteToken(id);
+        } catch (e) {
+            throw new CliError(`cannot revoke the token in ${dir}: ${(e as Error).message}`);
+        }
+        if (!deleted) throw new CliError(`no token with id '${id}' in ${dir} (see 'apl token list')`);
+        err.write(`revoked token ${id} in ${dir}\n`);
         return 0;
     }
     throw new CliError(`unknown subcommand '${sub}'\n\n${TOKEN_USAGE}`);
