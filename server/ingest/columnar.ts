@@ -31,7 +31,7 @@ export const KIND_BOOL = 4;
 export const KIND_OTHER = 8;
 
 /** One column being gathered: the rows that have a value (ascending) and those values. */
-export interface FieldBuilder {
+interface FieldBuilder {
     name: string;
     kinds: number;
     rows: Int32Array | number[];
@@ -39,7 +39,7 @@ export interface FieldBuilder {
 }
 
 /** Adds one event's fields at `row` (null/undefined = absent); columns keep first-appearance order. */
-export function addFields(builders: Map<string, FieldBuilder>, fields: FlatFields, row: number): void {
+function addFields(builders: Map<string, FieldBuilder>, fields: FlatFields, row: number): void {
     for (const k in fields) {
         const v = fields[k];
         if (v === null || v === undefined) continue;

@@ -13,7 +13,7 @@
 import { promisify } from 'node:util';
 import { crc32, deflateRaw, inflateRawSync } from 'node:zlib';
 import type { JsonValue } from '../../language/values.js';
-import { addFields, KIND_BOOL, KIND_NUM, KIND_OTHER, KIND_STR, toColumns, type BatchColumn, type FieldBuilder } from '../ingest/columnar.js';
+import { KIND_BOOL, KIND_NUM, KIND_OTHER, KIND_STR, toColumns, type BatchColumn } from '../ingest/columnar.js';
 import type { FlatFields } from '../ingest/normalize-event.js';
 
 const deflateRawAsync = promisify(deflateRaw);
@@ -83,60 +83,23 @@ export interface EncodeOptions {
     yieldRows?: number;
 }
 
-type Builder = FieldBuilder;
-
-/** Encodes batches into block bytes. Returns undefined when no row is kept. */
+/**
+ * Encodes batches into block bytes. Returns undefined when no row is kept. Batches of flat events
+ * (recovered from the WAL, or prepared on the main thread when no worker was available) are turned
+ * into columns first, so every block is made one way: column to column, as the live ingest path
+ * delivers them.
+ */
 export async function encodeBlock(batches: BlockInput[], opts: EncodeOptions): Promise<{ bytes: Buffer; header: BlockHeader } | undefined> {
-    // Batches that arrived as columns take the column-to-column route; flat events among them (a
-    // batch prepared on the main thread when no worker was available) are turned into columns too.
-    if (batches.some(isColumnar)) return encodeColumnarBlock(batches.map(asColumnar), opts);
-    return encodeEventBlock(batches as EventInput[], opts);
-}
-
-/** encodeBlock for flat events (batches recovered from the WAL): values gathered one by one. */
-async function encodeEventBlock(batches: EventInput[], opts: EncodeOptions): Promise<{ bytes: Buffer; header: BlockHeader } | undefined> {
-    let total = 0;
-    for (const b of batches) total += b.times.length;
-    const times = new BigInt64Array(total);
-    const batchIdx = new Uint32Array(total);
-    const rowIdx = new Uint32Array(total);
-    const builders = new Map<string, Builder>();
-    const batchList: [number, string][] = [];
-    let n = 0;
-    let minT = 0n;
-    let maxT = 0n;
-    let counter = 0;
-    const yieldRows = opts.yieldRows ?? 8192;
+    const columnar: ColumnarInput[] = [];
     for (const b of batches) {
-        const bi = batchList.length;
-        let used = false;
-        for (let r = 0; r < b.fields.length; r++) {
-            const t = b.times[r];
-            if (opts.keep && !opts.keep(b.seq, t)) continue;
-            used = true;
-            if (n === 0 || t < minT) minT = t;
-            if (n === 0 || t > maxT) maxT = t;
-            times[n] = t;
-            batchIdx[n] = bi;
-            rowIdx[n] = r;
-            addFields(builders, b.fields[r], n);
-            n++;
-            if (opts.yieldEvery && ++counter % yieldRows === 0) await opts.yieldEvery();
+        if (b.columns !== undefined) {
+            columnar.push(b);
+        } else {
+            columnar.push({ seq: b.seq, sysTime: b.sysTime, times: b.times, columns: toColumns(b.fields) });
+            if (opts.yieldEvery) await opts.yieldEvery();
         }
-        if (used) batchList.push([b.seq, b.sysTime.toString()]); // index bi: rows above reference it
     }
-    if (n === 0) return undefined;
-    const writer = new BlockWriter(opts.compress, times.subarray(0, n), batchIdx.subarray(0, n), rowIdx.subarray(0, n));
-    let work = 0;
-    for (const bl of builders.values()) {
-        work += bl.rows.length;
-        if (opts.yieldEvery && work >= yieldRows) {
-            work = 0;
-            await opts.yieldEvery();
-        }
-        writer.addColumn(builtColumn(bl, n));
-    }
-    return writer.finish({ rows: n, minT, maxT, batchList });
+    return encodeColumnarBlock(columnar, opts);
 }
 
 /** One column of a block before it is written: the encodings of the file format. */
@@ -145,43 +108,6 @@ type BlockColumn =
     | { name: string; kind: 'bool'; values: Uint8Array }
     | { name: string; kind: 'str'; dict: string[]; codes: Uint32Array }
     | { name: string; kind: 'json'; values: JsonValue[] };
-
-/** A gathered field's column, its encoding chosen by the kinds of values it holds. */
-function builtColumn(bl: Builder, n: number): BlockColumn {
-    const rows = bl.rows as number[];
-    if (bl.kinds === KIND_NUM) {
-        const values = new Float64Array(n);
-        const present = new Uint8Array((n + 7) >> 3);
-        for (let i = 0; i < rows.length; i++) {
-            const r = rows[i];
-            values[r] = bl.values[i] as number;
-            present[r >> 3] |= 1 << (r & 7);
-        }
-        return { name: bl.name, kind: 'f64', values, present };
-    }
-    if (bl.kinds === KIND_BOOL) {
-        const values = new Uint8Array(n).fill(2);
-        for (let i = 0; i < rows.length; i++) values[rows[i]] = bl.values[i] ? 1 : 0;
-        return { name: bl.name, kind: 'bool', values };
-    }
-    if (bl.kinds === KIND_STR) {
-        const index = new Map<string, number>();
-        const codes = new Uint32Array(n);
-        for (let i = 0; i < rows.length; i++) {
-            const str = bl.values[i] as string;
-            let c = index.get(str);
-            if (c === undefined) {
-                c = index.size + 1;
-                index.set(str, c);
-            }
-            codes[rows[i]] = c;
-        }
-        return { name: bl.name, kind: 'str', dict: [...index.keys()], codes };
-    }
-    const values: JsonValue[] = new Array<JsonValue>(n).fill(null);
-    for (let i = 0; i < rows.length; i++) values[rows[i]] = bl.values[i];
-    return { name: bl.name, kind: 'json', values };
-}
 
 /** Lays out a block's sections (compressed on the thread pool) and writes header and checksum. */
 class BlockWriter {
@@ -263,21 +189,11 @@ class BlockWriter {
 const view = (a: ArrayBufferView): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 
 type ColumnarInput = Extract<BlockInput, { columns: readonly BatchColumn[] }>;
-type EventInput = Extract<BlockInput, { fields: FlatFields[] }>;
-
-function isColumnar(b: BlockInput): b is ColumnarInput {
-    return b.columns !== undefined;
-}
-
-function asColumnar(b: BlockInput): ColumnarInput {
-    return isColumnar(b) ? b : { seq: b.seq, sysTime: b.sysTime, times: b.times, columns: toColumns(b.fields) };
-}
 
 /**
- * encodeBlock for batches that all arrived as columns (the live ingest path): the same block, byte
- * for byte, as gathering their values one by one, but copied column to column, each string looked up
- * once per batch dictionary entry instead of once per row. This runs on the main thread for every
- * tail compaction, so it is on the ingest hot path.
+ * The block of columnar batches, copied column to column, each string looked up once per batch
+ * dictionary entry rather than once per row. It runs on the main thread for every tail compaction,
+ * so it is on the ingest hot path.
  */
 async function encodeColumnarBlock(batches: ColumnarInput[], opts: EncodeOptions): Promise<{ bytes: Buffer; header: BlockHeader } | undefined> {
     let total = 0;
@@ -314,8 +230,8 @@ async function encodeColumnarBlock(batches: ColumnarInput[], opts: EncodeOptions
     }
     if (n === 0) return undefined;
 
-    // The columns in the order the one-by-one gathering creates them: by batch, then by column, at
-    // the column's first kept value; each with the kinds of its kept values.
+    // The columns in order of first appearance (by batch, then in the batch's column order), leaving
+    // out those with no kept value; each with the kinds of its kept values.
     const plan = new Map<string, { kinds: number; parts: { column: BatchColumn; rows: Int32Array }[] }>();
     batches.forEach((b, bi) => {
         for (const column of b.columns) {
@@ -382,10 +298,10 @@ function batchValue(column: BatchColumn, r: number): JsonValue | undefined {
     }
 }
 
-/** One block column from the parts of the batches that have it, encoded as builtColumn would. */
+/** One block column from the parts of the batches that have it; the encoding follows its kinds. */
 function mergedColumn(name: string, kinds: number, parts: { column: BatchColumn; rows: Int32Array }[], n: number): BlockColumn {
     if (kinds === KIND_STR) {
-        // Codes in order of first appearance in block rows, as builtColumn numbers them.
+        // Codes in order of first appearance in block rows.
         const index = new Map<string, number>();
         const codes = new Uint32Array(n);
         for (const { column, rows } of parts) {
