@@ -527,7 +527,7 @@ export class AplTypeComputer {
                 let open = before.open;
                 let n = 0;
                 for (const ne of op.columns) {
-                    const derived: DerivedName = ne.name !== undefined ? { name: ne.name, guessed: false } : this.derivedName(ne.expression, ++n);
+                    const derived = this.columnNameOf(ne, ++n);
                     open ||= derived.guessed;
                     putColumn(columns, col(derived.name, this.typeOf(ne.expression)), false);
                 }
@@ -543,7 +543,7 @@ export class AplTypeComputer {
                         open ||= before.open;
                         continue;
                     }
-                    const derived: DerivedName = ne.name !== undefined ? { name: ne.name, guessed: false } : this.derivedName(ne.expression, ++n);
+                    const derived = this.columnNameOf(ne, ++n);
                     open ||= derived.guessed;
                     putColumn(columns, col(derived.name, this.typeOf(ne.expression)), true);
                 }
@@ -618,7 +618,7 @@ export class AplTypeComputer {
                 let open = false;
                 let n = 0;
                 for (const g of op.groups) {
-                    const d = g.name !== undefined ? { name: g.name, guessed: false } : this.derivedName(g.expression, ++n);
+                    const d = this.columnNameOf(g, ++n);
                     open ||= d.guessed;
                     putColumn(columns, col(d.name, this.typeOf(g.expression)), true);
                 }
@@ -666,7 +666,7 @@ export class AplTypeComputer {
                 let open = false;
                 let n = 0;
                 for (const g of op.groups) {
-                    const d = g.name !== undefined ? { name: g.name, guessed: false } : this.derivedName(g.expression, ++n);
+                    const d = this.columnNameOf(g, ++n);
                     open ||= d.guessed;
                     putColumn(columns, col(d.name, this.typeOf(g.expression)), true);
                 }
@@ -727,6 +727,11 @@ export class AplTypeComputer {
         }
         const d = a.name !== undefined ? { name: a.name, guessed: false } : this.aggregateName(e, next);
         return [{ name: d.name, type: e ? this.typeOf(e) : 'unknown', guessed: d.guessed }];
+    }
+
+    /** The name a `name = expression` item gives its column: the name, else derived like KQL. */
+    private columnNameOf(item: ast.NamedExpression, position: number): DerivedName {
+        return item.name !== undefined ? { name: item.name, guessed: false } : this.derivedName(item.expression, position);
     }
 
     /** `count()` -> `count_`, `avg(x)` -> `avg_x` (from the catalogue's `defaultColumnName`). */
