@@ -267,7 +267,7 @@ function evalTable(expr: ast.Expression, env: QueryEnv, state: RunState, where: 
         if (expr.$type === 'Pipeline') {
             const p = expr as ast.Pipeline;
             const need = where === 'top' ? orderNeed(p.operators) : orderNeed(p.operators, 'desc');
-            if (where === 'top') state.order = need === 'asc' ? 'asc' : 'desc';
+            if (where === 'top') state.order = finalTimeOrder(p.operators) ?? (need === 'asc' ? 'asc' : 'desc');
             let frame = evalSource(p.source, env, state, need);
             let startAt = 0;
             // A streamable prefix followed by take: run it batch by batch and stop early.
@@ -353,6 +353,21 @@ function runBatched(src: Frame, ops: readonly ast.TabularOperator[], limit: numb
     const out = concatFrames(parts, undefined, ops[0]);
     out.meta = parts[parts.length - 1].frame.meta;
     return out;
+}
+
+/**
+ * The direction cursor paging runs in: that of the last sort when it sorts by `_time` first (an
+ * earlier `sort by x` must not decide it), else undefined (the scan order decides).
+ */
+function finalTimeOrder(ops: readonly ast.TabularOperator[]): 'asc' | 'desc' | undefined {
+    for (let i = ops.length - 1; i >= 0; i--) {
+        const op = ops[i];
+        if (op.$type !== 'SortOperator' && op.$type !== 'TopOperator') continue;
+        const first = (op as ast.SortOperator | ast.TopOperator).items[0];
+        if (!first || defaultName(first.expression) !== '_time') return undefined;
+        return first.direction === 'asc' ? 'asc' : 'desc';
+    }
+    return undefined;
 }
 
 /** Whether the pipeline's result depends on the order rows come from the dataset. */
@@ -1017,9 +1032,31 @@ function sortMeta(keys: SortKey[], frame: Frame): FrameMeta {
     return { ...frame.meta, order: keys.filter(k => k.name).map(k => ({ field: k.name!, desc: k.desc })), timeBinned: undefined, datasetOrder: undefined };
 }
 
+/**
+ * For a sort by `_time` over dataset rows: the row id as the last key, in `_time`'s direction, so
+ * rows with equal sort keys come in row-id order whatever order earlier operators left them in.
+ * That order is the one cursors page in (API.md §10.1), so cursor paging stays exact.
+ */
+function rowIdTiebreak(frame: Frame, keys: readonly SortKey[]): ((a: number, b: number) => number) | undefined {
+    const time = keys.find(k => k.name === '_time');
+    const ids = time && frame.find(ROWID);
+    if (!time || !ids) return undefined;
+    const sel = ids.sel;
+    if (ids.data instanceof RowIdColumn) {
+        // Compare the parts (time, batch, row) instead of formatting two id strings per comparison.
+        const snap = ids.data.snap;
+        const sgn = time.desc ? -1 : 1;
+        return sel ? (a, b) => sgn * snap.compareRows(sel[a], sel[b]) : (a, b) => sgn * snap.compareRows(a, b);
+    }
+    const c = comparatorFor(ids.data, time.desc, 'last');
+    return sel ? (a, b) => c(sel[a], sel[b]) : c;
+}
+
 function sortFrame(frame: Frame, items: readonly ast.SortItem[], env: QueryEnv): Frame {
     const keys = sortKeys(frame, items, env);
     const cmps = keys.map(k => comparatorFor(k.col, k.desc, k.nulls));
+    const tie = rowIdTiebreak(frame, keys);
+    if (tie) cmps.push(tie);
     const n = frame.length;
     const idx = new Uint32Array(n);
     for (let i = 0; i < n; i++) idx[i] = i;
@@ -1044,6 +1081,8 @@ function topN(frame: Frame, items: readonly ast.SortItem[], k: number, env: Quer
     if (k >= n / 4) return takeRows(sortFrame(frame, items, env), k);
     const keys = sortKeys(frame, items, env, false);
     const cmps = keys.map(logicalComparator);
+    const tie = rowIdTiebreak(frame, keys);
+    if (tie) cmps.push(tie);
     const cmp = (a: number, b: number): number => {
         for (const c of cmps) {
             const r = c(a, b);
