@@ -21,6 +21,11 @@ import { registerDatasetRoutes } from './routes-datasets.js';
 import { registerIngestRoutes } from './routes-ingest.js';
 import { registerQueryRoutes } from './routes-query.js';
 import { registerUserRoutes, type LocalUser } from './routes-user.js';
+import { detachDataset, reconcileAnnotations, registerAnnotationRoutes, type Annotation } from './routes-annotations.js';
+import { registerMonitorRoutes, type StoredMonitor } from './routes-monitors.js';
+import { registerUnavailableRoutes } from './routes-unavailable.js';
+import { ServiceAplChecker } from './apl-check.js';
+import { JsonCollection } from '../store/json-collection.js';
 import { loadSamples, DEFAULT_SAMPLE_ROWS } from './samples.js';
 
 export const DEFAULT_HOST = '127.0.0.1';
@@ -130,8 +135,14 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
             await writeFileAtomic(statePath, JSON.stringify(state, null, 1));
         }
 
-        const user: LocalUser = { id: state.userId, name: 'Local User', email: 'local@localhost' };
-        const app = buildApp({ data, auth: new Authenticator(configured, store.tokens), user, maxBodyBytes, maxResultRows, log });
+        // Annotations and monitors: one file each in the data directory (see server/store/json-collection.ts).
+        const annotations = await JsonCollection.open<Annotation>(dataDir, 'annotations', { log });
+        await reconcileAnnotations(annotations, (name) => data.hasDataset(name));
+        data.onDatasetDeleted((name) => detachDataset(annotations, name));
+        const monitors = await JsonCollection.open<StoredMonitor>(dataDir, 'monitors', { log });
+
+        const user: LocalUser = { id: state.userId, name: 'Local User', email: 'local@localhost', created: state.created };
+        const app = buildApp({ data, auth: new Authenticator(configured, store.tokens), user, maxBodyBytes, maxResultRows, log, annotations, monitors });
         await app.listen({ host, port });
         const addr = app.server.address();
         const boundPort = typeof addr === 'object' && addr ? addr.port : port;
@@ -170,6 +181,8 @@ export interface AppDeps {
     maxBodyBytes: number;
     maxResultRows: number;
     log: (msg: string) => void;
+    annotations: JsonCollection<Annotation>;
+    monitors: JsonCollection<StoredMonitor>;
 }
 
 /** The fastify app with every route, not yet listening (tests may `inject`). */
@@ -186,5 +199,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     registerDatasetRoutes(app, { data: deps.data, userId: deps.user.id });
     registerIngestRoutes(app, deps.data);
     registerQueryRoutes(app, { data: deps.data, maxResultRows: deps.maxResultRows });
+    registerAnnotationRoutes(app, { data: deps.data, annotations: deps.annotations });
+    registerMonitorRoutes(app, { monitors: deps.monitors, checker: new ServiceAplChecker(deps.data), userId: deps.user.id });
+    registerUnavailableRoutes(app);
     return app;
 }

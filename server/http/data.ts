@@ -122,6 +122,17 @@ export class DataPlane {
             this.engine.deleteDataset(name);
             await this.store.deleteDataset(name);
         });
+        for (const fn of this.deletedListeners) {
+            // The dataset is gone already: a listener's failure is reported, not turned into an error.
+            await fn(name).catch((err: unknown) => this.opts.log(`after deleting dataset ${name}: ${String(err)}`));
+        }
+    }
+
+    private readonly deletedListeners: ((name: string) => Promise<unknown>)[] = [];
+
+    /** Runs `fn` after each dataset deletion (annotations drop the dataset from their lists). */
+    onDatasetDeleted(fn: (name: string) => Promise<unknown>): void {
+        this.deletedListeners.push(fn);
     }
 
     /** API E9: drops events older than now - maxDuration, in the store and in the engine. */

@@ -9,6 +9,7 @@ import type { DatasetMeta } from '../store/store.js';
 import { validateDatasetName } from '../store/errors.js';
 import { requireScope } from './auth.js';
 import { jsonBody, jsonObjectBody } from './body.js';
+import { optBool, optString } from './body-fields.js';
 import type { DataPlane } from './data.js';
 import { badRequest, HttpError } from './errors.js';
 
@@ -34,20 +35,6 @@ export function datasetObject(m: DatasetMeta): Record<string, unknown> {
         mapFields: m.mapFields.length ? [...m.mapFields] : null,
         edgeDeployment: 'local',
     };
-}
-
-function optString(body: Record<string, unknown>, key: string): string | undefined {
-    const v = body[key];
-    if (v === undefined || v === null) return undefined;
-    if (typeof v !== 'string') throw badRequest(`invalid ${key}: expected a string, got ${JSON.stringify(v)}`);
-    return v;
-}
-
-function optBool(body: Record<string, unknown>, key: string): boolean | undefined {
-    const v = body[key];
-    if (v === undefined || v === null) return undefined;
-    if (typeof v !== 'boolean') throw badRequest(`invalid ${key}: expected true or false, got ${JSON.stringify(v)}`);
-    return v;
 }
 
 function optDays(body: Record<string, unknown>, key: string): number | undefined {
