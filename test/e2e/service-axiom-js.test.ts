@@ -145,6 +145,62 @@ describe('@axiomhq/js against apl serve', () => {
         await expect(bad.datasets.list()).rejects.toThrow(/forbidden/); // js maps 401 to Error('forbidden')
     });
 
+    it('annotations: create, get, list (datasets/start/end), update, delete, with the js client unchanged', async () => {
+        const created = await axiom.annotations.create({ type: 'production-deploy', datasets: [DS], title: 'v2', url: 'some-url', time: '2024-07-01T10:00:00Z' });
+        expect(created).toMatchObject({ type: 'production-deploy', datasets: [DS], title: 'v2', url: 'some-url', time: '2024-07-01T10:00:00Z' });
+        expect(created.id).toMatch(/^ann_/);
+        expect(await axiom.annotations.get(created.id)).toEqual(created);
+        // js sends the list filter as ?datasets=a,b (String of the array)
+        expect((await axiom.annotations.list({ datasets: [DS, 'other'] })).map((a) => a.id)).toEqual([created.id]);
+        expect(await axiom.annotations.list({ datasets: [DS], start: '2024-07-01T11:00:00Z' })).toEqual([]);
+        expect((await axiom.annotations.list({ datasets: [DS], end: '2024-07-01T10:00:00Z' })).map((a) => a.id)).toEqual([created.id]);
+        expect((await axiom.annotations.list()).length).toBeGreaterThan(0);
+        const updated = await axiom.annotations.update(created.id, { description: 'filled in', endTime: '2024-07-01T10:30:00Z' });
+        expect(updated).toEqual({ ...created, description: 'filled in', endTime: '2024-07-01T10:30:00Z' });
+        await expect(axiom.annotations.create({ type: 'Bad Type', datasets: [DS] })).rejects.toThrow(/failed with 400: invalid type: .*"Bad Type"/);
+        const del = await axiom.annotations.delete(created.id);
+        expect(del.status).toBe(204);
+        await expect(axiom.annotations.get(created.id)).rejects.toThrow(/failed with 404: annotation .* not found/);
+    });
+
+    it('monitors: create, get, list, update, delete, with the js client unchanged (the APL is checked)', async () => {
+        const request = {
+            name: 'Integration Test Monitor',
+            type: 'Threshold' as const,
+            description: 'Monitor created by the e2e test',
+            aplQuery: `['${DS}'] | summarize count() by bin_auto(_time)`,
+            operator: 'Above' as const,
+            threshold: 100,
+            alertOnNoData: false,
+            notifyByGroup: false,
+            notifierIDs: [],
+            intervalMinutes: 5,
+            rangeMinutes: 10,
+        };
+        const created = await axiom.monitors.create(request);
+        expect(created).toMatchObject({ name: request.name, description: request.description, type: 'Threshold', threshold: 100, aplQuery: request.aplQuery });
+        expect(created.id).toMatch(/^mon_/);
+        expect(await axiom.monitors.get(created.id)).toEqual(created);
+        expect((await axiom.monitors.list()).find((m) => m.id === created.id)).toEqual(created);
+        const updated = await axiom.monitors.update(created.id, { ...request, name: 'Updated', threshold: 150 });
+        expect(updated).toMatchObject({ id: created.id, name: 'Updated', threshold: 150, createdAt: created.createdAt });
+        await expect(axiom.monitors.create({ ...request, aplQuery: `['${DS}'] | summarize cnt()` })).rejects.toThrow(/failed with 400: invalid aplQuery: APL0001 .*\(line 1, column \d+\)/);
+        const del = await axiom.monitors.delete(created.id);
+        expect(del.status).toBe(204);
+        await expect(axiom.monitors.get(created.id)).rejects.toThrow(/failed with 404/);
+    });
+
+    it('users: current, list and get', async () => {
+        const me = await axiom.users.current();
+        expect(await axiom.users.list()).toEqual([me]);
+        expect(await axiom.users.get(me.id)).toEqual(me);
+    });
+
+    it('endpoints apl serve does not offer fail fast with a 404 that says why (no retry)', async () => {
+        await expect(axiom.dashboards.list()).rejects.toThrow(/failed with 404: GET \/v2\/dashboards is not available in apl serve/);
+        await expect(axiom.savedQueries.get('q1')).rejects.toThrow(/failed with 404: .*saved \(starred\) queries/);
+    });
+
     it('deletes the dataset (204)', async () => {
         const res = await axiom.datasets.delete(DS);
         expect(res.status).toBe(204);
