@@ -147,10 +147,17 @@ describe('monitors: the APL is checked like apl check (400 with code and line/co
         expect((await t.call('GET', `/v2/monitors/${m.id}`)).json).toEqual(m);
     });
 
-    it('a query longer than 64 KiB: 400 before any parsing', async () => {
-        const r = await t.call('POST', '/v2/monitors', { ...VALID, aplQuery: `['http-logs'] | where uri == '${'a'.repeat(70_000)}'` });
+    it('a query longer than 16 KiB: 400 before any parsing', async () => {
+        const r = await t.call('POST', '/v2/monitors', { ...VALID, aplQuery: `['http-logs'] | where uri == '${'a'.repeat(17_000)}'` });
         expect(r.status).toBe(400);
-        expect(r.json.message).toMatch(/^invalid aplQuery: \d+ characters, at most 65536/);
+        expect(r.json.message).toMatch(/^invalid aplQuery: \d+ characters, at most 16384/);
+    });
+
+    it("['http-logs'] | where ((((…x…)))) 3,000 deep: 400 (not a 500), and the service answers on", async () => {
+        const r = await t.call('POST', '/v2/monitors', { ...VALID, aplQuery: `['http-logs'] | where ${'('.repeat(3000)}status${')'.repeat(3000)} > 1` });
+        expect(r.status, r.text).toBe(400);
+        expect(r.json.message).toMatch(/^invalid aplQuery: /);
+        expect((await t.call('GET', '/v2/monitors')).status).toBe(200);
     });
 });
 
