@@ -18,6 +18,12 @@ import { gzip as gzipCb } from 'node:zlib';
 import { AplApiError } from './errors.js';
 import { pagesByCursor, pagesByTime } from './paging.js';
 import type {
+    Annotation,
+    AnnotationFilter,
+    CreateAnnotationRequest,
+    Monitor,
+    MonitorRequest,
+    UpdateAnnotationRequest,
     AplLegacyResult,
     CreateDatasetRequest,
     Dataset,
@@ -94,6 +100,24 @@ export class AplClient {
     private readonly extraHeaders: Record<string, string>;
     private readonly fetchImpl: typeof fetch;
 
+    /** Annotations (`/v2/annotations`). */
+    readonly annotations: {
+        list(filter?: AnnotationFilter): Promise<Annotation[]>;
+        get(id: string): Promise<Annotation>;
+        create(request: CreateAnnotationRequest): Promise<Annotation>;
+        update(id: string, request: UpdateAnnotationRequest): Promise<Annotation>;
+        delete(id: string): Promise<void>;
+    };
+
+    /** Monitor definitions (`/v2/monitors`). */
+    readonly monitors: {
+        list(): Promise<Monitor[]>;
+        get(id: string): Promise<Monitor>;
+        create(request: MonitorRequest): Promise<Monitor>;
+        update(id: string, request: MonitorRequest): Promise<Monitor>;
+        delete(id: string): Promise<void>;
+    };
+
     /** Dataset management (`/v2/datasets`). */
     readonly datasets: {
         list(): Promise<Dataset[]>;
@@ -115,6 +139,8 @@ export class AplClient {
         const f = options.fetch ?? globalThis.fetch;
         if (typeof f !== 'function') throw new TypeError('no fetch implementation: Node 18+ provides a global fetch');
         this.fetchImpl = f;
+        this.annotations = this.resource<Annotation, CreateAnnotationRequest, UpdateAnnotationRequest, AnnotationFilter>('/v2/annotations');
+        this.monitors = this.resource<Monitor, MonitorRequest, MonitorRequest, never>('/v2/monitors');
         const ds = (id: string) => `${this.url}/v2/datasets/${encodeURIComponent(id)}`;
         this.datasets = {
             list: () => this.call<Dataset[]>({ method: 'GET', url: `${this.url}/v2/datasets` }),
@@ -125,6 +151,25 @@ export class AplClient {
                 await this.call<unknown>({ method: 'DELETE', url: ds(id) });
             },
             fields: id => this.call<DatasetField[]>({ method: 'GET', url: `${ds(id)}/fields` }),
+        };
+    }
+
+    /** list/get/create/update/delete of a `/v2/<things>` collection; `list`'s filter becomes the query string (arrays comma-joined). */
+    private resource<T, C, U, F extends object>(base: string) {
+        const one = (id: string) => `${this.url}${base}/${encodeURIComponent(id)}`;
+        return {
+            list: (filter?: F) => {
+                const q = new URLSearchParams();
+                for (const [k, v] of Object.entries(filter ?? {})) if (v !== undefined) q.set(k, Array.isArray(v) ? v.join(',') : String(v));
+                const qs = q.toString();
+                return this.call<T[]>({ method: 'GET', url: `${this.url}${base}${qs ? `?${qs}` : ''}` });
+            },
+            get: (id: string) => this.call<T>({ method: 'GET', url: one(id) }),
+            create: (request: C) => this.call<T>({ method: 'POST', url: `${this.url}${base}`, json: request }),
+            update: (id: string, request: U) => this.call<T>({ method: 'PUT', url: one(id), json: request }),
+            delete: async (id: string) => {
+                await this.call<unknown>({ method: 'DELETE', url: one(id) });
+            },
         };
     }
 
