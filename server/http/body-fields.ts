@@ -33,21 +33,17 @@ export function optBool(body: Body, key: string): boolean | undefined {
 }
 
 /** A finite number within [min, max]. */
-export function optNumber(body: Body, key: string, range: { min?: number; max?: number } = {}): number | undefined {
+export function optNumber(body: Body, key: string, range: { min?: number; max?: number } = {}, integer = false): number | undefined {
     const v = body[key];
     if (v === undefined || v === null) return undefined;
-    if (typeof v !== 'number' || !Number.isFinite(v)) throw fieldError(key, 'a number', v);
+    if (typeof v !== 'number' || !(integer ? Number.isInteger(v) : Number.isFinite(v))) throw fieldError(key, integer ? 'an integer' : 'a number', v);
     checkRange(key, v, range);
     return v;
 }
 
 /** An integer within [min, max]. */
 export function optInteger(body: Body, key: string, range: { min?: number; max?: number } = {}): number | undefined {
-    const v = body[key];
-    if (v === undefined || v === null) return undefined;
-    if (typeof v !== 'number' || !Number.isInteger(v)) throw fieldError(key, 'an integer', v);
-    checkRange(key, v, range);
-    return v;
+    return optNumber(body, key, range, true);
 }
 
 function checkRange(key: string, v: number, { min, max }: { min?: number; max?: number }): void {
