@@ -42,5 +42,14 @@ export const builds = [
     cjs({ entryPoints: ['server/store/compact-worker.ts'], outfile: 'out/compact-worker.cjs' }),
     // Ingest bodies are parsed on a worker thread too (server/ingest/prepare-pool.ts).
     cjs({ entryPoints: ['server/ingest/prepare-worker.ts'], outfile: 'out/ingest-worker.cjs' }),
-    { ...common, entryPoints: ['language/index.ts'], outfile: 'out/index.mjs', format: 'esm', packages: 'external' },
+    // The library bundles its dependencies too, so the package installs with no dependency to fetch
+    // (test/e2e/npm-pack.test.ts installs it offline). Bundled CommonJS dependencies call require():
+    // give the ESM bundle one.
+    {
+        ...common,
+        entryPoints: ['language/index.ts'],
+        outfile: 'out/index.mjs',
+        format: 'esm',
+        banner: { js: 'import { createRequire as __aplCreateRequire } from "node:module"; const require = __aplCreateRequire(import.meta.url);' },
+    },
 ];
