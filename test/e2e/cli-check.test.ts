@@ -94,7 +94,7 @@ describe('apl check', () => {
         expect(runApl(['check', '--bogus']).code).toBe(2);
         const r = runApl(['check', '--format', 'xml', 'x.apl']);
         expect(r.code).toBe(2);
-        expect(r.stderr).toContain('--format must be text or json');
+        expect(r.stderr).toContain('--format must be text, json or sarif');
     });
 
     it("['sample-http-logs'] | where stauts == '500' with --schema  →  a warning, exit 0", () => {
