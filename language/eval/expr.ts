@@ -6,6 +6,7 @@
  * catalogue's `evaluate` row by row over the argument vectors. Constant sub-expressions are folded
  * once at compile time.
  */
+import { derivedColumnName } from '../column-names.js';
 import type { AstNode } from 'langium';
 import type * as ast from '../generated/ast.js';
 import { lookupAggregate, lookupScalarFunction, type EvalContext } from '../builtins/index.js';
@@ -109,20 +110,22 @@ export function compileExpr(node: ast.Expression, frame: Frame, env: QueryEnv): 
     return new ExprCompiler(frame, env).compile(node);
 }
 
-/** The name a column gets when an expression is not named: `x` for `x`, `geo.city`, `_time` for bin(_time,..). */
+/**
+ * The name a column gets when an expression is not named (language/column-names.ts): `x` for `x`,
+ * `geo.city`, `_time` for `bin(_time, 1h)`, `is_tls` for `tostring(is_tls)`; undefined otherwise.
+ */
 export function defaultName(node: ast.Expression): string | undefined {
+    return derivedColumnName(node, chainName);
+}
+
+/** A name chain's column name: `x`, `['geo.city']`, `a.b.c` (dotted). */
+function chainName(node: ast.Expression): string | undefined {
     switch (node.$type) {
         case 'NameReference': return (node as ast.NameReference).name;
         case 'BracketReference': return (node as ast.BracketReference).name;
         case 'MemberAccess': {
             const path = memberPath(node);
             return path ? path.join('.') : undefined;
-        }
-        case 'ParenthesizedExpression': return defaultName((node as ast.ParenthesizedExpression).expression);
-        case 'FunctionCall': {
-            const call = node as ast.FunctionCall;
-            if ((call.function === 'bin' || call.function === 'bin_auto' || call.function === 'floor') && call.arguments.length >= 1) return defaultName(call.arguments[0].expression);
-            return undefined;
         }
     }
     return undefined;
