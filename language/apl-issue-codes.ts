@@ -112,22 +112,41 @@ export function editDistance(a: string, b: string, max = Infinity): number {
 }
 
 /**
- * The closest candidate to `name`: a case-insensitive match first, then the smallest edit distance
- * within about a third of the name's length. Undefined when nothing is close.
+ * The closest candidate to `name`, or undefined when nothing is close. Ranked by, in order of
+ * strength: a case-insensitive match; an edit distance within about a third of the name's length;
+ * an abbreviation (`cnt` for `count`: the same first letter, the letters in order). `preferred`
+ * candidates (what fits the position, e.g. aggregations inside `summarize`) win over others of a
+ * rank just below, so `summarize cnt()` suggests `count`, not the scalar `cot`.
  */
-export function didYouMean(name: string, candidates: Iterable<string>): string | undefined {
+export function didYouMean(name: string, candidates: Iterable<string>, preferred?: (candidate: string) => boolean): string | undefined {
     const lower = name.toLowerCase();
     const max = Math.max(1, Math.floor(name.length / 3));
     let best: string | undefined;
-    let bestDistance = max + 1;
+    let bestScore = Infinity;
     for (const c of candidates) {
         if (c === name) continue;
-        if (c.toLowerCase() === lower) return c;
-        const d = editDistance(name, c, bestDistance - 1 < max ? bestDistance - 1 : max);
-        if (d < bestDistance) {
+        let score: number;
+        if (c.toLowerCase() === lower) score = -10;
+        else {
+            const d = editDistance(name, c, max);
+            if (d <= max) score = d;
+            else if (isAbbreviation(lower, c.toLowerCase())) score = max + 0.5;
+            else continue;
+        }
+        // Shorter candidates first among equals: `count` before `countif` for `cnt`.
+        score += (Math.abs(c.length - name.length) / 100) - (preferred?.(c) ? 1 : 0);
+        if (score < bestScore) {
             best = c;
-            bestDistance = d;
+            bestScore = score;
         }
     }
-    return bestDistance <= max ? best : undefined;
+    return best;
+}
+
+/** `abbr` is `word` with letters left out: same first letter, the rest in order (`cnt`, `count`). */
+function isAbbreviation(abbr: string, word: string): boolean {
+    if (abbr.length < 2 || word.length > abbr.length * 3 || abbr[0] !== word[0]) return false;
+    let i = 1;
+    for (let j = 1; j < word.length && i < abbr.length; j++) if (word[j] === abbr[i]) i++;
+    return i === abbr.length;
 }

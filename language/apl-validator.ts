@@ -82,7 +82,9 @@ export class AplValidator {
         const aggregate = lookupAggregate(name);
         if (!scalar && !aggregate) {
             if (SPECIAL_CALLS.has(name) || typedLiteralType(call) !== undefined) return;
-            const suggestion = didYouMean(name, allCallableNames());
+            // Inside summarize an aggregation fits; elsewhere a scalar function does.
+            const aggregationWanted = this.types.inAggregationContext(call);
+            const suggestion = didYouMean(name, allCallableNames(), c => (lookupAggregate(c) !== undefined) === aggregationWanted);
             this.report(accept, Issues.UnknownFunction, { name, suggestion }, call, 'function', suggestion);
             return;
         }
@@ -93,6 +95,7 @@ export class AplValidator {
             return;
         }
         const count = call.arguments.length;
+        if (scalar?.packsAllColumns && count === 1 && call.arguments[0].expression?.$type === 'StarExpression') return;
         if (!acceptsArgumentCount(entry, count)) {
             this.report(accept, Issues.WrongArgumentCount, { name, count, expected: describeArity(entry.signatures) }, call, 'function');
             return;
@@ -285,10 +288,12 @@ function argumentFits(param: ParamType | undefined, arg: AplType): boolean {
 function describeArity(signatures: Signature[]): string {
     const parts = signatures.map(s => {
         const { min, max } = arityOf(s);
+        // `case(c1, v1, c2, v2)` is not short of arguments: it lacks the else value. Say what the arguments are.
+        if (s.arity?.shape) return `${s.arity.shape} (${s.arity.parity ? `an ${s.arity.parity} number of arguments, ` : ''}at least ${min})`;
         if (max === Infinity) return `at least ${min}`;
         return min === max ? `${min}` : `${min} to ${max}`;
     });
     const unique = [...new Set(parts)];
     const text = unique.join(' or ');
-    return `${text} argument${text === '1' ? '' : 's'}`;
+    return signatures.some(s => s.arity?.shape) ? text : `${text} argument${text === '1' ? '' : 's'}`;
 }

@@ -43,7 +43,13 @@ export interface Signature {
      * Extra arity rule for variadic signatures: `odd` (case), `even` (bag_pack), and bounds.
      * Arity bounds are otherwise derived from `params`.
      */
-    arity?: { min?: number; max?: number; parity?: 'odd' | 'even' };
+    arity?: {
+        min?: number;
+        max?: number;
+        parity?: 'odd' | 'even';
+        /** What the arguments are, for messages: `condition/value pairs and a final else value`. */
+        shape?: string;
+    };
 }
 
 /**
@@ -103,6 +109,8 @@ export interface ScalarFunction {
     description: string;
     /** A short runnable APL example. */
     example: string;
+    /** `f(*)` is allowed and means every column of the row, by name (Axiom's `bag_pack(*)`). */
+    packsAllColumns?: boolean;
     /** How an unnamed call names its column; see ResultNameRule. */
     resultName?: ResultNameRule;
     /** Axiom-only (not in KQL). */

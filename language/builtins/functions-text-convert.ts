@@ -440,7 +440,7 @@ export const CONDITIONAL_FUNCTIONS: ScalarFunction[] = [
         signatures: [
             {
                 params: [p('condition1', 'bool'), p('result1', 'scalar'), p('conditionN_resultN_else', 'scalar', { variadic: true })],
-                arity: { min: 3, parity: 'odd' },
+                arity: { min: 3, parity: 'odd', shape: 'condition/value pairs and a final else value' },
             },
         ],
         returns: caseResultType,

@@ -467,6 +467,15 @@ export class ExprCompiler {
         return { type: 'bool', isConst: false, run: f => ({ c: false, col: stringPredicateVec(left.run(f), f.length, pred, false), sel: null }) };
     }
 
+    /** `bag_pack(*)`: every column of the row as a property bag, as `bag_pack('a', a, 'b', b, …)`. */
+    private packAllColumns(node: ast.FunctionCall, name: string): Compiled {
+        const fn = lookupScalarFunction(name)!;
+        const args: Compiled[] = [];
+        for (const c of this.frame.visible()) args.push(constant('string', c.name), this.columnRef(c.name, node)!);
+        const ctx = evalCtx(this.env, args.map(a => a.type), 'dynamic');
+        return this.rowwise('dynamic', args, vals => fn.evaluate!(vals, ctx));
+    }
+
     /** `* has "x"`: the predicate over every column, or-ed. */
     private starSearch(op: string, node: ast.BinaryExpression): Compiled {
         const right = this.compile(node.right as ast.Expression);
@@ -649,6 +658,7 @@ export class ExprCompiler {
             case 'toscalar':
                 throw unsupportedAt(node, 'toscalar()');
         }
+        if (args.length === 1 && args[0].$type === 'StarExpression' && lookupScalarFunction(name)?.packsAllColumns) return this.packAllColumns(node, name);
         if (!lookupScalarFunction(name) && Object.prototype.hasOwnProperty.call(CAST_FUNCTIONS, name)) {
             const t = CAST_FUNCTIONS[name];
             if (args.length !== 1) throw errorAt(node, `${name}() expects one argument`);

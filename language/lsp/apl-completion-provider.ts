@@ -104,6 +104,9 @@ export class AplCompletionProvider extends DefaultCompletionProvider {
         const text = document.textDocument.getText();
         const offset = document.textDocument.offsetAt(params.position);
         const items = safely('completion', [] as CompletionItem[], () => this.complete(document, text, offset));
+        // Sent in sortText order: a client that shows the list as it comes (or breaks ties by
+        // position) then shows `status` before `server_datacenter` for `sta`, too.
+        items.sort((a, b) => (a.sortText ?? '').localeCompare(b.sortText ?? ''));
         return CompletionList.create(items, false);
     }
 

@@ -84,6 +84,11 @@ const schemaCases: [string, string[]][] = [
     ["['nope-dataset'] | where anything == 1", [IssueCodes.UnknownDataset]],
     ["['sample-http-logs'] | make-series count() on _time step 1h | mv-expand time", []],
     ["search 'x' | where anything == 1", []],
+    // case needs condition/value pairs and a final else value; bag_pack(*) packs every column (Axiom's docs)
+    ["print c = case(1 > 2, 'a', 2 > 3, 'b', 3 > 1, 'c')", [IssueCodes.WrongArgumentCount]],
+    ["print c = case(1 > 2, 'a', 2 > 3, 'b', 'else')", []],
+    ["['sample-http-logs'] | extend b = bag_pack(*)", []],
+    ["['sample-http-logs'] | extend b = pack(*)", []],
     ["['sample-http-logs'] | where uri has_any (dynamic(['a', 'b'])) and method in (dynamic(['GET']))", []],
 ];
 
@@ -171,5 +176,18 @@ describe('syntax errors carry APL1001 in the editor too', () => {
         const result = await validateEmpty("['sample-http-logs'] | where");
         expect(result.diagnostics.length).toBeGreaterThan(0);
         expect(new Set(result.diagnostics.map(d => d.code))).toEqual(new Set([IssueCodes.SyntaxError]));
+    });
+});
+
+describe('argument-count messages say what the arguments are', () => {
+    it("print c = case(1 > 2, 'a', 2 > 3, 'b', 3 > 1, 'c')", async () => {
+        const [d] = await checkText("print c = case(1 > 2, 'a', 2 > 3, 'b', 3 > 1, 'c')");
+        expect(d.code).toBe(IssueCodes.WrongArgumentCount);
+        expect(d.message).toBe("'case' takes condition/value pairs and a final else value (an odd number of arguments, at least 3), but 6 were given.");
+    });
+
+    it("print b = bag_pack('a', 1, 'b')", async () => {
+        const [d] = await checkText("print b = bag_pack('a', 1, 'b')");
+        expect(d.message).toBe("'bag_pack' takes key/value pairs (an even number of arguments, at least 2), but 3 were given.");
     });
 });
