@@ -9,7 +9,9 @@
 import { derivedColumnName } from '../column-names.js';
 import type { AstNode } from 'langium';
 import type * as ast from '../generated/ast.js';
-import { lookupAggregate, lookupScalarFunction, type EvalContext } from '../builtins/index.js';
+import { argumentTypeProblem, lookupAggregate, lookupScalarFunction, type EvalContext } from '../builtins/index.js';
+import { Issues } from '../apl-issue-codes.js';
+import { literalIndexProblem } from '../indexing.js';
 import { LiteralError, literalType, literalValue } from '../literal-values.js';
 import { typeFromName } from '../types/apl-types.js';
 import { Datetime, Timespan, type AplValue, type JsonValue } from '../values.js';
@@ -187,8 +189,12 @@ export class ExprCompiler {
             case 'TypeofLiteral': return constant('string', (node as ast.TypeofLiteral).type);
             case 'NameReference': return this.name((node as ast.NameReference).name, node);
             case 'BracketReference': return this.name((node as ast.BracketReference).name, node);
-            case 'MemberAccess': return this.member(node as ast.MemberAccess);
-            case 'IndexAccess': return this.index(node as ast.IndexAccess);
+            case 'MemberAccess': case 'IndexAccess': {
+                // The checker's rule (language/indexing.ts): `take 1` + a new line `['logs'] | …` is two queries without ';'.
+                const problem = literalIndexProblem(node as ast.MemberAccess | ast.IndexAccess);
+                if (problem) throw errorAt(node, problem);
+                return node.$type === 'MemberAccess' ? this.member(node as ast.MemberAccess) : this.index(node as ast.IndexAccess);
+            }
             case 'ParenthesizedExpression': {
                 const inner = (node as ast.ParenthesizedExpression).expression;
                 if (isTabular(inner)) throw errorAt(node, 'a tabular expression cannot be used where a scalar value is expected');
@@ -703,6 +709,12 @@ export class ExprCompiler {
         if (!fn.evaluate) throw unsupportedAt(node, `the function '${name}'${fn.unsupported ? ` (${fn.unsupported})` : ''}`);
         const args = node.arguments.map(a => this.compile(a.expression));
         const argTypes = args.map(a => a.type);
+        // The checker's rule (builtins/index.ts), so `apl check` and `apl run` agree on `tohex(uri)`.
+        const problem = argumentTypeProblem(fn.signatures, argTypes);
+        if (problem) {
+            const message = Issues.ArgumentTypeMismatch.message({ name, position: problem.index + 1, expected: problem.expected, actual: argTypes[problem.index] });
+            throw errorAt(node.arguments[problem.index], message.replace(/\.$/, ''));
+        }
         const rt = normType(typeof fn.returns === 'function' ? fn.returns(argTypes) : fn.returns);
         const ctx = evalCtx(this.env, argTypes, rt);
         const evaluate = fn.evaluate;

@@ -154,3 +154,16 @@ describe('apl check --format sarif', () => {
         expect((JSON.parse(r.stdout) as import('sarif').Log).runs[0].results).toEqual([]);
     });
 });
+
+describe('apl check says what apl run says', () => {
+    it("['sample-http-logs'] | take 1 then ['sample-http-logs'] | count on the next line, without ';'  →  both exit 1 at 1:29 with the same message", () => {
+        const two = file('two.apl', "['sample-http-logs'] | take 1\n['sample-http-logs'] | count\n");
+        const check = runApl(['check', two]);
+        const run = runApl(['run', '--file', two]);
+        expect(check.code).toBe(1);
+        expect(run.code).toBe(1);
+        const message = "'1' is not a dynamic value, so it cannot be indexed with [ ]. If a new query starts on line 2, end the one before it with ';'.";
+        expect(check.stdout.split('\n')[0]).toBe(`${two}:1:29: error APL0014 ${message}`);
+        expect(run.stderr.split('\n')[0]).toBe(`${two}:1:29: error: ${message}`);
+    });
+});
