@@ -368,7 +368,9 @@ export class AplCompletionProvider extends DefaultCompletionProvider {
     // ------------------------------------------------------------------ special forms
 
     private completeBracket(document: LangiumDocument, text: string, offset: number, start: number, typed: string): CompletionItem[] {
-        const after = /^(?:[^'"\]\n]*)(['"])?\s*\]?/.exec(text.slice(offset))?.[0] ?? '';
+        // What is already typed after the cursor (`city']`), never past the line's end: an unterminated
+        // `['` at the end of a line must not swallow the next line.
+        const after = /^(?:[^'"\]\r\n]*)(['"])?[ \t]*\]?/.exec(text.slice(offset))?.[0] ?? '';
         const range = this.rangeOf(document, start, offset + after.length);
         const tokens = this.lexer.tokenize(text.slice(0, start)).tokens;
         const items: CompletionItem[] = [];
