@@ -31,7 +31,9 @@ async function start(initializationOptions?: unknown): Promise<Session> {
     const child = spawn(process.execPath, [BIN, '--stdio'], { cwd: dir });
     const rpc = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
     const diagnostics = new Map<string, Diagnostic[]>();
-    rpc.onNotification('textDocument/publishDiagnostics', (p: PublishDiagnosticsParams) => diagnostics.set(p.uri, p.diagnostics));
+    rpc.onNotification('textDocument/publishDiagnostics', (p: PublishDiagnosticsParams) => {
+        diagnostics.set(p.uri, p.diagnostics);
+    });
     rpc.onNotification('window/logMessage', () => undefined);
     rpc.onNotification('window/showMessage', () => undefined);
     rpc.onRequest('client/registerCapability', () => null);

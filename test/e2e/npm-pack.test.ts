@@ -49,6 +49,12 @@ describe('npm pack + npm install -g of the tarball (offline, no clone)', () => {
         expect(JSON.parse(run.stdout)).toEqual([{ n: 10000 }]);
     });
 
+    it('apl-language-server --version', () => {
+        const r = spawnSync(bin('apl-language-server'), ['--version'], { cwd: dir, encoding: 'utf8' });
+        expect(r.status).toBe(0);
+        expect(r.stdout).toMatch(/^apl-language-server \d+\.\d+\.\d+/);
+    });
+
     it('apl-language-server --stdio answers initialize', async () => {
         const child = spawn(bin('apl-language-server'), ['--stdio'], { cwd: dir });
         const rpc = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));

@@ -13,6 +13,7 @@ import { checkText } from '../../language/check.js';
 import { AplQueryError, createEngine } from '../../language/index.js';
 import { generateSample, SAMPLE_DATASET_NAMES } from '../../language/samples/index.js';
 import { StaticSchemaProvider } from '../../language/schema/index.js';
+import type { AplType } from '../../language/types/apl-types.js';
 import { corpusAvailable, loadCorpus } from '../support/corpus.js';
 
 /** Known disagreements, each with why it stays. A fixed one must be taken out of this list. */
@@ -26,7 +27,8 @@ for (const name of SAMPLE_DATASET_NAMES) {
     engine.createDataset(name);
     engine.ingest(name, generateSample(name, { rows: 200, seed: 1 }));
 }
-const schema = new StaticSchemaProvider(SAMPLE_DATASET_NAMES.map(name => ({ name, fields: engine.fields(name).map(f => ({ name: f.name, type: f.type })) })));
+// The engine reports APL type names (string, long, real, bool, datetime, timespan, dynamic).
+const schema = new StaticSchemaProvider(SAMPLE_DATASET_NAMES.map(name => ({ name, fields: engine.fields(name).map(f => ({ name: f.name, type: f.type as AplType })) })));
 
 async function verdicts(query: string): Promise<{ check: string | undefined; run: string | undefined; unsupported: boolean }> {
     const diagnostics = await checkText(query, { schema });
