@@ -14,42 +14,69 @@ export interface IssueDefinition<A> {
     readonly id: string;
     readonly severity: IssueSeverity;
     readonly message: (args: A) => string;
+    /** What the problem means and how to fix it, for any occurrence (SARIF rule help, docs). */
+    readonly help: string;
 }
 
-function issue<A>(code: string, id: string, severity: IssueSeverity, message: (args: A) => string): IssueDefinition<A> {
-    return { code, id, severity, message };
+function issue<A>(code: string, id: string, severity: IssueSeverity, message: (args: A) => string, help: string): IssueDefinition<A> {
+    return { code, id, severity, message, help };
 }
 
 const suggest = (s: string | undefined) => (s ? ` Did you mean '${s}'?` : '');
 
 export const Issues = {
     UnknownFunction: issue<{ name: string; suggestion?: string }>('APL0001', 'unknown-function', 'error',
-        ({ name, suggestion }) => `'${name}' is not a known function or aggregation.${suggest(suggestion)}`),
+        ({ name, suggestion }) => `'${name}' is not a known function or aggregation.${suggest(suggestion)}`,
+        "The name is neither a scalar function nor an aggregation of APL. Check the spelling (a close name is suggested when there is one) or see the list of functions in the APL reference."),
     WrongArgumentCount: issue<{ name: string; count: number; expected: string }>('APL0002', 'wrong-argument-count', 'error',
-        ({ name, count, expected }) => `'${name}' takes ${expected}, but ${count} ${count === 1 ? 'was' : 'were'} given.`),
+        ({ name, count, expected }) => `'${name}' takes ${expected}, but ${count} ${count === 1 ? 'was' : 'were'} given.`,
+        "The function is called with a number of arguments that none of its signatures takes. Hover the function name or use signature help to see its parameters."),
     ArgumentTypeMismatch: issue<{ name: string; position: number; expected: string; actual: string }>('APL0003', 'argument-type-mismatch', 'error',
-        ({ name, position, expected, actual }) => `Argument ${position} of '${name}' must be ${expected}, not ${actual}.`),
+        ({ name, position, expected, actual }) => `Argument ${position} of '${name}' must be ${expected}, not ${actual}.`,
+        "An argument has a type the function never accepts, for example a string where a number is needed. Convert it first (toint(), toreal(), todatetime(), tostring())."),
     OperandTypeMismatch: issue<{ operator: string; left: string; right: string }>('APL0004', 'operand-type-mismatch', 'error',
-        ({ operator, left, right }) => `The operator '${operator}' cannot be applied to ${left} and ${right}.`),
+        ({ operator, left, right }) => `The operator '${operator}' cannot be applied to ${left} and ${right}.`,
+        "The operator is not defined for these operand types, for example adding a string to a number. Convert an operand, or use strcat() to join strings."),
     PredicateNotBool: issue<{ operator: string; actual: string }>('APL0005', 'predicate-not-bool', 'error',
-        ({ operator, actual }) => `The '${operator}' predicate must be a bool expression, not ${actual}.`),
+        ({ operator, actual }) => `The '${operator}' predicate must be a bool expression, not ${actual}.`,
+        "A where (or similar) predicate must be a bool expression; a number or string is not true or false in APL. Compare it with something (== , >, contains ...)."),
     AggregationOutsideSummarize: issue<{ name: string }>('APL0006', 'aggregation-outside-summarize', 'error',
-        ({ name }) => `The aggregation '${name}' can only be used in summarize or make-series, and not inside another aggregation.`),
+        ({ name }) => `The aggregation '${name}' can only be used in summarize or make-series, and not inside another aggregation.`,
+        "Aggregations (count(), sum(), avg(), ...) produce one value per group, so they are allowed only as the aggregations of summarize or make-series, not in where, extend, a by clause or another aggregation."),
     InvalidDatasetName: issue<{ name: string }>('APL0007', 'invalid-dataset-name', 'error',
-        ({ name }) => `'${name}' is not a valid dataset name: use 1 to 128 ASCII letters, digits, '-', '_' or '.'.`),
+        ({ name }) => `'${name}' is not a valid dataset name: use 1 to 128 ASCII letters, digits, '-', '_' or '.'.`,
+        "Dataset names have 1 to 128 characters: ASCII letters, digits, '-', '_' and '.'. Quote a name with other characters as ['name'] only if the dataset really has it."),
     DuplicateColumn: issue<{ name: string; operator: string }>('APL0008', 'duplicate-column', 'error',
-        ({ name, operator }) => `The column '${name}' is defined more than once in ${operator}.`),
+        ({ name, operator }) => `The column '${name}' is defined more than once in ${operator}.`,
+        "Two output columns of one operator would have the same name. Name one of them explicitly (name = expression)."),
     WeekTimespan: issue<{ text: string }>('APL0009', 'week-timespan', 'warning',
-        ({ text }) => `'${text}': the week suffix is not standard KQL; write days instead (7d per week).`),
+        ({ text }) => `'${text}': the week suffix is not standard KQL; write days instead (7d per week).`,
+        "The week suffix (2w) is an Axiom extension that KQL lacks; write the number of days (14d) to stay portable."),
     BareNull: issue<Record<string, never>>('APL0010', 'bare-null', 'error',
-        () => `A bare 'null' is not a value in APL; use a typed null such as long(null), string or dynamic(null).`),
+        () => `A bare 'null' is not a value in APL; use a typed null such as long(null), string or dynamic(null).`,
+        "APL has no untyped null value. Use a typed null such as long(null), real(null), string(null) or dynamic(null)."),
     UnknownDataset: issue<{ name: string; suggestion?: string }>('APL0011', 'unknown-dataset', 'warning',
-        ({ name, suggestion }) => `The dataset '${name}' is not in the schema.${suggest(suggestion)}`),
+        ({ name, suggestion }) => `The dataset '${name}' is not in the schema.${suggest(suggestion)}`,
+        "The schema in use has no dataset with this name. Check the spelling, or update the schema file (apl.schemaFile, --schema)."),
     UnknownField: issue<{ name: string; suggestion?: string }>('APL0012', 'unknown-field', 'warning',
-        ({ name, suggestion }) => `The field '${name}' does not exist here.${suggest(suggestion)}`),
+        ({ name, suggestion }) => `The field '${name}' does not exist here.${suggest(suggestion)}`,
+        "No column of this name exists at this point of the pipeline (after project, summarize and similar operators only their output columns remain). Check the spelling, or the schema in use."),
     StringNumberComparison: issue<{ operator: string; stringSide: string }>('APL0013', 'string-number-comparison', 'warning',
-        ({ operator, stringSide }) => `'${stringSide}' is a string compared with a number using '${operator}'; compare with a string (e.g. "200") or convert with toint()/toreal().`),
-    SyntaxError: issue<{ message: string }>('APL1001', 'syntax-error', 'error', ({ message }) => message),
+        ({ operator, stringSide }) => `'${stringSide}' is a string compared with a number using '${operator}'; compare with a string (e.g. "200") or convert with toint()/toreal().`,
+        "A string field compared with a number compares text with a number, which is never what was meant (status == 200 on a string status is false for every row). Compare with a string, or convert the field with toint()/toreal()."),
+    NotIndexable: issue<{ message: string }>('APL0014', 'not-indexable', 'error', ({ message }) => message,
+        "Only dynamic values (arrays and property bags) can be indexed with [ ]. A literal followed by [ on the next line is usually two queries without ';' between them: end each query with ';'."),
+    SummarizeWithoutAggregation: issue<{ text: string }>('APL0015', 'summarize-without-aggregation', 'error',
+        ({ text }) => `'${text}' has no aggregation: each summarize column before 'by' must aggregate (count(), sum(x), make_list(x), take_any(x), ...).`,
+        "summarize makes one row per group, so each of its columns before 'by' needs an aggregation to turn the group's rows into one value. Wrap the expression in one (make_list(), take_any(), max(), ...), or compute it with extend before or after the summarize."),
+    TakeAfterTimeBins: issue<{ keyword: string; count: string; otherKeys: boolean }>('APL0016', 'take-after-time-bins', 'info',
+        ({ keyword, count, otherKeys }) =>
+            otherKeys
+                ? `After a summarize by a time bin, '${keyword} ${count}' keeps the ${count} groups with the largest first aggregation in every time bin, not ${count} rows in all (Axiom's rule). To get ${count} rows, sort first or use top.`
+                : `After a summarize by a time bin alone, '${keyword} ${count}' keeps every time bin (Axiom's rule), not ${count} rows. To get ${count} rows, sort first or use top.`,
+        "Axiom treats take/limit after a summarize whose first key is a time bin (bin(_time, …), bin_auto(_time)) as a limit on the groups of every time bin, so a chart keeps its time axis. KQL users expect N rows; sort first (| sort by … | take N) or use top N by … for that."),
+    SyntaxError: issue<{ message: string }>('APL1001', 'syntax-error', 'error', ({ message }) => message,
+        "The query does not parse. The message says what was expected where; fix the text at that position."),
 } as const;
 
 export type IssueName = keyof typeof Issues;
@@ -96,22 +123,41 @@ export function editDistance(a: string, b: string, max = Infinity): number {
 }
 
 /**
- * The closest candidate to `name`: a case-insensitive match first, then the smallest edit distance
- * within about a third of the name's length. Undefined when nothing is close.
+ * The closest candidate to `name`, or undefined when nothing is close. Ranked by, in order of
+ * strength: a case-insensitive match; an edit distance within about a third of the name's length;
+ * an abbreviation (`cnt` for `count`: the same first letter, the letters in order). `preferred`
+ * candidates (what fits the position, e.g. aggregations inside `summarize`) win over others of a
+ * rank just below, so `summarize cnt()` suggests `count`, not the scalar `cot`.
  */
-export function didYouMean(name: string, candidates: Iterable<string>): string | undefined {
+export function didYouMean(name: string, candidates: Iterable<string>, preferred?: (candidate: string) => boolean): string | undefined {
     const lower = name.toLowerCase();
     const max = Math.max(1, Math.floor(name.length / 3));
     let best: string | undefined;
-    let bestDistance = max + 1;
+    let bestScore = Infinity;
     for (const c of candidates) {
         if (c === name) continue;
-        if (c.toLowerCase() === lower) return c;
-        const d = editDistance(name, c, bestDistance - 1 < max ? bestDistance - 1 : max);
-        if (d < bestDistance) {
+        let score: number;
+        if (c.toLowerCase() === lower) score = -10;
+        else {
+            const d = editDistance(name, c, max);
+            if (d <= max) score = d;
+            else if (isAbbreviation(lower, c.toLowerCase())) score = max + 0.5;
+            else continue;
+        }
+        // Shorter candidates first among equals: `count` before `countif` for `cnt`.
+        score += (Math.abs(c.length - name.length) / 100) - (preferred?.(c) ? 1 : 0);
+        if (score < bestScore) {
             best = c;
-            bestDistance = d;
+            bestScore = score;
         }
     }
-    return bestDistance <= max ? best : undefined;
+    return best;
+}
+
+/** `abbr` is `word` with letters left out: same first letter, the rest in order (`cnt`, `count`). */
+function isAbbreviation(abbr: string, word: string): boolean {
+    if (abbr.length < 2 || word.length > abbr.length * 3 || abbr[0] !== word[0]) return false;
+    let i = 1;
+    for (let j = 1; j < word.length && i < abbr.length; j++) if (word[j] === abbr[i]) i++;
+    return i === abbr.length;
 }

@@ -4,13 +4,14 @@
  * fields are reported only when the schema provider knows datasets, and never after an operator
  * whose output columns are not all known.
  */
-import { DefaultDocumentValidator, DocumentValidator, type AstNode, type LangiumDocument, type ValidationAcceptor, type ValidationChecks, type ValidationOptions } from 'langium';
+import { AstUtils, DefaultDocumentValidator, DocumentValidator, type AstNode, type LangiumDocument, type ValidationAcceptor, type ValidationChecks, type ValidationOptions } from 'langium';
 import { isQueryableDatasetName } from './dataset-name.js';
+import { literalIndexProblem } from './indexing.js';
 import type { CancellationToken, Diagnostic } from 'vscode-languageserver';
 import type * as ast from './generated/ast.js';
 import type { AplAstType } from './generated/ast.js';
 import type { AplServices } from './apl-module.js';
-import { acceptsArgumentCount, allCallableNames, arityOf, lookupAggregate, lookupScalarFunction, type ParamType, type Signature } from './builtins/index.js';
+import { acceptsArgumentCount, allCallableNames, argumentTypeProblem, arityOf, lookupAggregate, lookupScalarFunction, type Signature } from './builtins/index.js';
 import { didYouMean, Issues, type AplDiagnosticData, type IssueDefinition } from './apl-issue-codes.js';
 import { nameChain, typedLiteralType, type AplTypeComputer } from './types/apl-type-computer.js';
 import type { AplType, RowType } from './types/apl-types.js';
@@ -20,8 +21,13 @@ const SPECIAL_CALLS = new Set(['table', 'toscalar', 'materialize']);
 
 const COMPARISONS = new Set(['==', '!=', '<>', '<', '<=', '>', '>=']);
 const ARITHMETIC = new Set(['+', '-', '*', '/', '%']);
-const NUMBER_PARAMS = new Set<ParamType>(['number', 'long', 'real', 'numeric_or_time']);
 const CERTAIN_NON_BOOL = new Set<AplType>(['string', 'long', 'real', 'datetime', 'timespan']);
+
+/** Names that mean something without a row. */
+const SPECIAL_NAMES = new Set(['$left', '$right']);
+
+/** Operators that keep a time-binned summarize's rows as they are (the evaluator's `timeBinned` survives them). */
+const PASS_THROUGH_BINNED = new Set(['WhereOperator', 'ExtendOperator', 'ProjectOperator', 'ProjectAwayOperator', 'ProjectKeepOperator', 'ProjectRenameOperator', 'ProjectReorderOperator']);
 
 export function registerValidationChecks(services: AplServices): void {
     const registry = services.validation.ValidationRegistry;
@@ -36,8 +42,11 @@ export function registerValidationChecks(services: AplServices): void {
         BracketReference: validator.checkName,
         ColumnPath: validator.checkColumnPath,
         ProjectOperator: validator.checkProjectDuplicates,
-        SummarizeOperator: validator.checkSummarizeDuplicates,
         DatatableExpression: validator.checkDatatableDuplicates,
+        IndexAccess: validator.checkLiteralIndex,
+        MemberAccess: validator.checkLiteralIndex,
+        SummarizeOperator: [validator.checkSummarizeDuplicates, validator.checkSummarizeAggregates],
+        TakeOperator: validator.checkTakeAfterTimeBins,
     };
     registry.register(checks, validator);
 }
@@ -82,7 +91,9 @@ export class AplValidator {
         const aggregate = lookupAggregate(name);
         if (!scalar && !aggregate) {
             if (SPECIAL_CALLS.has(name) || typedLiteralType(call) !== undefined) return;
-            const suggestion = didYouMean(name, allCallableNames());
+            // Inside summarize an aggregation fits; elsewhere a scalar function does.
+            const aggregationWanted = this.types.inAggregationContext(call);
+            const suggestion = didYouMean(name, allCallableNames(), c => (lookupAggregate(c) !== undefined) === aggregationWanted);
             this.report(accept, Issues.UnknownFunction, { name, suggestion }, call, 'function', suggestion);
             return;
         }
@@ -93,6 +104,7 @@ export class AplValidator {
             return;
         }
         const count = call.arguments.length;
+        if (scalar?.packsAllColumns && count === 1 && call.arguments[0].expression?.$type === 'StarExpression') return;
         if (!acceptsArgumentCount(entry, count)) {
             this.report(accept, Issues.WrongArgumentCount, { name, count, expected: describeArity(entry.signatures) }, call, 'function');
             return;
@@ -102,22 +114,49 @@ export class AplValidator {
 
     private checkArgumentTypes(call: ast.FunctionCall, signatures: Signature[], accept: ValidationAcceptor): void {
         const argTypes = call.arguments.map(a => (a.expression ? this.types.typeOf(a.expression) : 'unknown'));
-        let firstProblem: { index: number; expected: ParamType } | undefined;
-        for (const sig of signatures) {
-            const { min, max } = arityOf(sig);
-            if (argTypes.length < min || argTypes.length > max) continue;
-            const problem = argTypes.findIndex((t, i) => !argumentFits(paramAt(sig, i), t));
-            if (problem < 0) return;
-            firstProblem ??= { index: problem, expected: paramAt(sig, problem) ?? 'any' };
+        const problem = argumentTypeProblem(signatures, argTypes);
+        if (!problem) return;
+        const arg = call.arguments[problem.index];
+        this.report(accept, Issues.ArgumentTypeMismatch, { name: call.function, position: problem.index + 1, expected: problem.expected, actual: argTypes[problem.index] }, arg ?? call);
+    }
+
+    // ------------------------------------------------------------------ indexing, summarize, take
+
+    checkLiteralIndex = (node: ast.IndexAccess | ast.MemberAccess, accept: ValidationAcceptor): void => {
+        const message = literalIndexProblem(node);
+        if (message) this.report(accept, Issues.NotIndexable, { message }, node);
+    };
+
+    /** `summarize x = strlen(a)`: a summarize column without an aggregation (the evaluator refuses it too). */
+    checkSummarizeAggregates = (op: ast.SummarizeOperator, accept: ValidationAcceptor): void => {
+        for (const item of op.aggregates) {
+            if (!item.expression) continue;
+            const calls = AstUtils.streamAst(item.expression).filter(n => n.$type === 'FunctionCall').map(n => (n as ast.FunctionCall).function).toArray();
+            // An unknown name (`cnt()`) already has its own error and may be a misspelt aggregation.
+            if (calls.some(f => lookupAggregate(f) !== undefined || lookupScalarFunction(f) === undefined)) continue;
+            this.report(accept, Issues.SummarizeWithoutAggregation, { text: item.$cstNode?.text ?? '' }, item);
         }
-        if (!firstProblem) return;
-        const arg = call.arguments[firstProblem.index];
-        this.report(accept, Issues.ArgumentTypeMismatch, {
-            name: call.function,
-            position: firstProblem.index + 1,
-            expected: firstProblem.expected === 'numeric_or_time' ? 'a number, datetime or timespan' : 'a number',
-            actual: argTypes[firstProblem.index],
-        }, arg ?? call);
+    };
+
+    /** `summarize … by bin(_time, 1h), k | take 10`: say what Axiom does with it (the evaluator does the same). */
+    checkTakeAfterTimeBins = (op: ast.TakeOperator, accept: ValidationAcceptor): void => {
+        const operators = op.$container.operators;
+        for (let i = operators.indexOf(op) - 1; i >= 0; i--) {
+            const before = operators[i];
+            if (PASS_THROUGH_BINNED.has(before.$type)) continue;
+            if (before.$type !== 'SummarizeOperator') return;
+            const groups = (before as ast.SummarizeOperator).groups;
+            const timeKey = groups.find(g => this.isTimeBin(g.expression));
+            if (!timeKey) return;
+            this.report(accept, Issues.TakeAfterTimeBins, { keyword: op.keyword, count: op.count?.$cstNode?.text ?? 'N', otherKeys: groups.length > 1 }, op);
+            return;
+        }
+    };
+
+    private isTimeBin(e: ast.Expression | undefined): boolean {
+        if (e?.$type !== 'FunctionCall') return false;
+        const name = (e as ast.FunctionCall).function;
+        return (name === 'bin' || name === 'floor' || name === 'bin_auto') && this.types.typeOf(e) === 'datetime';
     }
 
     // ------------------------------------------------------------------ operators
@@ -202,9 +241,15 @@ export class AplValidator {
         while (outer.$container && (outer.$container.$type === 'MemberAccess' || outer.$container.$type === 'IndexAccess')
             && outer.$containerProperty === 'receiver' && nameChain(outer.$container)) outer = outer.$container;
         const scope = types.scopeOf(root);
-        if (!scope) return;
         const chain = nameChain(outer);
         if (!chain) return;
+        if (!scope) {
+            // No row here (`let x = f(array)` outside any query): only let names and parameters exist.
+            if (root.$type === 'NameReference' && !types.letBinding(root.name, root) && !SPECIAL_NAMES.has(root.name)) {
+                this.report(accept, Issues.UnknownField, { name: root.name }, root);
+            }
+            return;
+        }
         let row: RowType = scope.row;
         let segments = chain.segments;
         if (root.$type === 'NameReference' && (segments[0] === '$left' || segments[0] === '$right')) {
@@ -269,26 +314,15 @@ export class AplValidator {
     }
 }
 
-function paramAt(sig: Signature, index: number): ParamType | undefined {
-    if (index < sig.params.length) return sig.params[index].type;
-    const last = sig.params[sig.params.length - 1];
-    return last?.variadic ? last.type : undefined;
-}
-
-/** Only certain mismatches count: a string where a number is required. */
-function argumentFits(param: ParamType | undefined, arg: AplType): boolean {
-    if (param === undefined) return true;
-    if (NUMBER_PARAMS.has(param)) return arg !== 'string';
-    return true;
-}
-
 function describeArity(signatures: Signature[]): string {
     const parts = signatures.map(s => {
         const { min, max } = arityOf(s);
+        // `case(c1, v1, c2, v2)` is not short of arguments: it lacks the else value. Say what the arguments are.
+        if (s.arity?.shape) return `${s.arity.shape} (${s.arity.parity ? `an ${s.arity.parity} number of arguments, ` : ''}at least ${min})`;
         if (max === Infinity) return `at least ${min}`;
         return min === max ? `${min}` : `${min} to ${max}`;
     });
     const unique = [...new Set(parts)];
     const text = unique.join(' or ');
-    return `${text} argument${text === '1' ? '' : 's'}`;
+    return signatures.some(s => s.arity?.shape) ? text : `${text} argument${text === '1' ? '' : 's'}`;
 }

@@ -2,15 +2,18 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 
 /**
- * Starts the worker module `name` (e.g. `compact-worker`) that sits beside the calling module, in
- * each of the three ways the code runs:
+ * Starts the worker module `name` (e.g. `compact-worker`) that sits beside the calling module,
+ * given the caller's `import.meta.url`, in each of the ways the code runs:
  * - TypeScript sources (tests, tsx): the worker boots through tsx's ESM loader;
  * - compiled ESM: `<name>.js` beside the caller;
- * - the CommonJS bundles in out/: esbuild leaves `import.meta.url` undefined there, and the worker
- *   is bundled beside them as `out/<bundledName>.cjs` (see esbuild.mjs).
+ * - the CommonJS bundles in out/: `import.meta.url` is the bundle's own URL there (esbuild defines
+ *   it, see scripts/bundles.mjs), and the worker is bundled beside it as `<bundledName>.cjs`;
+ * - a CommonJS bundle made without that definition (`callerUrl` undefined): `<bundledName>.cjs`
+ *   beside this module.
  */
 export function startWorker(callerUrl: string | undefined, name: string, bundledName = name): Worker {
     if (callerUrl === undefined) return new Worker(join(__dirname, `${bundledName}.cjs`));
+    if (callerUrl.endsWith('.cjs')) return new Worker(new URL(`./${bundledName}.cjs`, callerUrl));
     if (!callerUrl.endsWith('.ts')) return new Worker(new URL(`./${name}.js`, callerUrl));
     const target = new URL(`./${name}.ts`, callerUrl).href;
     let tsx = 'tsx/esm/api';

@@ -28,6 +28,7 @@ import type {
     CreateDatasetRequest,
     Dataset,
     DatasetField,
+    DatasetInfo,
     IngestBody,
     IngestOptions,
     IngestStatus,
@@ -126,6 +127,10 @@ export class AplClient {
         update(id: string, request: UpdateDatasetRequest): Promise<Dataset>;
         delete(id: string): Promise<void>;
         fields(id: string): Promise<DatasetField[]>;
+        /** Event, block and byte counts, the time range and the fields (`GET /v1/datasets/{id}/info`). */
+        info(id: string): Promise<DatasetInfo>;
+        /** Deletes the events older than `maxDuration` (a Go duration: `24h`, `30m`) (`POST /v2/datasets/{id}/trim`). */
+        trim(id: string, maxDuration: string): Promise<void>;
     };
 
     constructor(options: AplClientOptions = {}) {
@@ -151,6 +156,10 @@ export class AplClient {
                 await this.call<unknown>({ method: 'DELETE', url: ds(id) });
             },
             fields: id => this.call<DatasetField[]>({ method: 'GET', url: `${ds(id)}/fields` }),
+            info: id => this.call<DatasetInfo>({ method: 'GET', url: `${this.url}/v1/datasets/${encodeURIComponent(id)}/info` }),
+            trim: async (id, maxDuration) => {
+                await this.call<unknown>({ method: 'POST', url: `${ds(id)}/trim`, json: { maxDuration } });
+            },
         };
     }
 

@@ -48,6 +48,21 @@ export interface DatasetField {
     hidden?: boolean;
 }
 
+/** `GET /v1/datasets/{id}/info`: a dataset's statistics (times RFC 3339; `0001-01-01…` when empty). */
+export interface DatasetInfo {
+    name: string;
+    numBlocks: number;
+    numEvents: number;
+    numFields: number;
+    inputBytes: number;
+    compressedBytes: number;
+    minTime: string;
+    maxTime: string;
+    fields?: DatasetField[];
+    who?: string;
+    created?: string;
+}
+
 // ---------------------------------------------------------------------------------------- user (§8)
 
 export interface User {

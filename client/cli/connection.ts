@@ -12,13 +12,22 @@ export const CONNECTION_OPTIONS = {
 } as const;
 
 export const CONNECTION_USAGE = `  --url URL        the service (default APL_URL or ${DEFAULT_SERVICE_URL}; https://api.axiom.co for Axiom)
-  --token TOKEN    API token (default APL_TOKEN)
+  --token TOKEN    API token (default APL_TOKEN; prefer APL_TOKEN: other users can read arguments)
   --org-id ID      organisation id, sent as X-Axiom-Org-Id (default APL_ORG_ID)`;
 
 export interface ConnectionArgs {
     url?: string;
     token?: string;
     'org-id'?: string;
+}
+
+/**
+ * A token given as an argument is visible to every user of the machine (`ps`, /proc/PID/cmdline)
+ * for as long as the process runs: say so on stderr (without the token), and name the safer ways.
+ */
+export function warnAboutTokenArgument(args: { token?: string | string[] }, err: NodeJS.WritableStream, command: string, safer = 'the APL_TOKEN environment variable'): void {
+    if (args.token === undefined) return;
+    err.write(`apl ${command}: warning: --token puts the token in the process arguments, which other users of this machine can read (ps); prefer ${safer}\n`);
 }
 
 export function clientFrom(args: ConnectionArgs, env: NodeJS.ProcessEnv = process.env): AplClient {

@@ -1,3 +1,5 @@
+import packageJson from '../../package.json' with { type: 'json' };
+import { didYouMean } from '../../language/apl-issue-codes.js';
 import { CliError } from './cli-error.js';
 
 const USAGE = `apl: tools for APL, the Axiom Processing Language
@@ -6,14 +8,17 @@ Usage: apl <command> [options]
 
 Commands:
   check       check query files for syntax and semantic problems
+  fmt         format query files (or check that they are formatted)
   run         run a query locally over files or the sample datasets
   translate   translate a query to the legacy structured query JSON
   serve       run the Axiom-compatible Dataset Query and Ingest Service
-  token       create or list API tokens of a service data directory
+  token       create, list or revoke API tokens of a service data directory
   query       run a query against a service (apl serve or Axiom)
   ingest      send events from files to a service
+  datasets    list, create, inspect, trim or delete the datasets of a service
   help        show this help, or help for a command (apl help check)
 
+Options: --version (-V) prints the version; --help (-h) this help.
 Run 'apl <command> --help' for a command's options.`;
 
 type Command = (argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream) => Promise<number>;
@@ -29,24 +34,50 @@ interface LoadedCommand {
  */
 const COMMANDS: Record<string, () => Promise<LoadedCommand>> = {
     check: () => import('./commands/check.js').then(m => ({ run: m.runCheck, usage: m.CHECK_USAGE })),
+    fmt: () => import('./commands/fmt.js').then(m => ({ run: m.runFmt, usage: m.FMT_USAGE })),
     run: () => import('./commands/run.js').then(m => ({ run: m.runRun, usage: m.RUN_USAGE })),
     translate: () => import('./commands/translate.js').then(m => ({ run: m.runTranslate, usage: m.TRANSLATE_USAGE })),
     serve: () => import('./commands/serve.js').then(m => ({ run: m.runServeCommand, usage: m.SERVE_USAGE })),
     token: () => import('./commands/token.js').then(m => ({ run: m.runTokenCommand, usage: m.TOKEN_USAGE })),
     query: () => import('./commands/query.js').then(m => ({ run: m.runQueryCommand, usage: m.QUERY_USAGE })),
     ingest: () => import('./commands/ingest.js').then(m => ({ run: m.runIngestCommand, usage: m.INGEST_USAGE })),
+    datasets: () => import('./commands/datasets.js').then(m => ({ run: m.runDatasetsCommand, usage: m.DATASETS_USAGE })),
 };
+
+/** `apl: unknown command 'chek'. Did you mean 'check'?` and the list of commands. */
+function unknownCommand(kind: string, name: string): string {
+    const names = Object.keys(COMMANDS);
+    const closest = names.find(n => n.startsWith(name) && name.length >= 2) ?? didYouMean(name, names);
+    const hint = closest ? ` Did you mean '${closest}'?` : '';
+    return `apl: ${kind} '${name}'.${hint}\nCommands: ${names.join(', ')}. Run 'apl --help' for more.\n`;
+}
 
 export async function main(argv: string[]): Promise<number> {
     const [name, ...rest] = argv;
-    if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+    if (name === undefined) {
+        // A bare `apl` is a usage error (exit 2), but it still shows what to type.
+        process.stderr.write(USAGE + '\n');
+        return 2;
+    }
+    if (name === '--version' || name === '-V' || name === 'version') {
+        process.stdout.write(`apl ${packageJson.version}\n`);
+        return 0;
+    }
+    if (name === 'help' || name === '--help' || name === '-h') {
         const topic = name === 'help' ? rest[0] : undefined;
-        const load = topic !== undefined && Object.hasOwn(COMMANDS, topic) ? COMMANDS[topic] : undefined;
-        process.stdout.write((load ? (await load()).usage : USAGE) + '\n');
+        if (topic === undefined) {
+            process.stdout.write(USAGE + '\n');
+            return 0;
+        }
+        if (!Object.hasOwn(COMMANDS, topic)) {
+            process.stderr.write(unknownCommand('no help for an unknown command', topic));
+            return 2;
+        }
+        process.stdout.write((await COMMANDS[topic]!()).usage + '\n');
         return 0;
     }
     if (!Object.hasOwn(COMMANDS, name)) {
-        process.stderr.write(`apl: unknown command '${name}'\n\n${USAGE}\n`);
+        process.stderr.write(unknownCommand(name.startsWith('-') ? 'unknown option' : 'unknown command', name));
         return 2;
     }
     const command = await COMMANDS[name]!();
@@ -66,6 +97,21 @@ export async function main(argv: string[]): Promise<number> {
         return 70;
     }
 }
+
+/**
+ * A reader that stops early (`apl run … | head -2`) closes the pipe: the next write fails with
+ * EPIPE. That ends the command quietly with success, as sqlite and duckdb do, instead of a stack
+ * trace. Any other write error is an I/O error (exit 2).
+ */
+function endQuietlyWhenThePipeCloses(stream: NodeJS.WriteStream): void {
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+        if (e.code === 'EPIPE') process.exit(0);
+        process.stderr.write(`apl: cannot write the output: ${e.message}\n`);
+        process.exit(2);
+    });
+}
+
+endQuietlyWhenThePipeCloses(process.stdout);
 
 main(process.argv.slice(2)).then(
     code => {

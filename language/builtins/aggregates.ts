@@ -494,7 +494,7 @@ export const AGGREGATES: AggregateFunction[] = [
         description:
             'Finds the row with the largest value of `expr` and returns that value together with the listed fields of the same row (`*` for all fields; `Name = Expr` is allowed).',
         example: "['sample-http-logs'] | summarize arg_max(req_duration_ms, uri, status) by method",
-        defaultColumnName: argNames => argNames[0] ?? 'max',
+        defaultColumnName: argNames => argNames[0] || 'max',
         axiomAggName: 'argmax',
         legacyOp: 'argmax',
         accumulator: argExtremeAcc(1),
@@ -507,7 +507,7 @@ export const AGGREGATES: AggregateFunction[] = [
         description:
             'Finds the row with the smallest value of `expr` and returns that value together with the listed fields of the same row (`*` for all fields; `Name = Expr` is allowed).',
         example: "['sample-http-logs'] | summarize arg_min(req_duration_ms, uri, status) by method",
-        defaultColumnName: argNames => argNames[0] ?? 'min',
+        defaultColumnName: argNames => argNames[0] || 'min',
         axiomAggName: 'argmin',
         legacyOp: 'argmin',
         accumulator: argExtremeAcc(-1),

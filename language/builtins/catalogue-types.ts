@@ -43,7 +43,13 @@ export interface Signature {
      * Extra arity rule for variadic signatures: `odd` (case), `even` (bag_pack), and bounds.
      * Arity bounds are otherwise derived from `params`.
      */
-    arity?: { min?: number; max?: number; parity?: 'odd' | 'even' };
+    arity?: {
+        min?: number;
+        max?: number;
+        parity?: 'odd' | 'even';
+        /** What the arguments are, for messages: `condition/value pairs and a final else value`. */
+        shape?: string;
+    };
 }
 
 /**
@@ -83,6 +89,14 @@ export type ScalarCategory =
     | 'type'
     | 'literal';
 
+/**
+ * How an unnamed call names its output column (Kusto's ResultNameKind, language/column-names.ts):
+ * `firstArgument`: as its first argument would be (`tostring(is_tls)` -> `is_tls`); `onlyArgument`:
+ * the same, only with one argument; `{ prefix }`: `prefix_` + the first argument's name
+ * (`strlen(uri)` -> `strlen_uri`). Without a rule the column is numbered (`Column1`).
+ */
+export type ResultNameRule = 'firstArgument' | 'onlyArgument' | { prefix: string };
+
 export interface ScalarFunction {
     kind: 'scalar';
     name: string;
@@ -95,6 +109,10 @@ export interface ScalarFunction {
     description: string;
     /** A short runnable APL example. */
     example: string;
+    /** `f(*)` is allowed and means every column of the row, by name (Axiom's `bag_pack(*)`). */
+    packsAllColumns?: boolean;
+    /** How an unnamed call names its column; see ResultNameRule. */
+    resultName?: ResultNameRule;
     /** Axiom-only (not in KQL). */
     axiomOnly?: boolean;
     /** Not deterministic (rand, now): the evaluator must not constant-fold it. */

@@ -385,6 +385,7 @@ export const SERIES_FUNCTIONS: ScalarFunction[] = [
     {
         kind: 'scalar',
         name: 'series_fill_backward',
+        resultName: 'firstArgument',
         category: 'series',
         signatures: [{ params: [param('array', 'array'), param('missing_value_placeholder', 'scalar', { optional: true })] }],
         returns: 'dynamic',
@@ -395,6 +396,7 @@ export const SERIES_FUNCTIONS: ScalarFunction[] = [
     {
         kind: 'scalar',
         name: 'series_fill_const',
+        resultName: 'firstArgument',
         category: 'series',
         signatures: [{ params: [param('array', 'array'), param('constant_value', 'scalar'), param('missing_value_placeholder', 'scalar', { optional: true })] }],
         returns: 'dynamic',
@@ -405,6 +407,7 @@ export const SERIES_FUNCTIONS: ScalarFunction[] = [
     {
         kind: 'scalar',
         name: 'series_fill_forward',
+        resultName: 'firstArgument',
         category: 'series',
         signatures: [{ params: [param('array', 'array'), param('missing_value_placeholder', 'scalar', { optional: true })] }],
         returns: 'dynamic',
@@ -415,6 +418,7 @@ export const SERIES_FUNCTIONS: ScalarFunction[] = [
     {
         kind: 'scalar',
         name: 'series_fill_linear',
+        resultName: 'firstArgument',
         category: 'series',
         signatures: [
             {
@@ -435,6 +439,7 @@ export const SERIES_FUNCTIONS: ScalarFunction[] = [
     {
         kind: 'scalar',
         name: 'series_fir',
+        resultName: 'firstArgument',
         category: 'series',
         signatures: [{ params: [param('array', 'array'), param('filter', 'array'), param('normalize', 'bool', { optional: true }), param('center', 'bool', { optional: true })] }],
         returns: 'dynamic',
@@ -460,6 +465,7 @@ export const SERIES_FUNCTIONS: ScalarFunction[] = [
     {
         kind: 'scalar',
         name: 'series_iir',
+        resultName: 'firstArgument',
         category: 'series',
         signatures: [{ params: [param('array', 'array'), param('numerators', 'array'), param('denominators', 'array')] }],
         returns: 'dynamic',

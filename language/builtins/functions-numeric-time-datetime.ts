@@ -141,6 +141,8 @@ function periodFunctions(period: Period, startNote: string): ScalarFunction[] {
     return [
         datetime({
             name: `startof${period}`,
+            // Kusto names only startofday's column after its argument.
+            ...(period === 'day' ? { resultName: 'firstArgument' as const } : {}),
             signatures: [sig(p('date', 'datetime'), offset)],
             returns: 'datetime',
             description: `The start of the ${period} holding the date (${startNote}), optionally moved by \`offset\` ${period}s.`,

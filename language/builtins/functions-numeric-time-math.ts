@@ -169,6 +169,7 @@ const setArrays = [p('array1', 'array'), p('array2', 'array'), p('arrays', 'arra
 export const MATH_FUNCTIONS: ScalarFunction[] = [
     math({
         name: 'abs',
+        resultName: 'firstArgument',
         signatures: [sig(p('x', 'number')), sig(p('x', 'timespan'))],
         returns: numberReturn,
         description: 'The absolute value of a number or timespan; the type is kept.',
@@ -182,6 +183,7 @@ export const MATH_FUNCTIONS: ScalarFunction[] = [
     }),
     math({
         name: 'acos',
+        resultName: 'firstArgument',
         signatures: [sig(p('x', 'real'))],
         returns: returnReal,
         description: 'The arc cosine of `x` in radians; null when `x` is outside [-1, 1].',
@@ -190,6 +192,7 @@ export const MATH_FUNCTIONS: ScalarFunction[] = [
     }),
     math({
         name: 'asin',
+        resultName: 'firstArgument',
         signatures: [sig(p('x', 'real'))],
         returns: returnReal,
         description: 'The arc sine of `x` in radians; null when `x` is outside [-1, 1].',
@@ -198,6 +201,7 @@ export const MATH_FUNCTIONS: ScalarFunction[] = [
     }),
     math({
         name: 'atan',
+        resultName: 'firstArgument',
         signatures: [sig(p('x', 'real'))],
         returns: returnReal,
         description: 'The arc tangent of `x` in radians.',
@@ -206,6 +210,7 @@ export const MATH_FUNCTIONS: ScalarFunction[] = [
     }),
     math({
         name: 'atan2',
+        resultName: 'firstArgument',
         signatures: [sig(p('y', 'real'), p('x', 'real'))],
         returns: returnReal,
         description: 'The angle in radians between the positive x axis and the point (`x`, `y`).',
@@ -218,6 +223,7 @@ export const MATH_FUNCTIONS: ScalarFunction[] = [
     }),
     math({
         name: 'cos',
+        resultName: 'firstArgument',
         signatures: [sig(p('x', 'real'))],
         returns: returnReal,
         description: 'The cosine of an angle given in radians.',
@@ -242,6 +248,7 @@ export const MATH_FUNCTIONS: ScalarFunction[] = [
     }),
     math({
         name: 'exp',
+        resultName: 'firstArgument',
         signatures: [sig(p('x', 'real'))],
         returns: returnReal,
         description: 'e raised to the power `x`.',
@@ -250,6 +257,7 @@ export const MATH_FUNCTIONS: ScalarFunction[] = [
     }),
     math({
         name: 'exp10',
+        resultName: 'firstArgument',
         signatures: [sig(p('x', 'real'))],
         returns: returnReal,
         description: '10 raised to the power `x`.',
@@ -258,6 +266,7 @@ export const MATH_FUNCTIONS: ScalarFunction[] = [
     }),
     math({
         name: 'exp2',
+        resultName: 'firstArgument',
         signatures: [sig(p('x', 'real'))],
         returns: returnReal,
         description: '2 raised to the power `x`.',
@@ -266,6 +275,7 @@ export const MATH_FUNCTIONS: ScalarFunction[] = [
     }),
     math({
         name: 'gamma',
+        resultName: 'firstArgument',
         signatures: [sig(p('x', 'real'))],
         returns: returnReal,
         description: 'The gamma function; for a positive integer n, `gamma(n)` is (n-1)!.',
@@ -307,6 +317,7 @@ export const MATH_FUNCTIONS: ScalarFunction[] = [
     }),
     math({
         name: 'log',
+        resultName: 'firstArgument',
         signatures: [sig(p('x', 'real'))],
         returns: returnReal,
         description: 'The natural logarithm; null when `x` is zero or negative.',
@@ -315,6 +326,7 @@ export const MATH_FUNCTIONS: ScalarFunction[] = [
     }),
     math({
         name: 'log10',
+        resultName: 'firstArgument',
         signatures: [sig(p('x', 'real'))],
         returns: returnReal,
         description: 'The base-10 logarithm; null when `x` is zero or negative.',
@@ -323,6 +335,7 @@ export const MATH_FUNCTIONS: ScalarFunction[] = [
     }),
     math({
         name: 'log2',
+        resultName: 'firstArgument',
         signatures: [sig(p('x', 'real'))],
         returns: returnReal,
         description: 'The base-2 logarithm; null when `x` is zero or negative.',
@@ -331,6 +344,7 @@ export const MATH_FUNCTIONS: ScalarFunction[] = [
     }),
     math({
         name: 'loggamma',
+        resultName: 'firstArgument',
         signatures: [sig(p('x', 'real'))],
         returns: returnReal,
         description: 'The natural logarithm of the absolute value of the gamma function.',
@@ -371,6 +385,7 @@ export const MATH_FUNCTIONS: ScalarFunction[] = [
     }),
     math({
         name: 'pow',
+        resultName: 'firstArgument',
         signatures: [sig(p('base', 'real'), p('exponent', 'real'))],
         returns: returnReal,
         description: '`base` raised to `exponent`, always as a real.',
@@ -391,6 +406,7 @@ export const MATH_FUNCTIONS: ScalarFunction[] = [
     }),
     math({
         name: 'rand',
+        resultName: 'firstArgument',
         signatures: [sig(p('range', 'long', { optional: true }))],
         returns: argTypes => (argTypes.length > 0 ? 'long' : 'real'),
         volatile: true,
@@ -418,6 +434,7 @@ export const MATH_FUNCTIONS: ScalarFunction[] = [
     }),
     math({
         name: 'round',
+        resultName: 'firstArgument',
         signatures: [sig(p('source', 'number'), p('precision', 'long', { optional: true }))],
         returns: sameAs(0),
         description: 'Rounds to `precision` decimal places (default 0; negative rounds to tens, hundreds...), halves away from zero. Longs stay longs.',
@@ -491,6 +508,7 @@ export const MATH_FUNCTIONS: ScalarFunction[] = [
     }),
     math({
         name: 'sin',
+        resultName: 'firstArgument',
         signatures: [sig(p('x', 'real'))],
         returns: returnReal,
         description: 'The sine of an angle given in radians.',
@@ -499,6 +517,7 @@ export const MATH_FUNCTIONS: ScalarFunction[] = [
     }),
     math({
         name: 'sqrt',
+        resultName: 'firstArgument',
         signatures: [sig(p('x', 'real'))],
         returns: returnReal,
         description: 'The square root; null when `x` is negative.',
@@ -507,6 +526,7 @@ export const MATH_FUNCTIONS: ScalarFunction[] = [
     }),
     math({
         name: 'tan',
+        resultName: 'firstArgument',
         signatures: [sig(p('x', 'real'))],
         returns: returnReal,
         description: 'The tangent of an angle given in radians.',

@@ -89,6 +89,7 @@ function binReturn(argTypes: readonly AplType[]): AplType {
 export const ROUNDING_FUNCTIONS: ScalarFunction[] = [
     rounding({
         name: 'bin',
+        resultName: 'firstArgument',
         signatures: [
             sig(p('value', 'number'), p('bin_size', 'number', { constant: true })),
             sig(p('value', 'datetime'), p('bin_size', 'timespan', { constant: true })),
@@ -102,6 +103,7 @@ export const ROUNDING_FUNCTIONS: ScalarFunction[] = [
     }),
     rounding({
         name: 'bin_auto',
+        resultName: 'firstArgument',
         signatures: [sig(p('expression', 'datetime'))],
         returns: 'datetime',
         description:
@@ -111,6 +113,7 @@ export const ROUNDING_FUNCTIONS: ScalarFunction[] = [
     }),
     rounding({
         name: 'ceiling',
+        resultName: 'firstArgument',
         signatures: [sig(p('number', 'number'))],
         returns: sameAs(0),
         description: 'The smallest integer not below the number; longs are returned unchanged.',
@@ -123,6 +126,7 @@ export const ROUNDING_FUNCTIONS: ScalarFunction[] = [
     }),
     rounding({
         name: 'floor',
+        resultName: 'firstArgument',
         signatures: [sig(p('number', 'number'))],
         returns: sameAs(0),
         description: 'The largest integer not above the number; longs are returned unchanged.',

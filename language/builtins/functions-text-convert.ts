@@ -238,6 +238,7 @@ export const CONVERSION_FUNCTIONS: ScalarFunction[] = [
     }),
     fn('conversion', {
         name: 'tobool',
+        resultName: 'firstArgument',
         signatures: [{ params: [p('value', 'scalar')] }],
         returns: 'bool',
         description: 'Converts to bool: non-zero numbers and timespans and non-epoch datetimes are true; the strings `1, t, T, TRUE, true, True` and `0, f, F, FALSE, false, False` convert, anything else gives null.',
@@ -246,6 +247,7 @@ export const CONVERSION_FUNCTIONS: ScalarFunction[] = [
     }),
     fn('conversion', {
         name: 'todatetime',
+        resultName: 'firstArgument',
         signatures: [{ params: [p('value', 'scalar')] }],
         returns: 'datetime',
         description: 'Converts to datetime: numbers are nanoseconds since the Unix epoch, strings are parsed as RFC 3339/ISO 8601 or common date formats; unparseable values give null.',
@@ -255,6 +257,7 @@ export const CONVERSION_FUNCTIONS: ScalarFunction[] = [
     fn('conversion', {
         name: 'todouble',
         aliases: ['toreal'],
+        resultName: 'firstArgument',
         signatures: [{ params: [p('value', 'scalar')] }],
         returns: 'real',
         description: 'Converts to real: strings are read as Go float literals (`1e3`, `-Inf`, `NaN`), bools are 1/0, datetimes and timespans give nanoseconds; anything else gives null.',
@@ -263,6 +266,7 @@ export const CONVERSION_FUNCTIONS: ScalarFunction[] = [
     }),
     fn('conversion', {
         name: 'todynamic',
+        resultName: 'firstArgument',
         signatures: [{ params: [p('value', 'scalar')] }],
         returns: 'dynamic',
         description: 'The same as `parse_json`: a string is parsed as JSON (falling back to a dynamic string), other values become dynamic as they are.',
@@ -271,6 +275,7 @@ export const CONVERSION_FUNCTIONS: ScalarFunction[] = [
     }),
     fn('conversion', {
         name: 'tohex',
+        resultName: 'firstArgument',
         signatures: [{ params: [p('value', 'number'), opt('minLength', 'long')] }],
         returns: 'string',
         description: 'Writes an integer in lower-case hexadecimal (negative values as 64-bit two\'s complement), left-padded with zeros to `minLength`.',
@@ -285,6 +290,7 @@ export const CONVERSION_FUNCTIONS: ScalarFunction[] = [
     fn('conversion', {
         name: 'toint',
         aliases: ['tolong'],
+        resultName: 'firstArgument',
         signatures: [{ params: [p('value', 'scalar')] }],
         returns: 'long',
         description: 'Converts to a 64-bit integer: reals truncate toward zero, bools are 1/0, datetimes and timespans give nanoseconds, and strings must be plain decimal digits with an optional sign (otherwise null).',
@@ -293,6 +299,7 @@ export const CONVERSION_FUNCTIONS: ScalarFunction[] = [
     }),
     fn('conversion', {
         name: 'tostring',
+        resultName: 'firstArgument',
         signatures: [{ params: [p('value', 'any')] }],
         returns: 'string',
         description: 'Converts any value to text: null becomes an empty string, timespans print Go style (`1m20s`), datetimes as RFC 3339 with nanoseconds, dynamic values as JSON.',
@@ -301,6 +308,7 @@ export const CONVERSION_FUNCTIONS: ScalarFunction[] = [
     }),
     fn('conversion', {
         name: 'totimespan',
+        resultName: 'firstArgument',
         signatures: [{ params: [p('value', 'scalar')] }],
         returns: 'timespan',
         description: 'Converts to timespan: numbers are nanoseconds, strings use Go duration syntax such as `1h30m` or `250ms` (also `1d` and `d.hh:mm:ss`); anything else gives null.',
@@ -432,7 +440,7 @@ export const CONDITIONAL_FUNCTIONS: ScalarFunction[] = [
         signatures: [
             {
                 params: [p('condition1', 'bool'), p('result1', 'scalar'), p('conditionN_resultN_else', 'scalar', { variadic: true })],
-                arity: { min: 3, parity: 'odd' },
+                arity: { min: 3, parity: 'odd', shape: 'condition/value pairs and a final else value' },
             },
         ],
         returns: caseResultType,

@@ -591,6 +591,7 @@ export const STRING_FUNCTIONS: ScalarFunction[] = [
     }),
     fn({
         name: 'format_bytes',
+        resultName: 'firstArgument',
         signatures: [{ params: [p('value', 'number'), opt('precision', 'long'), opt('units', 'string'), opt('base', 'long')] }],
         returns: 'string',
         description: 'Formats a byte count as text with a size unit, e.g. `1.18 MB`. Without `units` the largest fitting unit is chosen; `base` 2 (default) steps by 1024, base 10 by 1000.',
@@ -615,6 +616,7 @@ export const STRING_FUNCTIONS: ScalarFunction[] = [
     }),
     fn({
         name: 'gettype',
+        resultName: { prefix: 'type' },
         signatures: [{ params: [p('expression', 'any')] }],
         returns: 'string',
         description: 'Names the runtime type of a value: `string`, `long`, `real`, `bool`, `datetime`, `timespan`, `array`, `dictionary`, or `null`. Inside dynamic, the type of the element itself is reported.',
@@ -710,6 +712,7 @@ export const STRING_FUNCTIONS: ScalarFunction[] = [
     }),
     fn({
         name: 'parse_csv',
+        resultName: 'firstArgument',
         signatures: [{ params: [p('csv_text', 'string')] }],
         returns: 'dynamic',
         description: 'Splits one comma-separated record into a dynamic array of strings. Fields may be double-quoted (with `""` for a quote inside); only the first record of the text is read.',
@@ -718,6 +721,7 @@ export const STRING_FUNCTIONS: ScalarFunction[] = [
     }),
     fn({
         name: 'parse_json',
+        resultName: 'firstArgument',
         signatures: [{ params: [p('json_string', 'scalar')] }],
         returns: 'dynamic',
         description: 'Interprets a string as JSON and returns the dynamic value. Text that is not valid JSON comes back as a dynamic string; values that are already dynamic are returned unchanged.',
@@ -802,6 +806,7 @@ export const STRING_FUNCTIONS: ScalarFunction[] = [
     }),
     fn({
         name: 'split',
+        resultName: 'firstArgument',
         signatures: [{ params: [p('source', 'string'), p('delimiter', 'string')] }],
         returns: 'dynamic',
         description: 'Splits a string at every occurrence of a delimiter and returns the pieces as a dynamic array of strings (an empty delimiter splits into characters).',
@@ -838,6 +843,7 @@ export const STRING_FUNCTIONS: ScalarFunction[] = [
     }),
     fn({
         name: 'string_size',
+        resultName: { prefix: 'string_size' },
         signatures: [{ params: [p('source', 'string')] }],
         returns: 'long',
         description: 'The size of a string in bytes when encoded as UTF-8 (compare `strlen`, which counts characters).',
@@ -855,6 +861,7 @@ export const STRING_FUNCTIONS: ScalarFunction[] = [
     }),
     fn({
         name: 'strlen',
+        resultName: { prefix: 'strlen' },
         signatures: [{ params: [p('source', 'string')] }],
         returns: 'long',
         description: 'The number of Unicode characters (code points) in a string; an emoji made of one code point counts as 1. Null counts as the empty string.',

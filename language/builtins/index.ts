@@ -80,3 +80,33 @@ export function formatSignature(name: string, sig: Signature): string {
     });
     return `${name}(${params.join(', ')})`;
 }
+
+/** The declared type of argument `index` under a signature (the last variadic one repeats). */
+export function paramTypeAt(sig: Signature, index: number): ParamSpec['type'] | undefined {
+    if (index < sig.params.length) return sig.params[index].type;
+    const last = sig.params[sig.params.length - 1];
+    return last?.variadic ? last.type : undefined;
+}
+
+const NUMBER_PARAMS = new Set<ParamSpec['type']>(['number', 'long', 'real', 'numeric_or_time']);
+
+/**
+ * THE argument-type rule, for the checker and the evaluator alike: the first argument that no
+ * signature taking this many arguments accepts, or undefined. Only certain mismatches count (a
+ * string where a number is required); `unknown` and `dynamic` fit anything.
+ */
+export function argumentTypeProblem(signatures: readonly Signature[], argTypes: readonly string[]): { index: number; expected: 'a number' | 'a number, datetime or timespan' } | undefined {
+    let first: { index: number; param: ParamSpec['type'] } | undefined;
+    for (const sig of signatures) {
+        const { min, max } = arityOf(sig);
+        if (argTypes.length < min || argTypes.length > max) continue;
+        const bad = argTypes.findIndex((t, i) => {
+            const param = paramTypeAt(sig, i);
+            return param !== undefined && NUMBER_PARAMS.has(param) && t === 'string';
+        });
+        if (bad < 0) return undefined;
+        first ??= { index: bad, param: paramTypeAt(sig, bad)! };
+    }
+    if (!first) return undefined;
+    return { index: first.index, expected: first.param === 'numeric_or_time' ? 'a number, datetime or timespan' : 'a number' };
+}

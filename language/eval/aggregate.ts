@@ -13,6 +13,7 @@ import { Datetime, Timespan, type AplValue, type JsonValue } from '../values.js'
 import { BoolColumn, type Column, NumColumn, type ScalarType, StrColumn, TimeColumn, builderFor, columnFromValues, joinNs } from './columns.js';
 import { errorAt, unsupportedAt } from './errors.js';
 import { type Compiled, type QueryEnv, type Vec, compileExpr, defaultName, normType, triArray, vget } from './expr.js';
+import { aggregationArgumentNames } from '../column-names.js';
 import { Frame, type AggInfo, type FrameCol } from './frame.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -239,7 +240,8 @@ export function compileAggregate(call: ast.FunctionCall, outName: string | undef
     }
     const argTypes = args.map(a => a.type);
     const outType = normType(typeof fn.returns === 'function' ? fn.returns(argTypes) : fn.returns);
-    const argNames = argNodes.map(a => a.name ?? defaultName(a.expression) ?? '');
+    const shared = aggregationArgumentNames(call, defaultName);
+    const argNames = argNodes.map((a, i) => a.name ?? shared[i] ?? '');
     const name = outName ?? (isArg ? argNodes[0].name ?? defaultName(argNodes[0].expression) ?? fn.defaultColumnName(argNames) : fn.defaultColumnName(argNames));
     const fields: string[] = [];
     const constArgs: JsonValue[] = [];

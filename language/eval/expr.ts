@@ -6,9 +6,12 @@
  * catalogue's `evaluate` row by row over the argument vectors. Constant sub-expressions are folded
  * once at compile time.
  */
+import { derivedColumnName } from '../column-names.js';
 import type { AstNode } from 'langium';
 import type * as ast from '../generated/ast.js';
-import { lookupAggregate, lookupScalarFunction, type EvalContext } from '../builtins/index.js';
+import { argumentTypeProblem, lookupAggregate, lookupScalarFunction, type EvalContext } from '../builtins/index.js';
+import { Issues } from '../apl-issue-codes.js';
+import { literalIndexProblem } from '../indexing.js';
 import { LiteralError, literalType, literalValue } from '../literal-values.js';
 import { typeFromName } from '../types/apl-types.js';
 import { Datetime, Timespan, type AplValue, type JsonValue } from '../values.js';
@@ -109,20 +112,22 @@ export function compileExpr(node: ast.Expression, frame: Frame, env: QueryEnv): 
     return new ExprCompiler(frame, env).compile(node);
 }
 
-/** The name a column gets when an expression is not named: `x` for `x`, `geo.city`, `_time` for bin(_time,..). */
+/**
+ * The name a column gets when an expression is not named (language/column-names.ts): `x` for `x`,
+ * `geo.city`, `_time` for `bin(_time, 1h)`, `is_tls` for `tostring(is_tls)`; undefined otherwise.
+ */
 export function defaultName(node: ast.Expression): string | undefined {
+    return derivedColumnName(node, chainName);
+}
+
+/** A name chain's column name: `x`, `['geo.city']`, `a.b.c` (dotted). */
+function chainName(node: ast.Expression): string | undefined {
     switch (node.$type) {
         case 'NameReference': return (node as ast.NameReference).name;
         case 'BracketReference': return (node as ast.BracketReference).name;
         case 'MemberAccess': {
             const path = memberPath(node);
             return path ? path.join('.') : undefined;
-        }
-        case 'ParenthesizedExpression': return defaultName((node as ast.ParenthesizedExpression).expression);
-        case 'FunctionCall': {
-            const call = node as ast.FunctionCall;
-            if ((call.function === 'bin' || call.function === 'bin_auto' || call.function === 'floor') && call.arguments.length >= 1) return defaultName(call.arguments[0].expression);
-            return undefined;
         }
     }
     return undefined;
@@ -184,8 +189,12 @@ export class ExprCompiler {
             case 'TypeofLiteral': return constant('string', (node as ast.TypeofLiteral).type);
             case 'NameReference': return this.name((node as ast.NameReference).name, node);
             case 'BracketReference': return this.name((node as ast.BracketReference).name, node);
-            case 'MemberAccess': return this.member(node as ast.MemberAccess);
-            case 'IndexAccess': return this.index(node as ast.IndexAccess);
+            case 'MemberAccess': case 'IndexAccess': {
+                // The checker's rule (language/indexing.ts): `take 1` + a new line `['logs'] | …` is two queries without ';'.
+                const problem = literalIndexProblem(node as ast.MemberAccess | ast.IndexAccess);
+                if (problem) throw errorAt(node, problem);
+                return node.$type === 'MemberAccess' ? this.member(node as ast.MemberAccess) : this.index(node as ast.IndexAccess);
+            }
             case 'ParenthesizedExpression': {
                 const inner = (node as ast.ParenthesizedExpression).expression;
                 if (isTabular(inner)) throw errorAt(node, 'a tabular expression cannot be used where a scalar value is expected');
@@ -464,6 +473,15 @@ export class ExprCompiler {
         return { type: 'bool', isConst: false, run: f => ({ c: false, col: stringPredicateVec(left.run(f), f.length, pred, false), sel: null }) };
     }
 
+    /** `bag_pack(*)`: every column of the row as a property bag, as `bag_pack('a', a, 'b', b, …)`. */
+    private packAllColumns(node: ast.FunctionCall, name: string): Compiled {
+        const fn = lookupScalarFunction(name)!;
+        const args: Compiled[] = [];
+        for (const c of this.frame.visible()) args.push(constant('string', c.name), this.columnRef(c.name, node)!);
+        const ctx = evalCtx(this.env, args.map(a => a.type), 'dynamic');
+        return this.rowwise('dynamic', args, vals => fn.evaluate!(vals, ctx));
+    }
+
     /** `* has "x"`: the predicate over every column, or-ed. */
     private starSearch(op: string, node: ast.BinaryExpression): Compiled {
         const right = this.compile(node.right as ast.Expression);
@@ -646,6 +664,7 @@ export class ExprCompiler {
             case 'toscalar':
                 throw unsupportedAt(node, 'toscalar()');
         }
+        if (args.length === 1 && args[0].$type === 'StarExpression' && lookupScalarFunction(name)?.packsAllColumns) return this.packAllColumns(node, name);
         if (!lookupScalarFunction(name) && Object.prototype.hasOwnProperty.call(CAST_FUNCTIONS, name)) {
             const t = CAST_FUNCTIONS[name];
             if (args.length !== 1) throw errorAt(node, `${name}() expects one argument`);
@@ -690,6 +709,12 @@ export class ExprCompiler {
         if (!fn.evaluate) throw unsupportedAt(node, `the function '${name}'${fn.unsupported ? ` (${fn.unsupported})` : ''}`);
         const args = node.arguments.map(a => this.compile(a.expression));
         const argTypes = args.map(a => a.type);
+        // The checker's rule (builtins/index.ts), so `apl check` and `apl run` agree on `tohex(uri)`.
+        const problem = argumentTypeProblem(fn.signatures, argTypes);
+        if (problem) {
+            const message = Issues.ArgumentTypeMismatch.message({ name, position: problem.index + 1, expected: problem.expected, actual: argTypes[problem.index] });
+            throw errorAt(node.arguments[problem.index], message.replace(/\.$/, ''));
+        }
         const rt = normType(typeof fn.returns === 'function' ? fn.returns(argTypes) : fn.returns);
         const ctx = evalCtx(this.env, argTypes, rt);
         const evaluate = fn.evaluate;

@@ -1210,6 +1210,9 @@ interface GroupKey {
 function groupKeys(frame: Frame, groups: readonly ast.NamedExpression[], env: QueryEnv): GroupKey[] {
     let k = 0;
     return groups.map(ne => {
+        // The checker accepts it (Axiom does: `summarize count() by histogram(x, 10)`); this evaluator cannot run it.
+        const aggregation = findAggregateCalls(ne.expression)[0];
+        if (aggregation) throw unsupportedAt(aggregation, `an aggregation ('${aggregation.function}') as a summarize key`);
         const compiled = compileExpr(ne.expression, frame, env);
         const name = ne.name ?? defaultName(ne.expression) ?? `Column${++k}`;
         let timeBucket: bigint | undefined;

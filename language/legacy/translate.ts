@@ -33,6 +33,7 @@
  * | `isempty(f)`                           | `or` of `not-exists` f, `==` f ""                  |
  * | a bool field `f`                       | `==` f true                                        |
  */
+import { aggregationArgumentNames } from '../column-names.js';
 import type { AstNode } from 'langium';
 import { parse } from '../apl-parse.js';
 import type * as ast from '../generated/ast.js';
@@ -707,8 +708,7 @@ class Translator {
                 arity(1, 1);
                 out = { op, field: field(0) };
         }
-        const argNames = argExprs.map(a => fieldName(a) ?? textOf(a));
-        const alias = named.name ?? entry.defaultColumnName(argNames);
+        const alias = named.name ?? entry.defaultColumnName(aggregationArgumentNames(e, fieldName));
         return { alias, ...out };
     }
 

@@ -104,6 +104,9 @@ export class AplCompletionProvider extends DefaultCompletionProvider {
         const text = document.textDocument.getText();
         const offset = document.textDocument.offsetAt(params.position);
         const items = safely('completion', [] as CompletionItem[], () => this.complete(document, text, offset));
+        // Sent in sortText order: a client that shows the list as it comes (or breaks ties by
+        // position) then shows `status` before `server_datacenter` for `sta`, too.
+        items.sort((a, b) => (a.sortText ?? '').localeCompare(b.sortText ?? ''));
         return CompletionList.create(items, false);
     }
 
@@ -365,7 +368,9 @@ export class AplCompletionProvider extends DefaultCompletionProvider {
     // ------------------------------------------------------------------ special forms
 
     private completeBracket(document: LangiumDocument, text: string, offset: number, start: number, typed: string): CompletionItem[] {
-        const after = /^(?:[^'"\]\n]*)(['"])?\s*\]?/.exec(text.slice(offset))?.[0] ?? '';
+        // What is already typed after the cursor (`city']`), never past the line's end: an unterminated
+        // `['` at the end of a line must not swallow the next line.
+        const after = /^(?:[^'"\]\r\n]*)(['"])?[ \t]*\]?/.exec(text.slice(offset))?.[0] ?? '';
         const range = this.rangeOf(document, start, offset + after.length);
         const tokens = this.lexer.tokenize(text.slice(0, start)).tokens;
         const items: CompletionItem[] = [];

@@ -16,6 +16,7 @@
  * Results are cached per AST node (WeakMaps, so a re-parsed document drops its entries) and
  * invalidated when the schema provider's `version` changes.
  */
+import { aggregationArgumentNames, derivedColumnName } from '../column-names.js';
 import type { AstNode } from 'langium';
 import type * as ast from '../generated/ast.js';
 import { lookupAggregate, lookupScalarFunction, type AggregateFunction, type ScalarFunction } from '../builtins/index.js';
@@ -67,8 +68,6 @@ const TABULAR_SOURCE_TYPES = new Set([
 const ARITHMETIC = new Set(['+', '-', '*', '/', '%']);
 
 /** Functions whose unnamed result column takes the name of their first argument (`bin(_time, 1h)` -> `_time`). */
-const FIRST_ARGUMENT_NAMED = new Set(['bin', 'bin_auto', 'floor']);
-
 /** Type names that also work as typed-literal "functions": `long(null)`, `real(1.5)`, `timespan(2d)`. */
 export function typedLiteralType(call: ast.FunctionCall): AplType | undefined {
     if (lookupScalarFunction(call.function) || lookupAggregate(call.function)) return undefined;
@@ -527,7 +526,7 @@ export class AplTypeComputer {
                 let open = before.open;
                 let n = 0;
                 for (const ne of op.columns) {
-                    const derived = this.columnNameOf(ne, ++n);
+                    const derived = this.columnNameOf(ne, () => ++n);
                     open ||= derived.guessed;
                     putColumn(columns, col(derived.name, this.typeOf(ne.expression)), false);
                 }
@@ -543,7 +542,7 @@ export class AplTypeComputer {
                         open ||= before.open;
                         continue;
                     }
-                    const derived = this.columnNameOf(ne, ++n);
+                    const derived = this.columnNameOf(ne, () => ++n);
                     open ||= derived.guessed;
                     putColumn(columns, col(derived.name, this.typeOf(ne.expression)), true);
                 }
@@ -606,8 +605,9 @@ export class AplTypeComputer {
                 if (op.columns.some(c => c.$type === 'StarExpression')) return before;
                 const columns: ColumnType[] = [];
                 let open = false;
-                op.columns.forEach((e, i) => {
-                    const d = this.derivedName(e, i + 1);
+                let n = 0;
+                op.columns.forEach(e => {
+                    const d = this.derivedName(e, () => ++n);
                     open ||= d.guessed;
                     putColumn(columns, col(d.name, this.typeOf(e)), true);
                 });
@@ -618,7 +618,7 @@ export class AplTypeComputer {
                 let open = false;
                 let n = 0;
                 for (const g of op.groups) {
-                    const d = this.columnNameOf(g, ++n);
+                    const d = this.columnNameOf(g, () => ++n);
                     open ||= d.guessed;
                     putColumn(columns, col(d.name, this.typeOf(g.expression)), true);
                 }
@@ -650,8 +650,9 @@ export class AplTypeComputer {
             case 'MvExpandOperator': {
                 const columns = [...before.columns];
                 let open = before.open;
-                op.items.forEach((item, i) => {
-                    const d = item.name !== undefined ? { name: item.name, guessed: false } : this.derivedName(item.expression, i + 1);
+                let n = 0;
+                op.items.forEach(item => {
+                    const d = item.name !== undefined ? { name: item.name, guessed: false } : this.derivedName(item.expression, () => ++n);
                     open ||= d.guessed;
                     const type: AplType = item.type ? typeFromName(item.type) ?? 'unknown' : 'dynamic';
                     const field = item.name === undefined ? this.resolveField(item.expression) : undefined;
@@ -666,7 +667,7 @@ export class AplTypeComputer {
                 let open = false;
                 let n = 0;
                 for (const g of op.groups) {
-                    const d = this.columnNameOf(g, ++n);
+                    const d = this.columnNameOf(g, () => ++n);
                     open ||= d.guessed;
                     putColumn(columns, col(d.name, this.typeOf(g.expression)), true);
                 }
@@ -677,7 +678,7 @@ export class AplTypeComputer {
                 }
                 // The axis column takes the axis field's name in KQL; Axiom's docs also show it as `time`,
                 // so the row stays open (no unknown-field reports after make-series).
-                const axis = this.derivedName(op.axis, ++n);
+                const axis = this.derivedName(op.axis, () => ++n);
                 putColumn(columns, col(axis.name, 'dynamic'), true);
                 return { columns, open: true };
             }
@@ -719,7 +720,7 @@ export class AplTypeComputer {
                         for (const c of before.columns) out.push({ name: c.name, type: c.type, guessed: before.open });
                         return;
                     }
-                    const d = arg.name !== undefined ? { name: arg.name, guessed: false } : this.derivedName(arg.expression, i === 0 ? next() : next());
+                    const d = arg.name !== undefined ? { name: arg.name, guessed: false } : this.derivedName(arg.expression, next);
                     out.push({ name: d.name, type: this.typeOf(arg.expression), guessed: d.guessed });
                 });
                 return out;
@@ -730,24 +731,18 @@ export class AplTypeComputer {
     }
 
     /** The name a `name = expression` item gives its column: the name, else derived like KQL. */
-    private columnNameOf(item: ast.NamedExpression, position: number): DerivedName {
-        return item.name !== undefined ? { name: item.name, guessed: false } : this.derivedName(item.expression, position);
+    private columnNameOf(item: ast.NamedExpression, next: () => number): DerivedName {
+        return item.name !== undefined ? { name: item.name, guessed: false } : this.derivedName(item.expression, next);
     }
 
-    /** `count()` -> `count_`, `avg(x)` -> `avg_x` (from the catalogue's `defaultColumnName`). */
+    /** `count()` -> `count_`, `avg(toint(x))` -> `avg_x` (the catalogue's `defaultColumnName`, language/column-names.ts). */
     private aggregateName(e: ast.Expression | undefined, next: () => number): DerivedName {
         if (e?.$type === 'FunctionCall') {
             const call = e as ast.FunctionCall;
             const agg = lookupAggregate(call.function);
             if (agg) {
-                let guessed = false;
-                const argNames = call.arguments.map(arg => {
-                    const f = arg.expression ? this.fieldNameOf(arg.expression) : undefined;
-                    if (f !== undefined) return f;
-                    if (arg.expression && arg.expression.$type.endsWith('Literal')) return arg.expression.$cstNode?.text ?? '';
-                    guessed = true;
-                    return '';
-                });
+                const argNames = aggregationArgumentNames(call, x => this.fieldNameOf(x));
+                const guessed = argNames.some(n => n === '');
                 try {
                     return { name: agg.defaultColumnName(argNames), guessed };
                 } catch {
@@ -759,23 +754,12 @@ export class AplTypeComputer {
     }
 
     /**
-     * The column name APL gives an unnamed expression: the field's name for a field reference, the
-     * first argument's field for `bin`/`bin_auto`/`floor`, else `Column<n>` (a guess).
+     * The column name APL gives an unnamed expression (language/column-names.ts), else the next
+     * `Column<n>` (a guess): only the unnamed ones are numbered, `project a, b * 2` -> `Column1`.
      */
-    derivedName(e: ast.Expression | undefined, n: number): DerivedName {
-        if (!e) return { name: `Column${n}`, guessed: true };
-        const f = this.fieldNameOf(e);
-        if (f !== undefined) return { name: f, guessed: false };
-        if (e.$type === 'FunctionCall') {
-            const call = e as ast.FunctionCall;
-            const first = call.arguments[0]?.expression;
-            if (FIRST_ARGUMENT_NAMED.has(call.function) && first) {
-                const name = this.fieldNameOf(first);
-                if (name !== undefined) return { name, guessed: false };
-            }
-        }
-        if (e.$type === 'ParenthesizedExpression') return this.derivedName((e as ast.ParenthesizedExpression).expression, n);
-        return { name: `Column${n}`, guessed: true };
+    derivedName(e: ast.Expression | undefined, next: () => number): DerivedName {
+        const name = derivedColumnName(e, x => this.fieldNameOf(x));
+        return name !== undefined ? { name, guessed: false } : { name: `Column${next()}`, guessed: true };
     }
 
     /** The column name a name chain stands for (`geo.city`, `['geo.city']`), or undefined for other expressions. */

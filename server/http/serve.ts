@@ -7,6 +7,7 @@
  * the service, prints the banner and closes cleanly on SIGINT/SIGTERM (the store fsyncs every
  * acknowledged batch, so a hard kill loses nothing acknowledged either).
  */
+import * as os from 'node:os';
 import { createService, DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, type Service, type ServiceOptions } from './app.js';
 
 export interface ServeOptions {
@@ -25,22 +26,44 @@ export interface ServeOptions {
     out?: (text: string) => void;
     /** Diagnostics (default stderr). */
     log?: (msg: string) => void;
+    /** Warnings about the options, one line each (default stderr). */
+    warn?: (text: string) => void;
     /** Install SIGINT/SIGTERM handlers that close the service and exit (default true). */
     handleSignals?: boolean;
 }
 
-export function banner(service: Pick<Service, 'url' | 'dataDir' | 'generatedToken' | 'samplesLoaded' | 'recovered'>, tokenHint?: string): string {
-    const token = service.generatedToken ?? tokenHint ?? '<your token>';
-    const lines = [
-        `APL Dataset Query and Ingest Service listening on ${service.url}`,
-        `  data directory: ${service.dataDir} (${service.recovered.datasets} datasets, ${service.recovered.events} events recovered)`,
-    ];
+/** Where the tokens the service accepts came from: what the banner may say about them. */
+export type TokenSource = 'argument' | 'environment' | 'stored';
+
+/**
+ * The start-up banner. It shows a token only when the service generated it (once, at the first
+ * start); a token given by the user is never echoed (it would end up in terminal logs), and a
+ * stored one cannot be: only its hash is kept.
+ */
+export function banner(
+    service: Pick<Service, 'url' | 'host' | 'port' | 'dataDir' | 'generatedToken' | 'samplesLoaded' | 'recovered'>,
+    tokenSource: TokenSource = 'stored',
+    interfaces: NodeJS.Dict<os.NetworkInterfaceInfo[]> = os.networkInterfaces(),
+): string {
+    const token = service.generatedToken ?? (tokenSource === 'environment' ? '$APL_TOKEN' : '<your token>');
+    const lines = [`APL Dataset Query and Ingest Service listening on ${service.url}`];
+    if (WILDCARD_HOSTS.has(service.host)) {
+        lines.push(`  listening on every network interface (${service.host}), reachable from other machines at:`);
+        for (const address of interfaceAddresses(interfaces, service.host === '0.0.0.0')) lines.push(`    http://${address}:${service.port}`);
+    }
+    lines.push(`  data directory: ${service.dataDir} (${service.recovered.datasets} datasets, ${service.recovered.events} events recovered)`);
     if (service.samplesLoaded.length) lines.push(`  sample datasets loaded: ${service.samplesLoaded.join(', ')}`);
     if (service.generatedToken) {
         lines.push(
             '',
             `  API token (shown once, only its hash is stored): ${service.generatedToken}`,
-            '  Keep it: it is not printed again. Pass --token or APL_TOKEN to use your own instead.',
+            '  Keep it: it is not printed again. Set APL_TOKEN to use your own instead.',
+        );
+    } else if (tokenSource === 'stored') {
+        lines.push(
+            '',
+            '  API tokens are stored hashed, so they cannot be shown again. To make a new one:',
+            `    apl token create --data ${shellQuote(service.dataDir)}`,
         );
     }
     lines.push(
@@ -53,7 +76,7 @@ export function banner(service: Pick<Service, 'url' | 'dataDir' | 'generatedToke
         '',
         '@axiomhq/js:',
         `  import { Axiom } from '@axiomhq/js';`,
-        `  const axiom = new Axiom({ token: '${token}', url: '${service.url}' });`,
+        `  const axiom = new Axiom({ token: process.env.AXIOM_TOKEN, url: '${service.url}' });`,
         `  axiom.ingest('my-logs', [{ level: 'info', msg: 'hello' }]); await axiom.flush();`,
         `  const res = await axiom.query("['my-logs'] | where level == 'error'");`,
         '',
@@ -62,12 +85,59 @@ export function banner(service: Pick<Service, 'url' | 'dataDir' | 'generatedToke
     return lines.join('\n') + '\n';
 }
 
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
+
+/** The addresses of this machine's interfaces (IPv4 only for 0.0.0.0; both for `::`). */
+function interfaceAddresses(interfaces: NodeJS.Dict<os.NetworkInterfaceInfo[]>, ipv4Only: boolean): string[] {
+    const out: string[] = [];
+    for (const infos of Object.values(interfaces)) {
+        for (const i of infos ?? []) {
+            if (i.family === 'IPv4') out.push(i.address);
+            else if (!ipv4Only && !i.address.startsWith('fe80:')) out.push(`[${i.address}]`);
+        }
+    }
+    return out;
+}
+
+function shellQuote(s: string): string {
+    return /^[\w./:@+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The official Go clients (axiom-go, the axiom CLI) refuse tokens without these prefixes. */
+export const OFFICIAL_TOKEN_PREFIXES = ['xaat-', 'xapt-'] as const;
+
+/**
+ * Warnings about the tokens the service is told to accept, for stderr. They never contain the
+ * token itself: only which one (by position) is meant.
+ */
+export function tokenWarnings(tokens: readonly string[], source: TokenSource): string[] {
+    const from = source === 'environment' ? 'APL_TOKEN' : '--token';
+    const unprefixed = tokens.map((t, i) => ({ t, i })).filter(({ t }) => !OFFICIAL_TOKEN_PREFIXES.some(p => t.startsWith(p)));
+    return unprefixed.map(({ i }) => {
+        const which = tokens.length > 1 ? `the ${ordinal(i + 1)} ${from} token` : `the ${from} token`;
+        return (
+            `warning: ${which} does not start with xaat- or xapt-. This service accepts it, but axiom-go and the ` +
+            `axiom CLI refuse such tokens before sending a request. Use a token like the ones 'apl token create' makes.`
+        );
+    });
+}
+
+function ordinal(n: number): string {
+    return n === 1 ? '1st' : n === 2 ? '2nd' : n === 3 ? '3rd' : `${n}th`;
+}
+
 export async function runServe(options: ServeOptions = {}): Promise<Service> {
     const out = options.out ?? ((t: string) => process.stdout.write(t));
+    const warn = options.warn ?? ((text: string) => process.stderr.write(text + '\n'));
     const tokens: string[] = [];
     const given = options.token === undefined ? [] : Array.isArray(options.token) ? options.token : [options.token];
     tokens.push(...given.filter((t) => t !== ''));
-    if (tokens.length === 0 && process.env.APL_TOKEN) tokens.push(process.env.APL_TOKEN);
+    let source: TokenSource = tokens.length > 0 ? 'argument' : 'stored';
+    if (tokens.length === 0 && process.env.APL_TOKEN) {
+        tokens.push(process.env.APL_TOKEN);
+        source = 'environment';
+    }
+    for (const w of tokenWarnings(tokens, source)) warn(w);
     const svcOptions: ServiceOptions = {
         host: options.host ?? DEFAULT_HOST,
         port: options.port ?? DEFAULT_PORT,
@@ -80,7 +150,7 @@ export async function runServe(options: ServeOptions = {}): Promise<Service> {
         log: options.log,
     };
     const service = await createService(svcOptions);
-    out(banner(service, tokens.length === 1 ? tokens[0] : undefined));
+    out(banner(service, source));
     if (options.handleSignals !== false) {
         let stopping = false;
         const stop = (signal: NodeJS.Signals): void => {

@@ -114,8 +114,7 @@ export class IngestWorkers {
 
     private start(slot: Slot): Worker {
         if (slot.worker) return slot.worker;
-        // import.meta.url is undefined in the CommonJS bundles; startWorker handles each way we run.
-        const w = startWorker(import.meta.url as string | undefined, 'prepare-worker', 'ingest-worker');
+        const w = startWorker(import.meta.url, 'prepare-worker', 'ingest-worker');
         w.unref();
         w.on('message', (msg: Reply) => {
             const p = slot.pending.get(msg.id);

@@ -19,18 +19,24 @@ import { URI } from 'langium';
 import { NodeFileSystem } from 'langium/node';
 import { startLanguageServer } from 'langium/lsp';
 import { createConnection, MessageType, ProposedFeatures, ShowMessageNotification, type DidChangeConfigurationParams, type InitializeParams } from 'vscode-languageserver/node';
+import packageJson from '../../package.json' with { type: 'json' };
 import { createAplServices } from '../../language/apl-module.js';
 import { BuiltinSchemaProvider } from '../../language/schema/builtin-schema-provider.js';
 import { MutableSchemaProvider } from '../../language/schema/mutable-schema-provider.js';
 import { parseSchemaJson, schemaFromJsonValue } from '../../language/schema/static-schema-provider.js';
 
-const USAGE = `Usage: apl-language-server (--stdio | --node-ipc | --socket=<port>)
+const USAGE = `Usage: apl-language-server (--stdio | --node-ipc | --socket=<port>) | --version
 
 The APL (Axiom Processing Language) language server. Settings (section "apl"):
   schemaFile   path to a schema JSON file (datasets and fields); default: the built-in sample datasets
+               (also accepted as initializationOptions.schemaFile)
 `;
 
 const argv = process.argv.slice(2);
+if (argv.includes('--version') || argv.includes('-V')) {
+    process.stdout.write(`apl-language-server ${packageJson.version}\n`);
+    process.exit(0);
+}
 if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(USAGE);
     process.exit(0);

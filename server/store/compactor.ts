@@ -51,8 +51,7 @@ export class Compactor {
 
     private start(): Worker {
         if (this.worker) return this.worker;
-        // import.meta.url is undefined in the CommonJS bundles; startWorker handles each way we run.
-        const w = startWorker(import.meta.url as string | undefined, 'compact-worker', 'compact-worker');
+        const w = startWorker(import.meta.url, 'compact-worker', 'compact-worker');
         w.unref();
         w.on('message', (msg: { id: number; ok: boolean; result?: CompactResult; error?: string }) => {
             const p = this.pending.get(msg.id);

@@ -94,7 +94,7 @@ describe('apl check', () => {
         expect(runApl(['check', '--bogus']).code).toBe(2);
         const r = runApl(['check', '--format', 'xml', 'x.apl']);
         expect(r.code).toBe(2);
-        expect(r.stderr).toContain('--format must be text or json');
+        expect(r.stderr).toContain('--format must be text, json or sarif');
     });
 
     it("['sample-http-logs'] | where stauts == '500' with --schema  →  a warning, exit 0", () => {
@@ -111,5 +111,59 @@ describe('apl check', () => {
         const r = runApl(['check', '--schema', schema, file('q.apl', 'print 1')]);
         expect(r.code).toBe(2);
         expect(r.stderr).toContain('strng');
+    });
+});
+
+describe('apl check --format sarif', () => {
+    it("T | summarize sum('x') and T | where status ==  →  a SARIF 2.1.0 log: rules = the APL codes with their help, one result per diagnostic", async () => {
+        const { allIssues } = await import('../../language/apl-issue-codes.js');
+        file('sarif-a.apl', "['logs'] | summarize sum('x')\n");
+        file('sarif-b.apl', "['logs']\n| where status ==\n");
+        const r = runApl(['check', '--format', 'sarif', 'sarif-a.apl', 'sarif-b.apl'], { cwd: dir });
+        expect(r.code).toBe(1);
+        const log = JSON.parse(r.stdout) as import('sarif').Log;
+        expect(log.version).toBe('2.1.0');
+        expect(log.$schema).toMatch(/sarif-2\.1\.0/);
+        const run = log.runs[0];
+        const rules = run.tool.driver.rules!;
+        expect(rules.map(x => x.id)).toEqual(allIssues().map(i => i.code));
+        for (const [k, rule] of rules.entries()) {
+            expect(rule.help?.text).toBe(allIssues()[k].help);
+            expect(rule.help?.text.length).toBeGreaterThan(20);
+        }
+        expect(run.results).toEqual([
+            expect.objectContaining({
+                ruleId: 'APL0003',
+                ruleIndex: rules.findIndex(x => x.id === 'APL0003'),
+                level: 'error',
+                locations: [{ physicalLocation: { artifactLocation: { uri: 'sarif-a.apl', uriBaseId: '%SRCROOT%' }, region: { startLine: 1, startColumn: 26, endLine: 1, endColumn: 29 } } }],
+            }),
+            expect.objectContaining({
+                ruleId: 'APL1001',
+                level: 'error',
+                locations: [{ physicalLocation: { artifactLocation: { uri: 'sarif-b.apl', uriBaseId: '%SRCROOT%' }, region: { startLine: 2, startColumn: 18, endLine: 2, endColumn: 18 } } }],
+            }),
+        ]);
+        expect(run.results![0].message.text).toMatch(/sum/);
+    });
+
+    it('a clean file  →  exit 0 and a log with no results', () => {
+        file('sarif-ok.apl', 'print 1\n');
+        const r = runApl(['check', '--format', 'sarif', 'sarif-ok.apl'], { cwd: dir });
+        expect(r.code).toBe(0);
+        expect((JSON.parse(r.stdout) as import('sarif').Log).runs[0].results).toEqual([]);
+    });
+});
+
+describe('apl check says what apl run says', () => {
+    it("['sample-http-logs'] | take 1 then ['sample-http-logs'] | count on the next line, without ';'  →  both exit 1 at 1:29 with the same message", () => {
+        const two = file('two.apl', "['sample-http-logs'] | take 1\n['sample-http-logs'] | count\n");
+        const check = runApl(['check', two]);
+        const run = runApl(['run', '--file', two]);
+        expect(check.code).toBe(1);
+        expect(run.code).toBe(1);
+        const message = "'1' is not a dynamic value, so it cannot be indexed with [ ]. If a new query starts on line 2, end the one before it with ';'.";
+        expect(check.stdout.split('\n')[0]).toBe(`${two}:1:29: error APL0014 ${message}`);
+        expect(run.stderr.split('\n')[0]).toBe(`${two}:1:29: error: ${message}`);
     });
 });

@@ -102,6 +102,34 @@ describe('apl run', () => {
         ]);
     });
 
+    it('--timestamp-field and --timestamp-format read the event time as apl ingest does', () => {
+        const logs = file('stamped.ndjson', ['{"ts":"02/01/2024 10:30","n":1}', '{"ts":"03/01/2024 11:00","n":2}', '{"ts":"bad","n":3}'].join('\n'));
+        const r = runApl(['run', '--data', `logs=${logs}`, '--timestamp-field', 'ts', '--timestamp-format', '02/01/2006 15:04', '--format', 'json', "['logs'] | project _time, n"]);
+        expect(r.code).toBe(0);
+        expect(JSON.parse(r.stdout)).toEqual([
+            { _time: '2024-01-03T11:00:00Z', n: 2 },
+            { _time: '2024-01-02T10:30:00Z', n: 1 },
+        ]);
+        expect(r.stderr).toContain('skipped 1 event(s)');
+        expect(r.stderr).toContain('cannot parse timestamp field "ts": "bad"');
+    });
+
+    it('--seed N: the same seed gives the same sample rows, another seed others', () => {
+        const q = "['sample-http-logs'] | project id | take 3";
+        const a = runApl(['run', '--seed', '7', '--sample', 'sample-http-logs:50', '--format', 'csv', q]);
+        const b = runApl(['run', '--seed', '7', '--sample', 'sample-http-logs:50', '--format', 'csv', q]);
+        const c = runApl(['run', '--seed', '8', '--sample', 'sample-http-logs:50', '--format', 'csv', q]);
+        expect(a.code).toBe(0);
+        expect(a.stdout).toBe(b.stdout);
+        expect(c.stdout).not.toBe(a.stdout);
+    });
+
+    it('--timestamp-field without --data is a usage error', () => {
+        const r = runApl(['run', '--timestamp-field', 'ts', "['sample-http-logs'] | count"]);
+        expect(r.code).toBe(2);
+        expect(r.stderr).toContain('apply to --data files');
+    });
+
     it('reads the query from --file and reports skipped lines on stderr', () => {
         const bad = file('bad.ndjson', '{"a":1}\nnot json\n{"a":2}\n');
         const q = file('q.apl', 'd | summarize sum(a)\n');

@@ -84,6 +84,21 @@ const schemaCases: [string, string[]][] = [
     ["['nope-dataset'] | where anything == 1", [IssueCodes.UnknownDataset]],
     ["['sample-http-logs'] | make-series count() on _time step 1h | mv-expand time", []],
     ["search 'x' | where anything == 1", []],
+    // take/limit after a time-binned summarize: an information diagnostic says what Axiom does
+    ["['sample-http-logs'] | summarize count() by bin(_time, 1h), method | take 2", [IssueCodes.TakeAfterTimeBins]],
+    ["['sample-http-logs'] | summarize count() by bin_auto(_time) | where count_ > 1 | limit 2", [IssueCodes.TakeAfterTimeBins]],
+    ["['sample-http-logs'] | summarize count() by bin(_time, 1h), method | sort by count_ desc | take 2", []],
+    ["['sample-http-logs'] | summarize count() by method | take 2", []],
+    // a summarize column without an aggregation; a literal indexed (two queries without ';')
+    ["['sample-http-logs'] | summarize u = strcat(uri, '!') by method", [IssueCodes.SummarizeWithoutAggregation]],
+    ["['sample-http-logs'] | summarize m = max(req_duration_ms) * 2, c = count() + 1", []],
+    ["['sample-http-logs'] | take 1\n['sample-http-logs'] | count", [IssueCodes.NotIndexable]],
+    ["print a = dynamic([1, 2])[0], b = dynamic({'k': 1})['k']", []],
+    // case needs condition/value pairs and a final else value; bag_pack(*) packs every column (Axiom's docs)
+    ["print c = case(1 > 2, 'a', 2 > 3, 'b', 3 > 1, 'c')", [IssueCodes.WrongArgumentCount]],
+    ["print c = case(1 > 2, 'a', 2 > 3, 'b', 'else')", []],
+    ["['sample-http-logs'] | extend b = bag_pack(*)", []],
+    ["['sample-http-logs'] | extend b = pack(*)", []],
     ["['sample-http-logs'] | where uri has_any (dynamic(['a', 'b'])) and method in (dynamic(['GET']))", []],
 ];
 
@@ -171,5 +186,39 @@ describe('syntax errors carry APL1001 in the editor too', () => {
         const result = await validateEmpty("['sample-http-logs'] | where");
         expect(result.diagnostics.length).toBeGreaterThan(0);
         expect(new Set(result.diagnostics.map(d => d.code))).toEqual(new Set([IssueCodes.SyntaxError]));
+    });
+});
+
+describe('argument-count messages say what the arguments are', () => {
+    it("print c = case(1 > 2, 'a', 2 > 3, 'b', 3 > 1, 'c')", async () => {
+        const [d] = await checkText("print c = case(1 > 2, 'a', 2 > 3, 'b', 3 > 1, 'c')");
+        expect(d.code).toBe(IssueCodes.WrongArgumentCount);
+        expect(d.message).toBe("'case' takes condition/value pairs and a final else value (an odd number of arguments, at least 3), but 6 were given.");
+    });
+
+    it("print b = bag_pack('a', 1, 'b')", async () => {
+        const [d] = await checkText("print b = bag_pack('a', 1, 'b')");
+        expect(d.message).toBe("'bag_pack' takes key/value pairs (an even number of arguments, at least 2), but 3 were given.");
+    });
+});
+
+describe('take after a time-binned summarize does what the information diagnostic says', () => {
+    it("['sample-http-logs'] | summarize n = count() by bin(_time, 30d), method | take 2", async () => {
+        const { createEngine } = await import('../../language/index.js');
+        const { generateSample } = await import('../../language/samples/index.js');
+        const engine = createEngine();
+        engine.ingest('sample-http-logs', generateSample('sample-http-logs', { rows: 2000, seed: 1 }));
+        const q = "['sample-http-logs'] | summarize n = count() by bin(_time, 30d), method";
+        const all = (await engine.query(q)).tables[0];
+        const taken = (await engine.query(`${q} | take 2`)).tables[0];
+        const bins = new Set(all.columns[0]).size;
+        const methods = (t: typeof taken) => new Set(t.columns[1]);
+        // 2 groups (methods) kept in every bin, not 2 rows
+        expect(methods(taken).size).toBe(2);
+        expect(new Set(taken.columns[0]).size).toBe(bins);
+        expect(taken.columns[0].length).toBeGreaterThan(2);
+        const [d] = await checkText(`${q} | take 2`);
+        expect(d).toMatchObject({ code: IssueCodes.TakeAfterTimeBins, severity: 'info' });
+        expect(d.message).toContain('keeps the 2 groups with the largest first aggregation in every time bin');
     });
 });

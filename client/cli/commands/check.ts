@@ -5,13 +5,16 @@ import { parseSchemaJson, StaticSchemaProvider, type SchemaProvider } from '../.
 import { CliError } from '../cli-error.js';
 import { formatDiagnosticText, type CliDiagnostic } from '../diagnostic-format.js';
 import { readInput } from '../read-input.js';
+import { toSarif } from '../sarif.js';
+import packageJson from '../../../package.json' with { type: 'json' };
 
-export const CHECK_USAGE = `apl check [--syntax-only] [--format text|json] [--schema FILE] [FILE ... | -]
+export const CHECK_USAGE = `apl check [--syntax-only] [--format text|json|sarif] [--schema FILE] [FILE ... | -]
 
 Checks APL query files. Exit code 0: no errors; 1: some file has an error; 2: usage or I/O error.
   --syntax-only   report only lexing and parsing problems
   --format        text (default): file:line:col: severity CODE message, with the source line
                   json: [{"file", "diagnostics": [{severity, code, message, range}]}], 0-based positions
+                  sarif: a SARIF 2.1.0 log for code-scanning tools (rule ids = the APL codes)
   --schema FILE   a schema JSON file (see docs/schema-file.md); unknown datasets/fields become warnings`;
 
 interface FileReport {
@@ -34,7 +37,7 @@ export async function runCheck(argv: string[], out: NodeJS.WritableStream, err: 
         out.write(CHECK_USAGE + '\n');
         return 0;
     }
-    if (values.format !== 'text' && values.format !== 'json') throw new CliError(`--format must be text or json, not '${values.format}'`);
+    if (values.format !== 'text' && values.format !== 'json' && values.format !== 'sarif') throw new CliError(`--format must be text, json or sarif, not '${values.format}'`);
     const files = positionals.length > 0 ? positionals : ['-'];
     const schema = values.schema !== undefined ? loadSchema(values.schema) : undefined;
 
@@ -58,6 +61,7 @@ export async function runCheck(argv: string[], out: NodeJS.WritableStream, err: 
         }
     }
     if (values.format === 'json') out.write(JSON.stringify(reports, null, 2) + '\n');
+    if (values.format === 'sarif') out.write(JSON.stringify(toSarif(reports, packageJson.version), null, 2) + '\n');
     return worst;
 }
 

@@ -5,7 +5,7 @@ import type { AplClient } from '../../api/client.js';
 import { AplApiError } from '../../api/errors.js';
 import type { IngestOptions, IngestStatus } from '../../api/types.js';
 import { CliError } from '../cli-error.js';
-import { clientFrom, CONNECTION_OPTIONS, CONNECTION_USAGE, reportApiError } from '../connection.js';
+import { clientFrom, CONNECTION_OPTIONS, CONNECTION_USAGE, reportApiError, warnAboutTokenArgument } from '../connection.js';
 import { parseIntOption } from '../options.js';
 
 export const INGEST_USAGE = `apl ingest DATASET FILE... [--url URL] [--token TOKEN] [--org-id ID] [--create]
@@ -66,6 +66,7 @@ export async function runIngestCommand(argv: string[], out: NodeJS.WritableStrea
     };
     // Check every file before sending anything.
     const inputs = files.map(f => openInput(f, forced));
+    warnAboutTokenArgument(values, err, 'ingest');
     const client = clientFrom(values);
     const total: IngestStatus = { ingested: 0, failed: 0, failures: [], processedBytes: 0, blocksCreated: 0, walLength: 0 };
     const progress = (err as NodeJS.WriteStream).isTTY === true;

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { AplApiError } from '../../api/errors.js';
 import type { Table, TabularResult } from '../../api/types.js';
 import { CliError } from '../cli-error.js';
-import { clientFrom, CONNECTION_OPTIONS, CONNECTION_USAGE, reportApiError } from '../connection.js';
+import { clientFrom, CONNECTION_OPTIONS, CONNECTION_USAGE, reportApiError, warnAboutTokenArgument } from '../connection.js';
 import { parseIntOption, parseOutputFormat, queryTextFrom, type QueryText } from '../options.js';
 import { appendTable, writeResult } from '../output.js';
 import { formatQueryError, positionInMessage, type QueryErrorPosition } from '../query-error.js';
@@ -56,6 +56,7 @@ export async function runQueryCommand(argv: string[], out: NodeJS.WritableStream
     const pageSize = values['page-size'] !== undefined ? parseIntOption('--page-size', values['page-size'], 1) : 1000;
     const order = values.order ?? 'desc';
     if (order !== 'desc' && order !== 'asc') throw new CliError(`--order must be desc or asc, not '${order}'`);
+    warnAboutTokenArgument(values, err, 'query');
     const client = clientFrom(values);
 
     try {

@@ -8,10 +8,12 @@ import { writeResult } from '../output.js';
 import { formatQueryError } from '../query-error.js';
 import { resolveTimeRange } from '../time-arg.js';
 import { statSync } from 'node:fs';
+import { normalizeEvents } from '../../../server/ingest/normalize-event.js';
 
 export const DEFAULT_SAMPLE_ROWS = 10_000;
 
-export const RUN_USAGE = `apl run [--data NAME=PATH]... [--sample NAME[:ROWS]]... [--format table|json|csv|tabular|legacy]
+export const RUN_USAGE = `apl run [--data NAME=PATH]... [--timestamp-field F] [--timestamp-format LAYOUT]
+        [--sample NAME[:ROWS]]... [--seed N] [--format table|json|csv|tabular|legacy]
         [--start TIME] [--end TIME] [--limit N] [--width N] (QUERY | --file F)
 
 Runs an APL query locally, over files or the sample datasets, with the reference evaluator.
@@ -19,11 +21,16 @@ Exit code 0: ok; 1: the query has an error (printed as file:line:col with the pr
 2: usage or I/O error (a missing or unreadable data file, a bad time).
   --data NAME=PATH     load PATH as dataset NAME (repeatable): NDJSON, a JSON array, or CSV with a
                        header row (cells typed as numbers or booleans where they parse); .gz is fine.
-                       Events without _time get the load time.
+                       Events are read as 'apl ingest' sends them to a service: nested objects
+                       flattened (geo.city), and events without a time get the load time.
+  --timestamp-field F  the field of --data events that holds the event time (default _time)
+  --timestamp-format L its format as a Go layout, e.g. 2006-01-02T15:04:05Z07:00 (default: RFC 3339
+                       or a Unix epoch, as the service guesses)
   --sample NAME[:ROWS] generate a sample dataset with ROWS events (default ${DEFAULT_SAMPLE_ROWS.toLocaleString('en-US')}). Without --data,
                        the samples the query names are generated on demand:
                        ${SAMPLE_DATASET_NAMES.join(', ')}
-  --seed N             seed of the sample generators (default 1)
+  --seed N             seed of the sample generators and of the sample operator (default 1): the same
+                       seed gives the same rows
   --format             table (default; fitted to the terminal), json (array of row objects), csv,
                        tabular or legacy (the service's result JSON)
   --start, --end       time range over _time: RFC 3339, a date, or now-1h / now-7d (default: all)
@@ -39,6 +46,8 @@ export async function runRun(argv: string[], out: NodeJS.WritableStream, err: No
             data: { type: 'string', multiple: true, short: 'd' },
             sample: { type: 'string', multiple: true },
             seed: { type: 'string' },
+            'timestamp-field': { type: 'string' },
+            'timestamp-format': { type: 'string' },
             format: { type: 'string' },
             start: { type: 'string' },
             end: { type: 'string' },
@@ -60,6 +69,11 @@ export async function runRun(argv: string[], out: NodeJS.WritableStream, err: No
     const seed = values.seed !== undefined ? parseIntOption('--seed', values.seed) : 1;
     const limit = values.limit !== undefined ? parseIntOption('--limit', values.limit, 1, 50_000) : undefined;
     const width = values.width !== undefined ? parseIntOption('--width', values.width, 20) : undefined;
+    const timestamps: TimestampOptions = { field: values['timestamp-field'], format: values['timestamp-format'] };
+    if (data.length === 0 && (timestamps.field !== undefined || timestamps.format !== undefined)) {
+        throw new CliError('--timestamp-field and --timestamp-format apply to --data files');
+    }
+    if (timestamps.field !== undefined && timestamps.field.trim() === '') throw new CliError('--timestamp-field must not be empty');
     const query = queryTextFrom(positionals, values.file, RUN_USAGE);
     const range = resolveTimeRange({ start: values.start, end: values.end });
     // Check that every data file exists before loading any (fail fast, exit 2).
@@ -75,7 +89,7 @@ export async function runRun(argv: string[], out: NodeJS.WritableStream, err: No
     const engine = createEngine();
     const status = progressLine(err);
     try {
-        for (const d of data) await loadData(engine, d, err, status);
+        for (const d of data) await loadData(engine, d, timestamps, err, status);
         for (const s of samplesToLoad(query.text, data, samples)) {
             if (data.some(d => d.name === s.name)) continue;
             loadSample(engine, s, seed, status);
@@ -130,7 +144,17 @@ function loadSample(engine: Engine, s: SampleSpec, seed: number, status: Progres
 
 const CHUNK = 50_000;
 
-async function loadData(engine: Engine, d: DataSpec, err: NodeJS.WritableStream, status: Progress): Promise<void> {
+interface TimestampOptions {
+    field?: string;
+    format?: string;
+}
+
+/**
+ * Loads one `--data` file the way the service ingests a request (server/ingest/normalize-event.ts):
+ * the same time field and layout handling, flattening and reserved names, so a query gives the
+ * same answer here as after `apl ingest` into `apl serve`.
+ */
+async function loadData(engine: Engine, d: DataSpec, timestamps: TimestampOptions, err: NodeJS.WritableStream, status: Progress): Promise<void> {
     let large = false;
     try {
         large = statSync(d.path).size >= LARGE_FILE_BYTES;
@@ -141,16 +165,20 @@ async function loadData(engine: Engine, d: DataSpec, err: NodeJS.WritableStream,
     const file = await loadDataFile(d, progress);
     engine.createDataset(d.name);
     const total = file.events.length;
-    let failed = 0;
     const problems: string[] = file.failures.map(f => f.error);
+    let skipped = file.failures.length;
+    const receiveTimeNs = BigInt(Date.now()) * 1_000_000n;
     for (let i = 0; i < total; i += CHUNK) {
-        const counts = engine.ingest(d.name, file.events.slice(i, i + CHUNK));
-        failed += counts.failed;
+        const normalized = normalizeEvents(file.events.slice(i, i + CHUNK), { timestampField: timestamps.field, timestampFormat: timestamps.format, receiveTimeNs });
+        for (const f of normalized.failures) problems.push(f.error);
+        skipped += normalized.failures.length;
+        // Failed events are left out of `times`/`fields` (they are compacted).
+        const counts = engine.ingestBatch(d.name, { times: normalized.times, fields: normalized.fields, sysTime: receiveTimeNs, batchSeq: i / CHUNK });
+        skipped += counts.failed;
         for (const f of counts.failures) problems.push(f.error);
         if (progress) progress(`loading ${d.name}: ${Math.min(total, i + CHUNK).toLocaleString('en-US')} / ${total.toLocaleString('en-US')} events`);
         if (progress) await new Promise(resolve => setImmediate(resolve));
     }
-    const skipped = file.failures.length + failed;
     if (skipped > 0) {
         status(undefined);
         err.write(`apl run: --data ${d.name}=${d.path}: skipped ${skipped} event(s):\n`);

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { runServe } from '../../../server/http/serve.js';
 import { CliError } from '../cli-error.js';
+import { warnAboutTokenArgument } from '../connection.js';
 import { parseIntOption } from '../options.js';
 
 export const SERVE_USAGE = `apl serve [--host 127.0.0.1] [--port 8686] [--data DIR] [--token TOKEN]... [--no-samples]
@@ -8,16 +9,20 @@ export const SERVE_USAGE = `apl serve [--host 127.0.0.1] [--port 8686] [--data D
 
 Runs the Dataset Query and Ingest Service: an Axiom-compatible HTTP endpoint over a local data
 directory. Point the official clients (or apl query / apl ingest) at the URL it prints.
-  --host HOST          interface to listen on (default 127.0.0.1, loopback only)
+  --host HOST          interface to listen on (default 127.0.0.1, loopback only; 0.0.0.0 = every
+                       interface, reachable from other machines)
   --port N             port (default 8686; 0 picks a free one)
   --data DIR           data directory (default APL_DATA_DIR or ./.apl-data)
-  --token TOKEN        accept this API token (repeatable; default APL_TOKEN). Without any token and
-                       none stored, one is generated on the first start and printed once
+  --token TOKEN        accept this API token (repeatable; default APL_TOKEN). Prefer APL_TOKEN or a
+                       stored token (apl token create): other users can read process arguments.
+                       Without any token and none stored, one is generated on the first start and
+                       printed once. Tokens should start with xaat- or xapt- (axiom-go and the axiom
+                       CLI refuse others)
   --no-samples         do not load the sample datasets on the first start
   --max-body-bytes N   largest ingest body after decompression (default 64 MiB)
 Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.`;
 
-export async function runServeCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
+export async function runServeCommand(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
     const { values, positionals } = parseArgs({
         args: argv,
         allowPositionals: true,
@@ -37,6 +42,7 @@ export async function runServeCommand(argv: string[], out: NodeJS.WritableStream
     }
     if (positionals.length > 0) throw new CliError(`unexpected argument '${positionals[0]}'\n\n${SERVE_USAGE}`);
     const port = values.port !== undefined ? parseIntOption('--port', values.port, 0, 65535) : undefined;
+    warnAboutTokenArgument(values, err, 'serve', "APL_TOKEN or a stored token ('apl token create')");
     const maxBodyBytes = values['max-body-bytes'] !== undefined ? parseIntOption('--max-body-bytes', values['max-body-bytes'], 1) : undefined;
     try {
         await runServe({
@@ -47,6 +53,7 @@ export async function runServeCommand(argv: string[], out: NodeJS.WritableStream
             samples: !values['no-samples'],
             maxBodyBytes,
             out: text => out.write(text),
+            warn: text => err.write(`apl serve: ${text}\n`),
         });
     } catch (e) {
         const err = e as NodeJS.ErrnoException;

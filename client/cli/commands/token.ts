@@ -17,6 +17,9 @@ Manages the API tokens of a service data directory (default APL_DATA_DIR or ./.a
   --data DIR    the data directory
   --name NAME   a label for the token (default 'cli')`;
 
+const TOKEN_SUBCOMMANDS = ['create', 'list', 'revoke'];
+const REVOKE_SYNONYMS = new Set(['delete', 'remove', 'rm', 'del']);
+
 export async function runTokenCommand(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
     const { values, positionals } = parseArgs({
         args: argv,
@@ -32,7 +35,11 @@ export async function runTokenCommand(argv: string[], out: NodeJS.WritableStream
         return 0;
     }
     const [sub, ...args] = positionals;
-    if (sub === undefined) throw new CliError(`missing subcommand\n\n${TOKEN_USAGE}`);
+    if (sub === undefined) throw new CliError(`missing subcommand: create, list or revoke\n\n${TOKEN_USAGE}`);
+    if (!TOKEN_SUBCOMMANDS.includes(sub)) {
+        const hint = REVOKE_SYNONYMS.has(sub) ? ` (to remove a token, use 'apl token revoke ID')` : '';
+        throw new CliError(`'${sub}' is not a subcommand of apl token; use ${TOKEN_SUBCOMMANDS.join(', ')}${hint}\n\n${TOKEN_USAGE}`);
+    }
     const extra = sub === 'revoke' ? args.slice(1) : args;
     if (extra.length > 0) throw new CliError(`unexpected argument '${extra[0]}'\n\n${TOKEN_USAGE}`);
     const dir = resolveDataDir(values.data);
@@ -81,5 +88,5 @@ export async function runTokenCommand(argv: string[], out: NodeJS.WritableStream
         err.write(`revoked token ${id} in ${dir}\n`);
         return 0;
     }
-    throw new CliError(`unknown subcommand '${sub}'\n\n${TOKEN_USAGE}`);
+    throw new Error(`unreachable: token subcommand '${sub}'`);
 }

@@ -1,0 +1,25 @@
+/**
+ * `1['a']`, `'error'['b']`: `[ ]` after a plain literal. It never means anything, and it is what two
+ * queries on consecutive lines without `;` look like (`… | take 1` then `['logs'] | count` parses as
+ * `take 1['logs']`). The checker and the evaluator both report it, with this message.
+ */
+import type * as ast from './generated/ast.js';
+
+const SCALAR_LITERALS = new Set(['LongLiteral', 'RealLiteral', 'StringLiteral', 'BooleanLiteral', 'DatetimeLiteral', 'TimespanLiteral']);
+
+export function literalIndexProblem(node: ast.IndexAccess | ast.MemberAccess): string | undefined {
+    const receiver = node.receiver;
+    if (!receiver || !SCALAR_LITERALS.has(receiver.$type)) return undefined;
+    if (node.$type === 'MemberAccess' && node.bracketMember === undefined) return undefined;
+    const rcst = receiver.$cstNode;
+    if (!rcst) return undefined;
+    let message = `'${rcst.text}' is not a dynamic value, so it cannot be indexed with [ ].`;
+    const text = rcst.root.fullText;
+    const bracket = text.indexOf('[', rcst.end);
+    const lineStart = text.lastIndexOf('\n', bracket - 1) + 1;
+    if (bracket >= 0 && text.slice(lineStart, bracket).trim() === '' && lineStart > rcst.end) {
+        const line = text.slice(0, bracket).split('\n').length;
+        message += ` If a new query starts on line ${line}, end the one before it with ';'.`;
+    }
+    return message;
+}

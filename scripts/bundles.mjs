@@ -1,0 +1,55 @@
+// The esbuild builds of the package (used by esbuild.mjs, and by a test that checks they build
+// without a warning): the bins as CommonJS, one file each, for fast start-up; the library as ESM.
+
+const common = {
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    sourcemap: true,
+    // Smaller bundles compile faster: start-up time of `apl` and the language server is a requirement.
+    // APL_NO_MINIFY=1 keeps readable names, for CPU profiles.
+    minify: process.env.APL_NO_MINIFY !== '1',
+    keepNames: true,
+    logLevel: 'warning',
+    // Native or optional modules stay external; they are resolved from node_modules at run time.
+    external: ['@duckdb/node-api', 'vscode'],
+};
+
+/**
+ * CommonJS has no `import.meta`. The sources use `import.meta.url` to find files beside them (the
+ * worker threads, server/worker-boot.ts), so each CommonJS bundle gets the ESM meaning of it: the
+ * URL of the bundle file itself.
+ */
+const MODULE_URL = 'var __aplModuleUrl = require("node:url").pathToFileURL(__filename).href;';
+const cjs = (extra = {}) => ({
+    ...common,
+    format: 'cjs',
+    define: { 'import.meta.url': '__aplModuleUrl' },
+    ...extra,
+    banner: { js: [extra.banner?.js, MODULE_URL].filter(Boolean).join('\n') },
+});
+
+export const builds = [
+    // Both bins are small launchers that run their bundle with a V8 code cache made right after the
+    // build (server/code-cache.ts, scripts/warm-code-cache.mjs): start-up time is a requirement.
+    cjs({ entryPoints: ['client/cli/bin.ts'], outfile: 'out/apl.cjs', banner: { js: '#!/usr/bin/env node' } }),
+    cjs({ entryPoints: ['client/cli/main.ts'], outfile: 'out/apl-cli.cjs' }),
+    cjs({ entryPoints: ['server/lsp/bin.ts'], outfile: 'out/apl-language-server.cjs', banner: { js: '#!/usr/bin/env node' } }),
+    // Without keepNames: nothing in the server reads function names, and esbuild's thousands of
+    // `__name(...)` calls cost about 10 ms of every start.
+    cjs({ entryPoints: ['server/lsp/main.ts'], outfile: 'out/language-server.cjs', keepNames: false }),
+    // The store compacts on a worker thread; the bundled service finds this file beside its own bundle.
+    cjs({ entryPoints: ['server/store/compact-worker.ts'], outfile: 'out/compact-worker.cjs' }),
+    // Ingest bodies are parsed on a worker thread too (server/ingest/prepare-pool.ts).
+    cjs({ entryPoints: ['server/ingest/prepare-worker.ts'], outfile: 'out/ingest-worker.cjs' }),
+    // The library bundles its dependencies too, so the package installs with no dependency to fetch
+    // (test/e2e/npm-pack.test.ts installs it offline). Bundled CommonJS dependencies call require():
+    // give the ESM bundle one.
+    {
+        ...common,
+        entryPoints: ['language/index.ts'],
+        outfile: 'out/index.mjs',
+        format: 'esm',
+        banner: { js: 'import { createRequire as __aplCreateRequire } from "node:module"; const require = __aplCreateRequire(import.meta.url);' },
+    },
+];

@@ -1,0 +1,156 @@
+/**
+ * `apl datasets …`, `apl query --all … | head` and the `apl serve` banner and token warnings, as
+ * real processes (the BUILT out/apl.cjs) against a real `apl serve` on a random port.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAplServe, type AplServe } from '../support/apl-serve.js';
+import { runApl } from '../support/cli.js';
+import { runAplIntoClosedPipe } from '../support/closed-pipe.js';
+
+const TOKEN = 'xaat-datasets-e2e';
+let dir: string;
+let server: AplServe;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'apl-datasets-'));
+    server = await startAplServe(['--data', join(dir, 'data'), '--no-samples'], { APL_TOKEN: TOKEN });
+    env = { APL_URL: server.url, APL_TOKEN: TOKEN };
+});
+
+afterAll(async () => {
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+});
+
+describe('apl datasets against apl serve', () => {
+    it('list, create, info, trim and delete', () => {
+        expect(runApl(['datasets', 'list', '--format', 'json'], { env })).toMatchObject({ code: 0, stdout: '[]\n' });
+
+        const created = runApl(['datasets', 'create', 'web-logs', '--description', 'from the cli'], { env });
+        expect(created.stderr).toBe('');
+        expect(created.code).toBe(0);
+        expect(created.stdout).toMatch(/^name\s+kind\s+description\s+created\n/);
+        expect(created.stdout).toContain('web-logs');
+
+        const again = runApl(['datasets', 'create', 'web-logs'], { env });
+        expect(again.code).toBe(1);
+        expect(again.stderr).toMatch(/^apl datasets create: 409 /);
+
+        const list = runApl(['datasets', 'list'], { env });
+        expect(list.code).toBe(0);
+        expect(list.stdout).toMatch(/web-logs\s+\S+\s+from the cli/);
+        expect(list.stdout).toMatch(/1 row\n$/);
+
+        const now = Date.now();
+        const events = [
+            { _time: new Date(now - 3 * 86_400_000).toISOString(), level: 'old' },
+            { _time: new Date(now - 60_000).toISOString(), level: 'new', geo: { city: 'Paris' } },
+        ];
+        const file = join(dir, 'web.ndjson');
+        writeFileSync(file, events.map(e => JSON.stringify(e)).join('\n') + '\n');
+        expect(runApl(['ingest', 'web-logs', file], { env }).code).toBe(0);
+
+        const info = runApl(['datasets', 'info', 'web-logs', '--format', 'json'], { env });
+        expect(info.code).toBe(0);
+        const parsed = JSON.parse(info.stdout) as { name: string; numEvents: number; fields: { name: string }[] };
+        expect(parsed).toMatchObject({ name: 'web-logs', description: 'from the cli', numEvents: 2 });
+        expect(parsed.fields.map(f => f.name)).toEqual(expect.arrayContaining(['level', 'geo.city']));
+        const table = runApl(['datasets', 'info', 'web-logs'], { env });
+        expect(table.stdout).toMatch(/^events\s+2$/m);
+        expect(table.stdout).toMatch(/^geo\.city\s+string$/m);
+
+        const trimmed = runApl(['datasets', 'trim', 'web-logs', '--max-duration', '1d'], { env });
+        expect(trimmed.stderr).toBe('trimmed dataset web-logs to the last 24h0m0s\n');
+        expect(trimmed.code).toBe(0);
+        const count = runApl(['query', '--format', 'json', "['web-logs'] | summarize n = count() by level"], { env });
+        expect(JSON.parse(count.stdout)).toEqual([{ level: 'new', n: 1 }]);
+
+        const deleted = runApl(['datasets', 'delete', 'web-logs'], { env });
+        expect(deleted).toMatchObject({ code: 0, stderr: 'deleted dataset web-logs\n' });
+        const gone = runApl(['datasets', 'info', 'web-logs'], { env });
+        expect(gone.code).toBe(1);
+        expect(gone.stderr).toContain("no dataset 'web-logs'");
+    });
+
+    it('usage errors name the problem and exit 2', () => {
+        expect(runApl(['datasets'], { env })).toMatchObject({ code: 2 });
+        const r = runApl(['datasets', 'remove', 'x'], { env });
+        expect(r.code).toBe(2);
+        expect(r.stderr).toContain("'remove' is not a subcommand of apl datasets; use list, create, info, trim, delete");
+        expect(runApl(['datasets', 'trim', 'x'], { env }).stderr).toContain('--max-duration');
+        expect(runApl(['datasets', 'trim', 'x', '--max-duration', 'soon'], { env }).stderr).toContain("not 'soon'");
+        expect(runApl(['datasets', 'info'], { env }).stderr).toContain('missing the dataset name');
+    });
+
+    it('a wrong token is a 401 with a hint, and the token is not echoed', () => {
+        const r = runApl(['datasets', 'list'], { env: { ...env, APL_TOKEN: 'xaat-wrong-secret' } });
+        expect(r.code).toBe(1);
+        expect(r.stderr).toMatch(/401 .*check --token or APL_TOKEN/);
+        expect(r.stderr).not.toContain('xaat-wrong-secret');
+    });
+
+    it('--token on the command line warns that other users can read it (never echoing it)', () => {
+        const r = runApl(['datasets', 'list', '--token', TOKEN], { env: { APL_URL: server.url } });
+        expect(r.code).toBe(0);
+        expect(r.stderr).toContain('warning: --token puts the token in the process arguments');
+        expect(r.stderr).not.toContain(TOKEN);
+    });
+
+    it('apl query --all --format csv … | head ends quietly with exit 0', async () => {
+        const file = join(dir, 'many.ndjson');
+        const base = Date.parse('2024-01-01T00:00:00Z');
+        writeFileSync(file, Array.from({ length: 6000 }, (_, i) => JSON.stringify({ _time: new Date(base + i * 1000).toISOString(), i, text: 'x'.repeat(40) })).join('\n'));
+        expect(runApl(['ingest', 'many', file, '--create'], { env }).code).toBe(0);
+        const r = await runAplIntoClosedPipe(['query', '--all', '--format', 'csv', "['many']"], env);
+        expect(r.head).toMatch(/^_time,/);
+        expect(r.stderr).toBe('');
+        expect(r.code).toBe(0);
+    });
+});
+
+describe('apl serve: tokens and interfaces in the banner', () => {
+    it('--token secret warns (no xaat-/xapt- prefix; visible in process arguments) and never echoes it; a restart says how to make a token', async () => {
+        const data = join(dir, 'warn-data');
+        const first = await startAplServe(['--data', data, '--no-samples', '--token', 'secret-value-123']);
+        await first.stop();
+        expect(first.stderr()).toMatch(/warning: the --token token does not start with xaat- or xapt-.*axiom-go and the axiom CLI refuse/);
+        expect(first.stderr()).toMatch(/warning: --token puts the token in the process arguments/);
+        expect(first.stdout() + first.stderr()).not.toContain('secret-value-123');
+
+        // First start without any token: one is generated and shown once.
+        const data2 = join(dir, 'fresh-data');
+        const fresh = await startAplServe(['--data', data2, '--no-samples']);
+        await fresh.stop();
+        const generated = /API token \(shown once[^:]*\): (xaat-\S+)/.exec(fresh.stdout())?.[1];
+        expect(generated).toBeDefined();
+
+        // The restart cannot show it (only its hash is stored): the banner says how to make one.
+        const restart = await startAplServe(['--data', data2, '--no-samples']);
+        await restart.stop();
+        expect(restart.stdout()).not.toContain(generated!);
+        expect(restart.stdout()).toContain(`apl token create --data ${data2}`);
+        expect(restart.stderr()).toBe('');
+    });
+
+    it('APL_TOKEN without a prefix warns too; with one, nothing is printed on stderr', async () => {
+        const data = join(dir, 'env-data');
+        const bare = await startAplServe(['--data', data, '--no-samples'], { APL_TOKEN: 'plain' });
+        await bare.stop();
+        expect(bare.stderr()).toMatch(/warning: the APL_TOKEN token does not start with xaat- or xapt-/);
+        expect(bare.stdout()).toContain('AXIOM_TOKEN=$APL_TOKEN');
+        const good = await startAplServe(['--data', data, '--no-samples'], { APL_TOKEN: 'xaat-good' });
+        await good.stop();
+        expect(good.stderr()).toBe('');
+        expect(good.stdout()).not.toContain('xaat-good');
+    });
+
+    it('--host 0.0.0.0 says it listens on every interface, with the addresses', async () => {
+        const s = await startAplServe(['--data', join(dir, 'any-data'), '--no-samples', '--host', '0.0.0.0'], { APL_TOKEN: 'xaat-any' });
+        await s.stop();
+        expect(s.stdout()).toMatch(/listening on every network interface \(0\.0\.0\.0\), reachable from other machines at:\n {4}http:\/\/127\.0\.0\.1:\d+/);
+    });
+});

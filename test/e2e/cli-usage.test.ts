@@ -1,0 +1,81 @@
+/** The `apl` entry point as a new user meets it: version, help, mistakes, and `| head`. */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT, runApl } from '../support/cli.js';
+import { runAplIntoClosedPipe } from '../support/closed-pipe.js';
+
+const VERSION = (JSON.parse(readFileSync(`${REPO_ROOT}/package.json`, 'utf8')) as { version: string }).version;
+
+describe('apl with no command, --version and help', () => {
+    it('apl --version and apl -V print the package version', () => {
+        for (const flag of ['--version', '-V']) {
+            const r = runApl([flag]);
+            expect(r.code).toBe(0);
+            expect(r.stdout).toBe(`apl ${VERSION}\n`);
+        }
+    });
+
+    it('a bare apl prints the help and exits 2', () => {
+        const r = runApl([]);
+        expect(r.code).toBe(2);
+        expect(r.stderr).toContain('Usage: apl <command>');
+    });
+
+    it('the top-level help lists every command, token revoke and datasets included', () => {
+        const r = runApl(['--help']);
+        expect(r.code).toBe(0);
+        for (const command of ['check', 'fmt', 'run', 'translate', 'serve', 'token', 'query', 'ingest', 'datasets']) expect(r.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
+        expect(r.stdout).toMatch(/token .*revoke/);
+    });
+
+    it('apl help run prints the run usage, with --seed and --timestamp-field', () => {
+        const r = runApl(['help', 'run']);
+        expect(r.code).toBe(0);
+        expect(r.stdout).toContain('--seed N');
+        expect(r.stdout).toContain('--timestamp-field');
+        expect(r.stdout).toContain('--timestamp-format');
+    });
+
+    it('apl help nosuch says so and exits 2', () => {
+        const r = runApl(['help', 'nosuch']);
+        expect(r.code).toBe(2);
+        expect(r.stderr).toContain("'nosuch'");
+        expect(r.stderr).toContain('Commands: check,');
+    });
+
+    it('apl chek suggests check and exits 2', () => {
+        const r = runApl(['chek']);
+        expect(r.code).toBe(2);
+        expect(r.stderr).toContain("unknown command 'chek'. Did you mean 'check'?");
+        expect(r.stdout).toBe('');
+    });
+
+    it('apl help chek suggests check too', () => {
+        const r = runApl(['help', 'chek']);
+        expect(r.code).toBe(2);
+        expect(r.stderr).toContain("Did you mean 'check'?");
+    });
+
+    it('apl token delete x says delete is not a subcommand and lists create, list, revoke', () => {
+        const r = runApl(['token', 'delete', 'x', '--data', '/nonexistent/apl-data']);
+        expect(r.code).toBe(2);
+        expect(r.stderr).toContain("'delete' is not a subcommand of apl token; use create, list, revoke");
+        expect(r.stderr).toContain('apl token revoke ID');
+        expect(r.stderr).not.toContain("unexpected argument 'x'");
+    });
+});
+
+describe('a reader that closes the pipe early (apl … | head)', () => {
+    it('apl run --format csv … | head ends quietly with exit 0', async () => {
+        const r = await runAplIntoClosedPipe(['run', '--format', 'csv', '--limit', '50000', "['sample-http-logs'] | take 50000"]);
+        expect(r.head.split('\n')[0]).toMatch(/^_time,/);
+        expect(r.stderr).toBe('');
+        expect(r.code).toBe(0);
+    });
+
+    it('apl run (table) … | head ends quietly with exit 0', async () => {
+        const r = await runAplIntoClosedPipe(['run', '--limit', '50000', "['sample-http-logs'] | take 50000"]);
+        expect(r.stderr).toBe('');
+        expect(r.code).toBe(0);
+    });
+});
