@@ -2,8 +2,9 @@
  * THE table of APL diagnostics: one entry per problem, with a stable code (`APL0001…`), a severity
  * and a message builder. The validator reports through it, quick fixes switch on `data.code`, and
  * tests assert codes (never message prose). `APL1001` is the syntax error (lexer/parser), reported
- * by `check` and the CLI.
+ * by `check` and the CLI; `APL1002`–`APL1004` are the parser's limits (limits.ts).
  */
+import { MAX_CHECKED_LENGTH } from './limits.js';
 
 export type IssueSeverity = 'error' | 'warning' | 'info' | 'hint';
 
@@ -77,6 +78,13 @@ export const Issues = {
         "Axiom treats take/limit after a summarize whose first key is a time bin (bin(_time, …), bin_auto(_time)) as a limit on the groups of every time bin, so a chart keeps its time axis. KQL users expect N rows; sort first (| sort by … | take N) or use top N by … for that."),
     SyntaxError: issue<{ message: string }>('APL1001', 'syntax-error', 'error', ({ message }) => message,
         "The query does not parse. The message says what was expected where; fix the text at that position."),
+    NestingTooDeep: issue<{ message: string }>('APL1002', 'nesting-too-deep', 'error', ({ message }) => message,
+        "The query nests deeper than the parser allows (25 levels of parentheses or calls are always accepted, 450 prefix operators in a row, 1,000 operators in a chain). Flatten it: use let statements for subexpressions, in (...) instead of long or chains."),
+    TextTooLarge: issue<{ message: string }>('APL1003', 'text-too-large', 'error', ({ message }) => message,
+        "The text is longer than 1 MiB, so it is not analysed at all. Split it into smaller files or queries."),
+    SyntaxOnly: issue<{ length: number }>('APL1004', 'syntax-only', 'info',
+        ({ length }) => `This text has ${length.toLocaleString('en-US')} characters, more than ${MAX_CHECKED_LENGTH.toLocaleString('en-US')}: only its syntax is checked.`,
+        "Texts longer than 256 KiB are checked for syntax only, to keep checking fast; names and types are not checked. Split the text to have it fully checked."),
 } as const;
 
 export type IssueName = keyof typeof Issues;

@@ -2,6 +2,8 @@ import { EmptyFileSystem } from 'langium';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { createAplServices, type AplServices } from './apl-module.js';
 import type { Model } from './generated/ast.js';
+import { parseLimitOf } from './apl-parser.js';
+import { Issues } from './apl-issue-codes.js';
 
 let shared: AplServices | undefined;
 
@@ -15,7 +17,9 @@ export interface SyntaxProblem {
     message: string;
     /** 0-based, as in LSP. */
     range: { start: { line: number; character: number }; end: { line: number; character: number } };
-    kind: 'lexing' | 'parsing';
+    kind: 'lexing' | 'parsing' | 'limit';
+    /** `APL1001` for a syntax error; `APL1002` (too deeply nested) or `APL1003` (too large) for a limit. */
+    code: string;
 }
 
 export interface ParseResult {
@@ -32,7 +36,12 @@ export function parse(text: string, services: AplServices = parsingServices()): 
     const problems: SyntaxProblem[] = [];
     for (const e of result.lexerErrors) {
         const start = lineOf(e.offset);
-        problems.push({ kind: 'lexing', message: `unexpected character '${text.substr(e.offset, e.length)}'`, range: { start, end: lineOf(e.offset + e.length) } });
+        problems.push({ kind: 'lexing', code: Issues.SyntaxError.code, message: `unexpected character '${text.substr(e.offset, e.length)}'`, range: { start, end: lineOf(e.offset + e.length) } });
+    }
+    const limit = parseLimitOf(result.value);
+    if (limit) {
+        const at = lineOf(limit.offset);
+        return { model: result.value, problems: [{ kind: 'limit', code: limit.code, message: limit.message, range: { start: at, end: at } }] };
     }
     for (const e of result.parserErrors) {
         const token = e.token;
@@ -44,7 +53,7 @@ export function parse(text: string, services: AplServices = parsingServices()): 
             offset = previous?.endOffset !== undefined && previous.endOffset >= 0 ? previous.endOffset + 1 : text.length;
             endOffset = offset;
         }
-        problems.push({ kind: 'parsing', message: e.message, range: { start: lineOf(offset), end: lineOf(endOffset) } });
+        problems.push({ kind: 'parsing', code: Issues.SyntaxError.code, message: e.message, range: { start: lineOf(offset), end: lineOf(endOffset) } });
     }
     return { model: result.value, problems };
 }

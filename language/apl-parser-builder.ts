@@ -1,30 +1,28 @@
 import type { Rule } from 'chevrotain';
-import {
-    AbstractLangiumParser,
-    createParser,
-    LangiumCompletionParser,
-    prepareLangiumParser,
-    type LangiumCoreServices,
-    type LangiumParser,
-} from 'langium';
+import { AbstractLangiumParser, createParser, type LangiumCoreServices } from 'langium';
+import { AplCompletionParser, AplLangiumParser } from './apl-parser.js';
 import { lazyResyncFollows, type ResyncFollows } from './resync-follows.js';
 
 /**
- * Langium's `createLangiumParser` and `createCompletionParser`, except that the parser's error-recovery
- * follow sets are computed when recovery first needs them rather than during the parser's
- * self-analysis, where they are a large share of start-up time. The parsers accept and produce
- * exactly what Langium's would (test/language/resync-follows.test.ts compares them).
+ * Langium's `createLangiumParser` and `createCompletionParser` with APL's parsers (apl-parser.ts:
+ * bounded nesting, reset after any failure), except that the parser's error-recovery follow sets
+ * are computed when recovery first needs them rather than during the parser's self-analysis, where
+ * they are a large share of start-up time. The parsers accept and produce exactly what Langium's
+ * would (test/language/resync-follows.test.ts compares them).
  */
-export function createAplParser(services: LangiumCoreServices): LangiumParser {
-    const parser = prepareLangiumParser(services);
+export function createAplParser(services: LangiumCoreServices): AplLangiumParser {
+    const parser = new AplLangiumParser(services);
+    createParser(services.Grammar, parser, services.parser.Lexer.definition);
     finalizeWithLazyResyncFollows(parser);
+    parser.installGuards();
     return parser;
 }
 
-export function createAplCompletionParser(services: LangiumCoreServices): LangiumCompletionParser {
-    const parser = new LangiumCompletionParser(services);
+export function createAplCompletionParser(services: LangiumCoreServices): AplCompletionParser {
+    const parser = new AplCompletionParser(services);
     createParser(services.Grammar, parser, services.parser.Lexer.definition);
     finalizeWithLazyResyncFollows(parser);
+    parser.installGuards();
     return parser;
 }
 

@@ -1,11 +1,33 @@
 import type { CustomPatternMatcherFunc, IToken, TokenType } from 'chevrotain';
 import { DefaultTokenBuilder, RegExpUtils, type GrammarAST } from 'langium';
+import { QUOTED_TERMINALS } from './quoted-token-matchers.js';
 
 /**
  * Hyphenated operator names (`project-away`, `mv-expand`, ...) are single keywords only right after
  * a pipe. Anywhere else `project-away` lexes as `project - away`, a subtraction, as in KQL.
  */
 export class AplTokenBuilder extends DefaultTokenBuilder {
+    /**
+     * Quoted terminals are matched by hand-written scanners (quoted-token-matchers.ts): their
+     * regular expressions need one backtracking entry per character, and V8 gives up on a 5 MB
+     * string with "Maximum call stack size exceeded". The grammar keeps the expressions (for the
+     * TextMate grammar and for finding which keywords a terminal can continue).
+     */
+    protected override buildTerminalToken(terminal: GrammarAST.TerminalRule): TokenType {
+        const token = super.buildTerminalToken(terminal);
+        const scanner = QUOTED_TERMINALS[terminal.name];
+        if (scanner) {
+            if (token.PATTERN instanceof RegExp) this.regexes.set(token, token.PATTERN);
+            token.PATTERN = scanner.match;
+            token.START_CHARS_HINT = scanner.startChars;
+            token.LINE_BREAKS = false;
+        }
+        return token;
+    }
+
+    /** The grammar's expressions of the terminals that are matched by scanners. */
+    private readonly regexes = new Map<TokenType, RegExp>();
+
     protected override buildKeywordToken(keyword: GrammarAST.Keyword, terminalTokens: TokenType[], caseInsensitive: boolean): TokenType {
         const token = super.buildKeywordToken(keyword, terminalTokens, caseInsensitive);
         if (keyword.value === ':') {
@@ -42,7 +64,8 @@ export class AplTokenBuilder extends DefaultTokenBuilder {
     /** Langium's partial expression for the terminal (the same one its findLongerAlt builds), memoized. */
     private partialPattern(token: TokenType): RegExp | undefined {
         if (!this.partialPatterns.has(token)) {
-            const source = (token.PATTERN as RegExp | undefined)?.source;
+            const regex = this.regexes.get(token) ?? token.PATTERN;
+            const source = regex instanceof RegExp ? regex.source : undefined;
             this.partialPatterns.set(token, source ? RegExpUtils.partialRegExp(`^${source}$`) : undefined);
         }
         return this.partialPatterns.get(token);

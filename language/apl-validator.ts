@@ -7,6 +7,8 @@
 import { AstUtils, DefaultDocumentValidator, DocumentValidator, type AstNode, type LangiumDocument, type ValidationAcceptor, type ValidationChecks, type ValidationOptions } from 'langium';
 import { isQueryableDatasetName } from './dataset-name.js';
 import { literalIndexProblem } from './indexing.js';
+import { parseLimitOf } from './apl-parser.js';
+import { MAX_CHECKED_LENGTH } from './limits.js';
 import type { CancellationToken, Diagnostic } from 'vscode-languageserver';
 import type * as ast from './generated/ast.js';
 import type { AplAstType } from './generated/ast.js';
@@ -51,13 +53,29 @@ export function registerValidationChecks(services: AplServices): void {
     registry.register(checks, validator);
 }
 
-/** Langium's document validator, with APL's code (`APL1001`) on lexer and parser errors. */
+/**
+ * Langium's document validator, with APL's code (`APL1001`) on lexer and parser errors, and the
+ * size limits (limits.ts): a text the parser refused (too deep, too large) gets its one error; a
+ * text longer than MAX_CHECKED_LENGTH is checked for syntax only, with an APL1004 note.
+ */
 export class AplDocumentValidator extends DefaultDocumentValidator {
     override async validateDocument(document: LangiumDocument, options: ValidationOptions = {}, cancelToken?: CancellationToken): Promise<Diagnostic[]> {
-        const diagnostics = await super.validateDocument(document, options, cancelToken);
+        const limit = parseLimitOf(document.parseResult.value);
+        if (limit) {
+            const position = document.textDocument.positionAt(limit.offset);
+            const end = document.textDocument.positionAt(limit.offset + 1);
+            return [{ severity: 1, range: { start: position, end }, message: limit.message, code: limit.code, data: { code: limit.code }, source: this.getSource() }];
+        }
+        const large = document.textDocument.getText().length > MAX_CHECKED_LENGTH;
+        const diagnostics = await super.validateDocument(document, large ? { ...options, categories: ['built-in'] } : options, cancelToken);
         for (const d of diagnostics) {
             const code = (d.data as { code?: unknown } | undefined)?.code;
             if (code === DocumentValidator.LexingError || code === DocumentValidator.ParsingError) d.code = Issues.SyntaxError.code;
+        }
+        if (large) {
+            const code = Issues.SyntaxOnly.code;
+            const at = { line: 0, character: 0 };
+            diagnostics.push({ severity: 3, range: { start: at, end: at }, message: Issues.SyntaxOnly.message({ length: document.textDocument.getText().length }), code, data: { code }, source: this.getSource() });
         }
         return diagnostics;
     }

@@ -23,7 +23,7 @@ export interface AplPosition {
 }
 
 export interface AplDiagnostic {
-    /** `APL0001…`; `APL1001` for syntax errors. */
+    /** `APL0001…`; `APL1001` for syntax errors, `APL1002`–`APL1004` for the parser's limits. */
     code: string;
     severity: DiagnosticSeverityName;
     message: string;
@@ -72,7 +72,8 @@ export async function checkText(text: string, options: CheckOptions = {}): Promi
         const dataCode = (d.data as { code?: unknown } | undefined)?.code;
         const syntax = typeof dataCode === 'string' && SYNTAX_DATA_CODES.has(dataCode);
         const code = syntax ? Issues.SyntaxError.code : typeof d.code === 'string' ? d.code : typeof dataCode === 'string' ? dataCode : Issues.SyntaxError.code;
-        if (options.syntaxOnly && !syntax) continue;
+        // APL1xxx (syntax, nesting, size) are what --syntax-only keeps.
+        if (options.syntaxOnly && !syntax && !code.startsWith('APL1')) continue;
         const diagnostic: AplDiagnostic = {
             code,
             severity: SEVERITIES[d.severity ?? 1] ?? 'error',
