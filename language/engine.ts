@@ -15,7 +15,7 @@
  *   `setLegacyExecutor` (the APL → legacy compiler lives in language/legacy/).
  */
 import { type ColumnarChunk, DatasetStore, type DatasetSchemaHints, type FlatBatch, type IngestCounts, type IngestOptions, type Snapshot } from './eval/store.js';
-import { runQuery, type QueryRun, type RunOptions } from './eval/query.js';
+import { runQuery, type ExternalDataReader, type QueryRun, type RunOptions } from './eval/query.js';
 import { renderLegacy, renderTabular, type AplLegacyResult, type FieldMeta, type RenderContext, type TabularResult } from './eval/result.js';
 import { AplQueryError } from './eval/errors.js';
 import { parseTimeExpression } from './values.js';
@@ -25,7 +25,8 @@ import type { ScalarType } from './eval/columns.js';
 export { AplQueryError } from './eval/errors.js';
 export type { TabularResult, AplLegacyResult, QueryStatus, TabularTable, TabularField, LegacyMatch, LegacyEntryGroup, LegacyInterval } from './eval/result.js';
 export type { IngestCounts, IngestOptions, DatasetSchemaHints, IngestFailure, FlatBatch, ColumnarChunk, ColumnChunk } from './eval/store.js';
-export type { QueryRun } from './eval/query.js';
+export type { QueryRun, ExternalDataReader } from './eval/query.js';
+export { ExternalDataError } from './eval/query.js';
 export { formatRowId, parseCursor, batchIdHex } from './eval/store.js';
 
 export interface EngineOptions {
@@ -42,8 +43,11 @@ export interface EngineOptions {
     clock?: () => number;
     /** Apply the field types of the built-in sample datasets when a dataset has a sample name (default true). */
     sampleSchemas?: boolean;
-    /** Base directory for relative `externaldata` paths (default: the process cwd). */
-    baseDir?: string;
+    /**
+     * Reads `externaldata` sources. Default none: `externaldata` is refused, since the engine does no
+     * I/O of its own (the service must never read its own files for a query).
+     */
+    externalData?: ExternalDataReader;
 }
 
 export type TimeInput = string | Date | bigint | number | null | undefined;
@@ -238,7 +242,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
                 defaultLimit,
                 variables: opts.variables,
                 seed: opts.seed,
-                baseDir: options.baseDir,
+                externalData: options.externalData,
             };
             const run = runQuery(apl, data, runOpts);
             const ctx: RenderContext = {

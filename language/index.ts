@@ -23,7 +23,7 @@ export { SAMPLE_DATASETS, generateSample } from './samples/index.js';
 export { translate, TranslationError } from './legacy/translate.js';
 export { parseLegacyQuery } from './legacy/legacy-types.js';
 export type { LegacyQuery, LegacyResult } from './legacy/legacy-types.js';
-export { AplQueryError, type Engine, type EngineOptions, type QueryOptions, type TabularResult } from './engine.js';
+export { AplQueryError, ExternalDataError, type Engine, type EngineOptions, type ExternalDataReader, type QueryOptions, type TabularResult } from './engine.js';
 export { AplTypeComputer } from './types/apl-type-computer.js';
 export { IssueCodes } from './apl-issue-codes.js';
 

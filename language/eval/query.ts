@@ -48,9 +48,28 @@ import { searchTermPredicate, truthTri } from './scalar-ops.js';
 import { compileRegex } from '../builtins/functions-text-helpers.js';
 import { toJson } from '../builtins/functions-collections-util.js';
 import { autoBinSizeFor } from '../builtins/functions-numeric-time-rounding.js';
-import { readFileSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import Papa from 'papaparse';
+
+/**
+ * Where `externaldata` sources come from, injected by the embedder: `apl run` reads local files
+ * (bounded in size), the service nothing. Errors are ExternalDataError, whose message is shown to
+ * the query's author as it is.
+ */
+export interface ExternalDataReader {
+    /** The text behind `uri` as written in the query. */
+    read(uri: string): string;
+}
+
+export class ExternalDataError extends Error {
+    constructor(
+        message: string,
+        /** The kind of source is refused (a URL where only files are read), rather than this one failing. */
+        readonly unsupported = false,
+    ) {
+        super(message);
+    }
+}
 
 export interface DataAccess {
     snapshot(name: string): Snapshot | undefined;
@@ -70,8 +89,8 @@ export interface RunOptions {
     variables?: Record<string, unknown>;
     /** Seed for `sample`. */
     seed?: number;
-    /** Base directory for relative externaldata paths. */
-    baseDir?: string;
+    /** Reads `externaldata` sources; without one, `externaldata` is refused (the evaluator does no I/O). */
+    externalData?: ExternalDataReader;
 }
 
 export interface RunStats {
@@ -730,19 +749,16 @@ function externalData(x: ast.ExternalDataExpression, env: QueryEnv, state: RunSt
     const uris: { value: string; node: AstNode }[] =
         x.singleton !== undefined ? [{ value: x.singleton, node: singletonNode ? ({ $cstNode: singletonNode } as unknown as AstNode) : x }] : x.uris.map(u => ({ value: u.value, node: u }));
     const rows: AplValue[][] = [];
+    const reader = state.opts.externalData;
     for (const u of uris) {
-        if (/^[a-z][a-z0-9+.-]*:\/\//i.test(u.value) && !/^file:\/\//i.test(u.value)) {
-            throw errorAt(u.node, `externaldata: the reference evaluator reads local files only and cannot fetch '${u.value}'`, 'unsupported');
-        }
-        let path = u.value.replace(/^file:\/\//i, '');
-        if (state.opts.baseDir && !path.startsWith('/')) path = `${state.opts.baseDir}/${path}`;
+        // The same answer for every source, before anything is looked up: it reveals nothing about files.
+        if (!reader) throw errorAt(u.node, 'externaldata is not available here: this engine reads no files or URLs', 'unsupported');
         let text: string;
         try {
-            if (statSync(path).size > 5 * 1024 * 1024) throw errorAt(u.node, `externaldata: '${u.value}' is larger than 5 MB`, 'runtime');
-            text = readFileSync(path).toString('utf8');
+            text = reader.read(u.value);
         } catch (e) {
-            if (e instanceof AplQueryError) throw e;
-            throw errorAt(u.node, `externaldata: cannot read '${u.value}': ${(e as Error).message}`, 'runtime');
+            if (e instanceof ExternalDataError) throw errorAt(u.node, `externaldata: ${e.message}`, e.unsupported ? 'unsupported' : 'runtime');
+            throw e;
         }
         rows.push(...parseExternal(text, format, cols.map(c => c.name), skipFirst, u.node));
     }

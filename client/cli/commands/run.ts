@@ -9,6 +9,7 @@ import { formatQueryError } from '../query-error.js';
 import { resolveTimeRange } from '../time-arg.js';
 import { statSync } from 'node:fs';
 import { normalizeEvents } from '../../../server/ingest/normalize-event.js';
+import { localFileReader } from '../local-file-reader.js';
 
 export const DEFAULT_SAMPLE_ROWS = 10_000;
 
@@ -86,7 +87,7 @@ export async function runRun(argv: string[], out: NodeJS.WritableStream, err: No
         }
     }
 
-    const engine = createEngine();
+    const engine = createEngine({ externalData: localFileReader() });
     const status = progressLine(err);
     try {
         for (const d of data) await loadData(engine, d, timestamps, err, status);

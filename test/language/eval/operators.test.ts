@@ -1,8 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { AplQueryError, createEngine } from '../../../language/engine.js';
+import { AplQueryError, createEngine, ExternalDataError } from '../../../language/engine.js';
 import { logsEngine, rows } from './helpers.js';
 
 const engine = logsEngine();
@@ -115,23 +112,30 @@ describe('tabular operators (golden)', () => {
         expect(await rows(engine, q, { variables: { m: 'POST' } })).toEqual([{ count: 1 }]);
     });
 
-    it('externaldata (name:string, n:long) [local csv file]', async () => {
-        const dir = mkdtempSync(join(tmpdir(), 'apl-ext-'));
-        const file = join(dir, 'data.csv');
-        writeFileSync(file, 'name,n\nx,1\ny,2\n');
-        const e = createEngine();
-        const r = await rows(e, `externaldata (name:string, n:long) ['${file}'] with (format='csv', ignoreFirstRecord=true) | where n > 1`);
+    it("externaldata (name:string, n:long) ['data.csv'] (read through the injected reader)", async () => {
+        const files: Record<string, string> = { 'data.csv': 'name,n\nx,1\ny,2\n' };
+        const read = (uri: string) => {
+            if (!(uri in files)) throw new ExternalDataError(`cannot read '${uri}'`);
+            return files[uri];
+        };
+        const e = createEngine({ externalData: { read } });
+        const r = await rows(e, "externaldata (name:string, n:long) ['data.csv'] with (format='csv', ignoreFirstRecord=true) | where n > 1");
         expect(r).toEqual([{ name: 'y', n: 2 }]);
-    });
-
-    it("externaldata (a:string) ['https://example.com/x.csv'] (refused with the URL and its position)", async () => {
-        const e = createEngine();
-        const err = await e.query("externaldata (a:string) ['https://example.com/x.csv']").catch(x => x);
+        const err = await e.query("externaldata (a:string) ['nope.csv']").catch(x => x);
         expect(err).toBeInstanceOf(AplQueryError);
-        expect(err.message).toContain('https://example.com/x.csv');
-        expect(err.line).toBe(1);
+        expect(err.message).toContain("cannot read 'nope.csv'");
         expect(err.column).toBe(25);
     });
+
+    for (const source of ['/etc/passwd', 'tokens.json', '/proc/self/environ', '/dev/zero', 'https://example.com/x.csv']) {
+        it(`externaldata (a:string) ['${source}'] without a reader: refused before anything is read`, async () => {
+            const err = await createEngine().query(`externaldata (a:string) ['${source}']`).catch(x => x);
+            expect(err).toBeInstanceOf(AplQueryError);
+            expect(err.kind).toBe('unsupported');
+            expect(err.detail).toBe('externaldata is not available here: this engine reads no files or URLs');
+            expect([err.line, err.column]).toEqual([1, 25]);
+        });
+    }
 });
 
 describe('errors name the construct and its position', () => {
