@@ -18,6 +18,7 @@ import { type ColumnarChunk, DatasetStore, type DatasetSchemaHints, type FlatBat
 import { runQuery, type ExternalDataReader, type QueryRun, type RunOptions } from './eval/query.js';
 import { renderLegacy, renderTabular, type AplLegacyResult, type FieldMeta, type RenderContext, type TabularResult } from './eval/result.js';
 import { AplQueryError } from './eval/errors.js';
+import { isResourceError, type QueryLimits } from './eval/budget.js';
 import { parseTimeExpression } from './values.js';
 import { SAMPLE_DATASETS } from './samples/sample-datasets.js';
 import type { ScalarType } from './eval/columns.js';
@@ -26,6 +27,7 @@ export { AplQueryError } from './eval/errors.js';
 export type { TabularResult, AplLegacyResult, QueryStatus, TabularTable, TabularField, LegacyMatch, LegacyEntryGroup, LegacyInterval } from './eval/result.js';
 export type { IngestCounts, IngestOptions, DatasetSchemaHints, IngestFailure, FlatBatch, ColumnarChunk, ColumnChunk } from './eval/store.js';
 export type { QueryRun, ExternalDataReader } from './eval/query.js';
+export { DEFAULT_QUERY_LIMITS, type QueryLimits } from './eval/budget.js';
 export { ExternalDataError } from './eval/query.js';
 export { formatRowId, parseCursor, batchIdHex } from './eval/store.js';
 
@@ -48,6 +50,11 @@ export interface EngineOptions {
      * I/O of its own (the service must never read its own files for a query).
      */
     externalData?: ExternalDataReader;
+    /**
+     * Bounds of every intermediate result of a query (rows, and cells = rows × columns); past them the
+     * query fails with an AplQueryError of kind `limit`. Default DEFAULT_QUERY_LIMITS (10M rows, 100M cells).
+     */
+    limits?: Partial<QueryLimits>;
 }
 
 export type TimeInput = string | Date | bigint | number | null | undefined;
@@ -243,8 +250,16 @@ export function createEngine(options: EngineOptions = {}): Engine {
                 variables: opts.variables,
                 seed: opts.seed,
                 externalData: options.externalData,
+                limits: options.limits,
             };
-            const run = runQuery(apl, data, runOpts);
+            let run: QueryRun;
+            try {
+                run = runQuery(apl, data, runOpts);
+            } catch (e) {
+                // What the guards did not foresee still fails this query alone, as a limit.
+                if (isResourceError(e)) throw new AplQueryError(`the query needs more memory or stack than one query may use (${e.message})`, 1, 1, 'limit');
+                throw e;
+            }
             const ctx: RenderContext = {
                 startTime,
                 endTime,

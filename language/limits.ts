@@ -39,3 +39,10 @@ export const MAX_PARSED_LENGTH = 1024 * 1024;
 
 /** Longest APL query text the service accepts (413 above it). */
 export const DEFAULT_MAX_QUERY_LENGTH = 256 * 1024;
+
+/**
+ * Longest string a function builds (`strrep`, `strcat_array`): 16 Mi characters. Arrays built by
+ * functions (`range`, `array_concat`) hold at most MAX_BUILT_ARRAY_LENGTH elements, as `make_list`.
+ */
+export const MAX_BUILT_STRING_LENGTH = 16 * 1024 * 1024;
+export const MAX_BUILT_ARRAY_LENGTH = 1_048_576;

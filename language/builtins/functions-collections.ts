@@ -18,6 +18,8 @@ import {
     type JsonObject,
 } from './functions-collections-util.js';
 import { SERIES_FUNCTIONS } from './functions-collections-series.js';
+import { FunctionArgumentError } from './functions-text-helpers.js';
+import { MAX_BUILT_ARRAY_LENGTH, MAX_BUILT_STRING_LENGTH } from '../limits.js';
 
 /** Rotates left by `n` (negative rotates right). */
 function rotateLeft(arr: JsonValue[], n: number): JsonValue[] {
@@ -169,9 +171,14 @@ const ARRAY_FUNCTIONS: ScalarFunction[] = [
         category: 'array',
         signatures: [{ params: [param('array', 'array'), param('arrays', 'array', { optional: true, variadic: true })], arity: { min: 1 } }],
         returns: 'dynamic',
-        description: 'Joins one or more dynamic arrays end to end into a single array. Returns null if any argument is not an array.',
+        description: 'Joins one or more dynamic arrays end to end into a single array (at most 1,048,576 elements). Returns null if any argument is not an array.',
         example: 'print arr = array_concat(dynamic([1, 2]), dynamic([3, 4]))',
-        evaluate: args => (args.every(isArray) ? (args as JsonValue[][]).flat(1) : null),
+        evaluate: args => {
+            if (!args.every(isArray)) return null;
+            const length = (args as JsonValue[][]).reduce((n, a) => n + a.length, 0);
+            if (length > MAX_BUILT_ARRAY_LENGTH) throw new FunctionArgumentError(`array_concat would build an array of ${length.toLocaleString('en-US')} elements, more than ${MAX_BUILT_ARRAY_LENGTH.toLocaleString('en-US')}`);
+            return (args as JsonValue[][]).flat(1);
+        },
     },
     {
         kind: 'scalar',
@@ -461,7 +468,14 @@ const ARRAY_FUNCTIONS: ScalarFunction[] = [
         returns: 'string',
         description: 'Joins the elements of an array into one string with the delimiter between them; null elements become empty strings.',
         example: "print s = strcat_array(dynamic(['a', 'b', 'c']), '-')",
-        evaluate: ([arr, delim]) => (isArray(arr) ? arr.map(valueToText).join(delim === null || delim === undefined ? '' : valueToText(delim)) : null),
+        evaluate: ([arr, delim]) => {
+            if (!isArray(arr)) return null;
+            const parts = arr.map(valueToText);
+            const d = delim === null || delim === undefined ? '' : valueToText(delim);
+            const length = parts.reduce((n, t) => n + t.length, 0) + Math.max(0, parts.length - 1) * d.length;
+            if (length > MAX_BUILT_STRING_LENGTH) throw new FunctionArgumentError(`strcat_array would build a string of ${length.toLocaleString('en-US')} characters, more than ${MAX_BUILT_STRING_LENGTH.toLocaleString('en-US')}`);
+            return parts.join(d);
+        },
     },
 ];
 

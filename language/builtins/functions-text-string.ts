@@ -9,6 +9,7 @@
  */
 import { Datetime, Timespan, type AplValue, type JsonValue } from '../values.js';
 import type { ScalarFunction } from './catalogue-types.js';
+import { MAX_BUILT_STRING_LENGTH } from '../limits.js';
 import {
     FunctionArgumentError,
     allMatches,
@@ -872,13 +873,18 @@ export const STRING_FUNCTIONS: ScalarFunction[] = [
         name: 'strrep',
         signatures: [{ params: [p('value', 'scalar'), p('multiplier', 'long'), opt('delimiter', 'string')] }],
         returns: 'string',
-        description: 'Repeats a value (as text) a number of times, optionally with a delimiter between repetitions. The count is capped at 1024; zero or less gives an empty string.',
+        description: 'Repeats a value (as text) a number of times, optionally with a delimiter between repetitions. The count is capped at 1024 and the result at 16 Mi characters (an error beyond); zero or less gives an empty string.',
         example: "print line = strrep('=', 20)",
         evaluate: ([value, multiplier, delimiter]) => {
             const n = int(multiplier);
             if (n === null) return null;
             if (n <= 0) return '';
-            return Array.from({ length: Math.min(n, 1024) }, () => S(value)).join(delimiter === undefined ? '' : S(delimiter));
+            const text = S(value);
+            const delim = delimiter === undefined ? '' : S(delimiter);
+            const count = Math.min(n, 1024);
+            const length = count * text.length + (count - 1) * delim.length;
+            if (length > MAX_BUILT_STRING_LENGTH) throw new FunctionArgumentError(`strrep would build a string of ${length.toLocaleString('en-US')} characters, more than ${MAX_BUILT_STRING_LENGTH.toLocaleString('en-US')}`);
+            return Array.from({ length: count }, () => text).join(delim);
         },
     }),
     fn({

@@ -9,8 +9,12 @@ export class AplQueryError extends Error {
         readonly line: number,
         /** 1-based. */
         readonly column: number,
-        /** `syntax` for parse errors, `semantic` for unknown names and type errors, `unsupported` for what the reference evaluator refuses, `runtime` otherwise. */
-        readonly kind: 'syntax' | 'semantic' | 'unsupported' | 'runtime' = 'semantic',
+        /**
+         * `syntax` for parse errors, `semantic` for unknown names and type errors, `unsupported` for what
+         * the reference evaluator refuses, `limit` for a result past the query's bounds (budget.ts),
+         * `runtime` otherwise.
+         */
+        readonly kind: 'syntax' | 'semantic' | 'unsupported' | 'limit' | 'runtime' = 'semantic',
     ) {
         super(`${message} (line ${line}, column ${column})`);
     }

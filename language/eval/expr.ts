@@ -8,6 +8,7 @@
  */
 import { derivedColumnName } from '../column-names.js';
 import type { AstNode } from 'langium';
+import type { QueryBudget } from './budget.js';
 import type * as ast from '../generated/ast.js';
 import { argumentTypeProblem, lookupAggregate, lookupScalarFunction, type EvalContext } from '../builtins/index.js';
 import { Issues } from '../apl-issue-codes.js';
@@ -86,6 +87,8 @@ export interface QueryEnv {
     evalTable(expr: ast.Expression, env: QueryEnv): Frame;
     /** Set by summarize: aggregate calls that stand for already computed columns. */
     aggColumns?: Map<AstNode, string>;
+    /** The bounds of the query's intermediate results. */
+    budget: QueryBudget;
 }
 
 export function normType(t: string | undefined): ScalarType {

@@ -12,6 +12,7 @@ import { Datetime, Timespan, parseDatetime, parseGoDuration, type AplValue } fro
 import { lookupAggregate } from '../builtins/index.js';
 import { BoolColumn, type Column, ConstColumn, DynColumn, NumColumn, type ScalarType, StrColumn, StrBuilder, builderFor, columnFromValues, gatherColumn } from './columns.js';
 import { AplQueryError, errorAt, unsupportedAt } from './errors.js';
+import { QueryBudget, type QueryLimits } from './budget.js';
 import {
     type Binding,
     type Compiled,
@@ -91,6 +92,8 @@ export interface RunOptions {
     seed?: number;
     /** Reads `externaldata` sources; without one, `externaldata` is refused (the evaluator does no I/O). */
     externalData?: ExternalDataReader;
+    /** Bounds of intermediate results (default DEFAULT_QUERY_LIMITS). */
+    limits?: Partial<QueryLimits>;
 }
 
 export interface RunStats {
@@ -124,6 +127,7 @@ interface RunState {
     order: 'asc' | 'desc';
     sawTake: boolean;
     depth: number;
+    budget: QueryBudget;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -153,7 +157,7 @@ export function runQuery(text: string, data: DataAccess, opts: RunOptions): Quer
         cursor = parseCursor(opts.cursor);
         if (!cursor) throw new AplQueryError(`invalid cursor '${opts.cursor}'`, 1, 1, 'semantic');
     }
-    const state: RunState = { data, opts, stats, cursor, order: 'desc', sawTake: false, depth: 0 };
+    const state: RunState = { data, opts, stats, cursor, order: 'desc', sawTake: false, depth: 0, budget: new QueryBudget(opts.limits) };
     const bindings = new Map<string, Binding>();
     for (const [k, v] of Object.entries(opts.variables ?? {})) bindings.set(k, variableBinding(v));
     const env = makeEnv(state, bindings);
@@ -211,6 +215,7 @@ function makeEnv(state: RunState, bindings: Map<string, Binding>): QueryEnv {
         startTime: state.opts.startTime,
         endTime: state.opts.endTime,
         evalTable: (expr, e) => evalTable(expr, e, state, 'sub'),
+        budget: state.budget,
     };
     return env;
 }
@@ -628,6 +633,9 @@ function union(
         }
     }
     const withsource = optionValue(options, 'withsource');
+    const rows = parts.reduce((s, p) => s + p.frame.length, 0);
+    const columns = new Set(parts.flatMap(p => p.frame.visible().map(c => c.name))).size;
+    state.budget.admit(rows, columns, node, 'union');
     return concatFrames(parts, typeof withsource === 'string' ? withsource : undefined, node);
 }
 
@@ -687,7 +695,7 @@ function optionValue(options: readonly ast.OperatorOption[], name: string): AplV
     const v = o.value;
     if (v.$type === 'OptionNameValue') return (v as ast.OptionNameValue).name;
     if (v.literal) {
-        const c = compileExpr(v.literal as ast.Expression, emptyFrame(), { bindings: new Map(), now: 0n, evalTable: () => emptyFrame() });
+        const c = compileExpr(v.literal as ast.Expression, emptyFrame(), { bindings: new Map(), now: 0n, evalTable: () => emptyFrame(), budget: new QueryBudget() });
         return c.value ?? null;
     }
     return undefined;
@@ -1430,6 +1438,8 @@ function makeSeries(frame: Frame, op: ast.MakeSeriesOperator, env: QueryEnv, sta
     }
     const sub = selectRows(frame, Uint32Array.from(keep));
     const G = grouping.count;
+    // One row per group, holding an array of `bins` values per aggregation, plus the axis.
+    env.budget.admit(G, bins * (op.aggregates.length + 1), op, 'make-series');
     const cg = { gids: Uint32Array.from(combined), count: G * bins, first: new Uint32Array(0) };
     let keyCols = keys.map(k => keyColumn(k.vec, k.compiled.type, grouping.first));
     const perm = sortGroupsByKeys(keyCols, G);
@@ -1561,8 +1571,10 @@ function join(left: Frame, op: ast.JoinOperator, env: QueryEnv, state: RunState)
     }
     const leftOnly = kind === 'leftsemi' || kind === 'leftanti';
     const rightOnly = kind === 'rightsemi' || kind === 'rightanti';
+    const columns = left.cols.length + right.cols.length;
     for (const i of leftRows) {
         const m = lk[i] === '' ? undefined : index.get(lk[i]);
+        if (m) env.budget.admit(li.length + m.length, columns, op, 'join');
         if (m) for (const j of m) matchedRight[j] = 1;
         switch (kind) {
             case 'inner': case 'innerunique':
@@ -1587,7 +1599,10 @@ function join(left: Frame, op: ast.JoinOperator, env: QueryEnv, state: RunState)
                 throw errorAt(op, `unknown join kind '${kind}'`);
         }
     }
-    if (kind === 'rightouter' || kind === 'fullouter') for (let j = 0; j < right.length; j++) if (!matchedRight[j]) { li.push(-1); ri.push(j); }
+    if (kind === 'rightouter' || kind === 'fullouter') {
+        for (let j = 0; j < right.length; j++) if (!matchedRight[j]) { li.push(-1); ri.push(j); }
+        env.budget.admit(li.length, columns, op, 'join');
+    }
     if (leftOnly) return selectRows(left, Uint32Array.from(li));
     if (rightOnly) {
         const rows: number[] = [];
@@ -1814,9 +1829,11 @@ function mvExpand(frame: Frame, op: ast.MvExpandOperator, env: QueryEnv): Frame 
         }
         return [v];
     };
+    const columns = frame.cols.length + items.length;
     for (let i = 0; i < n; i++) {
         const lists = items.map(it => expand(vget(it.vec, i)));
         const len = Math.min(limit, Math.max(...lists.map(l => l.length)));
+        env.budget.admit(rowIdx.length + len, columns, op, 'mv-expand');
         for (let k = 0; k < len; k++) {
             rowIdx.push(i);
             itemIdx.push(k);

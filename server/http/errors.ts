@@ -63,11 +63,11 @@ export function toErrorReply(err: unknown): { status: number; body: ErrorBody } 
 
 /** The APL compile error shape of docs `v1-edge-query.json` `QueryError`: `message` plus `detail`. */
 export function aplErrorBody(err: AplQueryError): ErrorBody {
-    const kind = err.kind === 'syntax' ? 'syntax' : err.kind === 'runtime' ? 'runtime' : 'semantic';
+    const kind = err.kind === 'syntax' ? 'syntax' : err.kind === 'runtime' ? 'runtime' : err.kind === 'limit' ? 'limit' : 'semantic';
     return {
         code: 400,
         message: `invalid query: ${err.kind === 'syntax' && !/^syntax error/i.test(err.detail) ? 'syntax error: ' : ''}${err.detail} (line ${err.line}, column ${err.column})`,
-        detail: { errorType: kind, compileErrorCode: kind === 'syntax' ? 'syntax_error' : 'semantic_error', line: err.line, column: err.column, message: err.detail },
+        detail: { errorType: kind, compileErrorCode: kind === 'syntax' ? 'syntax_error' : kind === 'limit' ? 'limit_exceeded' : 'semantic_error', line: err.line, column: err.column, message: err.detail },
     };
 }
 

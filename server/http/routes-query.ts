@@ -5,6 +5,7 @@
  *   the cursor comes from the body (go, rs) or the URL (`?cursor=`, js).
  * - Legacy: `POST /v1/datasets/{id}/query` with the legacy query JSON (go's zero values mean
  *   defaults: `limit: 0` → 1,000, an empty filter op → no filter).
+ * - An APL text longer than 256 KiB is a 413 before it is parsed (docs/service.md "Limits").
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -12,12 +13,15 @@ import { nowNs } from '../ingest/ingest.js';
 import { requireScope } from './auth.js';
 import { jsonBody, jsonObjectBody, queryParam } from './body.js';
 import type { DataPlane } from './data.js';
-import { badRequest, datasetNotFound } from './errors.js';
+import { badRequest, datasetNotFound, HttpError } from './errors.js';
+import { DEFAULT_MAX_QUERY_LENGTH } from '../../language/limits.js';
 import { parseBool, parseCursorParam, parseLimit, parseTimeRange } from './paging.js';
 
 export interface QueryRouteOptions {
     data: DataPlane;
     maxResultRows: number;
+    /** Longest APL text accepted (413 above it). Default DEFAULT_MAX_QUERY_LENGTH (256 KiB). */
+    maxQueryLength?: number;
 }
 
 export type AplFormat = 'tabular' | 'legacy';
@@ -36,6 +40,7 @@ function historyHeader(req: FastifyRequest, reply: FastifyReply): void {
 
 export function registerQueryRoutes(app: FastifyInstance, opts: QueryRouteOptions): void {
     const { data } = opts;
+    const maxQueryLength = opts.maxQueryLength ?? DEFAULT_MAX_QUERY_LENGTH;
 
     const apl = async (req: FastifyRequest, reply: FastifyReply) => {
         requireScope(req, 'query');
@@ -43,6 +48,9 @@ export function registerQueryRoutes(app: FastifyInstance, opts: QueryRouteOption
         const body = jsonObjectBody(req, 'APL query request');
         const text = body.apl;
         if (typeof text !== 'string' || text.trim() === '') throw badRequest('invalid APL query request: "apl" is required (the query text)');
+        if (text.length > maxQueryLength) {
+            throw new HttpError(413, `the APL query is too long: ${text.length.toLocaleString('en-US')} characters, the limit is ${maxQueryLength.toLocaleString('en-US')}`);
+        }
         const now = nowNs();
         const range = parseTimeRange(body, now);
         // The cursor: body (go, rs) wins over the URL (js).
