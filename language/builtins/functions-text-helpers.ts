@@ -1,8 +1,9 @@
 /**
  * Shared helpers for the text, conversion and related built-ins: value-to-text conversion (Go
  * flavoured, as Axiom's runtime is), dynamic conversion, code-point string helpers and the
- * translation of RE2 regular expressions into JavaScript `RegExp`s.
+ * compilation of RE2 regular expressions (re2js: linear time).
  */
+import { RE2JS } from 're2js';
 import type { AplType } from '../types/apl-types.js';
 import { Datetime, Timespan, formatDatetime, formatGoDuration, type AplValue, type JsonValue } from '../values.js';
 import type { ParamSpec, ReturnRule } from './catalogue-types.js';
@@ -154,250 +155,81 @@ export function compareCodePoints(a: string, b: string): number {
 }
 
 // ---------------------------------------------------------------------------------------------
-// RE2 → JavaScript regular expressions
+// Regular expressions: RE2 syntax and semantics, in linear time
 // ---------------------------------------------------------------------------------------------
 
-const POSIX_CLASSES: Record<string, string> = {
-    alnum: '0-9A-Za-z',
-    alpha: 'A-Za-z',
-    ascii: '\\x00-\\x7F',
-    blank: '\\t ',
-    cntrl: '\\x00-\\x1F\\x7F',
-    digit: '0-9',
-    graph: '!-~',
-    lower: 'a-z',
-    print: ' -~',
-    punct: '!-\\/:-@\\[-`{-~',
-    space: '\\t\\n\\v\\f\\r ',
-    upper: 'A-Z',
-    word: '0-9A-Za-z_',
-    xdigit: '0-9A-Fa-f',
-};
-
-/** JS syntax characters: the only identity escapes allowed under the `u` flag. */
-const SYNTAX_CHARS = new Set('^$\\.*+?()[]{}|/'.split(''));
-
-/** General categories are written `\p{Lu}` in both; scripts need `Script=` in JS. */
-function unicodeProperty(name: string, negated: boolean): string {
-    const isCategory = /^[A-Z][a-z]?$/.test(name);
-    const prop = isCategory ? name : `Script=${name}`;
-    return `\\${negated ? 'P' : 'p'}{${prop}}`;
+/**
+ * Flags that operators add to a pattern (`parse flags=i`); patterns may also set their own with
+ * `(?i)`, `(?s)`, `(?m)`.
+ */
+export interface RegexFlags {
+    caseInsensitive?: boolean;
+    dotAll?: boolean;
+    multiline?: boolean;
 }
 
-function escapeLiteral(ch: string): string {
-    return SYNTAX_CHARS.has(ch) || ch === '-' ? `\\${ch}` : ch;
+/** One match: `[0]` is the whole match, `[k]` group k (undefined when it did not take part). */
+export interface RegexMatch extends Array<string | undefined> {
+    0: string;
+    index: number;
+    groups?: Record<string, string | undefined>;
 }
 
 /**
- * Translates an RE2 pattern (the syntax APL documents for every regex function) into the source and
- * flags of an equivalent JS `RegExp` with the `u` flag. Leading flag groups such as `(?i)`/`(?is)`
- * become JS flags; `(?P<name>...)` becomes `(?<name>...)`; `\z`, `\A`, `\Q...\E`, `\x{...}`,
- * `\pL`, POSIX classes and RE2's ASCII `\s` are translated. Constructs RE2 does not have
- * (look-around, back-references) are rejected, as Axiom would reject them.
+ * A compiled user regular expression. Every pattern that comes from a query goes through here:
+ * RE2JS matches in time linear in the input whatever the pattern (`(a+)+$` over 'a'×30+'b' took
+ * 11 s with JavaScript's backtracking engine), with RE2's syntax and semantics, as Axiom's Go
+ * runtime has. It is pure JavaScript, so the language server and browser bundles keep working.
  */
-export function translateRe2(pattern: string): { source: string; flags: string } {
-    let flags = '';
-    let rest = pattern;
-    for (;;) {
-        const m = /^\(\?([a-zA-Z]+)\)/.exec(rest);
-        if (!m) break;
-        for (const f of m[1]) {
-            if (f === 'i' || f === 'm' || f === 's') {
-                if (!flags.includes(f)) flags += f;
-            } else {
-                throw new FunctionArgumentError(`unsupported regex flag '${f}' in '${pattern}'`);
-            }
-        }
-        rest = rest.slice(m[0].length);
+export class LinearRegex {
+    constructor(
+        private readonly re: RE2JS,
+        readonly pattern: string,
+    ) {}
+
+    /** Whether the pattern matches anywhere in `text`. */
+    test(text: string): boolean {
+        return this.re.test(text);
     }
-    let out = '';
-    let inClass = false;
-    let classStart = false; // just after `[` or `[^`: a `]` here is a literal
-    let i = 0;
-    const n = rest.length;
-    while (i < n) {
-        const ch = rest[i];
-        if (ch === '\\') {
-            const c = rest[i + 1];
-            if (c === undefined) throw new FunctionArgumentError(`trailing backslash in regex '${pattern}'`);
-            i += 2;
-            classStart = false;
-            if (c === 'Q') {
-                const end = rest.indexOf('\\E', i);
-                const lit = end < 0 ? rest.slice(i) : rest.slice(i, end);
-                for (const l of lit) out += escapeLiteral(l);
-                i = end < 0 ? n : end + 2;
-                continue;
-            }
-            if (/[1-9]/.test(c)) throw new FunctionArgumentError(`back-references are not supported in RE2 regex '${pattern}'`);
-            switch (c) {
-                case 'z':
-                    out += inClass ? 'z' : '(?![\\s\\S])';
-                    continue;
-                case 'A':
-                    out += inClass ? 'A' : '(?<![\\s\\S])';
-                    continue;
-                case 's':
-                    out += inClass ? '\\t\\n\\f\\r ' : '[\\t\\n\\f\\r ]';
-                    continue;
-                case 'S':
-                    out += inClass ? '\\S' : '[^\\t\\n\\f\\r ]';
-                    continue;
-                case 'a':
-                    out += '\\x07';
-                    continue;
-                case '0':
-                    out += '\\x00';
-                    continue;
-                case 'x': {
-                    if (rest[i] === '{') {
-                        const end = rest.indexOf('}', i);
-                        if (end < 0) throw new FunctionArgumentError(`bad \\x{...} escape in regex '${pattern}'`);
-                        out += `\\u{${rest.slice(i + 1, end)}}`;
-                        i = end + 1;
-                    } else {
-                        out += `\\x${rest.slice(i, i + 2)}`;
-                        i += 2;
-                    }
-                    continue;
-                }
-                case 'p':
-                case 'P': {
-                    let name: string;
-                    if (rest[i] === '{') {
-                        const end = rest.indexOf('}', i);
-                        if (end < 0) throw new FunctionArgumentError(`bad \\p{...} escape in regex '${pattern}'`);
-                        name = rest.slice(i + 1, end);
-                        i = end + 1;
-                    } else {
-                        name = rest[i] ?? '';
-                        i += 1;
-                    }
-                    let negated = c === 'P';
-                    if (name.startsWith('^')) {
-                        negated = !negated;
-                        name = name.slice(1);
-                    }
-                    out += unicodeProperty(name, negated);
-                    continue;
-                }
-                case 'd': case 'D': case 'w': case 'W': case 'b': case 'B':
-                case 't': case 'n': case 'r': case 'f': case 'v':
-                    out += `\\${c}`;
-                    continue;
-                default:
-                    if (/[a-zA-Z]/.test(c)) throw new FunctionArgumentError(`unknown escape '\\${c}' in regex '${pattern}'`);
-                    out += SYNTAX_CHARS.has(c) || (inClass && c === '-') ? `\\${c}` : c;
-                    continue;
-            }
-        }
-        if (inClass) {
-            if (ch === ']' && !classStart) {
-                inClass = false;
-                out += ']';
-                i++;
-                continue;
-            }
-            if (ch === ']' && classStart) {
-                out += '\\]';
-                classStart = false;
-                i++;
-                continue;
-            }
-            if (ch === '[' && rest[i + 1] === ':') {
-                const end = rest.indexOf(':]', i + 2);
-                if (end > 0) {
-                    let name = rest.slice(i + 2, end);
-                    const neg = name.startsWith('^');
-                    if (neg) name = name.slice(1);
-                    const body = POSIX_CLASSES[name];
-                    if (body === undefined) throw new FunctionArgumentError(`unknown POSIX class '${name}' in regex '${pattern}'`);
-                    if (neg) throw new FunctionArgumentError(`negated POSIX classes are not supported in regex '${pattern}'`);
-                    out += body;
-                    i = end + 2;
-                    classStart = false;
-                    continue;
-                }
-            }
-            classStart = false;
-            out += ch === '[' ? '\\[' : ch;
-            i++;
-            continue;
-        }
-        if (ch === '[') {
-            inClass = true;
-            classStart = true;
-            out += '[';
-            i++;
-            if (rest[i] === '^') {
-                out += '^';
-                i++;
-            }
-            continue;
-        }
-        if (ch === '(' && rest[i + 1] === '?') {
-            const tail = rest.slice(i + 2);
-            if (tail.startsWith('P<')) {
-                out += '(?<';
-                i += 4;
-                continue;
-            }
-            if (tail.startsWith(':') || (tail.startsWith('<') && !tail.startsWith('<=') && !tail.startsWith('<!'))) {
-                out += '(?';
-                i += 2;
-                continue;
-            }
-            if (/^[=!]|^<[=!]/.test(tail)) throw new FunctionArgumentError(`look-around is not supported in RE2 regex '${pattern}'`);
-            throw new FunctionArgumentError(`inline flags are only supported at the start of regex '${pattern}'`);
-        }
-        if (ch === '{') {
-            const q = /^\{\d+(,\d*)?\}/.exec(rest.slice(i));
-            if (q) {
-                out += q[0];
-                i += q[0].length;
-            } else {
-                out += '\\{';
-                i++;
-            }
-            continue;
-        }
-        if (ch === '}') {
-            out += '\\}';
-            i++;
-            continue;
-        }
-        out += ch;
-        i++;
+
+    /** The leftmost match, or null. */
+    exec(text: string): RegexMatch | null {
+        return this.re.exec(text) as RegexMatch | null;
     }
-    if (inClass) throw new FunctionArgumentError(`missing ']' in regex '${pattern}'`);
-    return { source: out, flags };
+
+    /** Every non-overlapping match, left to right (empty matches included, as RE2 reports them). */
+    matchAll(text: string): RegexMatch[] {
+        return [...this.re.matchAll(text)] as unknown as RegexMatch[];
+    }
+
+    /** How many capture groups the pattern has. */
+    groupCount(): number {
+        return this.re.groupCount();
+    }
 }
 
-const regexCache = new Map<string, RegExp>();
+const regexCache = new Map<string, LinearRegex>();
 
-/** Compiles (and caches) an RE2 pattern; `extraFlags` may add `g`. Throws on an invalid pattern. */
-export function compileRegex(pattern: string, extraFlags = ''): RegExp {
-    const key = `${extraFlags}\u0000${pattern}`;
+/** Compiles (and caches) an RE2 pattern. Throws FunctionArgumentError naming the problem for an invalid one. */
+export function compileRegex(pattern: string, flags: RegexFlags = {}): LinearRegex {
+    const bits = (flags.caseInsensitive ? RE2JS.CASE_INSENSITIVE : 0) | (flags.dotAll ? RE2JS.DOTALL : 0) | (flags.multiline ? RE2JS.MULTILINE : 0);
+    const key = `${bits}\u0000${pattern}`;
     let re = regexCache.get(key);
-    if (re) {
-        re.lastIndex = 0;
-        return re;
-    }
-    const { source, flags } = translateRe2(pattern);
+    if (re) return re;
     try {
-        re = new RegExp(source, `${flags}${extraFlags}u`);
+        re = new LinearRegex(RE2JS.compile(pattern, bits), pattern);
     } catch (e) {
-        throw new FunctionArgumentError(`invalid regular expression '${pattern}': ${(e as Error).message}`);
+        const detail = ((e as Error).message ?? String(e)).replace(/^error parsing regexp: /, '');
+        throw new FunctionArgumentError(`invalid regular expression '${pattern}': ${detail}`);
     }
     if (regexCache.size > 1000) regexCache.clear();
     regexCache.set(key, re);
     return re;
 }
 
-/** Every non-overlapping match, left to right (empty matches included, as RE2 reports them). */
-export function allMatches(pattern: string, text: string): RegExpExecArray[] {
-    const re = compileRegex(pattern, 'g');
-    return [...text.matchAll(re)] as RegExpExecArray[];
+/** Every non-overlapping match of `pattern` in `text`. */
+export function allMatches(pattern: string, text: string): RegexMatch[] {
+    return compileRegex(pattern).matchAll(text);
 }
 
 /** Escapes RE2 metacharacters (Go's `regexp.QuoteMeta`). */

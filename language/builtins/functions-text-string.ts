@@ -5,7 +5,7 @@
  * - A null passed where a string is expected counts as the empty string (KQL has no null string);
  *   a null passed where a number is expected makes the result null.
  * - Lengths, indexes and `reverse` work on Unicode code points, not UTF-16 units (`strlen("😀") == 1`).
- * - Regular expressions use RE2 syntax and are translated to JS (see `translateRe2`).
+ * - Regular expressions use RE2 syntax and semantics, matched in linear time (`compileRegex`).
  */
 import { Datetime, Timespan, type AplValue, type JsonValue } from '../values.js';
 import type { ScalarFunction } from './catalogue-types.js';
@@ -26,7 +26,7 @@ import {
     quoteMeta,
     toJsonValue,
     toText,
-    translateRe2,
+    type RegexMatch,
     utf16ToCodePointIndex,
 } from './functions-text-helpers.js';
 
@@ -62,32 +62,13 @@ function decodeUtf8(bytes: Uint8Array): string | null {
     }
 }
 
-/** Wraps a translated RE2 pattern with JS anchors and compiles it (cached by the caller's text). */
-const wrappedCache = new Map<string, RegExp>();
-function wrappedRegex(pattern: string, prefix: string, suffix: string): RegExp {
-    const key = `${prefix}\u0000${suffix}\u0000${pattern}`;
-    let re = wrappedCache.get(key);
-    if (!re) {
-        const { source, flags } = translateRe2(pattern);
-        try {
-            re = new RegExp(`${prefix}(?:${source})${suffix}`, `${flags}u`);
-        } catch (e) {
-            throw new FunctionArgumentError(`invalid regular expression '${pattern}': ${(e as Error).message}`);
-        }
-        if (wrappedCache.size > 1000) wrappedCache.clear();
-        wrappedCache.set(key, re);
-    }
-    return re;
-}
-
 function trimStartRegex(pattern: string, s: string): string {
-    const m = wrappedRegex(pattern, '(?<![\\s\\S])', '+').exec(s);
+    const m = compileRegex(`\\A(?:${pattern})+`).exec(s);
     return m ? s.slice(m[0].length) : s;
 }
 
 function trimEndRegex(pattern: string, s: string): string {
-    const re = wrappedRegex(pattern, '', '+(?![\\s\\S])');
-    const m = re.exec(s);
+    const m = compileRegex(`(?:${pattern})+\\z`).exec(s);
     return m ? s.slice(0, m.index) : s;
 }
 
@@ -96,7 +77,7 @@ function trimEndRegex(pattern: string, s: string): string {
  * `$1`, `${1}`, `$name`, `${name}`, `$$`. As in Go, `$name` takes the longest run of word
  * characters, so `$1x` means the group named `1x` (empty); write `${1}x` instead.
  */
-function expandRewrite(rewrite: string, m: RegExpExecArray): string {
+function expandRewrite(rewrite: string, m: RegexMatch): string {
     let out = '';
     const group = (name: string): string => {
         if (/^\d+$/.test(name)) return m[Number(name)] ?? '';
@@ -153,8 +134,7 @@ function replaceRegex(pattern: string, rewrite: string, text: string): string {
 
 /** How many capture groups a pattern has. */
 function groupCount(pattern: string): number {
-    const { source, flags } = translateRe2(pattern);
-    return new RegExp(`${source}|`, `${flags}u`).exec('')!.length - 1;
+    return compileRegex(pattern).groupCount();
 }
 
 const BASE2_UNITS = ['Bytes', 'KB', 'MB', 'GB', 'TB', 'PB', 'EB', 'ZB', 'YB'];
@@ -584,7 +564,7 @@ export const STRING_FUNCTIONS: ScalarFunction[] = [
                 const n = groupCount(pattern);
                 selected = n === 0 ? [0] : Array.from({ length: n }, (_, i) => i + 1);
             }
-            const pick = (m: RegExpExecArray, g: number | string): string =>
+            const pick = (m: RegexMatch, g: number | string): string =>
                 typeof g === 'number' ? (m[g] ?? '') : (m.groups?.[g] ?? '');
             if (selected.length === 1) return matches.map(m => pick(m, selected[0]));
             return matches.map(m => selected.map(g => pick(m, g)));

@@ -46,7 +46,7 @@ import {
 } from './aggregate.js';
 import { type ParsedCursor, RowIdColumn, type Snapshot, parseCursor } from './store.js';
 import { searchTermPredicate, truthTri } from './scalar-ops.js';
-import { compileRegex } from '../builtins/functions-text-helpers.js';
+import { compileRegex, type LinearRegex } from '../builtins/functions-text-helpers.js';
 import { toJson } from '../builtins/functions-collections-util.js';
 import { autoBinSizeFor } from '../builtins/functions-numeric-time-rounding.js';
 import { createHash } from 'node:crypto';
@@ -1707,10 +1707,10 @@ function parseOp(frame: Frame, op: ast.ParseOperator | ast.ParseWhereOperator, e
         }
     });
     if (kind === 'simple' && pattern.length > 0 && pattern[pattern.length - 1].$type === 'ParseLiteral') src += '';
-    let re: RegExp;
+    let re: LinearRegex;
     try {
-        const reFlags = (flags.includes('i') || flags.includes('U') ? 'i' : '') + (flags.includes('s') ? 's' : '') + (flags.includes('m') ? 'm' : '');
-        re = kind === 'regex' ? new RegExp(compileRegex(src).source, reFlags + 'u') : new RegExp(src, reFlags + 'u');
+        // Every kind compiles to RE2 (linear time): simple and relaxed patterns are escaped literals and lazy wildcards.
+        re = compileRegex(src, { caseInsensitive: flags.includes('i') || flags.includes('U'), dotAll: flags.includes('s'), multiline: flags.includes('m') });
     } catch (e) {
         throw errorAt(op, `parse: invalid pattern: ${(e as Error).message}`);
     }
@@ -1914,9 +1914,9 @@ function redact(frame: Frame, op: ast.RedactOperator, env: QueryEnv): Frame {
     }
     const res = patterns.map(p => {
         try {
-            return new RegExp(compileRegex(p).source, 'gu' + (compileRegex(p).flags.includes('i') ? 'i' : ''));
+            return compileRegex(p);
         } catch (e) {
-            throw errorAt(op, `redact: invalid regular expression '${p}': ${(e as Error).message}`);
+            throw errorAt(op, `redact: ${(e as Error).message}`);
         }
     });
     const replaceText = (m: string): string => (hash ? createHash('sha256').update(m).digest('hex').slice(0, 16) : tok.length === 1 ? tok.repeat([...m].length) : tok);
@@ -1924,13 +1924,17 @@ function redact(frame: Frame, op: ast.RedactOperator, env: QueryEnv): Frame {
     const apply = (s: string): string => {
         let out = s;
         for (const re of res) {
-            out = out.replace(re, (m: string, ...rest: unknown[]) => {
-                if (!groups) return replaceText(m);
-                const caps = rest.slice(0, -2).filter(x => typeof x === 'string') as string[];
-                let r = m;
-                for (const c of caps) if (c) r = r.replace(c, replaceText(c));
-                return r;
-            });
+            let next = '';
+            let last = 0;
+            for (const m of re.matchAll(out)) {
+                let r = m[0];
+                if (groups) {
+                    for (const c of m.slice(1)) if (c) r = r.replace(c, replaceText(c));
+                } else r = replaceText(m[0]);
+                next += out.slice(last, m.index) + r;
+                last = m.index + m[0].length;
+            }
+            out = next + out.slice(last);
         }
         return out;
     };

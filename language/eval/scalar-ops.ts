@@ -11,7 +11,7 @@
  */
 import { Datetime, Timespan, wrapLong, type AplValue } from '../values.js';
 import { canonicalKey, compareValues } from '../builtins/functions-collections-util.js';
-import { compileRegex, toText } from '../builtins/functions-text-helpers.js';
+import { compileRegex, quoteMeta, toText, type LinearRegex } from '../builtins/functions-text-helpers.js';
 import type { ScalarType } from './columns.js';
 
 export type Tri = 0 | 1 | 2; // false, true, null
@@ -263,14 +263,15 @@ export function termMatch(hay: string, needle: string, mode: 'has' | 'prefix' | 
     }
 }
 
-function likeToRegex(pattern: string, cs: boolean): RegExp {
+/** `like` patterns run on the linear-time engine too: `%a%a%a…b` backtracks polynomially in JavaScript's. */
+function likeToRegex(pattern: string, cs: boolean): LinearRegex {
     let src = '';
     for (const ch of pattern) {
         if (ch === '%') src += '[\\s\\S]*';
         else if (ch === '_') src += '[\\s\\S]';
-        else src += ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        else src += quoteMeta(ch);
     }
-    return new RegExp(`^${src}$`, cs ? 'su' : 'siu');
+    return compileRegex(`\\A${src}\\z`, { caseInsensitive: !cs });
 }
 
 /**
@@ -315,10 +316,7 @@ export function stringPredicate(op: string, needleRaw: AplValue): { fn: (s: stri
         }
         case 'matches regex': {
             const re = compileRegex(text);
-            fn = s => {
-                re.lastIndex = 0;
-                return re.test(s);
-            };
+            fn = s => re.test(s);
             break;
         }
         case '~':
@@ -340,8 +338,8 @@ export function searchTermPredicate(term: string, caseSensitive: boolean): (s: s
     if (t === '*') return () => true;
     if (/[*?]/.test(core)) {
         let src = '';
-        for (const ch of t) src += ch === '*' ? '[\\s\\S]*' : ch === '?' ? '[\\s\\S]' : ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-        const re = new RegExp(src, caseSensitive ? 'u' : 'iu');
+        for (const ch of t) src += ch === '*' ? '[\\s\\S]*' : ch === '?' ? '[\\s\\S]' : quoteMeta(ch);
+        const re = compileRegex(src, { caseInsensitive: !caseSensitive });
         return s => re.test(s);
     }
     if (lead && trail) return s => prep(s).includes(core);

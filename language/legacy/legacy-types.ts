@@ -12,6 +12,7 @@
 import type { QueryStatus } from '../api-status.js';
 import { parse } from '../apl-parse.js';
 import { formatGoDuration, parseDatetime, parseGoDuration, type JsonValue } from '../values.js';
+import { compileRegex } from '../builtins/functions-text-helpers.js';
 
 // ------------------------------------------------------------------------------------------- request
 
@@ -291,7 +292,7 @@ export function parseFilter(v: unknown, path = 'filter'): Filter | undefined {
         if ((op === 'regexp' || op === 'not-regexp')) {
             if (typeof value !== 'string') fail(`${path}.value`, `'${op}' needs a regular expression string, got ${show(value)}`);
             try {
-                new RegExp(value.replace(/^\(\?i\)/, ''), 'u');
+                compileRegex(value);
             } catch (e) {
                 fail(`${path}.value`, `${show(value)} is not a valid regular expression (${(e as Error).message})`);
             }

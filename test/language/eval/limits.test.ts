@@ -61,3 +61,33 @@ describe('intermediate result limits', () => {
         expect(err.detail).toMatch(/more than 16,777,216/);
     });
 });
+
+describe('regular expressions run in linear time', () => {
+    // With JavaScript's backtracking engine the first case took 11 s at 30 characters and doubles
+    // with each one more: at 5,000 these tests would never finish.
+    const e = createEngine();
+    e.ingest('r', [{ a: 'a'.repeat(5000) + 'b' }, { a: 'a'.repeat(5000) }]);
+    const count = async (apl: string) => (await e.query(apl)).tables[0].columns[0][0];
+
+    it("['r'] | where a matches regex '(a+)+$'", async () => {
+        expect(await count("['r'] | where a matches regex '(a+)+$' | count")).toBe(1);
+    });
+    it("['r'] | where a matches regex '^(a|a)*$' (the legacy regexp filter's case)", async () => {
+        expect(await count("['r'] | where a matches regex '^(a|a)*$' | count")).toBe(1);
+    });
+    it("['r'] | extend x = extract('(a*)*b', 0, a) | where isnotempty(x)", async () => {
+        expect(await count("['r'] | extend x = extract('(a*)*b', 0, a) | where isnotempty(x) | count")).toBe(1);
+    });
+    it("['r'] | where a like '%a%a%a%a%a%a%a%c'", async () => {
+        expect(await count("['r'] | where a like '%a%a%a%a%a%a%a%c' | count")).toBe(0);
+    });
+    it("['r'] | parse kind=regex a with '(a+)+' x:string 'c' | where isnotempty(x)", async () => {
+        expect(await count("['r'] | parse kind=regex a with '(a+)+' x:string 'c' | where isnotempty(x) | count")).toBe(0);
+    });
+    it("print n = countof_regex('(a', 'x'): an invalid pattern is an error at the call", async () => {
+        const err = await e.query("print n = countof_regex('(a', 'x')").catch((x: unknown) => x);
+        expect(err).toBeInstanceOf(AplQueryError);
+        expect((err as AplQueryError).detail).toMatch(/invalid regular expression '\(a': missing closing \)/);
+        expect([(err as AplQueryError).line, (err as AplQueryError).column]).toEqual([1, 11]);
+    });
+});
