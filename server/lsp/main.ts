@@ -18,8 +18,19 @@ import { fileURLToPath } from 'node:url';
 import { URI } from 'langium';
 import { NodeFileSystem } from 'langium/node';
 import { startLanguageServer } from 'langium/lsp';
-import { createConnection, MessageType, ProposedFeatures, ShowMessageNotification, type DidChangeConfigurationParams, type InitializeParams } from 'vscode-languageserver/node';
+import {
+    createConnection,
+    ErrorCodes,
+    MessageType,
+    ProposedFeatures,
+    ShowMessageNotification,
+    StreamMessageWriter,
+    type DidChangeConfigurationParams,
+    type InitializeParams,
+} from 'vscode-languageserver/node';
 import packageJson from '../../package.json' with { type: 'json' };
+import { FramedMessageReader } from './framed-message-reader.js';
+import { SettlingDocumentUpdateHandler } from './settling-update-handler.js';
 import { createAplServices } from '../../language/apl-module.js';
 import { BuiltinSchemaProvider } from '../../language/schema/builtin-schema-provider.js';
 import { MutableSchemaProvider } from '../../language/schema/mutable-schema-provider.js';
@@ -46,12 +57,27 @@ if (!argv.some(a => a === '--stdio' || a === '--node-ipc' || a.startsWith('--soc
     process.exit(2);
 }
 
-const connection = createConnection(ProposedFeatures.all);
+const connection = argv.includes('--stdio') ? createConnection(ProposedFeatures.all, stdioReader(), new StreamMessageWriter(process.stdout)) : createConnection(ProposedFeatures.all);
+
+/** Checked framing on stdin (framed-message-reader.ts): a broken client gets an answer or a clear exit, never silence. */
+function stdioReader(): FramedMessageReader {
+    return new FramedMessageReader(process.stdin, {
+        onFramingError(reason) {
+            process.stderr.write(`apl-language-server: cannot read the client's messages: ${reason}; exiting\n`);
+            process.exit(1);
+        },
+        onInvalidBody(reason) {
+            const reply = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: ErrorCodes.ParseError, message: `Parse error: ${reason}` } });
+            process.stdout.write(`Content-Length: ${Buffer.byteLength(reply)}\r\n\r\n${reply}`);
+        },
+    });
+}
 const schema = new MutableSchemaProvider(new BuiltinSchemaProvider());
 const { shared, Apl } = createAplServices({
     connection,
     ...NodeFileSystem,
     module: { schema: { SchemaProvider: () => schema } },
+    sharedModule: { lsp: { DocumentUpdateHandler: services => new SettlingDocumentUpdateHandler(services) } },
 });
 
 let initOptionsSchemaFile: string | undefined;
