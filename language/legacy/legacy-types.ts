@@ -196,7 +196,13 @@ const KNOWN_KEYS = new Set([
 
 function show(v: unknown): string {
     if (v === undefined) return 'nothing';
-    const s = JSON.stringify(v);
+    let s: string | undefined;
+    try {
+        s = JSON.stringify(v);
+    } catch {
+        // Too deep (or cyclic) to print: say what it is instead.
+        return Array.isArray(v) ? 'a deeply nested array' : 'a deeply nested object';
+    }
     return s === undefined ? String(v) : s.length > 80 ? `${s.slice(0, 77)}...` : s;
 }
 
@@ -249,8 +255,12 @@ export function resolutionNs(resolution: string): bigint | undefined {
     return resolution === 'auto' ? undefined : parseGoDuration(resolution);
 }
 
-export function parseFilter(v: unknown, path = 'filter'): Filter | undefined {
+/** Deepest and/or/not nesting of a legacy filter (deeper ones would exhaust the stack of every consumer). */
+export const MAX_LEGACY_FILTER_DEPTH = 64;
+
+export function parseFilter(v: unknown, path = 'filter', depth = 0): Filter | undefined {
     if (v === undefined || v === null) return undefined;
+    if (depth > MAX_LEGACY_FILTER_DEPTH) fail(path, `is nested too deeply: at most ${MAX_LEGACY_FILTER_DEPTH} levels of and, or and not`);
     if (!isObject(v)) fail(path, `must be an object, got ${show(v)}`);
     const rawOp = v.op ?? '';
     if (typeof rawOp !== 'string') fail(`${path}.op`, `must be a string, got ${show(rawOp)}`);
@@ -272,7 +282,7 @@ export function parseFilter(v: unknown, path = 'filter'): Filter | undefined {
         }
         const children: Filter[] = [];
         rawChildren.forEach((c, i) => {
-            const child = parseFilter(c, `${path}.children[${i}]`);
+            const child = parseFilter(c, `${path}.children[${i}]`, depth + 1);
             if (!child) fail(`${path}.children[${i}].op`, `an empty filter cannot be an operand of '${op}'`);
             children.push(child);
         });

@@ -9,6 +9,7 @@ import { AplQueryError, createEngine, type ColumnarChunk, type DatasetLoader, ty
 import { legacyExecutor } from '../../language/legacy/execute.js';
 import { SAMPLE_DATASETS } from '../../language/samples/index.js';
 import { HttpError } from './errors.js';
+import { isResourceError } from '../../language/eval/budget.js';
 import { DEFAULT_PAGE_SIZE } from './paging.js';
 
 export interface FieldInfo {
@@ -130,8 +131,13 @@ export function createEngineAdapter(opts: EngineAdapterOptions): EngineAdapter {
     };
 }
 
-/** Unknown datasets are 404 (message contains "not found"); other evaluator errors stay typed (400). */
+/**
+ * Unknown datasets are 404 (message contains "not found"); other evaluator errors stay typed (400).
+ * A JavaScript size failure the guards did not foresee is still this query's fault, not the
+ * service's: 400, never a 5xx that clients would retry.
+ */
 function mapQueryError(err: unknown): unknown {
+    if (isResourceError(err)) return new HttpError(400, `invalid query: it is too large or too deeply nested to run (${err.message})`);
     if (err instanceof AplQueryError && /unknown (dataset|table)|dataset .* (does not exist|not found)/i.test(err.message)) {
         return new HttpError(404, `${err.detail} (line ${err.line}, column ${err.column}): not found`);
     }
