@@ -23,6 +23,7 @@ const SECTIONS: SectionEntry[] = [
     { name: 'check', title: 'check (issue 3): checking, completion, language-server start-up', load: async () => (await import('./bench/check.js')).checkSection },
     { name: 'eval', title: 'eval (issue 4): our engine vs DuckDB on 1M sample-http-logs events', load: async () => (await import('./bench/eval.js')).evalSection },
     { name: 'service', title: 'service (issue 5): HTTP ingest, query and start-up', load: async () => (await import('./bench/service.js')).serviceSection },
+    { name: 'robust', title: 'robust (issue 9): linear parsing, linear-time regexes, the row budget', load: async () => (await import('./bench/robust.js')).robustSection },
 ];
 
 function parseArgs(argv: string[]): { only: Set<string>; quick: boolean } {
