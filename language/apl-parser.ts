@@ -243,6 +243,8 @@ export class AplCompletionParser extends LangiumCompletionParser {
     }
 
     override parse(input: string): CompletionParserResult {
+        // The text before the cursor of a document too large to analyse: no completion, at once.
+        if (input.length > MAX_PARSED_LENGTH) return { tokens: [], elementStack: [], tokenIndex: 0 };
         try {
             return super.parse(input);
         } catch (e) {

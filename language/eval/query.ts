@@ -134,11 +134,15 @@ interface RunState {
 
 const parseCache = new Map<string, ReturnType<typeof parse>>();
 
+/** Texts longer than this are not cached: 256 syntax trees of 256 KiB queries would hold gigabytes. */
+const MAX_CACHED_QUERY_LENGTH = 16 * 1024;
+
 /** Parses with a small cache: the AST is read-only to the evaluator, so repeated queries reuse it. */
 function parseCached(text: string): ReturnType<typeof parse> {
     let r = parseCache.get(text);
     if (r === undefined) {
         r = parse(text);
+        if (text.length > MAX_CACHED_QUERY_LENGTH) return r;
         if (parseCache.size >= 256) parseCache.delete(parseCache.keys().next().value!);
         parseCache.set(text, r);
     }

@@ -1,3 +1,4 @@
+import { MAX_PARSED_LENGTH } from '../limits.js';
 import type { IToken } from 'chevrotain';
 import { CstUtils, GrammarAST, type AstNode, type LangiumDocument } from 'langium';
 import { DefaultCompletionProvider, type CompletionProviderOptions, type NextFeature } from 'langium/lsp';
@@ -102,6 +103,8 @@ export class AplCompletionProvider extends DefaultCompletionProvider {
 
     override async getCompletion(document: LangiumDocument, params: CompletionParams): Promise<CompletionList | undefined> {
         const text = document.textDocument.getText();
+        // A document too large to analyse (APL1003) gets no completion rather than a lex of megabytes per keystroke.
+        if (text.length > MAX_PARSED_LENGTH) return CompletionList.create([], false);
         const offset = document.textDocument.offsetAt(params.position);
         const items = safely('completion', [] as CompletionItem[], () => this.complete(document, text, offset));
         // Sent in sortText order: a client that shows the list as it comes (or breaks ties by

@@ -116,6 +116,29 @@ describe('size limits', () => {
         expect(codes).not.toContain('APL0001');
     });
 
+    it(`completion at the end of a text longer than ${MAX_PARSED_LENGTH} characters offers nothing, at once`, async () => {
+        const services = lspServices();
+        const text = query.repeat(Math.ceil((MAX_PARSED_LENGTH + 1) / query.length)) + "['sample-http-logs'] | where ";
+        const document = await parseDocument(services, text);
+        try {
+            const parsed: string[] = [];
+            const parser = services.parser.CompletionParser;
+            const parse = parser.parse.bind(parser);
+            parser.parse = (input: string) => {
+                parsed.push(input);
+                return parse(input);
+            };
+            const lines = text.split('\n');
+            const position = { line: lines.length - 1, character: lines[lines.length - 1].length };
+            const list = await services.lsp.CompletionProvider!.getCompletion(document, { textDocument: { uri: document.uri.toString() }, position });
+            parser.parse = parse;
+            expect(list?.items ?? []).toEqual([]);
+            expect(parsed.every(t => t.length <= MAX_PARSED_LENGTH)).toBe(true);
+        } finally {
+            await clearDocuments(services, [document]);
+        }
+    });
+
     it(`a text longer than ${MAX_PARSED_LENGTH} characters is one APL1003 error`, async () => {
         const text = query.repeat(Math.ceil((MAX_PARSED_LENGTH + 1) / query.length));
         expect((await checkText(text)).map(d => d.code)).toEqual(['APL1003']);
