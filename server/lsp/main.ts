@@ -30,7 +30,7 @@ import {
 } from 'vscode-languageserver/node';
 import packageJson from '../../package.json' with { type: 'json' };
 import { FramedMessageReader } from './framed-message-reader.js';
-import { SettlingDocumentUpdateHandler } from './settling-update-handler.js';
+import { SettlingDocumentBuilder } from './settling-document-builder.js';
 import { createAplServices } from '../../language/apl-module.js';
 import { BuiltinSchemaProvider } from '../../language/schema/builtin-schema-provider.js';
 import { MutableSchemaProvider } from '../../language/schema/mutable-schema-provider.js';
@@ -72,12 +72,13 @@ function stdioReader(): FramedMessageReader {
         },
     });
 }
+
 const schema = new MutableSchemaProvider(new BuiltinSchemaProvider());
 const { shared, Apl } = createAplServices({
     connection,
     ...NodeFileSystem,
     module: { schema: { SchemaProvider: () => schema } },
-    sharedModule: { lsp: { DocumentUpdateHandler: services => new SettlingDocumentUpdateHandler(services) } },
+    sharedModule: { workspace: { DocumentBuilder: services => new SettlingDocumentBuilder(services) } },
 });
 
 let initOptionsSchemaFile: string | undefined;
