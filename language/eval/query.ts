@@ -315,6 +315,7 @@ function evalTable(expr: ast.Expression, env: QueryEnv, state: RunState, where: 
                 if (op.$type === 'SortOperator' && next?.$type === 'TakeOperator') {
                     const n = constLong((next as ast.TakeOperator).count, env, 'take');
                     if (where === 'top') state.sawTake = true;
+                    state.stats.rowsMatched ??= frame.length;
                     frame = topN(frame, (op as ast.SortOperator).items, n, env);
                     i++;
                     continue;
@@ -880,8 +881,12 @@ function applyOperator(op: ast.TabularOperator, frame: Frame, env: QueryEnv, sta
         case 'SortOperator':
             return sortFrame(frame, (op as ast.SortOperator).items, env);
         case 'TakeOperator':
+            // Like Axiom, rowsMatched counts the rows that matched, not those a limit keeps: a client
+            // that pages with `| limit N` reads the total from it.
+            state.stats.rowsMatched ??= frame.length;
             return take(frame, constLong((op as ast.TakeOperator).count, env, 'take'), env);
         case 'TopOperator': {
+            state.stats.rowsMatched ??= frame.length;
             const t = op as ast.TopOperator;
             return topN(frame, t.items, constLong(t.count, env, 'top'), env);
         }

@@ -61,6 +61,16 @@ describe('result shapes', () => {
         expect(Object.keys((r.tables[0].columns[0][0] as object[])[0])).toEqual(Object.keys(go.tables[0].columns[0][0][0]));
     });
 
+    it("['logs'] | sort by _time desc | limit 2 (rowsMatched counts the matched rows, not the page)", async () => {
+        const all = await engine.query("['logs']");
+        const r = await engine.query("['logs'] | sort by _time desc | limit 2");
+        expect(r.tables[0].columns[0]).toHaveLength(2);
+        expect(all.status.rowsMatched).toBeGreaterThan(2);
+        expect(r.status.rowsMatched).toBe(all.status.rowsMatched);
+        const top = await engine.query("['logs'] | where method == 'GET' | top 1 by _time");
+        expect(top.status.rowsMatched).toBe((await engine.query("['logs'] | where method == 'GET'")).status.rowsMatched);
+    });
+
     it("['logs'] | where method == 'nope' (zero rows: one empty array per field)", async () => {
         const r = await engine.query("['logs'] | where method == 'nope'");
         const t = r.tables[0];
