@@ -10,6 +10,10 @@
  * that completion works out of the box. A file that cannot be read or parsed is reported with
  * `window/showMessage` and the built-in schemas are used instead. Clients may also push a schema
  * with the `apl/setSchema` notification (`{"datasets": ...}` in any schema-file shape).
+ *
+ * `apl/queryInfo` (`{ textDocument: { uri } }` or `{ text }`) answers the query blocks of a document
+ * and how each one runs (language/lsp/apl-query-info.ts): editors use it to run the block at the
+ * cursor and to page its results.
  */
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -23,6 +27,7 @@ import {
     ErrorCodes,
     MessageType,
     ProposedFeatures,
+    ResponseError,
     ShowMessageNotification,
     StreamMessageWriter,
     type DidChangeConfigurationParams,
@@ -32,6 +37,7 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { FramedMessageReader } from './framed-message-reader.js';
 import { SettlingDocumentBuilder } from './settling-document-builder.js';
 import { createAplServices } from '../../language/apl-module.js';
+import { queryInfo, type QueryInfo } from '../../language/lsp/apl-query-info.js';
 import { BuiltinSchemaProvider } from '../../language/schema/builtin-schema-provider.js';
 import { MutableSchemaProvider } from '../../language/schema/mutable-schema-provider.js';
 import { parseSchemaJson, schemaFromJsonValue } from '../../language/schema/static-schema-provider.js';
@@ -132,6 +138,14 @@ connection.onNotification('apl/setSchema', async (params: unknown) => {
     }
 });
 
+connection.onRequest('apl/queryInfo', (params: { textDocument?: { uri?: unknown }; text?: unknown } | null): QueryInfo => {
+    let text: string | undefined;
+    if (typeof params?.text === 'string') text = params.text;
+    else if (typeof params?.textDocument?.uri === 'string') text = shared.workspace.TextDocuments.get(params.textDocument.uri)?.getText();
+    if (text === undefined) throw new ResponseError(ErrorCodes.InvalidParams, 'apl/queryInfo: pass { text } or { textDocument: { uri } } of an open document');
+    return queryInfo(text, Apl);
+});
+
 async function applySchemaSetting(value: unknown, initial: boolean): Promise<void> {
     const file = typeof value === 'string' && value.trim() !== '' ? value.trim() : initOptionsSchemaFile;
     const path = file !== undefined ? resolvePath(file) : undefined;
@@ -172,4 +186,3 @@ function message(e: unknown): string {
     return String(e);
 }
 
-void Apl;

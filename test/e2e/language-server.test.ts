@@ -21,6 +21,7 @@ import type {
     TextEdit,
     WorkspaceEdit,
 } from 'vscode-languageserver-protocol';
+import type { QueryInfo } from '../../language/lsp/apl-query-info.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = join(ROOT, 'out', 'apl-language-server.cjs');
@@ -117,6 +118,15 @@ describe('apl-language-server --stdio', () => {
         expect(labels).toEqual(expect.arrayContaining(['status', 'method', 'geo.city']));
         const geo = list.items.find(i => i.label === 'geo.city');
         expect((geo?.textEdit as TextEdit).newText).toBe("['geo.city']");
+    });
+
+    it('apl/queryInfo of the open document and of a text: blocks, pageability, time series', async () => {
+        const info = await rpc.sendRequest<QueryInfo>('apl/queryInfo', { textDocument: { uri } });
+        expect(info.blocks).toHaveLength(1);
+        expect(info.blocks[0]).toMatchObject({ runnable: true, pageable: false, range: { start: { line: 0, character: 0 }, end: { line: 1 } } });
+        const two = await rpc.sendRequest<QueryInfo>('apl/queryInfo', { text: "['sample-http-logs']\n\n['sample-http-logs'] | summarize count() by bin_auto(_time)" });
+        expect(two.blocks.map(b => [b.pageable, b.timeColumn ?? null])).toEqual([[true, null], [false, '_time']]);
+        await expect(rpc.sendRequest('apl/queryInfo', { textDocument: { uri: 'file:///not/open.apl' } })).rejects.toThrow(/open document/);
     });
 
     it('hover on count() shows the catalogue docs', async () => {

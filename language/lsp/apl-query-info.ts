@@ -1,0 +1,193 @@
+/**
+ * What an editor needs to run queries from a document (the `apl/queryInfo` request):
+ * - the query blocks: runs of text separated by blank lines, as the formatter keeps them and as
+ *   every Kusto editor splits a script (found between tokens: no APL token spans lines today, but
+ *   a multi-line one would not be split);
+ * - for each block, how its result can be paged: a result that keeps `_time` and comes from a
+ *   row-by-row pipeline over datasets (no aggregation, no take/top, no join) can be paged by cursor
+ *   or by time with `| sort by _time <order> | limit N` appended; anything else runs once;
+ * - whether it is a time series (`summarize … by bin(_time, …)` or `bin_auto(_time)`), to chart.
+ *
+ * Each block is parsed on its own: blocks are independent queries (a `let` does not reach into the
+ * next block), and the analysis uses the parser and the type computer, never a regex over the text.
+ */
+import type { IToken } from 'chevrotain';
+import type { AplServices } from '../apl-module.js';
+import type * as ast from '../generated/ast.js';
+import { AplTypeComputer } from '../types/apl-type-computer.js';
+import type { RowType } from '../types/apl-types.js';
+
+export interface QueryInfoPosition {
+    /** 0-based, as in LSP. */
+    line: number;
+    character: number;
+}
+
+export interface QueryBlockInfo {
+    /** From the first character of the block's first token to the end of its last one. */
+    range: { start: QueryInfoPosition; end: QueryInfoPosition };
+    /** Offsets into the document text, same span as `range`. */
+    startOffset: number;
+    endOffset: number;
+    /** The block holds a query statement (not only comments, `let`s or `set`s). */
+    runnable: boolean;
+    /** The block parses without syntax errors. */
+    syntaxOk: boolean;
+    /** Its result can be paged by `_time` (see the module comment). */
+    pageable: boolean;
+    /** The time order the pages follow: the query's own `sort by _time asc` makes it `asc`. */
+    order: 'asc' | 'desc';
+    /** Why the result is not pageable (for the results view), when it is not. */
+    notPageableReason?: string;
+    /** The result is a time series: the name of its `bin(_time, …)`/`bin_auto(_time)` column. */
+    timeColumn?: string;
+}
+
+export interface QueryInfo {
+    blocks: QueryBlockInfo[];
+}
+
+/** Operators whose output rows each come from one input row: re-running them on a narrower time range continues the result. */
+const ROW_BY_ROW = new Set([
+    'WhereOperator', 'ExtendOperator', 'ExtendValidOperator', 'ProjectOperator', 'ProjectAwayOperator',
+    'ProjectKeepOperator', 'ProjectRenameOperator', 'ProjectReorderOperator', 'ParseOperator', 'ParseWhereOperator',
+    'ParseKvOperator', 'MvExpandOperator', 'SearchOperator', 'RedactOperator', 'SortOperator',
+]);
+
+const AGGREGATING = new Set(['SummarizeOperator', 'CountOperator', 'MakeSeriesOperator', 'DistinctOperator', 'TopOperator', 'GetschemaOperator']);
+
+/** The blocks of `text` and how each runs. */
+export function queryInfo(text: string, services: AplServices): QueryInfo {
+    const blocks = queryBlockSpans(text, services);
+    const lines = lineStarts(text);
+    return {
+        blocks: blocks.map(({ start, end }) => ({
+            range: { start: positionAt(lines, start), end: positionAt(lines, end) },
+            startOffset: start,
+            endOffset: end,
+            ...analyseBlock(text.slice(start, end), services),
+        })),
+    };
+}
+
+/**
+ * The spans of the blank-line separated blocks: a block ends where the whitespace between two
+ * tokens (comments included) holds an empty line.
+ */
+export function queryBlockSpans(text: string, services: AplServices): { start: number; end: number }[] {
+    const lexed = services.parser.Lexer.tokenize(text);
+    const tokens: IToken[] = [...lexed.tokens, ...(lexed.hidden ?? [])].sort((a, b) => a.startOffset - b.startOffset);
+    // Lexer errors leave characters out of every token: count them as tokens so they stay in a block.
+    for (const e of lexed.errors) tokens.push({ startOffset: e.offset, endOffset: e.offset + e.length - 1 } as IToken);
+    tokens.sort((a, b) => a.startOffset - b.startOffset);
+    const spans: { start: number; end: number }[] = [];
+    let current: { start: number; end: number } | undefined;
+    for (const token of tokens) {
+        const start = token.startOffset;
+        const end = (token.endOffset ?? start) + 1;
+        if (current && /\n[ \t]*\r?\n/.test(text.slice(current.end, start))) {
+            spans.push(current);
+            current = undefined;
+        }
+        if (!current) current = { start, end };
+        else current.end = Math.max(current.end, end);
+    }
+    if (current) spans.push(current);
+    return spans;
+}
+
+function analyseBlock(blockText: string, services: AplServices): Omit<QueryBlockInfo, 'range' | 'startOffset' | 'endOffset'> {
+    const parsed = services.parser.LangiumParser.parse<ast.Model>(blockText);
+    const syntaxOk = parsed.lexerErrors.length === 0 && parsed.parserErrors.length === 0;
+    const statements = parsed.value.statements ?? [];
+    const query = [...statements].reverse().find((s): s is ast.QueryStatement => s.$type === 'QueryStatement');
+    if (!query?.body) return { runnable: false, syntaxOk, pageable: false, order: 'desc', notPageableReason: 'the block has no query' };
+    const types: AplTypeComputer = services.types.TypeComputer;
+    const body = query.body;
+    const pipeline = body.$type === 'Pipeline' ? (body as ast.Pipeline) : undefined;
+    const operators = pipeline?.operators ?? [];
+    const source = pipeline ? pipeline.source : body;
+    const timeColumn = timeSeriesColumn(operators, types);
+    const base = { runnable: true, syntaxOk, timeColumn };
+    const notPageable = (reason: string) => ({ ...base, pageable: false, order: 'desc' as const, notPageableReason: reason });
+
+    if (!syntaxOk) return notPageable('the query has syntax errors');
+    if (!isDatasetSource(source, types)) return notPageable('its source is not a dataset');
+    let order: 'asc' | 'desc' = 'desc';
+    for (const op of operators) {
+        if (AGGREGATING.has(op.$type)) return notPageable(`it aggregates (${op.keyword})`);
+        if (op.$type === 'TakeOperator') return notPageable(`it keeps a fixed number of rows (${op.keyword})`);
+        if (!ROW_BY_ROW.has(op.$type)) return notPageable(`'${op.keyword}' does not keep rows one by one`);
+        if (op.$type === 'SortOperator') {
+            const sort = op as ast.SortOperator;
+            const first = sort.items[0];
+            if (sort.items.length !== 1 || !first || types.fieldNameOf(first.expression) !== '_time') {
+                return notPageable('it is sorted by something other than _time');
+            }
+            order = first.direction === 'asc' ? 'asc' : 'desc';
+        }
+    }
+    const row = types.rowTypeOfSource(body);
+    if (!keepsTime(row)) return notPageable('its result has no _time column');
+    return { ...base, pageable: true, order };
+}
+
+function isDatasetSource(source: ast.Expression | undefined, types: AplTypeComputer): boolean {
+    if (!source) return false;
+    switch (source.$type) {
+        case 'NameReference':
+        case 'BracketReference':
+            return types.letBinding((source as ast.NameReference).name, source) === undefined;
+        case 'ParenthesizedExpression':
+            return isDatasetSource((source as ast.ParenthesizedExpression).expression, types);
+        case 'UnionExpression':
+            return (source as ast.UnionExpression).tables.every(t => t.$type === 'TableWildcard' || isDatasetSource((t as ast.TableExpression).expression, types));
+        default:
+            return false;
+    }
+}
+
+function keepsTime(row: RowType): boolean {
+    const time = row.columns.find(c => c.name === '_time');
+    if (time) return time.type === 'datetime' || time.type === 'unknown';
+    // An unknown schema: every dataset has _time unless the pipeline dropped it (a closed row).
+    return row.open;
+}
+
+/** The `bin(_time, …)` / `bin_auto(_time)` group column of the last summarize, if the result ends there. */
+function timeSeriesColumn(operators: readonly ast.TabularOperator[], types: AplTypeComputer): string | undefined {
+    let i = operators.length - 1;
+    // A trailing sort, take or project-reorder keeps the series.
+    while (i >= 0 && ['SortOperator', 'TakeOperator', 'ProjectReorderOperator'].includes(operators[i].$type)) i--;
+    const op = operators[i];
+    if (op?.$type !== 'SummarizeOperator') return undefined;
+    const summarize = op as ast.SummarizeOperator;
+    for (let g = 0; g < summarize.groups.length; g++) {
+        const group = summarize.groups[g];
+        const call = group.expression;
+        if (call?.$type !== 'FunctionCall') continue;
+        const fn = call as ast.FunctionCall;
+        if (fn.function !== 'bin' && fn.function !== 'bin_auto') continue;
+        const first = fn.arguments[0]?.expression;
+        if (!first || types.fieldNameOf(first) !== '_time') continue;
+        return group.name ?? types.derivedName(call, g).name;
+    }
+    return undefined;
+}
+
+function lineStarts(text: string): number[] {
+    const starts = [0];
+    for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) starts.push(i + 1);
+    return starts;
+}
+
+function positionAt(starts: readonly number[], offset: number): QueryInfoPosition {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (starts[mid] <= offset) lo = mid;
+        else hi = mid - 1;
+    }
+    return { line: lo, character: offset - starts[lo] };
+}
