@@ -13,7 +13,8 @@
  *
  * `apl/queryInfo` (`{ textDocument: { uri } }` or `{ text }`) answers the query blocks of a document
  * and how each one runs (language/lsp/apl-query-info.ts): editors use it to run the block at the
- * cursor and to page its results.
+ * cursor and to page its results. `apl/translate` (`{ text, startTime, endTime }`) answers the legacy
+ * query JSON of a query, or `{ error: { message, range, construct } }` when it has no legacy form.
  */
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -37,6 +38,7 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { FramedMessageReader } from './framed-message-reader.js';
 import { SettlingDocumentBuilder } from './settling-document-builder.js';
 import { createAplServices } from '../../language/apl-module.js';
+import { translate, TranslationError, type Range as AplRange, type Translation } from '../../language/legacy/translate.js';
 import { queryInfo, type QueryInfo } from '../../language/lsp/apl-query-info.js';
 import { BuiltinSchemaProvider } from '../../language/schema/builtin-schema-provider.js';
 import { MutableSchemaProvider } from '../../language/schema/mutable-schema-provider.js';
@@ -144,6 +146,21 @@ connection.onRequest('apl/queryInfo', (params: { textDocument?: { uri?: unknown 
     else if (typeof params?.textDocument?.uri === 'string') text = shared.workspace.TextDocuments.get(params.textDocument.uri)?.getText();
     if (text === undefined) throw new ResponseError(ErrorCodes.InvalidParams, 'apl/queryInfo: pass { text } or { textDocument: { uri } } of an open document');
     return queryInfo(text, Apl);
+});
+
+type TranslateAnswer = Translation | { error: { message: string; range: AplRange; construct: string } };
+
+connection.onRequest<TranslateAnswer, never>('apl/translate', (params: { text?: unknown; startTime?: unknown; endTime?: unknown } | null): TranslateAnswer => {
+    const { text, startTime, endTime } = params ?? {};
+    if (typeof text !== 'string' || typeof startTime !== 'string' || typeof endTime !== 'string') {
+        throw new ResponseError(ErrorCodes.InvalidParams, 'apl/translate: pass { text, startTime, endTime } (RFC 3339 times)');
+    }
+    try {
+        return translate(text, { startTime, endTime });
+    } catch (e) {
+        if (e instanceof TranslationError) return { error: { message: e.message, range: e.range, construct: e.construct } };
+        throw new ResponseError(ErrorCodes.InvalidParams, `apl/translate: ${message(e)}`);
+    }
 });
 
 async function applySchemaSetting(value: unknown, initial: boolean): Promise<void> {

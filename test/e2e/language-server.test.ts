@@ -129,6 +129,18 @@ describe('apl-language-server --stdio', () => {
         await expect(rpc.sendRequest('apl/queryInfo', { textDocument: { uri: 'file:///not/open.apl' } })).rejects.toThrow(/open document/);
     });
 
+    it("apl/translate ['sample-http-logs'] | where status == '500' → the legacy query; a join → a positioned error", async () => {
+        const range = { startTime: '2026-01-01T00:00:00Z', endTime: '2026-01-02T00:00:00Z' };
+        const ok = await rpc.sendRequest<{ dataset: string; query: { startTime: string; filter?: unknown } }>('apl/translate', { text: "['sample-http-logs'] | where status == '500'", ...range });
+        expect(ok.dataset).toBe('sample-http-logs');
+        expect(ok.query.startTime).toBe(range.startTime);
+        expect(ok.query.filter).toMatchObject({ op: '==', field: 'status', value: '500' });
+        const bad = await rpc.sendRequest<{ error: { range: { start: { line: number } }; construct: string } }>('apl/translate', { text: "['sample-http-logs']\n| join (['b']) on x", ...range });
+        expect(bad.error.construct).toBe('join');
+        expect(bad.error.range.start.line).toBe(1);
+        await expect(rpc.sendRequest('apl/translate', { text: 'x' })).rejects.toThrow(/startTime/);
+    });
+
     it('hover on count() shows the catalogue docs', async () => {
         const hover = await rpc.sendRequest<Hover>('textDocument/hover', { textDocument: { uri }, position: pos(text, 'count()') });
         expect(JSON.stringify(hover.contents)).toMatch(/count\(/);
