@@ -32,3 +32,30 @@ export class AplApiError extends Error {
         return this.status === 0;
     }
 }
+
+/** Where in the query text a service error points: 1-based line and column, and the message without the position. */
+export interface QueryErrorLocation {
+    line: number;
+    column: number;
+    message: string;
+}
+
+/** Finds `(line N, column M)` / `line N, column M` / `line N:M` in a service message. */
+export function positionInMessage(message: string): { line: number; column: number } | undefined {
+    const m = /line (\d+),? (?:column|col) (\d+)/i.exec(message) ?? /line (\d+):(\d+)/i.exec(message);
+    return m ? { line: Number(m[1]), column: Number(m[2]) } : undefined;
+}
+
+/**
+ * The position a 400 answer to a query names: the `detail` object of the edge query API
+ * (`{ line, column, message }`), else a position written in the message.
+ */
+export function queryErrorLocation(e: unknown): QueryErrorLocation | undefined {
+    if (!(e instanceof AplApiError) || e.status !== 400) return undefined;
+    const detail = (e.body as { detail?: { line?: unknown; column?: unknown; message?: unknown } } | undefined)?.detail;
+    if (detail && typeof detail.line === 'number' && typeof detail.column === 'number') {
+        return { line: detail.line, column: detail.column, message: typeof detail.message === 'string' ? detail.message : e.message };
+    }
+    const at = positionInMessage(e.message);
+    return at ? { ...at, message: e.message.replace(/\s*\(?line \d+(,? (column|col) \d+|:\d+)\)?\s*$/i, '') } : undefined;
+}

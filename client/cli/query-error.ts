@@ -26,8 +26,4 @@ export function formatQueryError(name: string, text: string, message: string, at
     return `${name}:${line}:${col}: error: ${message}\n${gutter}${source}\n${caret}`;
 }
 
-/** Finds `(line N, column M)` / `line N, column M` / `line N:M` in a service message. */
-export function positionInMessage(message: string): QueryErrorPosition | undefined {
-    const m = /line (\d+),? (?:column|col) (\d+)/i.exec(message) ?? /line (\d+):(\d+)/i.exec(message);
-    return m ? { line: Number(m[1]), column: Number(m[2]) } : undefined;
-}
+export { positionInMessage } from '../api/errors.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AplApiError, AplClient, tableRows, type Page } from '../../client/api/index.js';
+import { AplApiError, AplClient, fetchPage, firstAnchor, queryErrorLocation, tableRows, type Page, type PageAnchor } from '../../client/api/index.js';
 import { createService, type Service } from '../../server/http/app.js';
 
 const TOKEN = 'xaat-client-test';
@@ -112,6 +112,14 @@ describe('AplClient against the local service', () => {
         expect(lq.matches.every(m => m.data.level === 'info')).toBe(true);
     });
 
+    it("queryErrorLocation: ['client-ingest'] ⏎ | where nosuch == 1 → line 2, column 9", async () => {
+        const e = await client.query("['client-ingest']\n| where nosuch == 1").catch((x: unknown) => x);
+        expect(queryErrorLocation(e)).toEqual({ line: 2, column: 9, message: expect.stringMatching(/nosuch/) });
+        const fromMessage = new AplApiError(400, 'invalid query: bad (line 3, column 4)');
+        expect(queryErrorLocation(fromMessage)).toEqual({ line: 3, column: 4, message: 'invalid query: bad' });
+        expect(queryErrorLocation(new AplApiError(401, 'forbidden'))).toBeUndefined();
+    });
+
     it('reports errors as AplApiError', async () => {
         const bad = (await client.query("['client-ingest'] | wher x").catch((e: unknown) => e)) as AplApiError;
         expect(bad).toBeInstanceOf(AplApiError);
@@ -181,6 +189,25 @@ describe('AplClient against the local service', () => {
             const page = await client.query(q, { includeCursorField: true, cursor: String(all[10]._cursor), includeCursor: true });
             expect(tableRows(page.tables[0])).toEqual(all.slice(10));
         });
+
+        for (const kind of ['cursor', 'time'] as const) {
+            it(`fetchPage by ${kind}: a page fetched again from its stored anchor has the same rows`, async () => {
+                const options = { pageSize: 4, startTime: '2023-12-31T00:00:00Z', endTime: '2024-01-02T00:00:00Z' };
+                const anchors: PageAnchor[] = [];
+                const pages: unknown[][] = [];
+                let anchor: PageAnchor | undefined = firstAnchor(kind, options);
+                while (anchor) {
+                    anchors.push(anchor);
+                    const step = await fetchPage(client, "['client-pages']", anchor, options);
+                    pages.push(tableRows(step.table).map(r => r.i));
+                    anchor = step.next;
+                }
+                expect(pages.flat().sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: N }, (_, i) => i));
+                expect(pages.slice(0, -1).every(p => p.length === 4)).toBe(true);
+                const again = await fetchPage(client, "['client-pages']", anchors[3], options);
+                expect(tableRows(again.table).map(r => r.i)).toEqual(pages[3]);
+            });
+        }
 
         it('stops after maxPages', async () => {
             const { pages } = await collect(client.pagesByCursor("['client-pages']", { pageSize: 2, maxPages: 3 }));
