@@ -1,5 +1,6 @@
 // Bundles the bins (CommonJS, one file each, for fast start-up) and the library (ESM) into out/.
 import * as esbuild from 'esbuild';
+import { copyVscodeAssets } from './scripts/build-vscode.mjs';
 import { builds } from './scripts/bundles.mjs';
 import { warmCodeCaches } from './scripts/warm-code-cache.mjs';
 
@@ -8,7 +9,7 @@ const watch = process.argv.includes('--watch');
 if (watch) {
     for (const options of builds) await (await esbuild.context(options)).watch();
 } else {
-    await Promise.all(builds.map(options => esbuild.build(options)));
+    await Promise.all([...builds.map(options => esbuild.build(options)), copyVscodeAssets()]);
     try {
         await warmCodeCaches();
     } catch (err) {

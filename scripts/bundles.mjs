@@ -1,3 +1,5 @@
+import { vscodeBuilds } from './build-vscode.mjs';
+
 // The esbuild builds of the package (used by esbuild.mjs, and by a test that checks they build
 // without a warning): the bins as CommonJS, one file each, for fast start-up; the library as ESM.
 
@@ -52,4 +54,6 @@ export const builds = [
         format: 'esm',
         banner: { js: 'import { createRequire as __aplCreateRequire } from "node:module"; const require = __aplCreateRequire(import.meta.url);' },
     },
+    // The VS Code extension (client/vscode/dist/) and its extension-host test suite (out/vscode-test/).
+    ...vscodeBuilds(common, cjs),
 ];

@@ -1,0 +1,55 @@
+/**
+ * The language client: starts the bundled language server (dist/language-server.cjs) over Node IPC
+ * and wraps the custom requests the extension uses (`apl/queryInfo`, `apl/translate`,
+ * `apl/setSchema`). The `apl.server.trace` setting sets the protocol trace.
+ */
+import * as vscode from 'vscode';
+import { LanguageClient, Trace, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import type { QueryInfo } from '../../../language/lsp/apl-query-info.js';
+
+export interface LegacyTranslation {
+    dataset: string;
+    query: unknown;
+}
+export type TranslateAnswer = LegacyTranslation | { error: { message: string; range: { start: { line: number; character: number }; end: { line: number; character: number } }; construct: string } };
+
+export class AplLanguageClient implements vscode.Disposable {
+    private constructor(private readonly client: LanguageClient) {}
+
+    static async start(serverModule: string, output: vscode.LogOutputChannel): Promise<AplLanguageClient> {
+        const run = { module: serverModule, transport: TransportKind.ipc };
+        const serverOptions: ServerOptions = { run, debug: run };
+        const clientOptions: LanguageClientOptions = {
+            documentSelector: [{ language: 'apl' }],
+            synchronize: { configurationSection: 'apl' },
+            outputChannel: output,
+        };
+        const client = new LanguageClient('apl', 'APL Language Server', serverOptions, clientOptions);
+        await client.start();
+        const wrapper = new AplLanguageClient(client);
+        await wrapper.applyTrace();
+        return wrapper;
+    }
+
+    async applyTrace(): Promise<void> {
+        const value = vscode.workspace.getConfiguration('apl').get<string>('server.trace', 'off');
+        await this.client.setTrace(Trace.fromString(value));
+    }
+
+    queryInfo(document: vscode.TextDocument | string): Promise<QueryInfo> {
+        const params = typeof document === 'string' ? { text: document } : { text: document.getText() };
+        return this.client.sendRequest<QueryInfo>('apl/queryInfo', params);
+    }
+
+    translate(text: string, startTime: string, endTime: string): Promise<TranslateAnswer> {
+        return this.client.sendRequest<TranslateAnswer>('apl/translate', { text, startTime, endTime });
+    }
+
+    setSchema(schema: unknown): Promise<void> {
+        return this.client.sendNotification('apl/setSchema', { schema });
+    }
+
+    dispose(): void {
+        void this.client.stop();
+    }
+}

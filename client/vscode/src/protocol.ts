@@ -1,0 +1,65 @@
+/**
+ * Messages between the extension host and the results webview. Rows stay in the host: the webview
+ * asks for blocks of rows by index and gets row-major arrays aligned with `fields`.
+ */
+import type { TableField } from '../../api/types.js';
+import type { ChartData } from './results/chart-data.js';
+import type { CopyFormat } from './results/copy-format.js';
+import type { ExportFormat } from './results/export-writer.js';
+import type { TimeRangeSpec } from './time-range.js';
+
+export type ViewState = 'idle' | 'running' | 'done' | 'error' | 'cancelled';
+
+export interface StatusMessageView {
+    priority: string;
+    msg: string;
+}
+
+/** Everything the view shows about a run except its rows. */
+export interface RunView {
+    runId: number;
+    state: ViewState;
+    query: string;
+    connection: string;
+    range: string;
+    fields: TableField[];
+    /** `status.rowsMatched` of the first page. */
+    rowsMatched: number;
+    /** The rows the grid scrolls over. */
+    rowCount: number;
+    rowsLoaded: number;
+    pageSize: number;
+    mode: 'cursor' | 'time' | 'once' | '';
+    requests: number;
+    elapsedMs: number;
+    truncated: boolean;
+    isPartial: boolean;
+    isEstimate: boolean;
+    messages: StatusMessageView[];
+    error?: { message: string; line?: number; column?: number };
+    chart?: ChartData;
+    /** Why the result runs once instead of paging. */
+    notPaged?: string;
+}
+
+export type HostMessage =
+    | { type: 'init'; timeRange: TimeRangeSpec; run?: RunView }
+    | { type: 'run'; run: RunView }
+    | { type: 'rows'; runId: number; requestId: number; start: number; rows: unknown[][]; rowCount: number; rowsLoaded: number; requests: number }
+    | { type: 'rowsFailed'; runId: number; requestId: number; message: string }
+    | { type: 'timeRange'; timeRange: TimeRangeSpec };
+
+export type ViewMessage =
+    | { type: 'ready' }
+    | { type: 'getRows'; runId: number; requestId: number; start: number; end: number }
+    | { type: 'cancel' }
+    | { type: 'rerun' }
+    | { type: 'export'; format: ExportFormat }
+    | { type: 'timeRange'; timeRange: TimeRangeSpec }
+    | { type: 'zoom'; runId: number; start: string; end: string }
+    | { type: 'copyRows'; runId: number; rows: number[]; format: CopyFormat; headers: boolean }
+    | { type: 'copyText'; text: string }
+    | { type: 'filter'; runId: number; field: string; value: unknown }
+    | { type: 'sort'; runId: number; field: string; desc: boolean }
+    | { type: 'openInEditor' }
+    | { type: 'painted'; runId: number; rows: number; at: number };

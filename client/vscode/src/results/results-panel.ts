@@ -1,0 +1,179 @@
+/**
+ * The UI half of the results: the Results view in the panel and any "open in editor" tabs, all
+ * showing the current run. It turns runs into `RunView`s, answers the webview's row requests from
+ * the run's `ResultSet`, and hands the webview's actions (copy, filter, sort, zoom, export, time
+ * range) to the extension through `ResultsActions`.
+ */
+import * as vscode from 'vscode';
+import type { HostMessage, RunView, ViewMessage } from '../protocol.js';
+import type { Run } from '../query/query-runner.js';
+import type { TimeRangeSpec } from '../time-range.js';
+import { chartData } from './chart-data.js';
+import { formatRows } from './copy-format.js';
+import type { ExportFormat } from './export-writer.js';
+import { webviewHtml } from './webview-html.js';
+
+export interface ResultsActions {
+    rerun(): void;
+    cancel(): void;
+    exportResults(format: ExportFormat): void;
+    setTimeRange(range: TimeRangeSpec): void;
+    timeRange(): TimeRangeSpec;
+    zoom(start: string, end: string): void;
+    filter(field: string, type: string, value: unknown): void;
+    sort(field: string, desc: boolean): void;
+    painted(runId: number, at: number): void;
+}
+
+export function runView(run: Run): RunView {
+    const r = run.result;
+    const status = r?.status;
+    const view: RunView = {
+        runId: run.id,
+        state: run.state,
+        query: run.request.text,
+        connection: run.connection.name,
+        range: run.range.label,
+        fields: r?.fields ?? [],
+        rowsMatched: r?.rowsMatched ?? 0,
+        rowCount: r?.rowCount ?? 0,
+        rowsLoaded: r?.rowsLoaded ?? 0,
+        pageSize: r?.pageSize ?? run.pageSize,
+        mode: r?.mode ?? '',
+        requests: r?.requests ?? 0,
+        elapsedMs: run.elapsedMs,
+        truncated: r?.truncated ?? false,
+        isPartial: status?.isPartial === true,
+        isEstimate: status?.isEstimate === true,
+        messages: (status?.messages ?? []).filter(m => m.priority !== 'trace' && m.priority !== 'debug').map(m => ({ priority: m.priority, msg: m.msg })),
+    };
+    if (run.error) view.error = { message: run.error.message, line: run.error.location?.line, column: run.error.location?.column };
+    if (!run.request.pageable) view.notPaged = run.request.notPageableReason ?? 'the result cannot be paged';
+    if (r && r.mode === 'once' && run.request.timeColumn) {
+        const page = r.store.peek(0);
+        if (page) view.chart = chartData(run.request.timeColumn, page.fields, page.columns);
+    }
+    return view;
+}
+
+export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposable {
+    static readonly viewType = 'apl.results';
+    private readonly webviews = new Set<vscode.Webview>();
+    private run: Run | undefined;
+    private readonly disposables: vscode.Disposable[] = [];
+
+    constructor(
+        private readonly extensionUri: vscode.Uri,
+        private readonly actions: ResultsActions,
+    ) {}
+
+    resolveWebviewView(view: vscode.WebviewView): void {
+        this.attach(view.webview, view);
+    }
+
+    /** Opens the results in an editor tab (a second view of the same run). */
+    openInEditor(): void {
+        const panel = vscode.window.createWebviewPanel('apl.resultsTab', 'APL Results', vscode.ViewColumn.Beside, { enableScripts: true, retainContextWhenHidden: true, localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist')] });
+        this.attach(panel.webview, panel);
+    }
+
+    /** Reveals the Results view in the panel. */
+    async reveal(): Promise<void> {
+        await vscode.commands.executeCommand(`${ResultsPanel.viewType}.focus`, { preserveFocus: true });
+    }
+
+    private attach(webview: vscode.Webview, owner: { onDidDispose(listener: () => void): vscode.Disposable }): void {
+        const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
+        webview.options = { enableScripts: true, localResourceRoots: [dist] };
+        webview.html = webviewHtml({
+            script: webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.js')).toString(),
+            style: webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.css')).toString(),
+            cspSource: webview.cspSource,
+        });
+        this.webviews.add(webview);
+        const sub = webview.onDidReceiveMessage((m: ViewMessage) => void this.onMessage(webview, m));
+        owner.onDidDispose(() => {
+            this.webviews.delete(webview);
+            sub.dispose();
+        });
+    }
+
+    /** Shows `run` (called when it starts and when it ends). */
+    show(run: Run): void {
+        this.run = run;
+        this.post({ type: 'run', run: runView(run) });
+    }
+
+    showTimeRange(timeRange: TimeRangeSpec): void {
+        this.post({ type: 'timeRange', timeRange });
+    }
+
+    private post(message: HostMessage): void {
+        for (const w of this.webviews) void w.postMessage(message);
+    }
+
+    private async onMessage(webview: vscode.Webview, m: ViewMessage): Promise<void> {
+        const run = this.run;
+        switch (m.type) {
+            case 'ready':
+                void webview.postMessage({ type: 'init', timeRange: this.actions.timeRange(), run: run ? runView(run) : undefined } satisfies HostMessage);
+                return;
+            case 'getRows': {
+                if (!run?.result || run.id !== m.runId) return;
+                try {
+                    const rows = await run.result.rows(m.start, m.end);
+                    const message: HostMessage = { type: 'rows', runId: m.runId, requestId: m.requestId, start: m.start, rows, rowCount: run.result.rowCount, rowsLoaded: run.result.rowsLoaded, requests: run.result.requests };
+                    void webview.postMessage(message);
+                } catch (e) {
+                    void webview.postMessage({ type: 'rowsFailed', runId: m.runId, requestId: m.requestId, message: e instanceof Error ? e.message : String(e) } satisfies HostMessage);
+                }
+                return;
+            }
+            case 'copyRows': {
+                if (!run?.result || run.id !== m.runId) return;
+                const sorted = [...m.rows].sort((a, b) => a - b);
+                const rows: unknown[][] = [];
+                for (const i of sorted) rows.push(...(await run.result.rows(i, i + 1)));
+                await vscode.env.clipboard.writeText(formatRows(run.result.fields.map(f => f.name), rows, m.format, m.headers));
+                void vscode.window.setStatusBarMessage(`APL: copied ${rows.length} row${rows.length === 1 ? '' : 's'} as ${m.format.toUpperCase()}`, 3000);
+                return;
+            }
+            case 'copyText':
+                await vscode.env.clipboard.writeText(m.text);
+                return;
+            case 'filter': {
+                const field = run?.result?.fields.find(f => f.name === m.field);
+                if (run && run.id === m.runId && field) this.actions.filter(field.name, field.type, m.value);
+                return;
+            }
+            case 'sort':
+                if (run && run.id === m.runId) this.actions.sort(m.field, m.desc);
+                return;
+            case 'zoom':
+                if (run && run.id === m.runId) this.actions.zoom(m.start, m.end);
+                return;
+            case 'cancel':
+                this.actions.cancel();
+                return;
+            case 'rerun':
+                this.actions.rerun();
+                return;
+            case 'export':
+                this.actions.exportResults(m.format);
+                return;
+            case 'timeRange':
+                this.actions.setTimeRange(m.timeRange);
+                return;
+            case 'openInEditor':
+                this.openInEditor();
+                return;
+            case 'painted':
+                this.actions.painted(m.runId, m.at);
+                return;
+        }
+    }
+
+    dispose(): void {
+        for (const d of this.disposables) d.dispose();
+    }
+}

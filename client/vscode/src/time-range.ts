@@ -1,0 +1,53 @@
+/**
+ * The time range of a run: a preset relative to "now" (15m … 30d) or a custom absolute range.
+ * "Now" is resolved once per run, and every page of that run gets the same absolute range.
+ */
+export const TIME_PRESETS = ['15m', '1h', '6h', '24h', '7d', '30d'] as const;
+export type TimePreset = (typeof TIME_PRESETS)[number];
+
+export type TimeRangeSpec = { preset: TimePreset } | { start: string; end: string };
+
+export interface ResolvedTimeRange {
+    /** RFC 3339. */
+    startTime: string;
+    endTime: string;
+    /** What the user picked: `last 1h`, or the custom range. */
+    label: string;
+}
+
+const PRESET_MS: Record<TimePreset, number> = {
+    '15m': 15 * 60_000,
+    '1h': 3_600_000,
+    '6h': 6 * 3_600_000,
+    '24h': 24 * 3_600_000,
+    '7d': 7 * 86_400_000,
+    '30d': 30 * 86_400_000,
+};
+
+export function isTimePreset(value: unknown): value is TimePreset {
+    return typeof value === 'string' && (TIME_PRESETS as readonly string[]).includes(value);
+}
+
+/** Reads a spec from settings or a message: a preset name, or `{ start, end }` with parseable times. */
+export function parseTimeRangeSpec(value: unknown): TimeRangeSpec | undefined {
+    if (isTimePreset(value)) return { preset: value };
+    if (value && typeof value === 'object') {
+        const v = value as { preset?: unknown; start?: unknown; end?: unknown };
+        if (isTimePreset(v.preset)) return { preset: v.preset };
+        if (typeof v.start === 'string' && typeof v.end === 'string') {
+            const start = Date.parse(v.start);
+            const end = Date.parse(v.end);
+            if (Number.isFinite(start) && Number.isFinite(end) && start < end) return { start: v.start, end: v.end };
+        }
+    }
+    return undefined;
+}
+
+export function resolveTimeRange(spec: TimeRangeSpec, now: Date): ResolvedTimeRange {
+    if ('preset' in spec) {
+        return { startTime: new Date(now.getTime() - PRESET_MS[spec.preset]).toISOString(), endTime: now.toISOString(), label: `last ${spec.preset}` };
+    }
+    const startTime = new Date(Date.parse(spec.start)).toISOString();
+    const endTime = new Date(Date.parse(spec.end)).toISOString();
+    return { startTime, endTime, label: `${startTime} – ${endTime}` };
+}

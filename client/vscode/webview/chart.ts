@@ -1,0 +1,60 @@
+/**
+ * The time-series chart (uPlot, bundled): one line per series, a legend, and drag-to-zoom that
+ * runs the query again on the selected range instead of zooming the drawing.
+ */
+import uPlot from 'uplot';
+import type { ChartData } from '../src/results/chart-data.js';
+
+export interface ChartHandle {
+    destroy(): void;
+}
+
+const PALETTE = ['--vscode-charts-blue', '--vscode-charts-orange', '--vscode-charts-green', '--vscode-charts-red', '--vscode-charts-purple', '--vscode-charts-yellow'];
+
+function color(i: number): string {
+    const v = getComputedStyle(document.body).getPropertyValue(PALETTE[i % PALETTE.length]).trim();
+    return v || ['#3794ff', '#d18616', '#89d185', '#f14c4c', '#b180d7', '#cca700'][i % 6];
+}
+
+export function renderChart(box: HTMLElement, data: ChartData, onZoom: (start: string, end: string) => void): ChartHandle {
+    box.replaceChildren();
+    box.dataset.series = String(data.series.length);
+    box.dataset.points = String(data.x.length);
+    box.setAttribute('aria-label', `Time series of ${data.series.map(s => s.label).join(', ')} over ${data.x.length} time buckets; drag across it to run the query on that range`);
+    const fg = getComputedStyle(document.body).getPropertyValue('--vscode-foreground').trim() || '#ccc';
+    const grid = getComputedStyle(document.body).getPropertyValue('--vscode-panel-border').trim() || '#8884';
+    const axis = { stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } };
+    const width = Math.max(300, box.clientWidth || box.parentElement?.clientWidth || 600);
+    const plot = new uPlot(
+        {
+            width,
+            height: 180,
+            series: [{ label: data.timeColumn }, ...data.series.map((s, i) => ({ label: s.label, stroke: color(i), width: 1.5, spanGaps: false }))],
+            axes: [axis, axis],
+            cursor: { drag: { x: true, y: false, setScale: false } },
+            hooks: {
+                setSelect: [
+                    (u: uPlot) => {
+                        if (u.select.width < 2) return;
+                        const start = u.posToVal(u.select.left, 'x');
+                        const end = u.posToVal(u.select.left + u.select.width, 'x');
+                        u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false);
+                        if (Number.isFinite(start) && Number.isFinite(end) && end > start) {
+                            onZoom(new Date(start * 1000).toISOString(), new Date(end * 1000).toISOString());
+                        }
+                    },
+                ],
+            },
+        },
+        [data.x, ...data.series.map(s => s.values)] as uPlot.AlignedData,
+        box,
+    );
+    const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(300, box.clientWidth), height: 180 }));
+    resize.observe(box);
+    return {
+        destroy() {
+            resize.disconnect();
+            plot.destroy();
+        },
+    };
+}
