@@ -1,1 +1,193 @@
-export function run(): Promise<void> { return Promise.resolve(); }
+/**
+ * The extension-host test suite: runs INSIDE a real VS Code's Node extension host, with the full
+ * `vscode` API, through code-server's URL payload (test/vscode/vscode.test.ts) or
+ * @vscode/test-electron (`npm run test:vscode-desktop`). Each test drives the extension through its
+ * commands against a real `apl serve` holding 5,000 events (APL_TEST_* environment variables).
+ * Results go to the console and to the JSON file APL_TEST_RESULTS names.
+ */
+import * as assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Mocha from 'mocha';
+import * as vscode from 'vscode';
+import type { AplExtensionApi } from '../../../client/vscode/src/extension.js';
+import type { RunSummary } from '../../../client/vscode/src/query/query-runner.js';
+import { HOST_TESTS, type HostTestName, type HostTestResult } from './names.js';
+
+const env = (name: string): string => {
+    const v = process.env[name];
+    if (!v) throw new Error(`the extension-host suite needs ${name} in the environment`);
+    return v;
+};
+
+async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+        const v = await probe();
+        if (v !== undefined && v !== false) return v;
+        if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+        await new Promise(r => setTimeout(r, 100));
+    }
+}
+
+async function api(): Promise<AplExtensionApi> {
+    const ext = vscode.extensions.getExtension<AplExtensionApi>('apl-tools.apl-tools');
+    assert.ok(ext, 'the extension apl-tools.apl-tools is installed');
+    return ext.activate();
+}
+
+async function openApl(name: string, text: string): Promise<vscode.TextDocument> {
+    const file = vscode.Uri.file(join(env('APL_TEST_WORKSPACE'), name));
+    await vscode.workspace.fs.writeFile(file, Buffer.from(text, 'utf8'));
+    const doc = await vscode.workspace.openTextDocument(file);
+    await vscode.window.showTextDocument(doc);
+    assert.equal(doc.languageId, 'apl');
+    return doc;
+}
+
+const TESTS: Record<HostTestName, () => Promise<void>> = {
+    'an .apl file gets diagnostics with APL codes': async () => {
+        const a = await api();
+        await until('the schema of the service', () => a.schemaDatasets().includes('events') || undefined);
+        const doc = await openApl('diagnostics.apl', "['events']\n| where nosuchfield == 1\n\n['events'] | where\n");
+        const diagnostics = await until('diagnostics', () => {
+            const d = vscode.languages.getDiagnostics(doc.uri);
+            return d.length >= 2 ? d : undefined;
+        });
+        const codes = diagnostics.map(d => (typeof d.code === 'object' ? d.code.value : d.code));
+        assert.ok(codes.includes('APL0012'), `unknown field APL0012 in ${JSON.stringify(codes)}`);
+        assert.ok(codes.includes('APL1001'), `syntax error APL1001 in ${JSON.stringify(codes)}`);
+        const unknown = diagnostics.find(d => (typeof d.code === 'object' ? d.code.value : d.code) === 'APL0012')!;
+        assert.equal(unknown.range.start.line, 1);
+        assert.equal(unknown.severity, vscode.DiagnosticSeverity.Warning);
+    },
+
+    "completion offers the service's dataset names and fields": async () => {
+        const doc = await openApl('completion.apl', "['events']\n| where \n");
+        const fields = await vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', doc.uri, new vscode.Position(1, 8));
+        const labels = fields.items.map(i => (typeof i.label === 'string' ? i.label : i.label.label));
+        for (const f of ['seq', 'level', 'geo.city', 'duration_ms']) assert.ok(labels.includes(f), `${f} in ${labels.slice(0, 40).join(', ')}`);
+        const datasets = await openApl('datasets.apl', '\n');
+        const start = await vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', datasets.uri, new vscode.Position(0, 0));
+        const names = start.items.map(i => (typeof i.label === 'string' ? i.label : i.label.label));
+        assert.ok(names.some(n => n.includes('events')), `the dataset 'events' in ${names.slice(0, 40).join(', ')}`);
+    },
+
+    'the token goes to SecretStorage and into no settings file': async () => {
+        const a = await api();
+        const token = env('APL_TEST_TOKEN');
+        await vscode.commands.executeCommand('apl.addConnection', { name: 'test service', url: env('APL_TEST_SERVICE_URL'), token });
+        assert.equal(a.connections.active(), 'test service');
+        assert.equal(await a.connections.hasToken('test service'), true);
+        const saved = vscode.workspace.getConfiguration('apl').get<unknown[]>('connections');
+        assert.deepEqual(saved, [{ name: 'test service', url: env('APL_TEST_SERVICE_URL') }]);
+        const files = [join(env('APL_TEST_USER_DATA'), 'User', 'settings.json'), join(env('APL_TEST_WORKSPACE'), '.vscode', 'settings.json')];
+        const user = await until('the user settings file with the connection', () => {
+            const text = existsSync(files[0]) ? readFileSync(files[0], 'utf8') : '';
+            return text.includes('test service') ? text : undefined;
+        });
+        assert.ok(!user.includes(token), 'the user settings hold no token');
+        if (existsSync(files[1])) assert.ok(!readFileSync(files[1], 'utf8').includes(token), 'the workspace settings hold no token');
+        // A wrong token is refused before anything is saved (GET /v2/user answers 401).
+        await assert.rejects(
+            Promise.resolve(vscode.commands.executeCommand('apl.addConnection', { name: 'bad', url: env('APL_TEST_SERVICE_URL'), token: 'xaat-wrong' })),
+            (e: Error) => !e.message.includes('xaat-wrong') && /cannot add the connection 'bad'/.test(e.message),
+        );
+        assert.equal(a.connections.names().includes('bad'), false);
+    },
+
+    'apl.run over 5,000 events reports rowsMatched 5,000 in pages of at most 1,000': async () => {
+        const doc = await openApl('run.apl', "['events']\n| where seq >= 0\n\n['events'] | summarize count() by bin(_time, 1h)\n");
+        const summary = await vscode.commands.executeCommand<RunSummary>('apl.run', { uri: doc.uri.toString(), line: 1, timeRange: '24h' });
+        assert.equal(summary.state, 'done', summary.message);
+        assert.equal(summary.rowsMatched, Number(env('APL_TEST_EVENTS')));
+        assert.equal(summary.rowCount, 5000);
+        assert.equal(summary.mode, 'cursor');
+        assert.equal(summary.pageSize, 1000);
+        assert.equal(summary.rowsLoaded, 1000, 'only the first page is read until the view asks for more');
+        const chart = await vscode.commands.executeCommand<RunSummary>('apl.run', { uri: doc.uri.toString(), line: 3 });
+        assert.equal(chart.state, 'done', chart.message);
+        assert.equal(chart.mode, 'once');
+        assert.ok(chart.rowCount >= 20 && chart.rowCount <= 23, `hourly buckets over ~21 h: ${chart.rowCount}`);
+    },
+
+    'apl.exportResults writes 5,000 rows and a header, each event exactly once': async () => {
+        const summary = await vscode.commands.executeCommand<RunSummary>('apl.run', { text: "['events']", timeRange: '24h' });
+        assert.equal(summary.state, 'done', summary.message);
+        const file = join(env('APL_TEST_WORKSPACE'), 'export.csv');
+        const written = await vscode.commands.executeCommand<{ rows: number }>('apl.exportResults', { format: 'csv', uri: vscode.Uri.file(file).toString() });
+        assert.equal(written.rows, 5000);
+        const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+        assert.equal(lines.length, 5001);
+        const header = lines[0].split(',');
+        const seq = header.indexOf('seq');
+        assert.ok(seq >= 0 && header.includes('_time') && header.includes('geo.city'), lines[0]);
+        const seen = new Set(lines.slice(1).map(l => Number(l.split(',')[seq])));
+        assert.equal(seen.size, 5000);
+        for (let i = 0; i < 5000; i++) assert.ok(seen.has(i), `event ${i} exported`);
+        const ndjson = join(env('APL_TEST_WORKSPACE'), 'export.ndjson');
+        const again = await vscode.commands.executeCommand<{ rows: number }>('apl.exportResults', { format: 'ndjson', uri: vscode.Uri.file(ndjson).toString() });
+        assert.equal(again.rows, 5000);
+        assert.equal(new Set(readFileSync(ndjson, 'utf8').trimEnd().split('\n').map(l => (JSON.parse(l) as { seq: number }).seq)).size, 5000);
+    },
+
+    'apl.cancel during a run ends in cancelled': async () => {
+        const a = await api();
+        // A join of 3,000 × 3,000 events takes the service a while: long enough to cancel it mid-request.
+        const slow = "['events'] | where seq < 3000 | join kind=inner (['events'] | where seq < 3000) on level | count";
+        const pending = vscode.commands.executeCommand<RunSummary>('apl.run', { text: slow, timeRange: '24h' });
+        await until('the run to start', () => (a.lastRun()?.state === 'running' ? true : undefined), 10_000);
+        const cancelled = await vscode.commands.executeCommand<boolean>('apl.cancel');
+        assert.equal(cancelled, true);
+        const summary = await pending;
+        assert.equal(summary.state, 'cancelled');
+        assert.equal(a.lastRun()?.state, 'cancelled');
+        // The service still answers afterwards.
+        const after = await vscode.commands.executeCommand<RunSummary>('apl.run', { text: "['events'] | count", timeRange: '24h' });
+        assert.equal(after.state, 'done', after.message);
+    },
+
+    'the history holds the runs': async () => {
+        const a = await api();
+        const entries = await until('the history entries', async () => {
+            const found = await a.history.search('seq < 3000 join');
+            return found.length > 0 ? found : undefined;
+        });
+        assert.equal(entries[0].outcome, 'cancelled');
+        assert.equal(entries[0].connection, 'test service');
+        const done = await a.history.search("['events'] | where seq >= 0");
+        assert.equal(done[0]?.outcome, 'done');
+        assert.equal(done[0]?.rowsMatched, 5000);
+        assert.ok(Date.parse(done[0].endTime) - Date.parse(done[0].startTime) === 24 * 3_600_000, 'the resolved 24 h range is recorded');
+        const text = readFileSync(a.history.file, 'utf8');
+        assert.ok(!text.includes(env('APL_TEST_TOKEN')), 'no token in the history');
+    },
+};
+
+export function run(): Promise<void> {
+    const mocha = new Mocha({ ui: 'bdd', timeout: 120_000, color: false });
+    const suite = Mocha.Suite.create(mocha.suite, 'apl-tools extension host');
+    const results: HostTestResult[] = [];
+    for (const name of HOST_TESTS) {
+        suite.addTest(
+            new Mocha.Test(name, async () => {
+                const start = Date.now();
+                try {
+                    await TESTS[name]();
+                    results.push({ name, ok: true, ms: Date.now() - start });
+                } catch (e) {
+                    results.push({ name, ok: false, error: e instanceof Error ? (e.stack ?? e.message) : String(e), ms: Date.now() - start });
+                    throw e;
+                }
+            }),
+        );
+    }
+    return new Promise((resolve, reject) => {
+        mocha.run(failures => {
+            const file = process.env.APL_TEST_RESULTS;
+            if (file) writeFileSync(file, JSON.stringify(results, null, 1));
+            if (failures > 0) reject(new Error(`${failures} extension-host test(s) failed`));
+            else resolve();
+        });
+    });
+}

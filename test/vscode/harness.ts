@@ -1,0 +1,252 @@
+/**
+ * A real VS Code for the extension's tests and benchmarks (../shared/design/VSCODE-TESTING.md):
+ * code-server from npm on Node 24, driven by Debian's Chromium through playwright-core, against a
+ * real `apl serve` on a random loopback port. Everything runs in temporary directories; every
+ * process is started in its own process group and stopped by its id.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { AplClient } from '../../client/api/client.js';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const EXTENSION_DIR = join(ROOT, 'client', 'vscode');
+export const SCREENSHOTS = join(ROOT, 'out', 'vscode-test', 'screenshots');
+
+export interface ToolPaths {
+    node: string;
+    codeServer: string;
+    chromium: string;
+}
+
+export const SKIP = process.env.APL_SKIP_VSCODE_TESTS === '1';
+
+/**
+ * Runs scripts/provision-vscode-test.sh (idempotent; minutes from an empty cache, instant after).
+ * Throws with the script's own explanation when the tools cannot be had here.
+ */
+export function provision(): ToolPaths {
+    const r = spawnSync('bash', [join(ROOT, 'scripts', 'provision-vscode-test.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 20 * 60_000 });
+    if (r.status !== 0) {
+        throw new Error(`the real-VS-Code tests cannot run: provisioning failed (exit ${r.status}).\n${r.stderr.trim().split('\n').slice(-8).join('\n')}\nSet APL_SKIP_VSCODE_TESTS=1 to skip them.`);
+    }
+    const file = r.stdout.trim().split('\n').pop()!;
+    return JSON.parse(readFileSync(file, 'utf8')) as ToolPaths;
+}
+
+/** A loud line for the test log when the suites are skipped on purpose. */
+export function skippedBanner(what: string): string {
+    return `\n${'!'.repeat(100)}\n!!! SKIPPED: ${what} (APL_SKIP_VSCODE_TESTS=1)\n${'!'.repeat(100)}\n`;
+}
+
+function killGroup(child: ChildProcess | undefined): Promise<void> {
+    if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+    return new Promise(resolve => {
+        const timer = setTimeout(() => {
+            try {
+                process.kill(-child.pid!, 'SIGKILL');
+            } catch {
+                // already gone
+            }
+            resolve();
+        }, 10_000);
+        child.once('exit', () => {
+            clearTimeout(timer);
+            resolve();
+        });
+        try {
+            process.kill(-child.pid!, 'SIGTERM');
+        } catch {
+            clearTimeout(timer);
+            resolve();
+        }
+    });
+}
+
+function waitForLine(child: ChildProcess, pattern: RegExp, what: string, timeoutMs: number, log: string[]): Promise<RegExpExecArray> {
+    return new Promise((resolve, reject) => {
+        let buffer = '';
+        const timer = setTimeout(() => reject(new Error(`${what} did not start within ${timeoutMs / 1000} s:\n${log.join('').slice(-2000)}`)), timeoutMs);
+        const onData = (chunk: Buffer) => {
+            const text = chunk.toString('utf8');
+            log.push(text);
+            buffer += text;
+            const m = pattern.exec(buffer);
+            if (m) {
+                clearTimeout(timer);
+                resolve(m);
+            }
+        };
+        child.stdout?.on('data', onData);
+        child.stderr?.on('data', onData);
+        child.once('exit', code => {
+            clearTimeout(timer);
+            reject(new Error(`${what} exited with code ${code}:\n${log.join('').slice(-2000)}`));
+        });
+    });
+}
+
+// ------------------------------------------------------------------------------------ apl serve
+
+export interface TestService {
+    url: string;
+    token: string;
+    dir: string;
+    stop(): Promise<void>;
+}
+
+/** The built `apl serve` (out/apl.cjs) on a random loopback port over a temporary data directory. */
+export async function startAplServe(): Promise<TestService> {
+    const dir = mkdtempSync(join(tmpdir(), 'apl-vscode-serve-'));
+    const token = 'xaat-vscode-test-token-0123456789';
+    const child = spawn(process.execPath, [join(ROOT, 'out', 'apl.cjs'), 'serve', '--port', '0', '--data', dir, '--no-samples'], {
+        env: { ...process.env, APL_TOKEN: token },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+    });
+    const log: string[] = [];
+    const m = await waitForLine(child, /listening on (http:\/\/\S+)/, 'apl serve', 60_000, log);
+    return {
+        url: m[1],
+        token,
+        dir,
+        stop: async () => {
+            await killGroup(child);
+            rmSync(dir, { recursive: true, force: true });
+        },
+    };
+}
+
+/** `events`: `count` events, one every 15 s up to a minute ago (inside the default 24 h range), each with a unique `seq`. */
+export async function ingestEvents(service: TestService, count: number, dataset = 'events'): Promise<{ first: number; last: number }> {
+    const client = new AplClient({ url: service.url, token: service.token });
+    await client.datasets.create({ name: dataset });
+    const last = Math.floor((Date.now() - 60_000) / 1000) * 1000;
+    const batch = 50_000;
+    for (let from = 0; from < count; from += batch) {
+        const events = [];
+        for (let i = from; i < Math.min(count, from + batch); i++) {
+            events.push({ _time: new Date(last - (count - 1 - i) * 15_000).toISOString(), seq: i, level: i % 7 === 0 ? 'error' : 'info', 'geo.city': `city-${i % 5}`, duration_ms: (i % 100) * 1.5 });
+        }
+        await client.ingest(dataset, events);
+    }
+    return { first: last - (count - 1) * 15_000, last };
+}
+
+// ---------------------------------------------------------------------------------- code-server
+
+export interface CodeServer {
+    url: string;
+    userDataDir: string;
+    workspace: string;
+    stop(): Promise<void>;
+}
+
+export interface CodeServerOptions {
+    tools: ToolPaths;
+    /** The folder opened in the workbench. */
+    workspace: string;
+    /** Install this .vsix before starting. */
+    vsix?: string;
+    /** `--vscode-option enable-smoke-test-driver`: the URL payload then runs extension tests. */
+    smokeTestDriver?: boolean;
+    env?: Record<string, string>;
+}
+
+export async function startCodeServer(options: CodeServerOptions): Promise<CodeServer> {
+    const base = mkdtempSync(join(tmpdir(), 'apl-code-server-'));
+    const userDataDir = join(base, 'user-data');
+    const extensionsDir = join(base, 'extensions');
+    mkdirSync(join(userDataDir, 'User'), { recursive: true });
+    mkdirSync(extensionsDir, { recursive: true });
+    writeFileSync(join(base, 'config.yaml'), 'auth: none\ncert: false\n');
+    writeFileSync(
+        join(userDataDir, 'User', 'settings.json'),
+        JSON.stringify(
+            {
+                'workbench.startupEditor': 'none',
+                'security.workspace.trust.enabled': false,
+                'telemetry.telemetryLevel': 'off',
+                'extensions.autoCheckUpdates': false,
+                'extensions.autoUpdate': false,
+                'update.mode': 'none',
+                'workbench.tips.enabled': false,
+                'workbench.enableExperiments': false,
+                'chat.disableAIFeatures': true,
+                'git.enabled': false,
+                'workbench.colorTheme': 'Default Dark Modern',
+                'editor.minimap.enabled': false,
+            },
+            null,
+            1,
+        ),
+    );
+    const env = { ...process.env, XDG_CONFIG_HOME: join(base, 'xdg'), XDG_DATA_HOME: join(base, 'xdg'), XDG_CACHE_HOME: join(base, 'xdg'), TZ: 'UTC', APL_TEST_USER_DATA: userDataDir, ...options.env };
+    const common = [options.tools.codeServer, '--config', join(base, 'config.yaml'), '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir];
+    if (options.vsix) {
+        const r = spawnSync(options.tools.node, [...common, '--install-extension', options.vsix], { env, encoding: 'utf8', timeout: 120_000 });
+        if (r.status !== 0 || !/successfully installed/i.test(r.stdout + r.stderr)) throw new Error(`code-server --install-extension failed:\n${r.stdout}\n${r.stderr}`);
+    }
+    const args = [
+        ...common,
+        '--bind-addr', '127.0.0.1:0',
+        '--auth', 'none',
+        '--disable-telemetry',
+        '--disable-update-check',
+        '--disable-workspace-trust',
+        '--disable-getting-started-override',
+        '--ignore-last-opened',
+        '--reconnection-grace-time', '5',
+    ];
+    if (options.smokeTestDriver) args.push('--vscode-option', 'enable-smoke-test-driver');
+    const child = spawn(options.tools.node, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const log: string[] = [];
+    const m = await waitForLine(child, /HTTP server listening on (http:\/\/127\.0\.0\.1:\d+)/, 'code-server', 60_000, log);
+    return {
+        url: m[1],
+        userDataDir,
+        workspace: options.workspace,
+        stop: async () => {
+            await killGroup(child);
+            rmSync(base, { recursive: true, force: true });
+        },
+    };
+}
+
+// -------------------------------------------------------------------------------------- browser
+
+export async function launchBrowser(tools: ToolPaths): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+    const profile = mkdtempSync(join(tmpdir(), 'apl-chromium-'));
+    const context = await chromium.launchPersistentContext(profile, {
+        executablePath: tools.chromium,
+        headless: true,
+        viewport: { width: 1500, height: 950 },
+        timezoneId: 'UTC',
+        args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--js-flags=--expose-gc'],
+    });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    return {
+        context,
+        close: async () => {
+            await context.close();
+            rmSync(profile, { recursive: true, force: true });
+        },
+    };
+}
+
+/** Opens the workbench on the folder and waits until the explorer shows `fileName` (the workbench is really ready then). */
+export async function openWorkbench(page: Page, server: CodeServer, fileName: string, payload?: [string, string][]): Promise<void> {
+    let url = `${server.url}/?folder=${encodeURIComponent(server.workspace)}`;
+    if (payload) url += `&payload=${encodeURIComponent(JSON.stringify(payload))}`;
+    await page.goto(url);
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    if (!payload) await page.locator('.explorer-folders-view .monaco-list-row', { hasText: fileName }).first().waitFor({ timeout: 60_000 });
+}
+
+/** The frame holding our results webview (two nested iframes: the host page, then `#active-frame`). */
+export function resultsFrame(page: Page) {
+    return page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+}

@@ -1,0 +1,19 @@
+/** The extension-host tests, by name: the suite runs them in this order; the vitest side reports each. */
+export const HOST_TESTS = [
+    'an .apl file gets diagnostics with APL codes',
+    "completion offers the service's dataset names and fields",
+    'the token goes to SecretStorage and into no settings file',
+    'apl.run over 5,000 events reports rowsMatched 5,000 in pages of at most 1,000',
+    'apl.exportResults writes 5,000 rows and a header, each event exactly once',
+    'apl.cancel during a run ends in cancelled',
+    'the history holds the runs',
+] as const;
+
+export type HostTestName = (typeof HOST_TESTS)[number];
+
+export interface HostTestResult {
+    name: string;
+    ok: boolean;
+    error?: string;
+    ms: number;
+}

@@ -1,0 +1,224 @@
+/**
+ * The extension in a real VS Code (code-server on Node 24, Debian's Chromium, playwright-core),
+ * against a real `apl serve` on a random loopback port holding 5,000 events:
+ * - extension-host tests: test/vscode/suite/index.ts runs inside the extension host through the URL
+ *   payload, and its exit code comes back through `window.codeAutomationExit`;
+ * - UI tests: the packaged .vsix installed into code-server and driven with the keyboard and mouse.
+ * The tools are provisioned first (scripts/provision-vscode-test.sh). Without them the suite fails
+ * saying what is missing, unless APL_SKIP_VSCODE_TESTS=1.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+    EXTENSION_DIR,
+    ingestEvents,
+    launchBrowser,
+    openWorkbench,
+    provision,
+    resultsFrame,
+    ROOT,
+    SCREENSHOTS,
+    SKIP,
+    skippedBanner,
+    startAplServe,
+    startCodeServer,
+    type CodeServer,
+    type TestService,
+    type ToolPaths,
+} from './harness.js';
+import { HOST_TESTS, type HostTestResult } from './suite/names.js';
+
+const EVENTS = 5000;
+const SETUP_TIMEOUT = 25 * 60_000;
+
+if (SKIP) console.warn(skippedBanner('the real-VS-Code tests (test/vscode/vscode.test.ts)'));
+
+describe.skipIf(SKIP)('the extension in a real VS Code', () => {
+    let tools: ToolPaths;
+    let service: TestService;
+
+    beforeAll(async () => {
+        tools = provision();
+        if (!existsSync(join(ROOT, 'out', 'apl.cjs')) || !existsSync(join(EXTENSION_DIR, 'dist', 'extension.cjs')) || !existsSync(join(ROOT, 'out', 'vscode-test', 'suite.cjs'))) {
+            throw new Error("the bundles are missing: run 'npm run bundle' first");
+        }
+        service = await startAplServe();
+        await ingestEvents(service, EVENTS);
+    }, SETUP_TIMEOUT);
+
+    afterAll(async () => {
+        await service?.stop();
+    });
+
+    describe('extension-host tests (payload + codeAutomationExit)', () => {
+        let results: HostTestResult[] = [];
+        let log = '';
+
+        beforeAll(async () => {
+            const workspace = mkdtempSync(join(tmpdir(), 'apl-vscode-ws-'));
+            const resultsFile = join(workspace, '..', `${workspace.split('/').pop()}-results.json`);
+            let server: CodeServer | undefined;
+            let browser: Awaited<ReturnType<typeof launchBrowser>> | undefined;
+            try {
+                server = await startCodeServer({
+                    tools,
+                    workspace,
+                    smokeTestDriver: true,
+                    env: {
+                        AXIOM_URL: service.url,
+                        AXIOM_TOKEN: service.token,
+                        APL_TEST_SERVICE_URL: service.url,
+                        APL_TEST_TOKEN: service.token,
+                        APL_TEST_WORKSPACE: workspace,
+                        APL_TEST_EVENTS: String(EVENTS),
+                        APL_TEST_RESULTS: resultsFile,
+                    },
+                });
+                browser = await launchBrowser(tools);
+                const page = await browser.context.newPage();
+                const lines: string[] = [];
+                page.on('console', m => lines.push(m.text()));
+                let exitCode: (code: number) => void = () => undefined;
+                const exited = new Promise<number>(resolve => (exitCode = resolve));
+                await page.exposeFunction('codeAutomationExit', (code: number) => exitCode(code));
+                const authority = new URL(server.url).host;
+                await openWorkbench(page, server, '', [
+                    ['extensionDevelopmentPath', `vscode-remote://${authority}${EXTENSION_DIR}`],
+                    ['extensionTestsPath', `vscode-remote://${authority}${join(ROOT, 'out', 'vscode-test', 'suite.cjs')}`],
+                ]);
+                const code = await Promise.race([exited, new Promise<number>(resolve => setTimeout(() => resolve(-1), 8 * 60_000))]);
+                log = lines.filter(l => !/open-vsx|vsda|ENOTFOUND|authentication provider/i.test(l)).join('\n');
+                if (existsSync(resultsFile)) results = JSON.parse(readFileSync(resultsFile, 'utf8')) as HostTestResult[];
+                if (code !== 0 && results.length === 0) {
+                    mkdirSync(SCREENSHOTS, { recursive: true });
+                    await page.screenshot({ path: join(SCREENSHOTS, 'extension-host.png') }).catch(() => undefined);
+                    throw new Error(`the extension-host suite ended with code ${code} and no results:\n${log.slice(-4000)}`);
+                }
+                rmSync(resultsFile, { force: true });
+            } finally {
+                await browser?.close();
+                await server?.stop();
+                rmSync(workspace, { recursive: true, force: true });
+            }
+        }, 12 * 60_000);
+
+        for (const name of HOST_TESTS) {
+            it(name, () => {
+                const r = results.find(x => x.name === name);
+                expect(r, `${name} did not run:\n${log.slice(-3000)}`).toBeDefined();
+                expect(r!.ok, r!.error).toBe(true);
+            });
+        }
+    });
+
+    describe('UI tests (Playwright, the packaged .vsix)', () => {
+        let server: CodeServer;
+        let browser: Awaited<ReturnType<typeof launchBrowser>>;
+        let page: Page;
+        let workspace: string;
+
+        beforeAll(async () => {
+            const pack = spawnSync(process.execPath, [join(ROOT, 'scripts', 'package-vscode.mjs')], { encoding: 'utf8', timeout: 120_000 });
+            if (pack.status !== 0) throw new Error(`packaging the .vsix failed:\n${pack.stdout}\n${pack.stderr}`);
+            const vsix = pack.stdout.trim().split('\n').pop()!;
+            workspace = mkdtempSync(join(tmpdir(), 'apl-vscode-ui-'));
+            writeFileSync(join(workspace, 'queries.apl'), "['events']\n| where seq >= 0\n\n['events'] | summarize count() by bin(_time, 1h)\n\n['events']\n| where nosuchfield == 1\n");
+            server = await startCodeServer({ tools, workspace, vsix, env: { AXIOM_URL: service.url, AXIOM_TOKEN: service.token } });
+            browser = await launchBrowser(tools);
+            page = await browser.context.newPage();
+            await openWorkbench(page, server, 'queries.apl');
+            await page.keyboard.press('Control+P');
+            await page.locator('.quick-input-widget .quick-input-box input').fill('queries.apl');
+            await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'queries.apl' }).first().waitFor();
+            await page.keyboard.press('Enter');
+            await page.locator('.editor-instance .monaco-editor .view-lines', { hasText: 'nosuchfield' }).waitFor({ timeout: 60_000 });
+            // The extension is active and has the service's schema when the unknown field is flagged.
+            await page.locator('.monaco-editor .squiggly-warning').first().waitFor({ timeout: 60_000 });
+        }, 10 * 60_000);
+
+        afterAll(async () => {
+            await browser?.close();
+            await server?.stop();
+            if (workspace) rmSync(workspace, { recursive: true, force: true });
+        });
+
+        /** Runs a UI step; on failure saves a screenshot named after it. */
+        async function step(name: string, fn: () => Promise<void>): Promise<void> {
+            try {
+                await fn();
+            } catch (e) {
+                mkdirSync(SCREENSHOTS, { recursive: true });
+                const file = join(SCREENSHOTS, `${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}.png`);
+                await page.screenshot({ path: file }).catch(() => undefined);
+                throw new Error(`${e instanceof Error ? e.message : String(e)}\n(screenshot: ${file})`);
+            }
+        }
+
+        async function runLine(line: number): Promise<void> {
+            await page.keyboard.press('Control+G');
+            await page.locator('.quick-input-widget .quick-input-box input').fill(`:${line}`);
+            await page.keyboard.press('Enter');
+            await page.keyboard.press('Control+Enter');
+        }
+
+        const frame = () => resultsFrame(page);
+        const status = () => frame().locator('[data-testid="apl-status"]');
+
+        it('Ctrl+Enter shows the grid with aria-rowcount 5,000 rows (+1 header row)', () =>
+            step('ctrl-enter grid', async () => {
+                await runLine(2);
+                await expect.poll(() => status().getAttribute('data-state'), { timeout: 60_000 }).toBe('done');
+                await expect.poll(() => status().textContent(), { timeout: 30_000 }).toContain('5,000 rows');
+                // ARIA counts the header row too: 5,000 data rows + 1.
+                await expect.poll(() => frame().locator('[role="grid"]').first().getAttribute('aria-rowcount'), { timeout: 30_000 }).toBe(String(EVENTS + 1));
+                await frame().locator('.ag-row[row-index="0"] [col-id="seq"]').waitFor();
+                expect(await frame().locator('.ag-row[row-index="0"] [col-id="seq"]').textContent()).toBe(String(EVENTS - 1));
+            }),
+        120_000);
+
+        it('Next page shows rows that came from a second request to the service', () =>
+            step('next page', async () => {
+                expect(await status().getAttribute('data-requests')).toBe('1');
+                await frame().getByRole('button', { name: 'Next page' }).click();
+                await expect.poll(() => status().getAttribute('data-requests'), { timeout: 30_000 }).toBe('2');
+                const cell = frame().locator('.ag-row[row-index="1000"] [col-id="seq"]');
+                await cell.waitFor({ timeout: 30_000 });
+                // Newest first: row 1,001 is event 5,000 - 1 - 1,000.
+                expect(await cell.textContent()).toBe(String(EVENTS - 1 - 1000));
+                expect(await frame().locator('.ag-row[row-index="1000"] [col-id="#"]').textContent()).toBe('1001');
+                await expect.poll(() => status().textContent(), { timeout: 30_000 }).toContain('page 2 of 5');
+            }),
+        120_000);
+
+        it("['events'] | summarize count() by bin(_time, 1h) shows the chart", () =>
+            step('chart', async () => {
+                await runLine(4);
+                await expect.poll(() => status().getAttribute('data-state'), { timeout: 60_000 }).toBe('done');
+                const chart = frame().locator('[data-testid="apl-chart"]');
+                await chart.waitFor({ state: 'visible', timeout: 30_000 });
+                expect(Number(await chart.getAttribute('data-points'))).toBeGreaterThanOrEqual(20);
+                expect(await chart.getAttribute('data-series')).toBe('1');
+                await expect.poll(() => chart.locator('.u-legend').textContent(), { timeout: 30_000 }).toContain('count_');
+            }),
+        120_000);
+
+        it('a query the service rejects shows its message and a squiggle where the service points', () =>
+            step('error squiggle', async () => {
+                await runLine(7);
+                await expect.poll(() => status().getAttribute('data-state'), { timeout: 60_000 }).toBe('error');
+                await expect.poll(() => status().textContent(), { timeout: 30_000 }).toContain('nosuchfield');
+                const squiggle = page.locator('.monaco-editor .squiggly-error').first();
+                await squiggle.waitFor({ timeout: 30_000 });
+                const word = page.locator('.view-line span span', { hasText: 'nosuchfield' }).first();
+                const a = (await squiggle.boundingBox())!;
+                const b = (await word.boundingBox())!;
+                expect(Math.abs(a.x - b.x)).toBeLessThan(3);
+                expect(Math.abs(a.y + a.height - (b.y + b.height))).toBeLessThan(6);
+            }),
+        120_000);
+    });
+});
