@@ -126,10 +126,14 @@ describe.skipIf(SKIP)('the extension in a real VS Code', () => {
             if (pack.status !== 0) throw new Error(`packaging the .vsix failed:\n${pack.stdout}\n${pack.stderr}`);
             const vsix = pack.stdout.trim().split('\n').pop()!;
             workspace = mkdtempSync(join(tmpdir(), 'apl-vscode-ui-'));
-            writeFileSync(join(workspace, 'queries.apl'), "['events']\n| where seq >= 0\n\n['events'] | summarize count() by bin(_time, 1h)\n\n['events']\n| where nosuchfield == 1\n");
+            writeFileSync(join(workspace, 'queries.apl'), "['events']\n| where seq >= 0\n\n['events']\n| where nosuchfield == 1\n\n['events'] | summarize count() by bin(_time, 1h)\n");
             server = await startCodeServer({ tools, workspace, vsix, env: { AXIOM_URL: service.url, AXIOM_TOKEN: service.token } });
             browser = await launchBrowser(tools);
             page = await browser.context.newPage();
+            await step('open queries.apl', () => openQueries());
+        }, 10 * 60_000);
+
+        async function openQueries(): Promise<void> {
             await openWorkbench(page, server, 'queries.apl');
             await page.keyboard.press('Control+P');
             await page.locator('.quick-input-widget .quick-input-box input').fill('queries.apl');
@@ -138,7 +142,7 @@ describe.skipIf(SKIP)('the extension in a real VS Code', () => {
             await page.locator('.editor-instance .monaco-editor .view-lines', { hasText: 'nosuchfield' }).waitFor({ timeout: 60_000 });
             // The extension is active and has the service's schema when the unknown field is flagged.
             await page.locator('.monaco-editor .squiggly-warning').first().waitFor({ timeout: 60_000 });
-        }, 10 * 60_000);
+        }
 
         afterAll(async () => {
             await browser?.close();
@@ -196,7 +200,7 @@ describe.skipIf(SKIP)('the extension in a real VS Code', () => {
 
         it("['events'] | summarize count() by bin(_time, 1h) shows the chart", () =>
             step('chart', async () => {
-                await runLine(4);
+                await runLine(7);
                 await expect.poll(() => status().getAttribute('data-state'), { timeout: 60_000 }).toBe('done');
                 const chart = frame().locator('[data-testid="apl-chart"]');
                 await chart.waitFor({ state: 'visible', timeout: 30_000 });
@@ -208,7 +212,7 @@ describe.skipIf(SKIP)('the extension in a real VS Code', () => {
 
         it('a query the service rejects shows its message and a squiggle where the service points', () =>
             step('error squiggle', async () => {
-                await runLine(7);
+                await runLine(5);
                 await expect.poll(() => status().getAttribute('data-state'), { timeout: 60_000 }).toBe('error');
                 await expect.poll(() => status().textContent(), { timeout: 30_000 }).toContain('nosuchfield');
                 const squiggle = page.locator('.monaco-editor .squiggly-error').first();

@@ -238,10 +238,17 @@ function copySelection(): void {
     post({ type: 'copyRows', runId: run.runId, rows, format: copyFormat.value as 'tsv', headers: copyHeaders.checked });
 }
 
+/** The first row in view (AG Grid's first displayed row includes the buffer rendered above the viewport). */
+function firstVisibleRow(): number {
+    if (!api) return 0;
+    const height = api.getSizesForCurrentTheme().rowHeight || 1;
+    return Math.max(0, Math.round(api.getVerticalPixelRange().top / height));
+}
+
 function goToPage(delta: number): void {
     if (!api || !run || run.rowCount === 0) return;
     const size = run.pageSize;
-    const first = Math.max(0, api.getFirstDisplayedRowIndex());
+    const first = firstVisibleRow();
     const page = Math.floor(first / size);
     const target = Math.max(0, Math.min(run.rowCount - 1, (page + delta) * size));
     api.ensureIndexVisible(target, 'top');
@@ -297,7 +304,7 @@ function updateStatus(firstRow?: number): void {
             break;
         case 'done': {
             const pages = run.pageSize > 0 ? Math.max(1, Math.ceil(run.rowCount / run.pageSize)) : 1;
-            const first = firstRow ?? Math.max(0, api?.getFirstDisplayedRowIndex() ?? 0);
+            const first = firstRow ?? firstVisibleRow();
             const page = Math.min(pages, Math.floor(first / Math.max(1, run.pageSize)) + 1);
             if (run.mode === 'once') {
                 const shown = run.truncated || run.rowCount < run.rowsMatched ? `showing ${fmt(run.rowCount)} of ${fmt(run.rowsMatched)} matched rows` : `${fmt(run.rowCount)} rows`;

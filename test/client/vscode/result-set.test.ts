@@ -25,8 +25,8 @@ describe('ResultSet', () => {
             expect(set.rowCount).toBe(N);
             expect(set.rowsLoaded).toBe(1000);
             expect(set.requests).toBe(1);
-            const first = seqs(await set.rows(0, 5), set);
-            expect(first).toEqual([N - 1, N - 2, N - 3, N - 4, N - 5].sort((a, b) => b - a).map((_, i) => first[i]));
+            const first = seqs(await set.rows(0, 4), set);
+            expect([...first].sort((a, b) => b - a)).toEqual([N - 1, N - 2, N - 3, N - 4]);
             const all = seqs(await set.rows(0, N), set);
             expect(all).toHaveLength(N);
             expect(new Set(all).size).toBe(N);

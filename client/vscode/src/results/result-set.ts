@@ -114,7 +114,8 @@ export class ResultSet {
         if (this.options.mode === 'once') return this.store.peek(0)?.rows ?? 0;
         const pages = this.store.pageCount;
         if (pages !== undefined) return (pages - 1) * this.options.pageSize + this.lastPageRows;
-        return Math.max(this.rowsMatched, this.store.reachable * this.options.pageSize);
+        // Every page before the furthest anchor was full.
+        return Math.max(this.rowsMatched, (this.store.reachable - 1) * this.options.pageSize);
     }
 
     /** Rows read from the service so far (each page counted once, whether still in memory or not). */

@@ -91,7 +91,7 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
             cspSource: webview.cspSource,
         });
         this.webviews.add(webview);
-        const sub = webview.onDidReceiveMessage((m: ViewMessage) => void this.onMessage(webview, m));
+        const sub = webview.onDidReceiveMessage((m: ViewMessage) => this.onMessage(webview, m));
         owner.onDidDispose(() => {
             this.webviews.delete(webview);
             sub.dispose();

@@ -1,0 +1,63 @@
+/**
+ * The few parts of the `vscode` API the results panel touches, for unit tests of the panel's
+ * message handling. Only this edge is mocked: the panel's rows come from a real ResultSet.
+ */
+export const clipboardWrites: string[] = [];
+export const statusMessages: string[] = [];
+
+export class Uri {
+    constructor(readonly fsPath: string) {}
+    static file(p: string): Uri {
+        return new Uri(p);
+    }
+    static joinPath(base: Uri, ...parts: string[]): Uri {
+        return new Uri([base.fsPath, ...parts].join('/'));
+    }
+    toString(): string {
+        return `file://${this.fsPath}`;
+    }
+}
+
+export const env = {
+    clipboard: {
+        writeText: async (text: string) => {
+            clipboardWrites.push(text);
+        },
+    },
+};
+
+export const window = {
+    setStatusBarMessage: (text: string) => {
+        statusMessages.push(text);
+        return { dispose() {} };
+    },
+    createWebviewPanel: () => {
+        throw new Error('not used in these tests');
+    },
+};
+
+export const commands = { executeCommand: async () => undefined };
+export const ViewColumn = { Beside: -2 };
+
+/** A webview whose posted messages are collected and whose incoming messages the test sends. */
+export class FakeWebview {
+    html = '';
+    options: unknown;
+    readonly cspSource = 'vscode-resource:';
+    readonly posted: unknown[] = [];
+    private listener: ((m: unknown) => unknown) | undefined;
+    asWebviewUri(uri: Uri): Uri {
+        return uri;
+    }
+    async postMessage(m: unknown): Promise<boolean> {
+        this.posted.push(m);
+        return true;
+    }
+    onDidReceiveMessage(listener: (m: unknown) => unknown) {
+        this.listener = listener;
+        return { dispose() {} };
+    }
+    async receive(m: unknown): Promise<void> {
+        await this.listener?.(m);
+    }
+}

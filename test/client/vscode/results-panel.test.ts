@@ -1,0 +1,88 @@
+/** The results panel's side of the webview protocol, with `vscode` mocked at the edge and real rows from the service. */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+vi.mock('vscode', () => import('./__mocks__/vscode.js'));
+
+import { ConnectionManager } from '../../../client/vscode/src/connections/connection-manager.js';
+import { HistoryManager } from '../../../client/vscode/src/history/history-manager.js';
+import type { HostMessage } from '../../../client/vscode/src/protocol.js';
+import { QueryRunner, type Run } from '../../../client/vscode/src/query/query-runner.js';
+import { ResultsPanel, runView, type ResultsActions } from '../../../client/vscode/src/results/results-panel.js';
+import { clipboardWrites, FakeWebview, Uri } from './__mocks__/vscode.js';
+import { END, serviceWithEvents, START, TOKEN, type Fixture } from './service-fixture.js';
+
+let fx: Fixture;
+let run: Run;
+const calls: string[] = [];
+
+beforeAll(async () => {
+    fx = await serviceWithEvents(1500);
+    const connections = new ConnectionManager({ read: () => [], write: async () => undefined }, { get: async () => undefined, store: async () => undefined, delete: async () => undefined }, { get: () => undefined, update: async () => undefined }, {});
+    connections.setLocal(fx.service.url, TOKEN);
+    const runner = new QueryRunner(connections, new HistoryManager(`/tmp/apl-panel-test-${process.pid}/history.jsonl`), () => ({ pageSize: 1000, cachedPages: 2 }));
+    run = await runner.run({ text: "['events']", pageable: true, order: 'desc', timeRange: { start: START, end: END } });
+    await run.done;
+});
+afterAll(async () => fx?.close());
+
+function panel() {
+    const actions: ResultsActions = {
+        rerun: () => calls.push('rerun'),
+        cancel: () => calls.push('cancel'),
+        exportResults: f => calls.push(`export ${f}`),
+        setTimeRange: r => calls.push(`range ${JSON.stringify(r)}`),
+        timeRange: () => ({ preset: '24h' }),
+        zoom: (s, e) => calls.push(`zoom ${s} ${e}`),
+        filter: (f, t, v) => calls.push(`filter ${f} ${t} ${JSON.stringify(v)}`),
+        sort: (f, d) => calls.push(`sort ${f} ${d}`),
+        painted: () => calls.push('painted'),
+    };
+    const p = new ResultsPanel(Uri.file('/ext') as never, actions);
+    const webview = new FakeWebview();
+    p.resolveWebviewView({ webview, onDidDispose: () => ({ dispose() {} }) } as never);
+    p.show(run);
+    return { p, webview };
+}
+
+describe('ResultsPanel', () => {
+    it('the run view: counts, fields, paging mode', () => {
+        const view = runView(run);
+        expect(view).toMatchObject({ state: 'done', rowsMatched: 1500, rowCount: 1500, rowsLoaded: 1000, pageSize: 1000, mode: 'cursor', requests: 1 });
+        expect(view.fields.map(f => f.name)).toContain('seq');
+    });
+
+    it('answers getRows with row arrays from the host, fetching the next page from the service', async () => {
+        const { webview } = panel();
+        await webview.receive({ type: 'getRows', runId: run.id, requestId: 7, start: 990, end: 1010 });
+        const rows = webview.posted.find((m): m is Extract<HostMessage, { type: 'rows' }> => (m as HostMessage).type === 'rows')!;
+        expect(rows).toMatchObject({ requestId: 7, start: 990, rowCount: 1500, rowsLoaded: 1500, requests: 2 });
+        expect(rows.rows).toHaveLength(20);
+        expect(rows.rows[0]).toHaveLength(run.result!.fields.length);
+    });
+
+    it('a getRows for an older run is ignored', async () => {
+        const { webview } = panel();
+        const before = webview.posted.length;
+        await webview.receive({ type: 'getRows', runId: run.id + 100, requestId: 1, start: 0, end: 10 });
+        expect(webview.posted.length).toBe(before);
+    });
+
+    it('copyRows puts the rows on the clipboard in the chosen format', async () => {
+        const { webview } = panel();
+        await webview.receive({ type: 'copyRows', runId: run.id, rows: [1, 0], format: 'csv', headers: true });
+        const text = clipboardWrites[clipboardWrites.length - 1];
+        const lines = text.split('\n');
+        expect(lines).toHaveLength(3);
+        expect(lines[0].split(',')).toContain('seq');
+    });
+
+    it('hands filter, sort, zoom, export and time range to the extension', async () => {
+        const { webview } = panel();
+        await webview.receive({ type: 'filter', runId: run.id, field: 'seq', value: 3 });
+        await webview.receive({ type: 'sort', runId: run.id, field: 'seq', desc: true });
+        await webview.receive({ type: 'zoom', runId: run.id, start: 'a', end: 'b' });
+        await webview.receive({ type: 'export', format: 'ndjson' });
+        await webview.receive({ type: 'timeRange', timeRange: { preset: '1h' } });
+        expect(calls).toEqual(expect.arrayContaining(['filter seq integer 3', 'sort seq true', 'zoom a b', 'export ndjson', 'range {"preset":"1h"}']));
+    });
+});
