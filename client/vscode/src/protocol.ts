@@ -32,6 +32,8 @@ export interface RunView {
     mode: 'cursor' | 'time' | 'once' | '';
     requests: number;
     elapsedMs: number;
+    /** When the run started (ms since the epoch, host clock): the view reports the time to its first rows. */
+    startedAt: number;
     truncated: boolean;
     isPartial: boolean;
     isEstimate: boolean;

@@ -42,6 +42,7 @@ export function runView(run: Run): RunView {
         mode: r?.mode ?? '',
         requests: r?.requests ?? 0,
         elapsedMs: run.elapsedMs,
+        startedAt: run.startedAt,
         truncated: r?.truncated ?? false,
         isPartial: status?.isPartial === true,
         isEstimate: status?.isEstimate === true,
