@@ -183,7 +183,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
     async function startRun(request: RunRequest, connection?: Connection): Promise<Run> {
         runDiagnostics.clear();
         lastPaint = undefined;
-        await panel.reveal();
+        // The view opens while the request is on its way.
+        void panel.reveal();
         return runner.run({ ...request, timeRange }, connection);
     }
 

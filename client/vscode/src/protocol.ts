@@ -42,6 +42,8 @@ export interface RunView {
     chart?: ChartData;
     /** Why the result runs once instead of paging. */
     notPaged?: string;
+    /** The first rows, sent with the finished run so the grid paints without asking (one websocket round trip less). */
+    firstRows?: unknown[][];
 }
 
 export type HostMessage =

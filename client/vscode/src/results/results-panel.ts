@@ -11,6 +11,7 @@ import type { TimeRangeSpec } from '../time-range.js';
 import { chartData } from './chart-data.js';
 import { formatRows } from './copy-format.js';
 import type { ExportFormat } from './export-writer.js';
+import type { ResultPage } from './result-set.js';
 import { webviewHtml } from './webview-html.js';
 
 export interface ResultsActions {
@@ -23,6 +24,21 @@ export interface ResultsActions {
     filter(field: string, type: string, value: unknown): void;
     sort(field: string, desc: boolean): void;
     painted(runId: number, at: number): void;
+}
+
+/** The webview's block size (webview/main.ts BLOCK_SIZE): the first block is sent with the run. */
+const FIRST_BLOCK = 250;
+
+function rowsOfFirstPage(fields: readonly { name: string }[], page: ResultPage, n: number): unknown[][] {
+    const index = new Map(fields.map((f, i) => [f.name, i]));
+    const map = page.fields.map(f => index.get(f.name)!);
+    const out: unknown[][] = [];
+    for (let r = 0; r < Math.min(n, page.rows); r++) {
+        const row: unknown[] = new Array(fields.length).fill(null);
+        for (let c = 0; c < map.length; c++) row[map[c]] = page.columns[c][r] ?? null;
+        out.push(row);
+    }
+    return out;
 }
 
 export function runView(run: Run): RunView {
@@ -99,10 +115,16 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
         });
     }
 
-    /** Shows `run` (called when it starts and when it ends). */
+    /** Shows `run` (called when it starts and when it ends); a finished run carries its first block of rows. */
     show(run: Run): void {
         this.run = run;
-        this.post({ type: 'run', run: runView(run) });
+        const view = runView(run);
+        const first = run.result?.store.peek(0);
+        if (run.state === 'done' && first && run.result) {
+            // The first page is in memory: rows of it, in the webview's first block, need no request.
+            view.firstRows = rowsOfFirstPage(run.result.fields, first, FIRST_BLOCK);
+        }
+        this.post({ type: 'run', run: view });
     }
 
     showTimeRange(timeRange: TimeRangeSpec): void {
