@@ -170,7 +170,7 @@ function timeSeriesColumn(operators: readonly ast.TabularOperator[], types: AplT
         if (fn.function !== 'bin' && fn.function !== 'bin_auto') continue;
         const first = fn.arguments[0]?.expression;
         if (!first || types.fieldNameOf(first) !== '_time') continue;
-        return group.name ?? types.derivedName(call, g).name;
+        return group.name ?? types.derivedName(call, () => g + 1).name;
     }
     return undefined;
 }
