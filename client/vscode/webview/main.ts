@@ -362,6 +362,12 @@ function showRun(view: RunView): void {
         details.hidden = true;
     }
     updateStatus();
+    // A chart belongs to the run that drew it.
+    if (view.state !== 'done') {
+        chart?.destroy();
+        chart = undefined;
+        chartBox.hidden = true;
+    }
     if (view.state === 'running') return;
     notes.replaceChildren();
     for (const m of view.messages) showNote(`${m.priority}: ${m.msg}`, m.priority === 'error' || m.priority === 'fatal' ? 'error' : 'warn');
