@@ -23,6 +23,16 @@ mkdir -p "$CACHE"
 exec 9>"$CACHE/.lock"
 flock 9
 
+# Run from `npm test`, this script inherits the outer npm's settings as npm_* variables; the nested
+# installs must not see them (code-server's postinstall reads the Node version from
+# npm_config_user_agent, which would name the Node 20 running `npm test`). Keep where packages come from.
+for v in $(compgen -e); do
+    case "$v" in
+        npm_config_cache | npm_config_registry | npm_config_*proxy | npm_config_cafile | npm_config_strict_ssl) ;;
+        npm_* | NODE) unset "$v" ;;
+    esac
+done
+
 say() { printf '[provision-vscode-test] %s\n' "$*" >&2; }
 cannot() { say "CANNOT PROVISION: $*"; say "Set APL_SKIP_VSCODE_TESTS=1 to skip the real-VS-Code tests."; exit 3; }
 

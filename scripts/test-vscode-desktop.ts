@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runTests } from '@vscode/test-electron';
-import { EXTENSION_DIR, ingestEvents, ROOT, startAplServe } from '../test/vscode/harness.js';
+import { EXTENSION_DIR, ingestEvents, ROOT, startAplServe, suiteEnv } from '../test/vscode/harness.js';
 
 const EVENTS = 5000;
 const service = await startAplServe();
@@ -22,15 +22,7 @@ try {
         extensionDevelopmentPath: EXTENSION_DIR,
         extensionTestsPath: join(ROOT, 'out', 'vscode-test', 'suite.cjs'),
         launchArgs: [workspace, '--disable-extensions', '--user-data-dir', userData],
-        extensionTestsEnv: {
-            AXIOM_URL: service.url,
-            AXIOM_TOKEN: service.token,
-            APL_TEST_SERVICE_URL: service.url,
-            APL_TEST_TOKEN: service.token,
-            APL_TEST_WORKSPACE: workspace,
-            APL_TEST_EVENTS: String(EVENTS),
-            APL_TEST_USER_DATA: userData,
-        },
+        extensionTestsEnv: suiteEnv(service, workspace, EVENTS, { APL_TEST_USER_DATA: userData }),
     });
     code = 0;
 } catch (e) {

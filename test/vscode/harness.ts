@@ -31,7 +31,8 @@ export const SKIP = process.env.APL_SKIP_VSCODE_TESTS === '1';
 export function provision(): ToolPaths {
     const r = spawnSync('bash', [join(ROOT, 'scripts', 'provision-vscode-test.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 20 * 60_000 });
     if (r.status !== 0) {
-        throw new Error(`the real-VS-Code tests cannot run: provisioning failed (exit ${r.status}).\n${r.stderr.trim().split('\n').slice(-8).join('\n')}\nSet APL_SKIP_VSCODE_TESTS=1 to skip them.`);
+        const output = r.stderr.split('\n').filter(l => l.trim() !== '' && !l.startsWith('npm warn'));
+        throw new Error(`the real-VS-Code tests cannot run: provisioning failed (exit ${r.status}).\n${output.slice(-20).join('\n')}\nSet APL_SKIP_VSCODE_TESTS=1 to skip them.`);
     }
     const file = r.stdout.trim().split('\n').pop()!;
     return JSON.parse(readFileSync(file, 'utf8')) as ToolPaths;
@@ -244,6 +245,31 @@ export async function openWorkbench(page: Page, server: CodeServer, fileName: st
     await page.goto(url);
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     if (!payload) await page.locator('.explorer-folders-view .monaco-list-row', { hasText: fileName }).first().waitFor({ timeout: 60_000 });
+}
+
+/** Opens `fileName` of the workspace with Quick Open and waits until the editor shows `text`. */
+export async function openFile(page: Page, fileName: string, text: string): Promise<void> {
+    await page.keyboard.press('Control+P');
+    await page.locator('.quick-input-widget .quick-input-box input').fill(fileName);
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: fileName }).first().waitFor();
+    await page.keyboard.press('Enter');
+    await page.locator('.editor-instance .monaco-editor .view-lines', { hasText: text }).waitFor({ timeout: 60_000 });
+}
+
+/**
+ * The environment of the extension-host suite (test/vscode/suite/index.ts): the service, through
+ * AXIOM_* (the extension's fallback connection) and APL_TEST_* (what the tests check against).
+ */
+export function suiteEnv(service: TestService, workspace: string, events: number, extra: Record<string, string> = {}): Record<string, string> {
+    return {
+        AXIOM_URL: service.url,
+        AXIOM_TOKEN: service.token,
+        APL_TEST_SERVICE_URL: service.url,
+        APL_TEST_TOKEN: service.token,
+        APL_TEST_WORKSPACE: workspace,
+        APL_TEST_EVENTS: String(events),
+        ...extra,
+    };
 }
 
 /** The frame holding our results webview (two nested iframes: the host page, then `#active-frame`). */

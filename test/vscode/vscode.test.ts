@@ -17,6 +17,7 @@ import {
     EXTENSION_DIR,
     ingestEvents,
     launchBrowser,
+    openFile,
     openWorkbench,
     provision,
     resultsFrame,
@@ -26,6 +27,7 @@ import {
     skippedBanner,
     startAplServe,
     startCodeServer,
+    suiteEnv,
     type CodeServer,
     type TestService,
     type ToolPaths,
@@ -68,15 +70,7 @@ describe.skipIf(SKIP)('the extension in a real VS Code', () => {
                     tools,
                     workspace,
                     smokeTestDriver: true,
-                    env: {
-                        AXIOM_URL: service.url,
-                        AXIOM_TOKEN: service.token,
-                        APL_TEST_SERVICE_URL: service.url,
-                        APL_TEST_TOKEN: service.token,
-                        APL_TEST_WORKSPACE: workspace,
-                        APL_TEST_EVENTS: String(EVENTS),
-                        APL_TEST_RESULTS: resultsFile,
-                    },
+                    env: suiteEnv(service, workspace, EVENTS, { APL_TEST_RESULTS: resultsFile }),
                 });
                 browser = await launchBrowser(tools);
                 const page = await browser.context.newPage();
@@ -137,11 +131,7 @@ describe.skipIf(SKIP)('the extension in a real VS Code', () => {
 
         async function openQueries(): Promise<void> {
             await openWorkbench(page, server, 'queries.apl');
-            await page.keyboard.press('Control+P');
-            await page.locator('.quick-input-widget .quick-input-box input').fill('queries.apl');
-            await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'queries.apl' }).first().waitFor();
-            await page.keyboard.press('Enter');
-            await page.locator('.editor-instance .monaco-editor .view-lines', { hasText: 'nosuchfield' }).waitFor({ timeout: 60_000 });
+            await openFile(page, 'queries.apl', 'nosuchfield');
             // The extension is active and has the service's schema when the unknown field is flagged.
             await page.locator('.monaco-editor .squiggly-warning').first().waitFor({ timeout: 60_000 });
         }

@@ -301,6 +301,7 @@ function updateStatus(firstRow?: number): void {
     status.dataset.rowsMatched = String(run.rowsMatched);
     status.dataset.rowCount = String(run.rowCount);
     status.dataset.requests = String(run.requests);
+    status.dataset.elapsedMs = String(run.elapsedMs);
     const parts: string[] = [];
     switch (run.state) {
         case 'running':
