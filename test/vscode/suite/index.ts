@@ -162,6 +162,30 @@ const TESTS: Record<HostTestName, () => Promise<void>> = {
         const text = readFileSync(a.history.file, 'utf8');
         assert.ok(!text.includes(env('APL_TEST_TOKEN')), 'no token in the history');
     },
+
+    'apl.translateToLegacy opens the legacy query JSON, or places the error': async () => {
+        const doc = await openApl('translate.apl', "['events']\n| where level == 'error'\n\n['events']\n| join (['events']) on seq\n");
+        const ok = await vscode.commands.executeCommand<{ dataset: string; query: { filter?: { op: string; field: string; value: unknown } } }>('apl.translateToLegacy', { uri: doc.uri.toString(), line: 0 });
+        assert.equal(ok.dataset, 'events');
+        assert.deepEqual([ok.query.filter?.op, ok.query.filter?.field, ok.query.filter?.value], ['==', 'level', 'error']);
+        const json = await until('the JSON editor', () => vscode.window.visibleTextEditors.find(e => e.document.languageId === 'json' && e.document.getText().includes('"dataset": "events"')));
+        assert.ok(json);
+        const bad = await vscode.commands.executeCommand<{ error: string; line: number }>('apl.translateToLegacy', { uri: doc.uri.toString(), line: 3 });
+        assert.match(bad.error, /join/);
+        assert.equal(bad.line, 5);
+    },
+
+    'apl.startLocalService starts the bundled apl serve with the sample datasets and connects to it': async () => {
+        const a = await api();
+        const started = await vscode.commands.executeCommand<{ url: string }>('apl.startLocalService');
+        assert.match(started.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+        assert.equal(a.connections.active(), 'local service');
+        await until('the sample datasets in the schema', () => a.schemaDatasets().includes('sample-http-logs') || undefined, 60_000);
+        const summary = await vscode.commands.executeCommand<RunSummary>('apl.run', { text: "['sample-http-logs'] | summarize count() by status", timeRange: '30d' });
+        assert.equal(summary.state, 'done', summary.message);
+        await vscode.commands.executeCommand('apl.stopLocalService');
+        assert.equal(a.connections.names().includes('local service'), false);
+    },
 };
 
 export function run(): Promise<void> {

@@ -7,6 +7,8 @@ export const HOST_TESTS = [
     'apl.exportResults writes 5,000 rows and a header, each event exactly once',
     'apl.cancel during a run ends in cancelled',
     'the history holds the runs',
+    'apl.translateToLegacy opens the legacy query JSON, or places the error',
+    'apl.startLocalService starts the bundled apl serve with the sample datasets and connects to it',
 ] as const;
 
 export type HostTestName = (typeof HOST_TESTS)[number];
