@@ -180,12 +180,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         };
     }
 
-    async function startRun(request: RunRequest, connection?: Connection): Promise<Run> {
+    /** `invokedAt`: when the command asking for this run started (a run started again from the view has none). */
+    async function startRun(request: RunRequest, connection?: Connection, invokedAt?: number): Promise<Run> {
         runDiagnostics.clear();
         lastPaint = undefined;
         // The view opens while the request is on its way.
         void panel.reveal();
-        return runner.run({ ...request, timeRange }, connection);
+        return runner.run({ ...request, timeRange, invokedAt }, connection);
     }
 
     async function rerun(): Promise<void> {
@@ -234,6 +235,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
     const register = (id: string, fn: (...args: never[]) => unknown) => context.subscriptions.push(vscode.commands.registerCommand(id, fn));
 
     register('apl.run', async (args?: { uri?: string; line?: number; text?: string; timeRange?: unknown; connection?: string; wait?: boolean }): Promise<RunSummary | undefined> => {
+        const invokedAt = Date.now();
         const range = args?.timeRange !== undefined ? parseTimeRangeSpec(args.timeRange) : undefined;
         if (args?.timeRange !== undefined && !range) throw new Error(`apl.run: timeRange must be one of ${TIME_PRESETS.join(', ')} or { start, end }`);
         if (range) await setTimeRange(range, false);
@@ -266,7 +268,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
             else if (pick === 'Add Connection') await vscode.commands.executeCommand('apl.addConnection');
             if (!connections.active()) return undefined;
         }
-        const run = await startRun(request, connection);
+        const run = await startRun(request, connection, invokedAt);
         return run.done;
     });
 

@@ -26,6 +26,8 @@ export interface RunRequest {
     timeRange: TimeRangeSpec;
     /** The query before a column sort from the results view was added (a new sort replaces it). */
     sortBase?: string;
+    /** When the command that made this run was invoked (ms, host clock); default the run's start. */
+    invokedAt?: number;
     /** Where the text starts in its document (0-based), to place a service error there. */
     origin?: { uri: string; line: number; character: number };
 }

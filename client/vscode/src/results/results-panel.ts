@@ -58,7 +58,7 @@ export function runView(run: Run): RunView {
         mode: r?.mode ?? '',
         requests: r?.requests ?? 0,
         elapsedMs: run.elapsedMs,
-        startedAt: run.startedAt,
+        startedAt: run.request.invokedAt ?? run.startedAt,
         truncated: r?.truncated ?? false,
         isPartial: status?.isPartial === true,
         isEstimate: status?.isEstimate === true,
