@@ -18,7 +18,7 @@ import type { NormalizedEvents } from '../ingest/normalize-event.js';
 import { type DatasetMeta, type Store, type CreateDatasetInput, type UpdateDatasetInput } from '../store/store.js';
 import { StoreError } from '../store/errors.js';
 import { KeyedRwLock } from './rwlock.js';
-import { datasetNotFound } from './errors.js';
+import { datasetNotFound, HttpError } from './errors.js';
 import type { DatasetLoader, EngineAdapter } from './engine.js';
 
 export interface DataPlaneOptions {
@@ -49,12 +49,21 @@ export class DataPlane {
     /** Feeds every stored event into the engine. Call once, before serving. */
     async recover(): Promise<{ datasets: number; events: number }> {
         let events = 0;
-        const metas = this.store.listDatasets();
-        for (const meta of metas) {
+        let datasets = 0;
+        for (const meta of this.store.listDatasets()) {
+            if (!this.store.hasDataset(meta.name)) continue; // could not be opened: reported by the store
             this.generation.set(meta.name, ++this.genCounter);
-            events += await this.loadDataset(meta.name);
+            try {
+                events += await this.loadDataset(meta.name);
+                datasets++;
+            } catch (err) {
+                // A damaged block: this dataset goes out of service (423, files untouched), the others serve.
+                this.generation.delete(meta.name);
+                this.engine.deleteDataset(meta.name);
+                await this.store.markUnavailable(meta.name, err);
+            }
         }
-        return { datasets: metas.length, events };
+        return { datasets, events };
     }
 
     /**
@@ -99,6 +108,24 @@ export class DataPlane {
 
     hasDataset(name: string): boolean {
         return this.store.hasDataset(name);
+    }
+
+    /**
+     * Runs a query; when it fails because a dataset is unknown to the engine and that dataset is
+     * one the store could not open, answers the store's 423 (which says why) instead of a 404.
+     */
+    async explainUnknownDataset<T>(run: () => Promise<T>): Promise<T> {
+        try {
+            return await run();
+        } catch (err) {
+            if (err instanceof HttpError && err.status === 404) {
+                for (const m of this.store.listDatasets()) {
+                    const named = new RegExp(`(^|[^A-Za-z0-9-])${m.name}([^A-Za-z0-9-]|$)`).test(err.message);
+                    if (named && !this.store.hasDataset(m.name)) this.store.getDataset(m.name); // throws 423
+                }
+            }
+            throw err;
+        }
     }
 
     async createDataset(input: CreateDatasetInput): Promise<DatasetMeta> {

@@ -193,7 +193,7 @@ describe('compaction', () => {
 });
 
 describe('recovery', () => {
-    it('ignores and truncates a torn final record (bad length or bad CRC)', async () => {
+    it('drops a torn final append; quarantines a damaged last record instead of cutting it off', async () => {
         const { store, dir, reopen } = await fresh({ compactInWorker: false });
         await store.createDataset({ name: 'ds' });
         await ingestN(store, 'ds', 0, 3);
@@ -208,7 +208,8 @@ describe('recovery', () => {
         let s = await reopen();
         expect((await s.scan('ds')).length).toBe(6);
         expect(statSync(file).size).toBe(good);
-        // 2) last record's payload corrupted (CRC mismatch): that batch is dropped, earlier kept
+        // 2) last record's payload corrupted (CRC mismatch, intact frame header): that batch is
+        // kept aside in quarantine/ and reported, the segment is left as it is
         await ingestN(s, 'ds', 6, 3);
         await s.close();
         const d2 = await fsp.readFile(file);
@@ -216,7 +217,10 @@ describe('recovery', () => {
         await fsp.writeFile(file, d2);
         s = await reopen();
         expect((await s.scan('ds')).map((r) => r.fields.i)).toEqual([0, 1, 2, 3, 4, 5]);
-        expect(statSync(file).size).toBe(good);
+        expect(statSync(file).size).toBe(d2.length);
+        const health = await s.health('ds');
+        expect(health.status).toBe('degraded');
+        expect(health.quarantined).toEqual([{ file: `quarantine/${seg}.${good}.bad`, bytes: d2.length - good }]);
         // 3) an absurd length field
         await s.close();
         const lenJunk = Buffer.alloc(8);
