@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 
 /**
  * Starts the worker module `name` (e.g. `compact-worker`) that sits beside the calling module, in
@@ -9,9 +9,9 @@ import { Worker } from 'node:worker_threads';
  * - the CommonJS bundles in out/: esbuild leaves `import.meta.url` undefined there, and the worker
  *   is bundled beside them as `out/<bundledName>.cjs` (see esbuild.mjs).
  */
-export function startWorker(callerUrl: string | undefined, name: string, bundledName = name): Worker {
-    if (callerUrl === undefined) return new Worker(join(__dirname, `${bundledName}.cjs`));
-    if (!callerUrl.endsWith('.ts')) return new Worker(new URL(`./${name}.js`, callerUrl));
+export function startWorker(callerUrl: string | undefined, name: string, bundledName = name, resourceLimits?: ResourceLimits): Worker {
+    if (callerUrl === undefined) return new Worker(join(__dirname, `${bundledName}.cjs`), { resourceLimits });
+    if (!callerUrl.endsWith('.ts')) return new Worker(new URL(`./${name}.js`, callerUrl), { resourceLimits });
     const target = new URL(`./${name}.ts`, callerUrl).href;
     let tsx = 'tsx/esm/api';
     try {
@@ -20,5 +20,5 @@ export function startWorker(callerUrl: string | undefined, name: string, bundled
         // keep the bare specifier
     }
     const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(target)}); });`;
-    return new Worker(boot, { eval: true });
+    return new Worker(boot, { eval: true, resourceLimits });
 }

@@ -59,6 +59,10 @@ export interface ServiceOptions {
     store?: StoreOptions;
     /** Worker threads that parse ingest bodies (0 = parse on the main thread). Default min(2, CPUs). */
     ingestWorkers?: number;
+    /** Distinct fields a dataset may have; an ingest that would pass it is refused (400). Default 4,096. */
+    maxFieldsPerDataset?: number;
+    /** Heap bound of each ingest worker thread (MB); default Node's. */
+    ingestWorkerHeapMb?: number;
 }
 
 export interface Service {
@@ -127,7 +131,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
         }
 
         const engine = createEngineAdapter({ maxResultRows });
-        const data = new DataPlane(store, engine, { maxBodyBytes, log, ingestWorkers: options.ingestWorkers });
+        const data = new DataPlane(store, engine, { maxBodyBytes, log, ingestWorkers: options.ingestWorkers, maxFieldsPerDataset: options.maxFieldsPerDataset, ingestWorkerHeapMb: options.ingestWorkerHeapMb });
         const recovered = await data.recover();
         // Load the parser and evaluator now, so the first user query is not the slow one.
         await engine.queryApl('print warm = 1', { format: 'tabular', now: BigInt(Date.now()) * 1_000_000n, includeCursor: false, includeCursorField: false }).catch(() => undefined);

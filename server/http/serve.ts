@@ -29,8 +29,12 @@ export interface ServeOptions {
     handleSignals?: boolean;
 }
 
-export function banner(service: Pick<Service, 'url' | 'dataDir' | 'generatedToken' | 'samplesLoaded' | 'recovered'>, tokenHint?: string): string {
-    const token = service.generatedToken ?? tokenHint ?? '<your token>';
+/**
+ * The start-up text. It shows a token only when it generated one (that is the only way to learn
+ * it); a token given with --token/APL_TOKEN is never echoed (stdout often ends up in logs).
+ */
+export function banner(service: Pick<Service, 'url' | 'dataDir' | 'generatedToken' | 'samplesLoaded' | 'recovered'>): string {
+    const token = service.generatedToken ?? '<your token>';
     const lines = [
         `APL Dataset Query and Ingest Service listening on ${service.url}`,
         `  data directory: ${service.dataDir} (${service.recovered.datasets} datasets, ${service.recovered.events} events recovered)`,
@@ -80,7 +84,7 @@ export async function runServe(options: ServeOptions = {}): Promise<Service> {
         log: options.log,
     };
     const service = await createService(svcOptions);
-    out(banner(service, tokens.length === 1 ? tokens[0] : undefined));
+    out(banner(service));
     if (options.handleSignals !== false) {
         let stopping = false;
         const stop = (signal: NodeJS.Signals): void => {

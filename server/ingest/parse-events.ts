@@ -14,6 +14,7 @@
 import { isAscii } from 'node:buffer';
 import Papa from 'papaparse';
 import { IngestError } from './errors.js';
+import { MAX_FIELDS_PER_EVENT } from './limits.js';
 
 export type BodyFormat = 'json' | 'ndjson' | 'csv';
 
@@ -68,7 +69,8 @@ export function parseEvents(body: Buffer, format: BodyFormat, options: ParseOpti
     // Sniff JSON bodies: `[` is an array; anything else is a stream of values (NDJSON).
     const start = skipWsBytes(body);
     if (start >= body.length) return { events: [], failures: [] };
-    if (body[start] === 0x5b /* [ */) return parseJsonArray(body.toString('utf8'));
+    // From `start`: a byte-order mark before the array is not JSON (NDJSON lines skip it too).
+    if (body[start] === 0x5b /* [ */) return parseJsonArray(body.toString('utf8', start));
     const lines = decodeLines(body);
     if (format === 'json' && !parsesAsJson(lines[0])) {
         // Not one value per line: maybe a single object pretty-printed over many lines, one event.
@@ -326,51 +328,71 @@ function isCompleteObjectLine(line: string): boolean {
     }
 }
 
+/** Trimmed header names, checked: none empty, at most MAX_FIELDS_PER_EVENT. */
+function csvHeader(names: string[]): string[] {
+    const header = names.map((s) => s.trim());
+    if (header.some((h) => h === '')) throw new IngestError(400, 'invalid CSV header: empty field name');
+    // Every row would fail the per-event field limit: refuse before building any event.
+    if (header.length > MAX_FIELDS_PER_EVENT) {
+        throw new IngestError(400, `invalid CSV header: ${header.length} columns; at most ${MAX_FIELDS_PER_EVENT} fields per event are stored`);
+    }
+    return header;
+}
+
+/**
+ * Row by row (papaparse's step mode), so the header is checked before any row is kept, and only
+ * the events are held, not every row's cells.
+ */
 function parseCsv(text: string, options: ParseOptions): ParsedEvents {
     const delimiter = options.csvDelimiter ?? ',';
     if (delimiter.length !== 1 || delimiter === '"' || delimiter === '\n' || delimiter === '\r') {
         throw new IngestError(400, `invalid csv-delimiter ${JSON.stringify(delimiter)}: must be one character`);
     }
-    const res = Papa.parse<string[]>(text, { delimiter, header: false, skipEmptyLines: true });
-    const rows = res.data;
-    const rowErrors = new Map<number, string>();
-    for (const e of res.errors) {
-        if (typeof e.row === 'number' && !rowErrors.has(e.row)) rowErrors.set(e.row, `${e.code}: ${e.message}`);
-    }
-    let header: string[];
-    let firstData = 0;
     const fieldsHeader = (options.csvFields ?? '').trim();
-    if (fieldsHeader !== '') {
-        header = fieldsHeader.split(',').map((s) => s.trim());
-    } else {
-        if (rows.length === 0) return { events: [], failures: [] };
-        if (rowErrors.has(0)) throw new IngestError(400, `invalid CSV header row: ${rowErrors.get(0)}`);
-        header = rows[0].map((s) => s.trim());
-        firstData = 1;
-    }
-    if (header.some((h) => h === '')) throw new IngestError(400, 'invalid CSV header: empty field name');
+    let header: string[] | undefined = fieldsHeader !== '' ? csvHeader(fieldsHeader.split(',')) : undefined;
+    const firstData = header === undefined ? 1 : 0;
     const events: RawEvent[] = [];
     const failures: EventFailure[] = [];
-    const n = header.length;
-    for (let r = firstData; r < rows.length; r++) {
-        const row = rows[r];
-        const index = r - firstData;
-        const rowNo = r + 1; // 1-based record number in the body, header included
-        const perr = rowErrors.get(r);
-        if (perr !== undefined) {
-            failures.push({ index, error: `CSV row ${rowNo}: ${perr}` });
-            continue;
-        }
-        if (row.length !== n) {
-            failures.push({ index, error: `CSV row ${rowNo}: has ${row.length} fields, expected ${n}` });
-            continue;
-        }
-        const ev: RawEvent = {};
-        for (let k = 0; k < n; k++) {
-            const v = row[k];
-            if (v !== '') ev[header[k]] = v;
-        }
-        events.push(ev);
-    }
+    let fatal: unknown;
+    let r = 0; // record number in the body (0-based, header included)
+    Papa.parse<string[]>(text, {
+        delimiter,
+        header: false,
+        skipEmptyLines: true,
+        step: (res, parser) => {
+            const row = res.data;
+            const e = res.errors[0];
+            const perr = e === undefined ? undefined : `${e.code}: ${e.message}`;
+            const cur = r++;
+            if (header === undefined) {
+                try {
+                    if (perr !== undefined) throw new IngestError(400, `invalid CSV header row: ${perr}`);
+                    header = csvHeader(row);
+                } catch (err) {
+                    fatal = err;
+                    parser.abort();
+                }
+                return;
+            }
+            const index = cur - firstData;
+            const rowNo = cur + 1; // 1-based record number in the body, header included
+            if (perr !== undefined) {
+                failures.push({ index, error: `CSV row ${rowNo}: ${perr}` });
+                return;
+            }
+            const n = header.length;
+            if (row.length !== n) {
+                failures.push({ index, error: `CSV row ${rowNo}: has ${row.length} fields, expected ${n}` });
+                return;
+            }
+            const ev: RawEvent = {};
+            for (let k = 0; k < n; k++) {
+                const v = row[k];
+                if (v !== '') ev[header[k]] = v;
+            }
+            events.push(ev);
+        },
+    });
+    if (fatal !== undefined) throw fatal;
     return { events, failures };
 }

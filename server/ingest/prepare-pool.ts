@@ -63,6 +63,8 @@ export class IngestWorkers {
     constructor(
         size: number,
         private readonly log: (msg: string) => void,
+        /** Heap bound of each worker (MB): a body that needs more kills the worker, not the service. */
+        private readonly heapMb?: number,
     ) {
         this.slots = Array.from({ length: Math.max(0, size) }, () => new Slot());
     }
@@ -129,7 +131,8 @@ export class IngestWorkers {
     private start(slot: Slot): Worker {
         if (slot.worker) return slot.worker;
         // import.meta.url is undefined in the CommonJS bundles; startWorker handles each way we run.
-        const w = startWorker(import.meta.url as string | undefined, 'prepare-worker', 'ingest-worker');
+        const limits = this.heapMb === undefined ? undefined : { maxOldGenerationSizeMb: this.heapMb, maxYoungGenerationSizeMb: Math.max(4, Math.floor(this.heapMb / 8)) };
+        const w = startWorker(import.meta.url as string | undefined, 'prepare-worker', 'ingest-worker', limits);
         slot.ready = false;
         w.unref();
         w.on('message', (msg: Reply) => {

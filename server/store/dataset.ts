@@ -14,7 +14,7 @@ import type { BlockInput } from './block.js';
 import { keepFilter, runTailCompaction } from './compact.js';
 import type { Compactor } from './compactor.js';
 import { DatasetOpenError, StoreError } from './errors.js';
-import { AtomicWriteError, ensureDir, fsyncDir, readJsonIfExists, removeTempFiles, writeFileAtomic } from './fsutil.js';
+import { AtomicWriteError, checkedJson, ensureDir, fsyncDir, readCheckedJsonIfExists, removeTempFiles, writeFileAtomic } from './fsutil.js';
 import { batchIdHex, formatRowId } from './row-id.js';
 import { FRAME_HEADER, frame, scanSegment, WalWriter, type BadRegion } from './wal.js';
 import { encodeWalPayload, readRecord, type DecodedRecord } from './wal-record.js';
@@ -271,8 +271,8 @@ export class Dataset {
     static async initDir(tmpDir: string, meta: DatasetMeta): Promise<void> {
         await ensureDir(path.join(tmpDir, 'wal'));
         await ensureDir(path.join(tmpDir, 'blocks'));
-        await writeFileAtomic(path.join(tmpDir, 'meta.json'), JSON.stringify(meta, null, 1));
-        await writeFileAtomic(path.join(tmpDir, 'manifest.json'), JSON.stringify(Dataset.emptyManifest()));
+        await writeFileAtomic(path.join(tmpDir, 'meta.json'), checkedJson(meta, 1));
+        await writeFileAtomic(path.join(tmpDir, 'manifest.json'), checkedJson(Dataset.emptyManifest()));
         await fsyncDir(path.join(tmpDir, 'wal'));
         await fsyncDir(path.join(tmpDir, 'blocks'));
         await fsyncDir(tmpDir);
@@ -286,7 +286,7 @@ export class Dataset {
         const metaFile = path.join(dir, 'meta.json');
         let meta: DatasetMeta | undefined;
         try {
-            meta = await readJsonIfExists<DatasetMeta>(metaFile);
+            meta = await readCheckedJsonIfExists<DatasetMeta>(metaFile);
         } catch (err) {
             throw new DatasetOpenError(`${metaFile}: ${(err as Error).message.replace(`${metaFile}: `, '')}`);
         }
@@ -350,10 +350,10 @@ export class Dataset {
         let m: Manifest | undefined;
         let why: string;
         try {
-            m = await readJsonIfExists<Manifest>(this.manifestFile);
+            m = await readCheckedJsonIfExists<Manifest>(this.manifestFile);
             why = 'is missing';
         } catch (err) {
-            why = `is not valid JSON (${(err as Error).message.replace(`${this.manifestFile}: `, '')})`;
+            why = (err as Error).message.replace(`${this.manifestFile}: `, 'is ').replace('is checksum mismatch', 'fails its checksum');
         }
         if (m !== undefined) {
             const bad = manifestProblem(m);
@@ -401,7 +401,7 @@ export class Dataset {
         if (await fsp.stat(this.manifestFile).then(() => true, () => false)) {
             await this.quarantineFile(this.manifestFile, `manifest.json.${Date.now()}.bad`);
         }
-        await writeFileAtomic(this.manifestFile, JSON.stringify(m));
+        await writeFileAtomic(this.manifestFile, checkedJson(m));
         this.problem(`${this.manifestFile} ${why}: rebuilt it from ${blocks.length} block(s) (coveredSeq ${coveredSeq}, ${m.trims.length} trim(s) from meta.json)`);
         return m;
     }
@@ -485,7 +485,7 @@ export class Dataset {
             this.recoveryNotes.push(`adopted blocks/${o.file} (seqs ${h.covers![0] + 1}..${h.covers![1]}): its compaction had not committed the manifest`);
         }
         if (manifest !== this.manifest) {
-            await writeFileAtomic(this.manifestFile, JSON.stringify(manifest));
+            await writeFileAtomic(this.manifestFile, checkedJson(manifest));
             this.manifest = manifest;
         }
         const keep = keepFilter(this.retentionCutoffString(), manifest.trims);
@@ -736,7 +736,7 @@ export class Dataset {
         }
         let durable = true;
         try {
-            await writeFileAtomic(this.manifestFile, JSON.stringify(manifest));
+            await writeFileAtomic(this.manifestFile, checkedJson(manifest));
         } catch (err) {
             if (!(err instanceof AtomicWriteError && err.renamed)) {
                 // Not committed: the block is referenced by nothing; remove it (the batches stay in the WAL).
@@ -812,7 +812,7 @@ export class Dataset {
     }
 
     async writeMeta(meta: DatasetMeta): Promise<void> {
-        await writeFileAtomic(path.join(this.dir, 'meta.json'), JSON.stringify(meta, null, 1));
+        await writeFileAtomic(path.join(this.dir, 'meta.json'), checkedJson(meta, 1));
         this.meta = meta;
     }
 
@@ -845,7 +845,7 @@ export class Dataset {
     private async dropBlocks(next: Manifest, drop: (b: BlockInfo) => boolean): Promise<{ blocksDeleted: number }> {
         const gone = next.blocks.filter(drop);
         next.blocks = next.blocks.filter((b) => !drop(b));
-        await writeFileAtomic(path.join(this.dir, 'manifest.json'), JSON.stringify(next));
+        await writeFileAtomic(path.join(this.dir, 'manifest.json'), checkedJson(next));
         this.manifest = next;
         await this.noOpeningSnapshots();
         for (const b of gone) await fsp.rm(path.join(this.blockDir, b.file), { force: true });

@@ -7,6 +7,7 @@ import { promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 
 export const FILE_MODE = 0o600;
 export const DIR_MODE = 0o700;
@@ -106,6 +107,44 @@ export async function writeFileAtomic(file: string, data: string | Buffer): Prom
     } catch (err) {
         throw new AtomicWriteError(err, true);
     }
+}
+
+/**
+ * Metadata files (manifest.json, meta.json, tokens.json) carry a checksum, so a flipped byte that
+ * still parses (a digit of coveredSeq) is caught instead of silently obeyed: the object is written
+ * with a last key `crc32` = crc32 of the compact JSON of the other keys, in order.
+ */
+export function checkedJson(obj: object, indent?: number): string {
+    const crc = crc32(JSON.stringify(obj)) >>> 0;
+    return JSON.stringify({ ...obj, crc32: crc }, null, indent);
+}
+
+/** Parses `text` (JSON); when it has a `crc32` key it must match (see checkedJson), which is removed. */
+export function parseCheckedJson<T>(text: string, file: string): T {
+    let v: unknown;
+    try {
+        v = JSON.parse(text);
+    } catch (err) {
+        throw new Error(`${file}: not valid JSON (${(err as Error).message})`);
+    }
+    if (typeof v === 'object' && v !== null && !Array.isArray(v) && 'crc32' in v) {
+        const { crc32: stored, ...rest } = v as Record<string, unknown>;
+        if (stored !== crc32(JSON.stringify(rest)) >>> 0) throw new Error(`${file}: checksum mismatch (the file is damaged)`);
+        return rest as T;
+    }
+    return v as T;
+}
+
+/** readJsonIfExists for files written with checkedJson (files without a checksum are accepted). */
+export async function readCheckedJsonIfExists<T>(file: string): Promise<T | undefined> {
+    let text: string;
+    try {
+        text = await fsp.readFile(file, 'utf8');
+    } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        throw err;
+    }
+    return parseCheckedJson<T>(text, file);
 }
 
 /** Reads and parses a JSON file; undefined when it does not exist. Errors name the file. */

@@ -11,7 +11,7 @@ import { ingestStatus, nowNs, prepareIngest, type IngestRequest, type IngestStat
 import { Compactor } from './compactor.js';
 import { BlockCache, Dataset, datasetHealth, type DatasetHealth, type DatasetMeta, type DatasetStats, type Snapshot, type StoredEvent } from './dataset.js';
 import { diskFullError, StoreError, validateDatasetName } from './errors.js';
-import { ensureDir, fsyncDir, isDiskFull, readJsonIfExists } from './fsutil.js';
+import { ensureDir, fsyncDir, isDiskFull, readCheckedJsonIfExists } from './fsutil.js';
 import { acquireDirLock, type DirLock } from './lock.js';
 import { TokenStore } from './tokens.js';
 
@@ -169,7 +169,7 @@ export class Store {
         if (open) await open.close().catch(() => undefined);
         let meta: DatasetMeta | undefined;
         try {
-            meta = await readJsonIfExists<DatasetMeta>(path.join(dir, 'meta.json'));
+            meta = await readCheckedJsonIfExists<DatasetMeta>(path.join(dir, 'meta.json'));
         } catch {
             meta = undefined;
         }

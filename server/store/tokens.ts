@@ -15,7 +15,7 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { readFileSync, statSync, type BigIntStats } from 'node:fs';
 import * as path from 'node:path';
 import { formatDatetime } from '../../language/values.js';
-import { writeFileAtomic } from './fsutil.js';
+import { checkedJson, parseCheckedJson, writeFileAtomic } from './fsutil.js';
 
 export interface TokenInfo {
     id: string;
@@ -57,12 +57,7 @@ function versionOf(st: BigIntStats | undefined): string {
 }
 
 function parseTokenFile(text: string, file: string): TokenRecord[] {
-    let f: Partial<TokenFile> | null;
-    try {
-        f = JSON.parse(text) as Partial<TokenFile> | null;
-    } catch (err) {
-        throw new Error(`${file}: not valid JSON (${(err as Error).message})`);
-    }
+    const f = parseCheckedJson<Partial<TokenFile> | null>(text, file);
     if (typeof f !== 'object' || f === null || !Array.isArray(f.tokens)) throw new Error(`${file}: expected {"v":1,"tokens":[…]}`);
     for (const t of f.tokens as unknown[]) {
         const r = t as Partial<TokenRecord> | null;
@@ -181,7 +176,7 @@ export class TokenStore {
             this.refresh('strict');
             const { records, result } = change(this.tokens);
             if (!records) return result;
-            await writeFileAtomic(this.file, JSON.stringify({ v: 1, tokens: records } satisfies TokenFile, null, 1));
+            await writeFileAtomic(this.file, checkedJson({ v: 1, tokens: records } satisfies TokenFile, 1));
             this.replace(records);
             // Not the version of what was just written: another process may have replaced it
             // already. Unknown, so the next look reads the file.
