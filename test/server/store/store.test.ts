@@ -1,7 +1,8 @@
-import { existsSync, promises as fsp, readdirSync, statSync } from 'node:fs';
+import { existsSync, promises as fsp, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatDatetime } from '../../../language/values.js';
+import { writeFaults } from '../../../server/store/fsutil.js';
 import { openStore, parseRowId, StoreError, type Store, type StoreOptions } from '../../../server/store/store.js';
 import { ndjson, tempDir } from './helpers.js';
 
@@ -250,6 +251,68 @@ describe('recovery after a crash between rotation and manifest write', () => {
         const s2 = await reopen();
         expect((await s2.scan('ds')).map((r) => r.fields.i)).toEqual(Array.from({ length: 15 }, (_, i) => i));
         expect((await s2.stats('ds')).blocks).toBe(1);
+    });
+});
+
+describe('block files the manifest does not list (FORMAT.md, "Orphan blocks")', () => {
+    const blocksOf = (dir: string): string => path.join(dir, 'datasets', 'ds', 'blocks');
+
+    it('a compaction that wrote its block but not the manifest is committed on open (adopted), not deleted', async () => {
+        const { store, dir, reopen } = await fresh({ compactInWorker: false });
+        await store.createDataset({ name: 'ds' });
+        await ingestN(store, 'ds', 0, 12);
+        let saved: Buffer | undefined;
+        let name = '';
+        // The "crash": the manifest write fails; keep the block the compaction had written.
+        writeFaults.inject = (file) => {
+            if (!file.endsWith('manifest.json')) return undefined;
+            name = readdirSync(blocksOf(dir))[0];
+            saved = readFileSync(path.join(blocksOf(dir), name));
+            return Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
+        };
+        try {
+            await expect(store.compact('ds')).rejects.toThrow(/EIO/);
+        } finally {
+            writeFaults.inject = undefined;
+        }
+        expect(readdirSync(blocksOf(dir))).toEqual([]); // the failed try cleaned up after itself
+        await store.close();
+        writeFileSync(path.join(blocksOf(dir), name), saved!);
+        const s = await reopen();
+        expect((await s.scan('ds')).map((r) => r.fields.i)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+        expect(await s.stats('ds')).toMatchObject({ blocks: 1, walLength: 0 });
+        expect((await s.health('ds')).status).toBe('ok');
+        await ingestN(s, 'ds', 12, 3);
+        const s2 = await reopen();
+        expect((await s2.scan('ds')).length).toBe(15);
+    });
+
+    it('a block a trim had dropped (crash before the unlink) is removed; one found nowhere else is kept aside and reported', async () => {
+        const now = BigInt(T0 + 100_000) * 1_000_000n;
+        const { store, dir, reopen } = await fresh({ now: () => now, compactInWorker: false });
+        await store.createDataset({ name: 'ds' });
+        await ingestN(store, 'ds', 0, 5);
+        await store.compact('ds');
+        const [old] = readdirSync(blocksOf(dir));
+        const oldBytes = readFileSync(path.join(blocksOf(dir), old));
+        await store.trim('ds', 1_000_000_000n); // everything: the block is dropped
+        await ingestN(store, 'ds', 200, 4);
+        // And a block from elsewhere (another dataset's): its rows are in neither the manifest nor the WAL.
+        await store.createDataset({ name: 'other' });
+        await ingestN(store, 'other', 300, 3);
+        await store.compact('other');
+        const otherDir = path.join(dir, 'datasets', 'other', 'blocks');
+        const strangerBytes = readFileSync(path.join(otherDir, readdirSync(otherDir)[0]));
+        await store.close();
+        writeFileSync(path.join(blocksOf(dir), old), oldBytes); // as if the unlink never happened
+        const stranger = '000000ff.blk';
+        writeFileSync(path.join(blocksOf(dir), stranger), strangerBytes);
+        const s = await reopen();
+        expect((await s.scan('ds')).map((r) => r.fields.i)).toEqual([200, 201, 202, 203]);
+        expect(readdirSync(blocksOf(dir))).toEqual([]);
+        const health = await s.health('ds');
+        expect(health.quarantined.map((q) => q.file)).toEqual([`quarantine/block-${stranger}`]);
+        expect(health.problems.join('\n')).toMatch(/blocks\/000000ff\.blk .*not listed in the manifest/);
     });
 });
 
