@@ -339,60 +339,56 @@ function csvHeader(names: string[]): string[] {
     return header;
 }
 
-/**
- * Row by row (papaparse's step mode), so the header is checked before any row is kept, and only
- * the events are held, not every row's cells.
- */
 function parseCsv(text: string, options: ParseOptions): ParsedEvents {
     const delimiter = options.csvDelimiter ?? ',';
     if (delimiter.length !== 1 || delimiter === '"' || delimiter === '\n' || delimiter === '\r') {
         throw new IngestError(400, `invalid csv-delimiter ${JSON.stringify(delimiter)}: must be one character`);
     }
     const fieldsHeader = (options.csvFields ?? '').trim();
-    let header: string[] | undefined = fieldsHeader !== '' ? csvHeader(fieldsHeader.split(',')) : undefined;
-    const firstData = header === undefined ? 1 : 0;
+    let header: string[] | undefined;
+    if (fieldsHeader !== '') header = csvHeader(fieldsHeader.split(','));
+    else {
+        // The header row alone first: a huge one is refused before the rows are parsed at all.
+        const first = Papa.parse<string[]>(text, { delimiter, header: false, skipEmptyLines: true, preview: 1 });
+        if (first.data.length === 0) return { events: [], failures: [] };
+        if (first.errors.length) throw new IngestError(400, `invalid CSV header row: ${first.errors[0].code}: ${first.errors[0].message}`);
+        csvHeader(first.data[0]);
+    }
+    const res = Papa.parse<string[]>(text, { delimiter, header: false, skipEmptyLines: true });
+    const rows = res.data;
+    const rowErrors = new Map<number, string>();
+    for (const e of res.errors) {
+        if (typeof e.row === 'number' && !rowErrors.has(e.row)) rowErrors.set(e.row, `${e.code}: ${e.message}`);
+    }
+    let firstData = 0;
+    if (header === undefined) {
+        if (rows.length === 0) return { events: [], failures: [] };
+        if (rowErrors.has(0)) throw new IngestError(400, `invalid CSV header row: ${rowErrors.get(0)}`);
+        header = csvHeader(rows[0]);
+        firstData = 1;
+    }
     const events: RawEvent[] = [];
     const failures: EventFailure[] = [];
-    let fatal: unknown;
-    let r = 0; // record number in the body (0-based, header included)
-    Papa.parse<string[]>(text, {
-        delimiter,
-        header: false,
-        skipEmptyLines: true,
-        step: (res, parser) => {
-            const row = res.data;
-            const e = res.errors[0];
-            const perr = e === undefined ? undefined : `${e.code}: ${e.message}`;
-            const cur = r++;
-            if (header === undefined) {
-                try {
-                    if (perr !== undefined) throw new IngestError(400, `invalid CSV header row: ${perr}`);
-                    header = csvHeader(row);
-                } catch (err) {
-                    fatal = err;
-                    parser.abort();
-                }
-                return;
-            }
-            const index = cur - firstData;
-            const rowNo = cur + 1; // 1-based record number in the body, header included
-            if (perr !== undefined) {
-                failures.push({ index, error: `CSV row ${rowNo}: ${perr}` });
-                return;
-            }
-            const n = header.length;
-            if (row.length !== n) {
-                failures.push({ index, error: `CSV row ${rowNo}: has ${row.length} fields, expected ${n}` });
-                return;
-            }
-            const ev: RawEvent = {};
-            for (let k = 0; k < n; k++) {
-                const v = row[k];
-                if (v !== '') ev[header[k]] = v;
-            }
-            events.push(ev);
-        },
-    });
-    if (fatal !== undefined) throw fatal;
+    const n = header.length;
+    for (let r = firstData; r < rows.length; r++) {
+        const row = rows[r];
+        const index = r - firstData;
+        const rowNo = r + 1; // 1-based record number in the body, header included
+        const perr = rowErrors.get(r);
+        if (perr !== undefined) {
+            failures.push({ index, error: `CSV row ${rowNo}: ${perr}` });
+            continue;
+        }
+        if (row.length !== n) {
+            failures.push({ index, error: `CSV row ${rowNo}: has ${row.length} fields, expected ${n}` });
+            continue;
+        }
+        const ev: RawEvent = {};
+        for (let k = 0; k < n; k++) {
+            const v = row[k];
+            if (v !== '') ev[header[k]] = v;
+        }
+        events.push(ev);
+    }
     return { events, failures };
 }
