@@ -10,7 +10,7 @@
  *   per event). Used for batches recovered from the WAL after a restart, in the compaction worker
  *   (compact-worker.ts) or, if no worker can be started, on the main thread.
  */
-import { buildBatch } from '../ingest/ingest.js';
+import { buildBatch, type NormalizedEvents } from '../ingest/ingest.js';
 import { encodeBlock, type BlockHeader, type BlockInput, type EncodeOptions } from './block.js';
 import { writeFileAtomic } from './fsutil.js';
 import { scanSegment } from './wal.js';
@@ -52,7 +52,12 @@ export async function runCompactJob(job: CompactJob, yieldEvery?: () => Promise<
             if (dec === undefined) continue; // damaged: recovery left it out of the tail too
             const { header, params, body } = dec;
             if (header.seq <= job.afterSeq || header.seq > job.uptoSeq) continue;
-            const { batch } = buildBatch(body, params);
+            let batch: NormalizedEvents;
+            try {
+                ({ batch } = buildBatch(body, params));
+            } catch {
+                continue; // no longer rebuilds: the dataset serves nothing of it either (dataset.ts `rebuild`)
+            }
             inputs.push({ seq: header.seq, sysTime: params.receiveTimeNs, times: batch.times, fields: batch.fields });
             if (yieldEvery) await yieldEvery();
         }

@@ -189,8 +189,25 @@ export interface TailBatch {
     columnar?: ColumnarBatch;
 }
 
-function materialize(tb: TailBatch): NormalizedEvents {
-    return (tb.norm ??= buildBatch(tb.body as Buffer, tb.params).batch);
+const NO_EVENTS: NormalizedEvents = { times: new BigInt64Array(0), fields: [], failures: [] };
+
+/**
+ * The events of a recovered batch, rebuilt from its body. A body that no longer rebuilds (only a
+ * change of the normalisation code between a crash and the restart can do that) yields no events
+ * and is reported, rather than making every read of the dataset fail; compaction skips it the same
+ * way (compact.ts), so what is served and what is compacted agree.
+ */
+function rebuild(tb: TailBatch, onError: (msg: string) => void): NormalizedEvents {
+    try {
+        return buildBatch(tb.body as Buffer, tb.params).batch;
+    } catch (err) {
+        onError(`write-ahead log record seq ${tb.seq} could not be rebuilt (${(err as Error).message}): its ${tb.count} events are not served`);
+        return NO_EVENTS;
+    }
+}
+
+function materialize(tb: TailBatch, onError: (msg: string) => void): NormalizedEvents {
+    return (tb.norm ??= rebuild(tb, onError));
 }
 
 const yieldToLoop = (): Promise<void> => new Promise<void>((r) => setImmediate(r));
@@ -315,6 +332,13 @@ export class Dataset {
     private problem(msg: string): void {
         this.problems.push(msg);
         this.recoveryNotes.push(msg);
+    }
+
+    /** A problem found after open (logged once, and shown in the dataset's health). */
+    private reportOnce(msg: string): void {
+        if (this.problems.includes(msg)) return;
+        this.problems.push(msg);
+        this.opts.log(`dataset "${this.meta.name}": ${msg}`);
     }
 
     /** Writes `data` to quarantine/<name> (durably) and returns the relative path. */
@@ -783,7 +807,7 @@ export class Dataset {
         } finally {
             if (--this.openingSnapshots === 0) for (const w of this.openingWaiters.splice(0)) w();
         }
-        return new Snapshot(this.meta.name, refs, tail, keep, this.opts.blockCache);
+        return new Snapshot(this.meta.name, refs, tail, keep, this.opts.blockCache, (msg) => this.reportOnce(msg));
     }
 
     /** Waits until no snapshot is between reading the manifest and opening its block files. */
@@ -915,6 +939,7 @@ export class Snapshot {
         private readonly tail: TailBatch[],
         private readonly keep: ((seq: number, t: bigint) => boolean) | undefined,
         private readonly cache: BlockCache,
+        private readonly onRebuildError: (msg: string) => void = () => undefined,
     ) {}
 
     /** Upper bound of the number of events (exact unless retention/trim hides some). */
@@ -971,7 +996,7 @@ export class Snapshot {
             }
         }
         for (const tb of this.tail) {
-            const { times, fields } = materialize(tb);
+            const { times, fields } = materialize(tb, this.onRebuildError);
             for (let r = 0; r < fields.length; r++) {
                 const t = times[r];
                 if (keep && !keep(tb.seq, t)) continue;
@@ -1000,7 +1025,7 @@ export class Snapshot {
             yield { kind: 'block', block: b, select };
         }
         for (const tb of this.tail) {
-            const { times, fields } = tb.norm ?? buildBatch(tb.body as Buffer, tb.params).batch;
+            const { times, fields } = tb.norm ?? rebuild(tb, this.onRebuildError);
             let select: Uint32Array | undefined;
             if (keep) {
                 const kept = new Uint32Array(fields.length);

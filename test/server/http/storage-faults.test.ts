@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createService } from '../../../server/http/app.js';
-import { createDataset, ndjson, rows, startService, TOKEN, type TestService } from './helpers.js';
+import { createDataset, ndjson, rows, startService, type TestService } from './helpers.js';
 import { spawnServer } from './spawn.js';
 
 const services: TestService[] = [];

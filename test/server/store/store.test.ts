@@ -3,6 +3,8 @@ import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatDatetime } from '../../../language/values.js';
 import { writeFaults } from '../../../server/store/fsutil.js';
+import { frame } from '../../../server/store/wal.js';
+import { encodeWalPayload } from '../../../server/store/wal-record.js';
 import { openStore, parseRowId, StoreError, type Store, type StoreOptions } from '../../../server/store/store.js';
 import { ndjson, tempDir } from './helpers.js';
 
@@ -232,6 +234,29 @@ describe('recovery', () => {
         await ingestN(s, 'ds', 100, 1);
         s = await reopen();
         expect((await s.scan('ds')).length).toBe(7);
+    });
+});
+
+describe('a WAL record that no longer rebuilds', () => {
+    it('is reported and skipped by reads and by compaction alike; the dataset keeps working', async () => {
+        const { store, dir, reopen } = await fresh({ compactInWorker: false });
+        await store.createDataset({ name: 'ds' });
+        await ingestN(store, 'ds', 0, 3);
+        await ingestN(store, 'ds', 3, 3);
+        await store.close();
+        // A checksummed record whose parameters the ingest path would refuse today (labels that are not JSON).
+        const body = ndjson([{ poisoned: true }]);
+        const rec = frame(3, encodeWalPayload(3, { params: { format: 'ndjson', labels: '{not json', receiveTimeNs: 1n }, body, count: 1, failures: [], minTime: 0n, maxTime: 0n, processedBytes: body.length }));
+        const walDir = path.join(dir, 'datasets', 'ds', 'wal');
+        await fsp.appendFile(path.join(walDir, readdirSync(walDir)[0]), Buffer.concat(rec));
+        const s = await reopen();
+        expect((await s.scan('ds')).map((r) => r.fields.i)).toEqual([0, 1, 2, 3, 4, 5]);
+        expect((await s.health('ds')).problems.join('\n')).toMatch(/record seq 3 could not be rebuilt .*X-Axiom-Event-Labels.*not served/);
+        await s.compact('ds');
+        expect(await s.stats('ds')).toMatchObject({ walLength: 0, blocks: 1, events: 6 });
+        await ingestN(s, 'ds', 6, 1);
+        const s2 = await reopen();
+        expect((await s2.scan('ds')).map((r) => r.fields.i)).toEqual([0, 1, 2, 3, 4, 5, 6]);
     });
 });
 
