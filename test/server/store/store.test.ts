@@ -3,7 +3,8 @@ import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatDatetime } from '../../../language/values.js';
 import { writeFaults } from '../../../server/store/fsutil.js';
-import { frame } from '../../../server/store/wal.js';
+import { crc32 } from 'node:zlib';
+import { frame, scanSegment } from '../../../server/store/wal.js';
 import { encodeWalPayload } from '../../../server/store/wal-record.js';
 import { openStore, parseRowId, StoreError, type Store, type StoreOptions } from '../../../server/store/store.js';
 import { ndjson, tempDir } from './helpers.js';
@@ -234,6 +235,48 @@ describe('recovery', () => {
         await ingestN(s, 'ds', 100, 1);
         s = await reopen();
         expect((await s.scan('ds')).length).toBe(7);
+    });
+});
+
+describe('a data directory written by the previous version', () => {
+    it('opens: v1 WAL segments are replayed, metadata without checksums is read; new records go to a v2 segment', async () => {
+        const { store, dir, reopen } = await fresh({ compactEvents: 12 });
+        await store.createDataset({ name: 'ds' });
+        await ingestN(store, 'ds', 0, 8);
+        await store.compact('ds'); // a block and a manifest
+        await ingestN(store, 'ds', 8, 3);
+        await ingestN(store, 'ds', 11, 3);
+        const { token } = await store.tokens.createToken('old');
+        await store.close();
+        // Rewrite what this version wrote the way the previous one did.
+        const walDir = path.join(dir, 'datasets', 'ds', 'wal');
+        const [seg] = readdirSync(walDir);
+        const scan = await scanSegment(path.join(walDir, seg));
+        const v1 = scan.records.map((r) => {
+            const h = Buffer.alloc(8);
+            h.writeUInt32LE(r.payload.length, 0);
+            h.writeUInt32LE(crc32(r.payload) >>> 0, 4);
+            return Buffer.concat([h, r.payload]);
+        });
+        writeFileSync(path.join(walDir, seg), Buffer.concat(v1));
+        for (const f of ['tokens.json', 'datasets/ds/meta.json', 'datasets/ds/manifest.json']) {
+            const { crc32: _dropped, ...rest } = JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as Record<string, unknown>;
+            writeFileSync(path.join(dir, f), JSON.stringify(rest));
+        }
+        writeFileSync(path.join(dir, 'LOCK'), '999999\n');
+        expect((await scanSegment(path.join(walDir, seg))).format).toBe(1);
+        const s = await reopen();
+        expect((await s.scan('ds')).map((r) => r.fields.i)).toEqual(Array.from({ length: 14 }, (_, i) => i));
+        expect(s.tokens.verify(token)?.name).toBe('old');
+        expect((await s.health('ds')).status).toBe('ok');
+        await ingestN(s, 'ds', 14, 2);
+        const segs = readdirSync(walDir).sort();
+        expect(segs.length).toBe(2);
+        expect((await scanSegment(path.join(walDir, segs[1]))).format).toBe(2);
+        const s2 = await reopen();
+        expect((await s2.scan('ds')).map((r) => r.fields.i)).toEqual(Array.from({ length: 16 }, (_, i) => i));
+        await s2.compact('ds');
+        expect(readdirSync(walDir).length).toBe(1);
     });
 });
 
