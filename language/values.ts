@@ -179,12 +179,28 @@ export function parseGoDuration(text: string): bigint | undefined {
  * Parses the datetime forms APL accepts in `datetime(...)` and `todatetime("...")`: ISO 8601 / RFC 3339
  * with `T` or a space, optional seconds, fraction (to 1 ns) and zone; a bare date. Returns ns since epoch.
  */
+/**
+ * The `_time` an ingested event can have: stored times are signed 64-bit nanoseconds since the
+ * Unix epoch, 1677-09-21T00:12:43.145224192Z to 2262-04-11T23:47:16.854775807Z. An event whose
+ * time falls outside fails instead of being stored wrapped around.
+ */
+export const EVENT_TIME_MIN_NS = -(2n ** 63n);
+export const EVENT_TIME_MAX_NS = 2n ** 63n - 1n;
+
+/** 400 Gregorian years, in ms: the calendar repeats exactly after it. */
+const MS_PER_400_YEARS = 146_097 * 86_400_000;
+
+/** Date.UTC for every year: Date.UTC itself reads years 0–99 as 1900–1999. */
+export function utcMs(year: number, month0: number, day: number, h = 0, mi = 0, s = 0): number {
+    return year >= 0 && year < 100 ? Date.UTC(year + 400, month0, day, h, mi, s) - MS_PER_400_YEARS : Date.UTC(year, month0, day, h, mi, s);
+}
+
 export function parseDatetime(text: string): bigint | undefined {
     const s = text.trim();
     const m = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9})\d*)?)?)?\s*(Z|z|UTC|GMT|[+-]\d{2}:?\d{2})?$/.exec(s);
     if (m) {
         const [, y, mo, d, h = '0', mi = '0', sec = '0', frac = '', zone] = m;
-        const ms = Date.UTC(+y, +mo - 1, +d, +h, +mi, +sec);
+        const ms = utcMs(+y, +mo - 1, +d, +h, +mi, +sec);
         if (Number.isNaN(ms) || +mo < 1 || +mo > 12 || +d < 1 || +d > 31 || +h > 23 || +mi > 59 || +sec > 60) return undefined;
         let ns = BigInt(ms) * NS_PER_MS + BigInt(frac.padEnd(9, '0') || '0');
         if (zone && zone !== 'Z' && zone !== 'z' && zone !== 'UTC' && zone !== 'GMT') {

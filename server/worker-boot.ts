@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 
 /**
  * Starts the worker module `name` (e.g. `compact-worker`) that sits beside the calling module,
@@ -11,10 +11,10 @@ import { Worker } from 'node:worker_threads';
  * - a CommonJS bundle made without that definition (`callerUrl` undefined): `<bundledName>.cjs`
  *   beside this module.
  */
-export function startWorker(callerUrl: string | undefined, name: string, bundledName = name): Worker {
-    if (callerUrl === undefined) return new Worker(join(__dirname, `${bundledName}.cjs`));
-    if (callerUrl.endsWith('.cjs')) return new Worker(new URL(`./${bundledName}.cjs`, callerUrl));
-    if (!callerUrl.endsWith('.ts')) return new Worker(new URL(`./${name}.js`, callerUrl));
+export function startWorker(callerUrl: string | undefined, name: string, bundledName = name, resourceLimits?: ResourceLimits): Worker {
+    if (callerUrl === undefined) return new Worker(join(__dirname, `${bundledName}.cjs`), { resourceLimits });
+    if (callerUrl.endsWith('.cjs')) return new Worker(new URL(`./${bundledName}.cjs`, callerUrl), { resourceLimits });
+    if (!callerUrl.endsWith('.ts')) return new Worker(new URL(`./${name}.js`, callerUrl), { resourceLimits });
     const target = new URL(`./${name}.ts`, callerUrl).href;
     let tsx = 'tsx/esm/api';
     try {
@@ -23,5 +23,5 @@ export function startWorker(callerUrl: string | undefined, name: string, bundled
         // keep the bare specifier
     }
     const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(target)}); });`;
-    return new Worker(boot, { eval: true });
+    return new Worker(boot, { eval: true, resourceLimits });
 }

@@ -7,7 +7,7 @@
  * its row count (or into a new, larger buffer), and a type change replaces the field's column with
  * a new object, so a snapshot never sees rows or types that arrived after it was taken.
  */
-import { parseDatetime, parseGoDuration } from '../values.js';
+import { EVENT_TIME_MAX_NS, EVENT_TIME_MIN_NS, parseDatetime, parseGoDuration, utcMs } from '../values.js';
 import type { ScalarType } from './columns.js';
 import { BoolColumn, type Column, ConstColumn, DynColumn, FnColumn, NumColumn, StrColumn, TimeColumn, splitNs } from './columns.js';
 import type { AplValue, JsonValue } from '../values.js';
@@ -562,7 +562,7 @@ function parseTimeParts(v: unknown): boolean {
                     offsetMin = (z === 45 ? -1 : 1) * (hh * 60 + mm);
                 } else return fallbackTime(s);
             }
-            const ms = Date.UTC(y, d2(s, 5) - 1, d2(s, 8), d2(s, 11), d2(s, 14), d2(s, 17)) - offsetMin * 60000;
+            const ms = utcMs(y, d2(s, 5) - 1, d2(s, 8), d2(s, 11), d2(s, 14), d2(s, 17)) - offsetMin * 60000;
             if (ms !== ms) return false;
             for (let k = digits; k < 9; k++) frac *= 10;
             const extraMs = Math.floor(frac / 1_000_000);
@@ -578,6 +578,13 @@ function parseTimeParts(v: unknown): boolean {
     PT_MS = a;
     PT_SUB = b;
     return true;
+}
+
+/** Whether (ms, ns within the ms) is a time the service can store (int64 ns, language/values.ts). */
+function timeInRange(ms: number, sub: number): boolean {
+    if (ms > -9.2e12 && ms < 9.2e12) return true; // well inside ±2^63 ns (±9.22e12 ms): no BigInt needed
+    const ns = BigInt(ms) * 1_000_000n + BigInt(sub);
+    return ns >= EVENT_TIME_MIN_NS && ns <= EVENT_TIME_MAX_NS;
 }
 
 function fallbackTime(s: string): boolean {
@@ -903,6 +910,13 @@ export class DatasetStore {
             if (ev === null || typeof ev !== 'object' || Array.isArray(ev)) {
                 failed++;
                 failures.push({ timestamp: new Date(Number(now / 1_000_000n)).toISOString(), error: 'event is not a JSON object' });
+                continue;
+            }
+            const tsValue = ev[tsField];
+            if (tsValue !== undefined && parseTimeParts(tsValue) && !timeInRange(PT_MS, PT_SUB)) {
+                // As the service does: a time a stored _time cannot hold fails the event.
+                failed++;
+                failures.push({ timestamp: new Date(Number(now / 1_000_000n)).toISOString(), error: `timestamp field "${tsField}" is out of range: ${JSON.stringify(tsValue)}` });
                 continue;
             }
             const row = this.rows;

@@ -8,10 +8,9 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { openStore, type Store, type StoreOptions } from '../store/store.js';
-import { readJsonIfExists, writeFileAtomic } from '../store/fsutil.js';
+import { ensureDir, readJsonIfExists, writeFileAtomic } from '../store/fsutil.js';
 import { Authenticator, authHook, type TokenSpec } from './auth.js';
 import { DataPlane } from './data.js';
 import { createEngineAdapter } from './engine.js';
@@ -60,6 +59,10 @@ export interface ServiceOptions {
     store?: StoreOptions;
     /** Worker threads that parse ingest bodies (0 = parse on the main thread). Default min(2, CPUs). */
     ingestWorkers?: number;
+    /** Distinct fields a dataset may have; an ingest that would pass it is refused (400). Default 4,096. */
+    maxFieldsPerDataset?: number;
+    /** Heap bound of each ingest worker thread (MB); default Node's. */
+    ingestWorkerHeapMb?: number;
 }
 
 export interface Service {
@@ -102,7 +105,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     if (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0) throw new Error(`maxBodyBytes must be a positive integer, got ${maxBodyBytes}`);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`port must be an integer between 0 and 65535, got ${port}`);
 
-    await fsp.mkdir(dataDir, { recursive: true });
+    await ensureDir(dataDir);
     const store: Store = await openStore(dataDir, { log, ...options.store, maxBodyBytes });
     try {
         const statePath = path.join(dataDir, 'service.json');
@@ -115,12 +118,20 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 
         const configured = (options.tokens ?? []).filter((t) => (typeof t === 'string' ? t : t.token).length > 0);
         let generatedToken: string | undefined;
-        if (configured.length === 0 && store.tokens.size === 0) {
+        const unreadable = store.tokens.unreadable;
+        if (unreadable !== undefined) {
+            // Fail closed: none of its tokens is accepted, and it is never overwritten (generating a
+            // token would). Without a token from --token/APL_TOKEN nobody could use the server.
+            if (configured.length === 0) {
+                throw new Error(`${unreadable}. Repair or remove ${store.tokens.path}, or start with --token (or APL_TOKEN) to serve with that token only`);
+            }
+            log(`${unreadable}; serving with the --token/APL_TOKEN token(s) only`);
+        } else if (configured.length === 0 && store.tokens.size === 0) {
             generatedToken = (await store.tokens.createToken('generated at first start')).token;
         }
 
         const engine = createEngineAdapter({ maxResultRows });
-        const data = new DataPlane(store, engine, { maxBodyBytes, log, ingestWorkers: options.ingestWorkers });
+        const data = new DataPlane(store, engine, { maxBodyBytes, log, ingestWorkers: options.ingestWorkers, maxFieldsPerDataset: options.maxFieldsPerDataset, ingestWorkerHeapMb: options.ingestWorkerHeapMb });
         const recovered = await data.recover();
         // Load the parser and evaluator now, so the first user query is not the slow one.
         await engine.queryApl('print warm = 1', { format: 'tabular', now: BigInt(Date.now()) * 1_000_000n, includeCursor: false, includeCursorField: false }).catch(() => undefined);

@@ -17,15 +17,20 @@ import { IngestWorkers, type ColumnarPrepared } from '../ingest/prepare-pool.js'
 import type { NormalizedEvents } from '../ingest/normalize-event.js';
 import { type DatasetMeta, type Store, type CreateDatasetInput, type UpdateDatasetInput } from '../store/store.js';
 import { StoreError } from '../store/errors.js';
+import { DEFAULT_MAX_FIELDS_PER_DATASET } from '../ingest/limits.js';
 import { KeyedRwLock } from './rwlock.js';
-import { datasetNotFound } from './errors.js';
+import { datasetNotFound, HttpError } from './errors.js';
 import type { DatasetLoader, EngineAdapter } from './engine.js';
 
 export interface DataPlaneOptions {
     maxBodyBytes: number;
     log: (msg: string) => void;
+    /** Distinct fields a dataset may have (default DEFAULT_MAX_FIELDS_PER_DATASET). */
+    maxFieldsPerDataset?: number;
     /** Worker threads that parse ingest bodies (0 = parse on the main thread). Default min(2, CPUs). */
     ingestWorkers?: number;
+    /** Heap bound of each ingest worker (MB); default Node's. */
+    ingestWorkerHeapMb?: number;
 }
 
 export class DataPlane {
@@ -36,25 +41,38 @@ export class DataPlane {
     /** Total events fed to the engine (recovery + ingest), for the banner and tests. */
     eventsLoaded = 0;
     private readonly workers: IngestWorkers | undefined;
+    /** Per dataset: its field names, plus those of ingests in flight (see reserveFields). */
+    private readonly fieldNames = new Map<string, Set<string>>();
+    private readonly maxFields: number;
 
     constructor(
         readonly store: Store,
         readonly engine: EngineAdapter,
         private readonly opts: DataPlaneOptions,
     ) {
+        this.maxFields = opts.maxFieldsPerDataset ?? DEFAULT_MAX_FIELDS_PER_DATASET;
         const n = opts.ingestWorkers ?? Math.min(2, availableParallelism());
-        this.workers = n > 0 ? new IngestWorkers(n, opts.log) : undefined;
+        this.workers = n > 0 ? new IngestWorkers(n, opts.log, opts.ingestWorkerHeapMb) : undefined;
     }
 
     /** Feeds every stored event into the engine. Call once, before serving. */
     async recover(): Promise<{ datasets: number; events: number }> {
         let events = 0;
-        const metas = this.store.listDatasets();
-        for (const meta of metas) {
+        let datasets = 0;
+        for (const meta of this.store.listDatasets()) {
+            if (!this.store.hasDataset(meta.name)) continue; // could not be opened: reported by the store
             this.generation.set(meta.name, ++this.genCounter);
-            events += await this.loadDataset(meta.name);
+            try {
+                events += await this.loadDataset(meta.name);
+                datasets++;
+            } catch (err) {
+                // A damaged block: this dataset goes out of service (423, files untouched), the others serve.
+                this.generation.delete(meta.name);
+                this.engine.deleteDataset(meta.name);
+                await this.store.markUnavailable(meta.name, err);
+            }
         }
-        return { datasets: metas.length, events };
+        return { datasets, events };
     }
 
     /**
@@ -63,6 +81,7 @@ export class DataPlane {
      * replaces the current one in one synchronous step (queries see the old copy or the new one).
      */
     private async loadDataset(name: string): Promise<number> {
+        this.fieldNames.delete(name);
         const snap = await this.store.snapshot(name);
         let loader: DatasetLoader;
         try {
@@ -101,8 +120,27 @@ export class DataPlane {
         return this.store.hasDataset(name);
     }
 
+    /**
+     * Runs a query; when it fails because a dataset is unknown to the engine and that dataset is
+     * one the store could not open, answers the store's 423 (which says why) instead of a 404.
+     */
+    async explainUnknownDataset<T>(run: () => Promise<T>): Promise<T> {
+        try {
+            return await run();
+        } catch (err) {
+            if (err instanceof HttpError && err.status === 404) {
+                for (const m of this.store.listDatasets()) {
+                    const named = new RegExp(`(^|[^A-Za-z0-9-])${m.name}([^A-Za-z0-9-]|$)`).test(err.message);
+                    if (named && !this.store.hasDataset(m.name)) this.store.getDataset(m.name); // throws 423
+                }
+            }
+            throw err;
+        }
+    }
+
     async createDataset(input: CreateDatasetInput): Promise<DatasetMeta> {
         const meta = await this.store.createDataset(input);
+        this.fieldNames.delete(meta.name);
         this.generation.set(meta.name, ++this.genCounter);
         this.engine.resetDataset(meta.name, meta);
         return meta;
@@ -119,6 +157,7 @@ export class DataPlane {
         this.getDataset(name);
         await this.locks.exclusive(name, async () => {
             this.generation.delete(name);
+            this.fieldNames.delete(name);
             this.engine.deleteDataset(name);
             await this.store.deleteDataset(name);
         });
@@ -155,10 +194,13 @@ export class DataPlane {
             const blocksBefore = datasetCounters(this.store, name).blocks;
             const popts = { maxBodyBytes: this.opts.maxBodyBytes, mapFields: meta.mapFields };
             const prep: PreparedIngest | ColumnarPrepared = this.workers ? await this.workers.prepare(req, popts) : await prepareIngest(req, popts);
+            const reserved = this.reserveFields(name, prep);
             let res: { seq: number; batchId: string; ingested: number };
             try {
                 res = await this.store.append(name, prep);
             } catch (err) {
+                const known = this.fieldNames.get(name);
+                for (const f of reserved) known?.delete(f);
                 if (err instanceof StoreError && err.code === 'not_found') throw datasetNotFound(name);
                 throw err;
             }
@@ -184,6 +226,37 @@ export class DataPlane {
             status.blocksCreated = Math.max(0, after.blocks - blocksBefore);
             return status;
         });
+    }
+
+    /**
+     * Notes the new field names a batch brings, before it is appended (synchronously, so
+     * concurrent ingests cannot pass the limit together); throws 400 naming the limit when the
+     * dataset would have more than `maxFieldsPerDataset` fields. Returns the names added.
+     */
+    private reserveFields(name: string, prep: PreparedIngest | ColumnarPrepared): string[] {
+        let known = this.fieldNames.get(name);
+        if (known === undefined) {
+            known = new Set(this.engine.fields(name).map((f) => f.name));
+            known.delete('_time');
+            known.delete('_sysTime');
+            this.fieldNames.set(name, known);
+        }
+        const fresh = new Set<string>();
+        if (prep.batch) {
+            for (const ev of prep.batch.fields) for (const k in ev) if (!known.has(k)) fresh.add(k);
+        } else {
+            for (const c of prep.columnar.columns) if (!known.has(c.name)) fresh.add(c.name);
+        }
+        if (fresh.size === 0) return [];
+        if (known.size + fresh.size > this.maxFields) {
+            const some = [...fresh].slice(0, 5).map((f) => JSON.stringify(f)).join(', ');
+            throw new StoreError(
+                'too_many_fields',
+                `dataset "${name}" has ${known.size} fields and this request would add ${fresh.size} more (${some}${fresh.size > 5 ? ', …' : ''}); a dataset may have at most ${this.maxFields} fields, so nothing of the request was stored`,
+            );
+        }
+        for (const f of fresh) known.add(f);
+        return [...fresh];
     }
 
     private rebuildSoon(name: string): void {

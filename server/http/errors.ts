@@ -5,7 +5,9 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { IngestError } from '../ingest/errors.js';
-import { StoreError } from '../store/errors.js';
+import { IngestWorkerDied } from '../ingest/prepare-pool.js';
+import { diskFullError, StoreError } from '../store/errors.js';
+import { isDiskFull } from '../store/fsutil.js';
 import { LegacyQueryError } from '../../language/legacy/legacy-types.js';
 import { AplQueryError } from '../../language/eval/errors.js';
 
@@ -38,9 +40,11 @@ export interface ErrorBody {
 /** Maps anything thrown by a handler to a status and a JSON body. */
 export function toErrorReply(err: unknown): { status: number; body: ErrorBody } {
     if (err instanceof HttpError) return { status: err.status, body: { ...err.extra, code: err.status, message: err.message } };
-    if (err instanceof IngestError || err instanceof StoreError) {
+    if (err instanceof IngestError || err instanceof StoreError || err instanceof IngestWorkerDied) {
         return { status: err.status, body: { code: err.status, message: err.message } };
     }
+    // A full disk anywhere (a dataset's metadata, a trim) is 507 and says so, not "internal error".
+    if (isDiskFull(err)) return toErrorReply(diskFullError('writing to the data directory', err));
     if (err instanceof AplQueryError) return { status: 400, body: aplErrorBody(err) };
     if (err instanceof LegacyQueryError) return { status: 400, body: { code: 400, message: `invalid query: ${err.message}` } };
     const fe = err as Partial<FastifyError> & { status?: number };

@@ -34,7 +34,8 @@ export function parseServeArgs(argv: readonly string[]): ServeOptions {
             case '--max-body-bytes': o.maxBodyBytes = num(flag, value()); break;
             case '--max-result-rows': o.maxResultRows = num(flag, value()); break;
             case '--sample-rows': o.sampleRows = num(flag, value()); break;
-            default: throw new Error(`unknown option ${a}`);
+            // The flag only: an inline value may be a secret (`--tokn=xaat-…`).
+            default: throw new Error(`unknown option ${flag}`);
         }
     }
     if (tokens.length) o.token = tokens;

@@ -13,7 +13,7 @@ import { nowNs } from '../ingest/ingest.js';
 import { requireScope } from './auth.js';
 import { jsonBody, jsonObjectBody, queryParam } from './body.js';
 import type { DataPlane } from './data.js';
-import { badRequest, datasetNotFound, HttpError } from './errors.js';
+import { badRequest, HttpError } from './errors.js';
 import { DEFAULT_MAX_QUERY_LENGTH } from '../../language/limits.js';
 import { parseBool, parseCursorParam, parseLimit, parseTimeRange } from './paging.js';
 
@@ -64,7 +64,7 @@ export function registerQueryRoutes(app: FastifyInstance, opts: QueryRouteOption
         }
         parseBool(queryParam(req, 'nocache'), 'nocache');
         historyHeader(req, reply);
-        return data.engine.queryApl(text, {
+        return data.explainUnknownDataset(() => data.engine.queryApl(text, {
             format,
             now,
             startNs: range.startNs,
@@ -74,7 +74,7 @@ export function registerQueryRoutes(app: FastifyInstance, opts: QueryRouteOption
             includeCursorField,
             limit,
             variables: (variables ?? undefined) as Record<string, unknown> | undefined,
-        });
+        }));
     };
     app.post('/v1/datasets/_apl', apl);
     app.post('/v1/query/_apl', apl);
@@ -82,7 +82,7 @@ export function registerQueryRoutes(app: FastifyInstance, opts: QueryRouteOption
     app.post('/v1/datasets/:id/query', async (req: FastifyRequest, reply: FastifyReply) => {
         requireScope(req, 'query');
         const name = (req.params as { id: string }).id;
-        if (!data.hasDataset(name)) throw datasetNotFound(name);
+        data.getDataset(name); // 404, or 423 for a dataset whose files cannot be read
         const body = jsonBody(req, 'legacy query');
         if (body === undefined) throw badRequest('invalid legacy query: the body must be a JSON object with startTime and endTime');
         parseBool(queryParam(req, 'nocache'), 'nocache');

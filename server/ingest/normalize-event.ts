@@ -22,8 +22,14 @@
  * - Flattening: nested objects become dotted names at every depth (`{a:{b:{c:1}}}` → `a.b.c`).
  *   Arrays are values and are not looked into (objects inside arrays stay as they are). A dotted
  *   prefix that is a declared map field (`/mapfields`, e.g. `foo` or `foo.bar`) stops flattening:
- *   the whole object is stored as one dynamic value. Objects nested deeper than 100 levels become
- *   null. An empty nested object contributes no field.
+ *   the whole object is stored as one dynamic value. An empty nested object contributes no field.
+ * - Limits (limits.ts): an event nested deeper than 100 levels (objects and arrays together, the
+ *   event itself being level 1), or with more than 1,024 fields after flattening, FAILS alone with a
+ *   reason naming the field: nothing of it is cut or dropped silently. (Axiom cuts objects nested
+ *   past 100 levels to null; failing instead says what happened.) The checks stop at the limit, so
+ *   a hostile event costs no more than its own size.
+ * - `_time` must be a representable time (limits.ts: 1677-09-21 to 2262-04-11, int64 ns); a
+ *   time outside fails the event, naming the field and the value, instead of wrapping around.
  * - Null values are dropped (in a columnar store a null and a missing field are the same thing).
  * - Reserved names `_blockInfo`, `_cursor`, `_rowID`, `_source`, `_sysTime` are renamed to
  *   `_user_<name without the underscore>` (docs: `_sysTime` → `_user_sysTime`).
@@ -32,9 +38,10 @@
  *   overrides an event field of the same name (labels are request-level metadata).
  */
 import type { JsonValue } from '../../language/values.js';
-import { parseDatetime } from '../../language/values.js';
+import { parseDatetime, utcMs } from '../../language/values.js';
 import { IngestError } from './errors.js';
 import { parseGoLayout } from './go-layout.js';
+import { MAX_FIELDS_PER_EVENT, MAX_NESTING, MAX_TIME_NS, MIN_TIME_NS, TIME_RANGE_TEXT } from './limits.js';
 import type { EventFailure, RawEvent } from './parse-events.js';
 
 export type FlatFields = Record<string, JsonValue>;
@@ -59,8 +66,38 @@ export interface NormalizeOptions {
 }
 
 export const RESERVED_FIELDS: ReadonlySet<string> = new Set(['_blockInfo', '_cursor', '_rowID', '_source', '_sysTime']);
-const MAX_DEPTH = 100;
 const MAX_STRING_BYTES = 1024 * 1024;
+
+/** Why one event cannot be stored (thrown while flattening, caught per event). */
+class EventRejected extends Error {}
+
+function tooDeep(name: string): EventRejected {
+    return new EventRejected(`field "${name}" is nested more than ${MAX_NESTING} levels deep (objects and arrays); at most ${MAX_NESTING} levels are stored`);
+}
+
+function tooWide(count: number | string): EventRejected {
+    return new EventRejected(`the event has ${count} fields after flattening; at most ${MAX_FIELDS_PER_EVENT} fields per event are stored`);
+}
+
+/**
+ * True when `v` (a container at nesting `level`) holds no container deeper than MAX_NESTING. The
+ * recursion stops at the limit, so it is bounded whatever the input.
+ */
+function withinNesting(v: object, level: number): boolean {
+    if (level > MAX_NESTING) return false;
+    if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) {
+            const e: unknown = v[i];
+            if (typeof e === 'object' && e !== null && !withinNesting(e, level + 1)) return false;
+        }
+    } else {
+        for (const k in v) {
+            const e = (v as Record<string, unknown>)[k];
+            if (typeof e === 'object' && e !== null && !withinNesting(e, level + 1)) return false;
+        }
+    }
+    return true;
+}
 export const TOO_LONG = '<invalid string: too long>';
 
 export function renameReserved(name: string): string {
@@ -80,7 +117,12 @@ export function parseEventLabels(header: string | undefined | null): FlatFields 
         throw new IngestError(400, 'invalid X-Axiom-Event-Labels header: must be a JSON object');
     }
     const out: FlatFields = {};
-    flattenInto(out, '', v as Record<string, unknown>, 0, null);
+    try {
+        flattenInto(out, '', v as Record<string, unknown>, 1, null);
+    } catch (err) {
+        if (err instanceof EventRejected) throw new IngestError(400, `invalid X-Axiom-Event-Labels header: ${err.message}`);
+        throw err;
+    }
     return out;
 }
 
@@ -109,14 +151,23 @@ function childName(cache: NameCache | null, prefix: string, key: string): string
     return name;
 }
 
-/** Copies `obj` into `out` with dotted names, applying every rule above. */
+/** Counts the fields written by `flattenInto`, failing the event past MAX_FIELDS_PER_EVENT. */
+interface FieldBudget {
+    left: number;
+}
+
+/**
+ * Copies `obj` (a container at nesting `level`; the event is level 1) into `out` with dotted
+ * names, applying every rule above. Throws EventRejected past a limit.
+ */
 function flattenInto(
     out: FlatFields,
     prefix: string,
     obj: Record<string, unknown>,
-    depth: number,
+    level: number,
     mapFields: ReadonlySet<string> | null | undefined,
     names: NameCache | null = null,
+    budget: FieldBudget = { left: MAX_FIELDS_PER_EVENT },
 ): void {
     for (const k in obj) {
         const v = obj[k];
@@ -124,17 +175,23 @@ function flattenInto(
         if (prefix === '' && k === '_time') continue; // becomes the record's _time
         const name = prefix === '' ? (k.charCodeAt(0) === 95 /* _ */ ? renameReserved(k) : k) : childName(names, prefix, k);
         if (typeof v === 'object') {
-            if (Array.isArray(v)) out[name] = v as JsonValue[];
-            else if (mapFields !== null && mapFields !== undefined && mapFields.has(name)) out[name] = v as { [key: string]: JsonValue };
-            else if (depth + 1 >= MAX_DEPTH) continue; // too deep: null, i.e. dropped
-            else flattenInto(out, name, v as Record<string, unknown>, depth + 1, mapFields, names);
+            const stored = Array.isArray(v) || (mapFields !== null && mapFields !== undefined && mapFields.has(name));
+            if (!stored) {
+                if (level + 1 > MAX_NESTING) throw tooDeep(name);
+                flattenInto(out, name, v as Record<string, unknown>, level + 1, mapFields, names, budget);
+                continue;
+            }
+            if (!withinNesting(v, level + 1)) throw tooDeep(name);
+            out[name] = v as JsonValue;
         } else if (typeof v === 'string') {
             out[name] = isLongString(v) ? TOO_LONG : v;
         } else if (typeof v === 'number') {
-            if (Number.isFinite(v)) out[name] = v;
+            if (!Number.isFinite(v)) continue;
+            out[name] = v;
         } else if (typeof v === 'boolean') {
             out[name] = v;
-        }
+        } else continue;
+        if (--budget.left < 0) throw tooWide(`more than ${MAX_FIELDS_PER_EVENT}`);
     }
 }
 
@@ -205,8 +262,7 @@ function parseRfc3339Fast(s: string): bigint | undefined {
         offsetMin = (oh * 60 + om) * (z === 45 ? -1 : 1);
     } else return undefined;
     const year = y1 * 100 + y2;
-    const ms = Date.UTC(year, mo - 1, d, h, mi, se);
-    if (year < 100) return undefined; // leave odd years to the slow path
+    const ms = utcMs(year, mo - 1, d, h, mi, se);
     const secs = ms / 1000 - offsetMin * 60;
     return BigInt(secs) * NS_PER_SEC + BigInt(nanos);
 }
@@ -277,15 +333,30 @@ export function normalizeEvents(events: RawEvent[], opts: NormalizeOptions): Nor
                 failures.push({ index: i, error: `cannot parse timestamp field "${tsField}": ${describe(tv)}` });
                 continue;
             }
+            if (parsed < MIN_TIME_NS || parsed > MAX_TIME_NS) {
+                failures.push({ index: i, error: `timestamp field "${tsField}" is out of range: ${describe(tv)}; supported times are ${TIME_RANGE_TEXT}` });
+                continue;
+            }
             t = parsed;
         }
         // One pass to see whether the object can be stored as is.
         let clean = true;
+        let count = 0;
+        let rejected: string | undefined;
         for (const k in ev) {
+            if (++count > MAX_FIELDS_PER_EVENT) {
+                // Possibly fewer after flattening (nulls, `_time`): the flattening pass counts exactly.
+                clean = false;
+                break;
+            }
             const v = ev[k];
             if (typeof v === 'object') {
                 if (v === null || !Array.isArray(v)) {
                     clean = false;
+                    break;
+                }
+                if (!withinNesting(v, 2)) {
+                    rejected = tooDeep(renameReserved(k)).message;
                     break;
                 }
             } else if (typeof v === 'string') {
@@ -302,12 +373,32 @@ export function normalizeEvents(events: RawEvent[], opts: NormalizeOptions): Nor
                 break;
             }
         }
+        if (rejected !== undefined) {
+            failures.push({ index: i, error: rejected });
+            continue;
+        }
         let out: FlatFields;
         if (clean) {
             out = ev as FlatFields;
         } else {
             out = {};
-            flattenInto(out, '', ev, 0, mapFields, (names ??= new Map()));
+            const budget: FieldBudget = { left: MAX_FIELDS_PER_EVENT };
+            try {
+                flattenInto(out, '', ev, 1, mapFields, (names ??= new Map()), budget);
+            } catch (err) {
+                if (!(err instanceof EventRejected)) throw err;
+                failures.push({ index: i, error: err.message });
+                continue;
+            }
+            count = MAX_FIELDS_PER_EVENT - budget.left; // fields written (a name written twice counts twice)
+        }
+        if (labelKeys.length && count + labelKeys.length > MAX_FIELDS_PER_EVENT) {
+            let total = count;
+            for (const k of labelKeys) if (!(k in out)) total++;
+            if (total > MAX_FIELDS_PER_EVENT) {
+                failures.push({ index: i, error: tooWide(`${total} (labels included)`).message });
+                continue;
+            }
         }
         for (let k = 0; k < labelKeys.length; k++) out[labelKeys[k]] = labels![labelKeys[k]];
         times[n] = t;

@@ -14,6 +14,7 @@
 import { isAscii } from 'node:buffer';
 import Papa from 'papaparse';
 import { IngestError } from './errors.js';
+import { MAX_FIELDS_PER_EVENT } from './limits.js';
 
 export type BodyFormat = 'json' | 'ndjson' | 'csv';
 
@@ -68,7 +69,8 @@ export function parseEvents(body: Buffer, format: BodyFormat, options: ParseOpti
     // Sniff JSON bodies: `[` is an array; anything else is a stream of values (NDJSON).
     const start = skipWsBytes(body);
     if (start >= body.length) return { events: [], failures: [] };
-    if (body[start] === 0x5b /* [ */) return parseJsonArray(body.toString('utf8'));
+    // From `start`: a byte-order mark before the array is not JSON (NDJSON lines skip it too).
+    if (body[start] === 0x5b /* [ */) return parseJsonArray(body.toString('utf8', start));
     const lines = decodeLines(body);
     if (format === 'json' && !parsesAsJson(lines[0])) {
         // Not one value per line: maybe a single object pretty-printed over many lines, one event.
@@ -326,10 +328,31 @@ function isCompleteObjectLine(line: string): boolean {
     }
 }
 
+/** Trimmed header names, checked: none empty, at most MAX_FIELDS_PER_EVENT. */
+function csvHeader(names: string[]): string[] {
+    const header = names.map((s) => s.trim());
+    if (header.some((h) => h === '')) throw new IngestError(400, 'invalid CSV header: empty field name');
+    // Every row would fail the per-event field limit: refuse before building any event.
+    if (header.length > MAX_FIELDS_PER_EVENT) {
+        throw new IngestError(400, `invalid CSV header: ${header.length} columns; at most ${MAX_FIELDS_PER_EVENT} fields per event are stored`);
+    }
+    return header;
+}
+
 function parseCsv(text: string, options: ParseOptions): ParsedEvents {
     const delimiter = options.csvDelimiter ?? ',';
     if (delimiter.length !== 1 || delimiter === '"' || delimiter === '\n' || delimiter === '\r') {
         throw new IngestError(400, `invalid csv-delimiter ${JSON.stringify(delimiter)}: must be one character`);
+    }
+    const fieldsHeader = (options.csvFields ?? '').trim();
+    let header: string[] | undefined;
+    if (fieldsHeader !== '') header = csvHeader(fieldsHeader.split(','));
+    else {
+        // The header row alone first: a huge one is refused before the rows are parsed at all.
+        const first = Papa.parse<string[]>(text, { delimiter, header: false, skipEmptyLines: true, preview: 1 });
+        if (first.data.length === 0) return { events: [], failures: [] };
+        if (first.errors.length) throw new IngestError(400, `invalid CSV header row: ${first.errors[0].code}: ${first.errors[0].message}`);
+        csvHeader(first.data[0]);
     }
     const res = Papa.parse<string[]>(text, { delimiter, header: false, skipEmptyLines: true });
     const rows = res.data;
@@ -337,18 +360,13 @@ function parseCsv(text: string, options: ParseOptions): ParsedEvents {
     for (const e of res.errors) {
         if (typeof e.row === 'number' && !rowErrors.has(e.row)) rowErrors.set(e.row, `${e.code}: ${e.message}`);
     }
-    let header: string[];
     let firstData = 0;
-    const fieldsHeader = (options.csvFields ?? '').trim();
-    if (fieldsHeader !== '') {
-        header = fieldsHeader.split(',').map((s) => s.trim());
-    } else {
+    if (header === undefined) {
         if (rows.length === 0) return { events: [], failures: [] };
         if (rowErrors.has(0)) throw new IngestError(400, `invalid CSV header row: ${rowErrors.get(0)}`);
-        header = rows[0].map((s) => s.trim());
+        header = csvHeader(rows[0]);
         firstData = 1;
     }
-    if (header.some((h) => h === '')) throw new IngestError(400, 'invalid CSV header: empty field name');
     const events: RawEvent[] = [];
     const failures: EventFailure[] = [];
     const n = header.length;

@@ -7,8 +7,10 @@
  * rebuilds them from the WAL on the compaction worker.
  *
  * Every whole-request error (415/413/400) is thrown in the same order as `prepareIngest`. If a
- * worker cannot start or dies, or fails a body with anything but an IngestError, the request is
- * prepared on the main thread (`prepareIngest`) instead — same result.
+ * worker cannot start, or fails a body with anything but an IngestError, or its reply cannot be
+ * read, the request is prepared on the main thread (`prepareIngest`) instead — same result. A
+ * worker that dies while it holds requests fails them (503: nothing was stored, retry), since
+ * what killed it may be the body, and the next request starts a new worker.
  *
  * Under TypeScript sources (tests, `tsx`) the worker boots through tsx's ESM loader; in the CommonJS
  * bundles it is `ingest-worker.cjs` beside the bundle (esbuild.mjs).
@@ -25,18 +27,30 @@ export interface ColumnarPrepared extends Omit<PreparedIngest, 'batch'> {
     columnar: ColumnarBatch;
 }
 
-type Reply = { id: number; ok: true; result: ColumnarBatch } | { id: number; ok: false; status?: 400 | 404 | 413 | 415; error: string };
+type Reply = { ready: true } | { id: number; ok: true; result: ColumnarBatch } | { id: number; ok: false; status?: 400 | 404 | 413 | 415; error: string };
 
 interface Pending {
     resolve: (r: ColumnarBatch) => void;
     reject: (e: unknown) => void;
 }
 
+/** The worker could not start: parse on the main thread from now on. */
 class WorkerUnavailable extends Error {}
+
+/** The reply could not be read: parse this request on the main thread. */
+class ReplyUnreadable extends Error {}
+
+/** A started worker died with this request in hand. */
+export class IngestWorkerDied extends Error {
+    override readonly name = 'IngestWorkerDied';
+    readonly status = 503;
+}
 
 class Slot {
     worker: Worker | undefined;
+    ready = false;
     broken = false;
+    /** In posting order: the worker answers one message at a time, so replies come in this order. */
     pending = new Map<number, Pending>();
 }
 
@@ -49,6 +63,8 @@ export class IngestWorkers {
     constructor(
         size: number,
         private readonly log: (msg: string) => void,
+        /** Heap bound of each worker (MB): a body that needs more kills the worker, not the service. */
+        private readonly heapMb?: number,
     ) {
         this.slots = Array.from({ length: Math.max(0, size) }, () => new Slot());
     }
@@ -62,7 +78,7 @@ export class IngestWorkers {
         try {
             columnar = await this.run(slot, body, params);
         } catch (err) {
-            if (err instanceof IngestError) throw err;
+            if (err instanceof IngestError || err instanceof IngestWorkerDied) throw err;
             if (err instanceof WorkerUnavailable) {
                 if (!slot.broken && !this.closed) this.log(`ingest worker unavailable (${err.message}); parsing on the main thread`);
                 slot.broken = true;
@@ -114,9 +130,15 @@ export class IngestWorkers {
 
     private start(slot: Slot): Worker {
         if (slot.worker) return slot.worker;
-        const w = startWorker(import.meta.url, 'prepare-worker', 'ingest-worker');
+        const limits = this.heapMb === undefined ? undefined : { maxOldGenerationSizeMb: this.heapMb, maxYoungGenerationSizeMb: Math.max(4, Math.floor(this.heapMb / 8)) };
+        const w = startWorker(import.meta.url, 'prepare-worker', 'ingest-worker', limits);
+        slot.ready = false;
         w.unref();
         w.on('message', (msg: Reply) => {
+            if ('ready' in msg) {
+                if (slot.worker === w) slot.ready = true;
+                return;
+            }
             const p = slot.pending.get(msg.id);
             if (!p) return;
             slot.pending.delete(msg.id);
@@ -126,14 +148,31 @@ export class IngestWorkers {
             else p.reject(new Error(msg.error));
         });
         const fail = (why: string): void => {
-            if (slot.worker === w) slot.worker = undefined;
-            slot.broken = true;
+            if (slot.worker !== w) return;
+            slot.worker = undefined;
+            const started = slot.ready;
+            slot.ready = false;
+            // Before `ready` the worker could not start at all; after, it died working: the next
+            // request gets a new one.
+            if (!started) slot.broken = true;
             const pend = [...slot.pending.values()];
             slot.pending.clear();
-            for (const p of pend) p.reject(new WorkerUnavailable(why));
+            for (const p of pend) {
+                p.reject(started ? new IngestWorkerDied(`the ingest worker stopped while parsing this request (${why}); nothing of it was stored`) : new WorkerUnavailable(why));
+            }
+            void w.terminate();
         };
         w.on('error', (err) => fail(err instanceof Error ? err.message : String(err)));
         w.on('exit', (code) => fail(`worker exited with code ${code}`));
+        // A reply that cannot be deserialised names no request; the oldest one is its owner.
+        w.on('messageerror', (err) => {
+            const first = slot.pending.entries().next();
+            if (first.done) return;
+            const [id, p] = first.value;
+            slot.pending.delete(id);
+            if (slot.pending.size === 0) w.unref();
+            p.reject(new ReplyUnreadable(`unreadable reply (${err instanceof Error ? err.message : String(err)})`));
+        });
         slot.worker = w;
         return w;
     }

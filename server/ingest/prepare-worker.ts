@@ -6,6 +6,8 @@ import type { IngestParams } from './ingest.js';
 
 const port = parentPort;
 if (port) {
+    // Tells the pool the module loaded (a worker that dies before this could not start at all).
+    port.postMessage({ ready: true });
     port.on('message', (msg: { id: number; body: Uint8Array; params: IngestParams }) => {
         try {
             const body = Buffer.from(msg.body.buffer, msg.body.byteOffset, msg.body.byteLength);

@@ -10,6 +10,7 @@
  *   str  — dictionary (JSON array of strings) + u32 LE codes per row (0 absent, k = dict[k-1])
  *   json — JSON array with one value per row (null = absent), for mixed/array/object columns
  */
+import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { crc32, deflateRaw, inflateRawSync } from 'node:zlib';
 import type { JsonValue } from '../../language/values.js';
@@ -43,6 +44,12 @@ export interface BlockHeader {
     maxTime: string;
     firstSeq: number;
     lastSeq: number;
+    /**
+     * The WAL seqs (after, upto] this block's compaction covered (some may have no rows left after
+     * retention/trim). Makes a block self-describing: the manifest can be rebuilt from the blocks.
+     * Absent in blocks written before it existed.
+     */
+    covers?: [number, number];
     /** [seq, sysTime ns as string] per batch referenced by the batch-index section. */
     batches: [number, string][];
     compression: 'none' | 'deflate-raw';
@@ -81,6 +88,8 @@ export interface EncodeOptions {
     yieldEvery?: () => Promise<void>;
     /** Rows between `yieldEvery` calls (default 8192). */
     yieldRows?: number;
+    /** The seqs (after, upto] the compaction covers, recorded in the header. */
+    covers?: [number, number];
 }
 
 /**
@@ -137,7 +146,7 @@ class BlockWriter {
         else this.columns.push({ name: c.name, kind: 'json', data: this.section(Buffer.from(JSON.stringify(c.values))) });
     }
 
-    async finish(range: { rows: number; minT: bigint; maxT: bigint; batchList: [number, string][] }): Promise<{ bytes: Buffer; header: BlockHeader }> {
+    async finish(range: { rows: number; minT: bigint; maxT: bigint; batchList: [number, string][]; covers?: [number, number] }): Promise<{ bytes: Buffer; header: BlockHeader }> {
         await Promise.all(this.pending);
         let offset = 0;
         for (let i = 0; i < this.sections.length; i++) {
@@ -152,6 +161,7 @@ class BlockWriter {
             maxTime: range.maxT.toString(),
             firstSeq: range.batchList[0][0],
             lastSeq: range.batchList[range.batchList.length - 1][0],
+            ...(range.covers ? { covers: range.covers } : {}),
             batches: range.batchList,
             compression: this.compress ? 'deflate-raw' : 'none',
             time: this.time,
@@ -255,7 +265,7 @@ async function encodeColumnarBlock(batches: ColumnarInput[], opts: EncodeOptions
             await opts.yieldEvery();
         }
     }
-    return writer.finish({ rows: n, minT, maxT, batchList });
+    return writer.finish({ rows: n, minT, maxT, batchList, covers: opts.covers });
 }
 
 /** The kinds (KIND_* bits) of a batch column's values in kept rows; 0 when it has none there. */
@@ -376,12 +386,32 @@ function mergedColumn(name: string, kinds: number, parts: { column: BatchColumn;
 export class BlockCorruptError extends Error {}
 
 export function readBlockHeader(buf: Buffer): { header: BlockHeader; dataStart: number } {
-    if (buf.length < 16 || buf.toString('latin1', 0, 8) !== BLOCK_MAGIC) throw new BlockCorruptError('not a block file');
+    if (buf.length < 16 || buf.toString('latin1', 0, 8) !== BLOCK_MAGIC) throw new BlockCorruptError('not a block file (bad magic)');
     const crc = buf.readUInt32LE(buf.length - 4);
     if (crc32(buf.subarray(0, buf.length - 4)) >>> 0 !== crc) throw new BlockCorruptError('block checksum mismatch');
     const hlen = buf.readUInt32LE(8);
-    const header = JSON.parse(buf.toString('utf8', 12, 12 + hlen)) as BlockHeader;
+    let header: BlockHeader;
+    try {
+        header = JSON.parse(buf.toString('utf8', 12, 12 + hlen)) as BlockHeader;
+    } catch (err) {
+        throw new BlockCorruptError(`unreadable block header (${(err as Error).message})`);
+    }
     return { header, dataStart: 12 + hlen };
+}
+
+/** Reads a block file and checks it whole (magic, checksum, header); throws BlockCorruptError naming the file. */
+export async function readBlockFileHeader(file: string): Promise<BlockHeader> {
+    let buf: Buffer;
+    try {
+        buf = await readFile(file);
+    } catch (err) {
+        throw new BlockCorruptError(`${file}: cannot read (${(err as Error).message})`);
+    }
+    try {
+        return readBlockHeader(buf).header;
+    } catch (err) {
+        throw new BlockCorruptError(`${file}: ${(err as Error).message}`);
+    }
 }
 
 /** Decodes a whole block file. */

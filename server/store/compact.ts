@@ -10,11 +10,11 @@
  *   per event). Used for batches recovered from the WAL after a restart, in the compaction worker
  *   (compact-worker.ts) or, if no worker can be started, on the main thread.
  */
-import { buildBatch } from '../ingest/ingest.js';
+import { buildBatch, type NormalizedEvents } from '../ingest/ingest.js';
 import { encodeBlock, type BlockHeader, type BlockInput, type EncodeOptions } from './block.js';
 import { writeFileAtomic } from './fsutil.js';
 import { scanSegment } from './wal.js';
-import { decodeWalPayload } from './wal-record.js';
+import { readRecord } from './wal-record.js';
 
 export interface CompactJob {
     segments: string[];
@@ -47,15 +47,22 @@ export async function runCompactJob(job: CompactJob, yieldEvery?: () => Promise<
     const inputs: BlockInput[] = [];
     for (const seg of job.segments) {
         const scan = await scanSegment(seg);
-        for (const payload of scan.records) {
-            const { header, params, body } = decodeWalPayload(payload);
+        for (const rec of scan.records) {
+            const dec = readRecord(rec);
+            if (dec === undefined) continue; // damaged: recovery left it out of the tail too
+            const { header, params, body } = dec;
             if (header.seq <= job.afterSeq || header.seq > job.uptoSeq) continue;
-            const { batch } = buildBatch(body, params);
+            let batch: NormalizedEvents;
+            try {
+                ({ batch } = buildBatch(body, params));
+            } catch {
+                continue; // no longer rebuilds: the dataset serves nothing of it either (dataset.ts `rebuild`)
+            }
             inputs.push({ seq: header.seq, sysTime: params.receiveTimeNs, times: batch.times, fields: batch.fields });
             if (yieldEvery) await yieldEvery();
         }
     }
-    const enc = await encodeBlock(inputs, { compress: job.compress, keep: keepFilter(job.retentionCutoff, job.trims), yieldEvery });
+    const enc = await encodeBlock(inputs, { compress: job.compress, keep: keepFilter(job.retentionCutoff, job.trims), yieldEvery, covers: [job.afterSeq, job.uptoSeq] });
     if (!enc) return { header: null, bytes: 0 };
     await writeFileAtomic(job.outFile, enc.bytes);
     return { header: enc.header, bytes: enc.bytes.length };
@@ -67,11 +74,11 @@ export async function runCompactJob(job: CompactJob, yieldEvery?: () => Promise<
  */
 export async function runTailCompaction(
     inputs: BlockInput[],
-    job: Pick<CompactJob, 'compress' | 'retentionCutoff' | 'trims' | 'outFile'>,
+    job: Pick<CompactJob, 'compress' | 'retentionCutoff' | 'trims' | 'outFile' | 'afterSeq' | 'uptoSeq'>,
     yieldEvery: EncodeOptions['yieldEvery'],
     yieldRows?: number,
 ): Promise<CompactResult> {
-    const enc = await encodeBlock(inputs, { compress: job.compress, keep: keepFilter(job.retentionCutoff, job.trims), yieldEvery, yieldRows });
+    const enc = await encodeBlock(inputs, { compress: job.compress, keep: keepFilter(job.retentionCutoff, job.trims), yieldEvery, yieldRows, covers: [job.afterSeq, job.uptoSeq] });
     if (!enc) return { header: null, bytes: 0 };
     await writeFileAtomic(job.outFile, enc.bytes);
     return { header: enc.header, bytes: enc.bytes.length };

@@ -22,8 +22,16 @@ interface Pending {
 
 class WorkerUnavailable extends Error {}
 
+type Reply = { ready: true } | { id: number; ok: boolean; result?: CompactResult; error?: string };
+
+/**
+ * One worker thread. It says `ready` once its module loaded: a worker that dies before that cannot
+ * start here (the caller compacts on the main thread instead); one that dies later (a crash, an
+ * unreadable message) fails the jobs it had, and the next job starts a new worker.
+ */
 export class Compactor {
     private worker: Worker | undefined;
+    private ready = false;
     private broken: boolean;
     private pending = new Map<number, Pending>();
     private nextId = 1;
@@ -52,8 +60,13 @@ export class Compactor {
     private start(): Worker {
         if (this.worker) return this.worker;
         const w = startWorker(import.meta.url, 'compact-worker', 'compact-worker');
+        this.ready = false;
         w.unref();
-        w.on('message', (msg: { id: number; ok: boolean; result?: CompactResult; error?: string }) => {
+        w.on('message', (msg: Reply) => {
+            if ('ready' in msg) {
+                if (this.worker === w) this.ready = true;
+                return;
+            }
             const p = this.pending.get(msg.id);
             if (!p) return;
             this.pending.delete(msg.id);
@@ -61,14 +74,21 @@ export class Compactor {
             if (msg.ok && msg.result) p.resolve(msg.result);
             else p.reject(new Error(`compaction failed: ${msg.error ?? 'unknown error'}`));
         });
-        const fail = (why: string): void => {
-            if (this.worker === w) this.worker = undefined;
+        const fail = (why: string, stop: boolean): void => {
+            if (this.worker !== w) return;
+            const started = this.ready;
+            this.worker = undefined;
+            this.ready = false;
             const pend = [...this.pending.values()];
             this.pending.clear();
-            for (const p of pend) p.reject(new WorkerUnavailable(why));
+            for (const p of pend) p.reject(started ? new Error(`compaction worker stopped: ${why}`) : new WorkerUnavailable(why));
+            if (stop) void w.terminate();
         };
-        w.on('error', (err) => fail(err instanceof Error ? err.message : String(err)));
-        w.on('exit', (code) => fail(`worker exited with code ${code}`));
+        w.on('error', (err) => fail(err instanceof Error ? err.message : String(err), true));
+        w.on('exit', (code) => fail(`worker exited with code ${code}`, false));
+        // A reply that cannot be deserialised names no job: fail them all (they are retried) and
+        // start afresh.
+        w.on('messageerror', (err) => fail(`unreadable reply from the worker (${err instanceof Error ? err.message : String(err)})`, true));
         this.worker = w;
         return w;
     }

@@ -9,15 +9,15 @@ import * as path from 'node:path';
 import { buildBatch, type AppendInput, type IngestParams } from '../ingest/ingest.js';
 import type { ColumnarBatch } from '../ingest/columnar.js';
 import type { FlatFields, NormalizedEvents } from '../ingest/normalize-event.js';
-import { decodeBlock, type DecodedBlock } from './block.js';
+import { BlockCorruptError, decodeBlock, readBlockFileHeader, type BlockHeader, type DecodedBlock } from './block.js';
 import type { BlockInput } from './block.js';
 import { keepFilter, runTailCompaction } from './compact.js';
 import type { Compactor } from './compactor.js';
-import { StoreError } from './errors.js';
-import { fsyncDir, readJsonIfExists, removeTempFiles, writeFileAtomic } from './fsutil.js';
+import { DatasetOpenError, StoreError } from './errors.js';
+import { AtomicWriteError, checkedJson, ensureDir, fsyncDir, readCheckedJsonIfExists, removeTempFiles, writeFileAtomic } from './fsutil.js';
 import { batchIdHex, formatRowId } from './row-id.js';
-import { frame, scanSegment, WalWriter } from './wal.js';
-import { decodeWalPayload, encodeWalPayload } from './wal-record.js';
+import { FRAME_HEADER, frame, scanSegment, WalWriter, type BadRegion } from './wal.js';
+import { encodeWalPayload, readRecord, type DecodedRecord } from './wal-record.js';
 
 export interface DatasetMeta {
     name: string;
@@ -31,6 +31,11 @@ export interface DatasetMeta {
     retentionDays: number;
     useRetentionPeriod: boolean;
     mapFields: string[];
+    /**
+     * A copy of the manifest's trims, written before the manifest: what a manifest rebuilt from the
+     * blocks (after manifest.json was lost) needs to keep trimmed events hidden. Not part of the API.
+     */
+    trims?: Manifest['trims'];
 }
 
 export interface BlockInfo {
@@ -41,6 +46,69 @@ export interface BlockInfo {
     firstSeq: number;
     lastSeq: number;
     bytes: number;
+    /** The seq range (after, upto] the block's compaction covered (absent for older blocks). */
+    covers?: [number, number];
+}
+
+/** Block file names: 8 hex digits, `.blk`. */
+const BLOCK_FILE = /^[0-9a-f]{8}\.blk$/;
+
+function blockInfo(file: string, h: BlockHeader, bytes: number): BlockInfo {
+    return {
+        file,
+        rows: h.rows,
+        minTime: h.minTime,
+        maxTime: h.maxTime,
+        firstSeq: h.firstSeq,
+        lastSeq: h.lastSeq,
+        bytes,
+        ...(h.covers ? { covers: h.covers } : {}),
+    };
+}
+
+/** Why a parsed manifest.json cannot be used, or undefined when it can. */
+function manifestProblem(m: unknown): string | undefined {
+    if (typeof m !== 'object' || m === null) return 'not an object';
+    const o = m as Partial<Manifest>;
+    if (o.v !== 1) return `unknown version ${JSON.stringify(o.v)}`;
+    if (!Number.isSafeInteger(o.coveredSeq) || (o.coveredSeq as number) < 0) return 'bad coveredSeq';
+    if (!Number.isSafeInteger(o.nextBlock) || (o.nextBlock as number) < 1) return 'bad nextBlock';
+    if (!Array.isArray(o.blocks)) return 'no blocks list';
+    for (const b of o.blocks as unknown[]) {
+        const bi = b as Partial<BlockInfo> | null;
+        if (typeof bi !== 'object' || bi === null || typeof bi.file !== 'string' || !BLOCK_FILE.test(bi.file) || !Number.isSafeInteger(bi.bytes)) return 'bad block entry';
+    }
+    if (o.trims !== undefined && !Array.isArray(o.trims)) return 'bad trims list';
+    return undefined;
+}
+
+interface WalRecordRef extends DecodedRecord {
+    segment: string;
+}
+
+interface WalSegment {
+    name: string;
+    file: string;
+    format: 1 | 2;
+    bad: BadRegion[];
+    validBytes: number;
+    recordSeqs: number[];
+}
+
+interface WalScan {
+    segments: WalSegment[];
+    records: WalRecordRef[];
+}
+
+async function readRange(file: string, offset: number, length: number): Promise<Buffer> {
+    const fh = await fsp.open(file, 'r');
+    try {
+        const buf = Buffer.alloc(length);
+        const { bytesRead } = await fh.read(buf, 0, length, offset);
+        return buf.subarray(0, bytesRead);
+    } finally {
+        await fh.close();
+    }
 }
 
 export interface Manifest {
@@ -71,6 +139,22 @@ export interface DatasetStats {
     walBytes: number;
     minTime: bigint | null;
     maxTime: bigint | null;
+}
+
+/** What the dataset endpoints report about a dataset's storage (see Store.health). */
+export interface DatasetHealth {
+    /** `degraded`: something was repaired or quarantined; `unavailable`: the dataset could not be opened. */
+    status: 'ok' | 'degraded' | 'unavailable';
+    /** What went wrong, each naming the file (and offset) concerned. */
+    problems: string[];
+    /** Damaged bytes kept aside, relative to the dataset directory, with their sizes. */
+    quarantined: { file: string; bytes: number }[];
+}
+
+/** Compaction retry delay after `failures` consecutive failures: 1 s, doubling, at most 5 min. */
+export function compactionBackoffMs(failures: number): number {
+    if (failures <= 0) return 0;
+    return Math.min(1000 * 2 ** (failures - 1), 5 * 60 * 1000);
 }
 
 export interface DatasetOptions {
@@ -105,8 +189,25 @@ export interface TailBatch {
     columnar?: ColumnarBatch;
 }
 
-function materialize(tb: TailBatch): NormalizedEvents {
-    return (tb.norm ??= buildBatch(tb.body as Buffer, tb.params).batch);
+const NO_EVENTS: NormalizedEvents = { times: new BigInt64Array(0), fields: [], failures: [] };
+
+/**
+ * The events of a recovered batch, rebuilt from its body. A body that no longer rebuilds (only a
+ * change of the normalisation code between a crash and the restart can do that) yields no events
+ * and is reported, rather than making every read of the dataset fail; compaction skips it the same
+ * way (compact.ts), so what is served and what is compacted agree.
+ */
+function rebuild(tb: TailBatch, onError: (msg: string) => void): NormalizedEvents {
+    try {
+        return buildBatch(tb.body as Buffer, tb.params).batch;
+    } catch (err) {
+        onError(`write-ahead log record seq ${tb.seq} could not be rebuilt (${(err as Error).message}): its ${tb.count} events are not served`);
+        return NO_EVENTS;
+    }
+}
+
+function materialize(tb: TailBatch, onError: (msg: string) => void): NormalizedEvents {
+    return (tb.norm ??= rebuild(tb, onError));
 }
 
 const yieldToLoop = (): Promise<void> => new Promise<void>((r) => setImmediate(r));
@@ -155,7 +256,15 @@ export class Dataset {
     private closed = false;
     /** Cache key prefix, unique per opened instance (a re-created dataset never sees old entries). */
     private readonly cacheKey = `${++instanceCounter}:`;
+    /** What recovery did (for the log). */
     recoveryNotes: string[] = [];
+    /** Problems found since this open (also logged): damage quarantined, metadata rebuilt. */
+    problems: string[] = [];
+    /** Consecutive failed compactions, and the timer of the next try (exponential backoff). */
+    private compactFailures = 0;
+    private retryTimer: NodeJS.Timeout | undefined;
+    /** Block numbers used by failed compactions are never reused in this process (see compactNow). */
+    private nextBlockFloor = 0;
 
     private constructor(
         public dir: string,
@@ -177,23 +286,32 @@ export class Dataset {
 
     /** Creates the directory structure under `tmpDir` (the caller renames it into place). */
     static async initDir(tmpDir: string, meta: DatasetMeta): Promise<void> {
-        await fsp.mkdir(path.join(tmpDir, 'wal'), { recursive: true });
-        await fsp.mkdir(path.join(tmpDir, 'blocks'), { recursive: true });
-        await writeFileAtomic(path.join(tmpDir, 'meta.json'), JSON.stringify(meta, null, 1));
-        await writeFileAtomic(path.join(tmpDir, 'manifest.json'), JSON.stringify(Dataset.emptyManifest()));
+        await ensureDir(path.join(tmpDir, 'wal'));
+        await ensureDir(path.join(tmpDir, 'blocks'));
+        await writeFileAtomic(path.join(tmpDir, 'meta.json'), checkedJson(meta, 1));
+        await writeFileAtomic(path.join(tmpDir, 'manifest.json'), checkedJson(Dataset.emptyManifest()));
         await fsyncDir(path.join(tmpDir, 'wal'));
         await fsyncDir(path.join(tmpDir, 'blocks'));
         await fsyncDir(tmpDir);
     }
 
-    /** Opens and recovers a dataset directory. */
+    /**
+     * Opens and recovers a dataset directory. Throws DatasetOpenError (naming the file) when the
+     * dataset cannot be opened; nothing is deleted then.
+     */
     static async open(dir: string, opts: DatasetOptions): Promise<Dataset> {
-        const meta = await readJsonIfExists<DatasetMeta>(path.join(dir, 'meta.json'));
-        if (!meta) throw new Error(`${dir}: missing meta.json`);
+        const metaFile = path.join(dir, 'meta.json');
+        let meta: DatasetMeta | undefined;
+        try {
+            meta = await readCheckedJsonIfExists<DatasetMeta>(metaFile);
+        } catch (err) {
+            throw new DatasetOpenError(`${metaFile}: ${(err as Error).message.replace(`${metaFile}: `, '')}`);
+        }
+        if (!meta) throw new DatasetOpenError(`${metaFile} is missing`);
+        if (typeof meta !== 'object' || typeof meta.name !== 'string') throw new DatasetOpenError(`${metaFile}: not a dataset description (no "name")`);
+        if (meta.name !== path.basename(dir)) throw new DatasetOpenError(`${metaFile} names dataset "${meta.name}" but lives in directory "${path.basename(dir)}"`);
         meta.mapFields ??= [];
-        const manifest = (await readJsonIfExists<Manifest>(path.join(dir, 'manifest.json'))) ?? Dataset.emptyManifest();
-        manifest.trims ??= [];
-        const ds = new Dataset(dir, meta, manifest, opts);
+        const ds = new Dataset(dir, meta, Dataset.emptyManifest(), opts);
         await ds.recover();
         return ds;
     }
@@ -204,57 +322,281 @@ export class Dataset {
     private get blockDir(): string {
         return path.join(this.dir, 'blocks');
     }
+    private get quarantineDir(): string {
+        return path.join(this.dir, 'quarantine');
+    }
+    private get manifestFile(): string {
+        return path.join(this.dir, 'manifest.json');
+    }
+
+    private problem(msg: string): void {
+        this.problems.push(msg);
+        this.recoveryNotes.push(msg);
+    }
+
+    /** A problem found after open (logged once, and shown in the dataset's health). */
+    private reportOnce(msg: string): void {
+        if (this.problems.includes(msg)) return;
+        this.problems.push(msg);
+        this.opts.log(`dataset "${this.meta.name}": ${msg}`);
+    }
+
+    /** Writes `data` to quarantine/<name> (durably) and returns the relative path. */
+    private async quarantineBytes(name: string, data: Buffer): Promise<string> {
+        await ensureDir(this.quarantineDir);
+        await writeFileAtomic(path.join(this.quarantineDir, name), data);
+        return `quarantine/${name}`;
+    }
+
+    /** Moves a file of the dataset directory into quarantine/ (never deletes it). */
+    private async quarantineFile(file: string, name: string): Promise<string> {
+        await ensureDir(this.quarantineDir);
+        await fsp.rename(file, path.join(this.quarantineDir, name));
+        await fsyncDir(this.quarantineDir);
+        await fsyncDir(path.dirname(file));
+        return `quarantine/${name}`;
+    }
 
     private async recover(): Promise<void> {
-        await fsp.mkdir(this.walDir, { recursive: true });
-        await fsp.mkdir(this.blockDir, { recursive: true });
+        await ensureDir(this.walDir);
+        await ensureDir(this.blockDir);
         await removeTempFiles(this.dir);
         await removeTempFiles(this.blockDir);
-        // Blocks not in the manifest come from a compaction that crashed before its manifest write.
-        const known = new Set(this.manifest.blocks.map((b) => b.file));
-        for (const f of await fsp.readdir(this.blockDir)) {
-            if (!known.has(f)) {
-                await fsp.rm(path.join(this.blockDir, f), { force: true });
-                this.recoveryNotes.push(`removed orphan block ${f}`);
+        this.manifest = await this.loadManifest();
+        await this.checkManifestBlocks();
+        const wal = await this.scanWal();
+        await this.settleOrphanBlocks(wal.records);
+        await this.replay(wal);
+    }
+
+    /** manifest.json, or one rebuilt from the blocks when it is missing or unreadable. */
+    private async loadManifest(): Promise<Manifest> {
+        let m: Manifest | undefined;
+        let why: string;
+        try {
+            m = await readCheckedJsonIfExists<Manifest>(this.manifestFile);
+            why = 'is missing';
+        } catch (err) {
+            why = (err as Error).message.replace(`${this.manifestFile}: `, 'is ').replace('is checksum mismatch', 'fails its checksum');
+        }
+        if (m !== undefined) {
+            const bad = manifestProblem(m);
+            if (bad === undefined) {
+                m.trims ??= [];
+                return m;
+            }
+            why = `is not a valid manifest (${bad})`;
+        }
+        return this.rebuildManifest(why);
+    }
+
+    /**
+     * Rebuilds the manifest from the block files: each block is checked whole and carries its rows,
+     * time range, seqs and (since `covers` exists) the seq range its compaction covered. Refuses
+     * (DatasetOpenError) when a block is damaged or two blocks claim the same seqs; the blocks are
+     * never deleted. The old file, if any, is kept in quarantine/.
+     */
+    private async rebuildManifest(why: string): Promise<Manifest> {
+        const names = (await fsp.readdir(this.blockDir)).filter((f) => BLOCK_FILE.test(f)).sort();
+        const blocks: BlockInfo[] = [];
+        let coveredSeq = 0;
+        let nextBlock = 1;
+        for (const f of names) {
+            let h: BlockHeader;
+            try {
+                h = await readBlockFileHeader(path.join(this.blockDir, f));
+            } catch (err) {
+                throw new DatasetOpenError(`${this.manifestFile} ${why}, and it cannot be rebuilt: ${(err as Error).message}`);
+            }
+            const bytes = (await fsp.stat(path.join(this.blockDir, f))).size;
+            blocks.push(blockInfo(f, h, bytes));
+            coveredSeq = Math.max(coveredSeq, h.covers?.[1] ?? h.lastSeq);
+            nextBlock = Math.max(nextBlock, parseInt(f, 16) + 1);
+        }
+        const sorted = [...blocks].sort((a, b) => a.firstSeq - b.firstSeq);
+        for (let i = 1; i < sorted.length; i++) {
+            if (sorted[i].firstSeq <= sorted[i - 1].lastSeq) {
+                throw new DatasetOpenError(
+                    `${this.manifestFile} ${why}, and it cannot be rebuilt: blocks/${sorted[i - 1].file} and blocks/${sorted[i].file} both hold seqs ${sorted[i].firstSeq}..${Math.min(sorted[i].lastSeq, sorted[i - 1].lastSeq)}`,
+                );
             }
         }
+        const m: Manifest = { v: 1, coveredSeq, nextBlock, blocks, trims: [...(this.meta.trims ?? [])] };
+        if (await fsp.stat(this.manifestFile).then(() => true, () => false)) {
+            await this.quarantineFile(this.manifestFile, `manifest.json.${Date.now()}.bad`);
+        }
+        await writeFileAtomic(this.manifestFile, checkedJson(m));
+        this.problem(`${this.manifestFile} ${why}: rebuilt it from ${blocks.length} block(s) (coveredSeq ${coveredSeq}, ${m.trims.length} trim(s) from meta.json)`);
+        return m;
+    }
+
+    /** Every block the manifest lists must exist with its recorded size (checked whole when read). */
+    private async checkManifestBlocks(): Promise<void> {
+        for (const b of this.manifest.blocks) {
+            const file = path.join(this.blockDir, b.file);
+            const st = await fsp.stat(file).catch(() => undefined);
+            if (!st) throw new DatasetOpenError(`${file} is missing (listed in ${this.manifestFile})`);
+            if (st.size !== b.bytes) throw new DatasetOpenError(`${file} has ${st.size} bytes, ${this.manifestFile} says ${b.bytes}: the block is damaged`);
+        }
+    }
+
+    /** Reads every segment: intact records in seq order, and the damaged regions. */
+    private async scanWal(): Promise<WalScan> {
         const segs = (await fsp.readdir(this.walDir)).filter((f) => f.endsWith('.wal')).sort();
-        let maxSeq = this.manifest.coveredSeq;
-        let last: { file: string; validBytes: number } | undefined;
-        for (let i = 0; i < segs.length; i++) {
-            const file = path.join(this.walDir, segs[i]);
-            const scan = await scanSegment(file);
-            if (scan.validBytes !== scan.totalBytes) {
-                this.recoveryNotes.push(`${segs[i]}: ignored ${scan.totalBytes - scan.validBytes} bytes of torn/corrupt tail`);
-                if (i < segs.length - 1) {
-                    await fsp.truncate(file, scan.validBytes);
+        const out: WalScan = { segments: [], records: [] };
+        let maxSeq = 0;
+        for (const seg of segs) {
+            const scan = await scanSegment(path.join(this.walDir, seg));
+            const segment: WalSegment = { name: seg, file: scan.file, format: scan.format, bad: [...scan.bad], validBytes: scan.validBytes, recordSeqs: [] };
+            for (const rec of scan.records) {
+                const dec = readRecord(rec);
+                if (dec === undefined || dec.header.seq <= maxSeq) {
+                    // Intact framing but a payload that makes no sense, or a seq out of order (the
+                    // log's seqs strictly increase): damaged.
+                    segment.bad.push({ kind: 'record', offset: rec.offset, length: FRAME_HEADER + rec.payload.length, seq: rec.seq });
+                    segment.bad.sort((a, b) => a.offset - b.offset);
+                    continue;
                 }
+                maxSeq = dec.header.seq;
+                out.records.push({ ...dec, segment: seg });
+                segment.recordSeqs.push(dec.header.seq);
             }
-            let allCovered = true;
-            for (const payload of scan.records) {
-                const { header, params, body } = decodeWalPayload(payload);
-                if (header.seq <= this.manifest.coveredSeq) continue;
-                allCovered = false;
-                if (header.seq > maxSeq) maxSeq = header.seq;
-                this.pushTail({
-                    seq: header.seq,
-                    sysTime: params.receiveTimeNs,
-                    params,
-                    body: Buffer.from(body), // own copy: do not pin the whole segment buffer
-                    bytes: body.length,
-                    count: header.n,
-                    minTime: BigInt(header.lo),
-                    maxTime: BigInt(header.hi),
-                });
+            out.segments.push(segment);
+        }
+        return out;
+    }
+
+    /**
+     * Block files the manifest does not list (the argument is in FORMAT.md, "Orphan blocks"):
+     * - a block whose compaction started at the manifest's coveredSeq is a compaction that crashed
+     *   between writing its block and committing the manifest: commit it now (adopt);
+     * - a block all of whose rows the manifest's trims or the retention period hide is what a trim
+     *   or retention sweep left when it crashed between its manifest write and the unlink: delete;
+     * - a block without `covers` (older format) all of whose batches are intact records of the WAL
+     *   above coveredSeq is a crashed compaction's: delete (the WAL replays them);
+     * - anything else (a damaged block, or data found nowhere else) goes to quarantine/, reported.
+     */
+    private async settleOrphanBlocks(records: WalRecordRef[]): Promise<void> {
+        const known = new Set(this.manifest.blocks.map((b) => b.file));
+        const orphans: { file: string; header: BlockHeader | undefined; error?: string; bytes: number }[] = [];
+        for (const f of (await fsp.readdir(this.blockDir)).sort()) {
+            if (known.has(f)) continue;
+            const file = path.join(this.blockDir, f);
+            const bytes = (await fsp.stat(file)).size;
+            try {
+                orphans.push({ file: f, header: await readBlockFileHeader(file), bytes });
+            } catch (err) {
+                orphans.push({ file: f, header: undefined, error: (err as Error).message, bytes });
             }
-            if (i < segs.length - 1) {
-                if (allCovered) await fsp.rm(file, { force: true });
-            } else {
-                last = { file, validBytes: scan.validBytes };
+        }
+        if (orphans.length === 0) return;
+        const walSeqs = new Set(records.map((r) => r.header.seq));
+        let manifest = this.manifest;
+        // Adopt first (largest covered range wins when a retried compaction left two).
+        for (;;) {
+            const cands = orphans.filter((o) => o.header?.covers && o.header.covers[0] === manifest.coveredSeq && o.header.covers[1] > manifest.coveredSeq);
+            if (cands.length === 0) break;
+            cands.sort((a, b) => b.header!.covers![1] - a.header!.covers![1]);
+            const o = cands[0];
+            const h = o.header!;
+            manifest = {
+                ...manifest,
+                coveredSeq: h.covers![1],
+                nextBlock: Math.max(manifest.nextBlock, parseInt(o.file, 16) + 1),
+                blocks: [...manifest.blocks, blockInfo(o.file, h, o.bytes)],
+            };
+            orphans.splice(orphans.indexOf(o), 1);
+            this.recoveryNotes.push(`adopted blocks/${o.file} (seqs ${h.covers![0] + 1}..${h.covers![1]}): its compaction had not committed the manifest`);
+        }
+        if (manifest !== this.manifest) {
+            await writeFileAtomic(this.manifestFile, checkedJson(manifest));
+            this.manifest = manifest;
+        }
+        const keep = keepFilter(this.retentionCutoffString(), manifest.trims);
+        for (const o of orphans) {
+            const file = path.join(this.blockDir, o.file);
+            const h = o.header;
+            const seqs = h?.batches.map((b) => b[0]) ?? [];
+            // A failed compaction's block whose batches a later (committed) try of the same range holds.
+            const subsumed = h?.covers !== undefined && manifest.blocks.some((b) => b.covers !== undefined && b.covers[0] === h.covers![0] && b.covers[1] >= h.covers![1]);
+            const allHidden = h !== undefined && h.lastSeq <= manifest.coveredSeq && keep !== undefined && seqs.every((seq) => !keep(seq, BigInt(h.maxTime)));
+            const inWal = h !== undefined && seqs.length > 0 && seqs.every((seq) => seq > manifest.coveredSeq && walSeqs.has(seq));
+            if (h !== undefined && (allHidden || inWal || subsumed)) {
+                await fsp.rm(file, { force: true });
+                this.recoveryNotes.push(`removed leftover block ${o.file} (${allHidden ? 'its rows are all trimmed or past retention' : inWal ? 'its batches are all in the write-ahead log' : 'a retried compaction wrote the same batches again'})`);
+                continue;
+            }
+            const q = await this.quarantineFile(file, `block-${o.file}`);
+            this.problem(
+                o.error !== undefined
+                    ? `blocks/${o.file} is not listed in the manifest and is damaged (${o.error}): moved to ${q}`
+                    : `blocks/${o.file} (seqs ${h!.firstSeq}..${h!.lastSeq}, ${h!.rows} rows) is not listed in the manifest and its batches are not all in the write-ahead log: moved to ${q}, not served`,
+            );
+        }
+        await fsyncDir(this.blockDir);
+    }
+
+    private retentionCutoffString(): string | null {
+        const c = this.retentionCutoff();
+        return c === undefined ? null : c.toString();
+    }
+
+    /** Builds the WAL tail from the scan, quarantines damage, and opens the active segment. */
+    private async replay(wal: WalScan): Promise<void> {
+        const covered = this.manifest.coveredSeq;
+        let maxSeq = covered;
+        for (const t of this.manifest.trims) maxSeq = Math.max(maxSeq, t.seq);
+        for (const b of this.manifest.blocks) maxSeq = Math.max(maxSeq, b.lastSeq);
+        for (const r of wal.records) {
+            if (r.header.seq > maxSeq) maxSeq = r.header.seq;
+            if (r.header.seq <= covered) continue;
+            this.pushTail({
+                seq: r.header.seq,
+                sysTime: r.params.receiveTimeNs,
+                params: r.params,
+                body: Buffer.from(r.body), // own copy: do not pin the whole segment buffer
+                bytes: r.body.length,
+                count: r.header.n,
+                minTime: BigInt(r.header.lo),
+                maxTime: BigInt(r.header.hi),
+            });
+        }
+        let appendTo: { file: string; validBytes: number } | undefined;
+        for (let i = 0; i < wal.segments.length; i++) {
+            const seg = wal.segments[i];
+            const last = i === wal.segments.length - 1;
+            let damaged = false;
+            for (const bad of seg.bad) {
+                if (bad.kind === 'torn') {
+                    this.recoveryNotes.push(`${seg.name}: dropped ${bad.length} bytes at offset ${bad.offset} of an interrupted append (never acknowledged)`);
+                    continue;
+                }
+                if (bad.seq !== undefined && bad.seq <= covered && bad.kind === 'record') {
+                    this.recoveryNotes.push(`${seg.name}: damaged record seq ${bad.seq} at offset ${bad.offset} was compacted into a block before: ignored`);
+                    continue;
+                }
+                damaged = true;
+                if (bad.seq !== undefined) maxSeq = Math.max(maxSeq, bad.seq);
+                const data = await readRange(seg.file, bad.offset, bad.length);
+                const q = await this.quarantineBytes(`${seg.name}.${bad.offset}.bad`, data);
+                const what = bad.kind === 'record' ? `record seq ${bad.seq} (checksum mismatch)` : `${bad.length} bytes with no intact record header`;
+                this.problem(`wal/${seg.name}: ${what} at offset ${bad.offset} is damaged: its bytes are in ${q}; the events in it are not served`);
+                // Damage past the last intact record of the log hides how many seqs it held: skip
+                // as many as could fit, so no seq is ever given out twice.
+                if (last && bad.kind === 'garbage' && bad.offset >= seg.validBytes) maxSeq += Math.ceil(bad.length / FRAME_HEADER) + 1;
+            }
+            const allCovered = seg.recordSeqs.every((q) => q <= covered) && !damaged;
+            if (!last) {
+                if (allCovered) await fsp.rm(seg.file, { force: true });
+            } else if (seg.format === 2 && !damaged) {
+                appendTo = { file: seg.file, validBytes: seg.validBytes };
             }
         }
         this.nextSeq = maxSeq + 1;
-        this.wal = await WalWriter.open(this.walDir, last, this.nextSeq);
+        let nameSeq = this.nextSeq;
+        const lastSeg = wal.segments[wal.segments.length - 1];
+        if (!appendTo && lastSeg) nameSeq = Math.max(nameSeq, parseInt(lastSeg.name, 16) + 1);
+        this.wal = await WalWriter.open(this.walDir, appendTo, nameSeq);
         await fsyncDir(this.walDir);
     }
 
@@ -291,7 +633,7 @@ export class Dataset {
             minTime: prep.minTime,
             maxTime: prep.maxTime,
         };
-        await this.wal.append(frame(encodeWalPayload(seq, prep)), () => this.pushTail(tb));
+        await this.wal.append(frame(seq, encodeWalPayload(seq, prep)), () => this.pushTail(tb));
         this.maybeCompact();
         return { seq, batchId: batchIdHex(seq), ingested: n };
     }
@@ -301,15 +643,38 @@ export class Dataset {
     }
 
     private maybeCompact(): void {
-        if (this.compacting || this.closed) return;
+        if (this.compacting || this.closed || this.retryTimer) return;
         if (this.tailEvents >= this.opts.compactEvents || this.tailBytes >= this.opts.compactBytes) {
             this.compacting = this.exclusive(() => this.compactNow())
-                .catch((err: unknown) => this.opts.log(`compaction of ${this.meta.name} failed: ${String(err)}`))
+                .then(
+                    () => {
+                        this.compactFailures = 0;
+                    },
+                    (err: unknown) => this.compactionFailed(err),
+                )
                 .finally(() => {
                     this.compacting = null;
                     this.maybeCompact();
                 });
         }
+    }
+
+    /** After a failed compaction, the next try waits (exponential backoff, capped); appends go on meanwhile. */
+    private compactionFailed(err: unknown): void {
+        this.compactFailures++;
+        const delay = compactionBackoffMs(this.compactFailures);
+        this.opts.log(`compaction of ${this.meta.name} failed (${describeError(err)}); try ${this.compactFailures + 1} in ${delay / 1000} s`);
+        if (this.closed) return;
+        this.retryTimer = setTimeout(() => {
+            this.retryTimer = undefined;
+            this.maybeCompact();
+        }, delay);
+        this.retryTimer.unref();
+    }
+
+    /** Consecutive failed compactions so far and the delay before the next automatic try (ms). */
+    get compactionState(): { failures: number; retryInMs: number } {
+        return { failures: this.compactFailures, retryInMs: compactionBackoffMs(this.compactFailures) };
     }
 
     /** Serialises maintenance (compaction, retention, trim, delete, close). */
@@ -340,21 +705,34 @@ export class Dataset {
         if (this.closed || this.tail.length === 0) return;
         const afterSeq = this.manifest.coveredSeq;
         let coveredSeq = afterSeq;
-        await this.wal.rotate(this.nextSeq, () => {
+        const noteCovered = (): void => {
             if (this.tail.length) coveredSeq = this.tail[this.tail.length - 1].seq;
-        });
+        };
+        await this.wal.drain();
+        // An empty active segment means the tail is all in older segments already (a retry after a
+        // failure): no new segment per try.
+        if (this.wal.bytes === 0) noteCovered();
+        else await this.wal.rotate(this.nextSeq, noteCovered);
+        if (coveredSeq <= afterSeq) return;
         const activeSeg = path.basename(this.wal.activeFile);
         const segments = (await fsp.readdir(this.walDir))
             .filter((f) => f.endsWith('.wal') && f < activeSeg)
             .sort()
             .map((f) => path.join(this.walDir, f));
-        const file = `${this.manifest.nextBlock.toString(16).padStart(8, '0')}.blk`;
+        // A failed try's block number is not reused: a manifest may name it if only the directory
+        // fsync of that try's manifest write failed.
+        const blockNo = Math.max(this.manifest.nextBlock, this.nextBlockFloor);
+        this.nextBlockFloor = blockNo + 1;
+        const file = `${blockNo.toString(16).padStart(8, '0')}.blk`;
+        const outFile = path.join(this.blockDir, file);
         const cutoff = this.retentionCutoff();
         const job = {
             compress: this.opts.compress,
             retentionCutoff: cutoff === undefined ? null : cutoff.toString(),
             trims: this.manifest.trims,
-            outFile: path.join(this.blockDir, file),
+            outFile,
+            afterSeq,
+            uptoSeq: coveredSeq,
         };
         // The batches of (afterSeq, coveredSeq]: exactly the records of the older segments that the
         // manifest does not cover yet (appends after the rotation go to the new segment and have a
@@ -374,21 +752,27 @@ export class Dataset {
         }
         const res = inputs.length
             ? await runTailCompaction(inputs, job, yieldToLoop, TAIL_COMPACT_YIELD_ROWS)
-            : await this.opts.compactor.run({ ...job, segments, afterSeq, uptoSeq: coveredSeq });
-        const manifest: Manifest = { ...this.manifest, coveredSeq, blocks: this.manifest.blocks.slice() };
+            : await this.opts.compactor.run({ ...job, segments });
+        const manifest: Manifest = { ...this.manifest, coveredSeq, nextBlock: this.manifest.nextBlock, blocks: this.manifest.blocks.slice() };
         if (res.header) {
-            manifest.nextBlock = this.manifest.nextBlock + 1;
-            manifest.blocks.push({
-                file,
-                rows: res.header.rows,
-                minTime: res.header.minTime,
-                maxTime: res.header.maxTime,
-                firstSeq: res.header.firstSeq,
-                lastSeq: res.header.lastSeq,
-                bytes: res.bytes,
-            });
+            manifest.nextBlock = blockNo + 1;
+            manifest.blocks.push(blockInfo(file, res.header, res.bytes));
         }
-        await writeFileAtomic(path.join(this.dir, 'manifest.json'), JSON.stringify(manifest));
+        let durable = true;
+        try {
+            await writeFileAtomic(this.manifestFile, checkedJson(manifest));
+        } catch (err) {
+            if (!(err instanceof AtomicWriteError && err.renamed)) {
+                // Not committed: the block is referenced by nothing; remove it (the batches stay in the WAL).
+                if (res.header) await fsp.rm(outFile, { force: true }).catch(() => undefined);
+                throw err;
+            }
+            // The new manifest replaced the old one but the directory fsync failed: it is what the
+            // store reads now, yet a crash could bring the old one back, so keep the old segments
+            // (a later compaction removes them) and report.
+            durable = false;
+            this.opts.log(`compaction of ${this.meta.name}: manifest written but not made durable (${describeError(err)}); keeping the covered WAL segments`);
+        }
         // Switch the in-memory view in one synchronous step (snapshots keep the old arrays).
         this.manifest = manifest;
         const rest = this.tail.filter((b) => b.seq > coveredSeq);
@@ -396,6 +780,7 @@ export class Dataset {
         this.tailEvents = 0;
         this.tailBytes = 0;
         for (const b of rest) this.pushTail(b);
+        if (!durable) return;
         // Old segments only hold records <= coveredSeq now.
         for (const seg of segments) await fsp.rm(seg, { force: true });
         await fsyncDir(this.walDir);
@@ -422,7 +807,7 @@ export class Dataset {
         } finally {
             if (--this.openingSnapshots === 0) for (const w of this.openingWaiters.splice(0)) w();
         }
-        return new Snapshot(this.meta.name, refs, tail, keep, this.opts.blockCache);
+        return new Snapshot(this.meta.name, refs, tail, keep, this.opts.blockCache, (msg) => this.reportOnce(msg));
     }
 
     /** Waits until no snapshot is between reading the manifest and opening its block files. */
@@ -451,7 +836,7 @@ export class Dataset {
     }
 
     async writeMeta(meta: DatasetMeta): Promise<void> {
-        await writeFileAtomic(path.join(this.dir, 'meta.json'), JSON.stringify(meta, null, 1));
+        await writeFileAtomic(path.join(this.dir, 'meta.json'), checkedJson(meta, 1));
         this.meta = meta;
     }
 
@@ -465,6 +850,8 @@ export class Dataset {
             await this.wal.drain();
             const before = this.opts.now() - maxDurationNs;
             const trims = [...this.manifest.trims, { seq: this.nextSeq - 1, before: before.toString() }];
+            // meta.json keeps a copy first: a manifest rebuilt from the blocks needs it.
+            await this.writeMeta({ ...this.meta, trims });
             return this.dropBlocks({ ...this.manifest, trims }, (b) => b.lastSeq <= this.nextSeq - 1 && BigInt(b.maxTime) < before);
         });
     }
@@ -482,7 +869,7 @@ export class Dataset {
     private async dropBlocks(next: Manifest, drop: (b: BlockInfo) => boolean): Promise<{ blocksDeleted: number }> {
         const gone = next.blocks.filter(drop);
         next.blocks = next.blocks.filter((b) => !drop(b));
-        await writeFileAtomic(path.join(this.dir, 'manifest.json'), JSON.stringify(next));
+        await writeFileAtomic(path.join(this.dir, 'manifest.json'), checkedJson(next));
         this.manifest = next;
         await this.noOpeningSnapshots();
         for (const b of gone) await fsp.rm(path.join(this.blockDir, b.file), { force: true });
@@ -495,12 +882,32 @@ export class Dataset {
     async close(): Promise<void> {
         if (this.closed) return;
         this.closed = true;
+        if (this.retryTimer) clearTimeout(this.retryTimer);
+        this.retryTimer = undefined;
         await this.wal.drain();
         await this.maintenance;
         await this.wal.close();
         await this.noOpeningSnapshots();
         this.opts.blockCache.evictPrefix(this.cacheKey);
     }
+}
+
+function describeError(err: unknown): string {
+    const e = err as NodeJS.ErrnoException;
+    if (e && typeof e === 'object' && typeof e.message === 'string') return e.code && !e.message.includes(e.code) ? `${e.code}: ${e.message}` : e.message;
+    return String(err);
+}
+
+/** The health of an opened dataset: its problems since open and the files in its quarantine/. */
+export async function datasetHealth(dir: string, problems: readonly string[]): Promise<DatasetHealth> {
+    const quarantined: { file: string; bytes: number }[] = [];
+    for (const e of await fsp.readdir(path.join(dir, 'quarantine'), { withFileTypes: true }).catch(() => [])) {
+        if (!e.isFile()) continue;
+        const st = await fsp.stat(path.join(dir, 'quarantine', e.name)).catch(() => undefined);
+        quarantined.push({ file: `quarantine/${e.name}`, bytes: st?.size ?? 0 });
+    }
+    quarantined.sort((a, b) => (a.file < b.file ? -1 : 1));
+    return { status: problems.length || quarantined.length ? 'degraded' : 'ok', problems: [...problems], quarantined };
 }
 
 async function sumSizes(dir: string): Promise<number> {
@@ -532,6 +939,7 @@ export class Snapshot {
         private readonly tail: TailBatch[],
         private readonly keep: ((seq: number, t: bigint) => boolean) | undefined,
         private readonly cache: BlockCache,
+        private readonly onRebuildError: (msg: string) => void = () => undefined,
     ) {}
 
     /** Upper bound of the number of events (exact unless retention/trim hides some). */
@@ -553,7 +961,14 @@ export class Snapshot {
             if (bytesRead === 0) break;
             off += bytesRead;
         }
-        const dec = decodeBlock(buf);
+        let dec: DecodedBlock;
+        try {
+            dec = decodeBlock(buf);
+            if (dec.rows !== ref.info.rows) throw new BlockCorruptError(`holds ${dec.rows} rows, the manifest says ${ref.info.rows}`);
+        } catch (err) {
+            // Name the file: a damaged block makes the dataset unavailable until it is dealt with.
+            throw new BlockCorruptError(`dataset "${this.dataset}": blocks/${ref.info.file} is damaged (${(err as Error).message})`);
+        }
         if (cache) {
             ref.cached = dec;
             this.cache.set(ref.key, dec);
@@ -581,7 +996,7 @@ export class Snapshot {
             }
         }
         for (const tb of this.tail) {
-            const { times, fields } = materialize(tb);
+            const { times, fields } = materialize(tb, this.onRebuildError);
             for (let r = 0; r < fields.length; r++) {
                 const t = times[r];
                 if (keep && !keep(tb.seq, t)) continue;
@@ -610,7 +1025,7 @@ export class Snapshot {
             yield { kind: 'block', block: b, select };
         }
         for (const tb of this.tail) {
-            const { times, fields } = tb.norm ?? buildBatch(tb.body as Buffer, tb.params).batch;
+            const { times, fields } = tb.norm ?? rebuild(tb, this.onRebuildError);
             let select: Uint32Array | undefined;
             if (keep) {
                 const kept = new Uint32Array(fields.length);

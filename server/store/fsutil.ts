@@ -1,7 +1,58 @@
-/** Small durable-filesystem helpers. */
+/**
+ * Small durable-filesystem helpers. Everything the store creates is private to its owner: files
+ * 0600 and directories 0700, set explicitly after creation so that the process umask (which can
+ * only remove bits, and may remove the owner's own) never decides.
+ */
 import { promises as fsp } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { crc32 } from 'node:zlib';
+
+export const FILE_MODE = 0o600;
+export const DIR_MODE = 0o700;
+
+/**
+ * Test seam for faults the file system rarely gives on demand (a full disk where no small file
+ * system can be mounted): when set, every data write of the store asks it first and throws what it
+ * returns. Production code never sets it.
+ */
+export const writeFaults: { inject?: (file: string, bytes: number) => NodeJS.ErrnoException | undefined } = {};
+
+/** Throws the injected fault for a write of `bytes` to `file`, if any. */
+export function checkWriteFault(file: string, bytes: number): void {
+    const err = writeFaults.inject?.(file, bytes);
+    if (err) throw err;
+}
+
+/** True for the errors a full disk (or an exhausted quota) gives. */
+export function isDiskFull(err: unknown): boolean {
+    const code = (err as NodeJS.ErrnoException | null)?.code;
+    return code === 'ENOSPC' || code === 'EDQUOT';
+}
+
+/** Opens a new file for writing with mode 0600 whatever the umask (`flag` 'w' or 'wx'). */
+export async function openPrivate(file: string, flag: 'w' | 'wx'): Promise<FileHandle> {
+    const fh = await fsp.open(file, flag, FILE_MODE);
+    try {
+        await fh.chmod(FILE_MODE);
+    } catch (err) {
+        await fh.close();
+        throw err;
+    }
+    return fh;
+}
+
+/** mkdir -p with mode 0700 for every directory it creates (existing ones are left as they are). */
+export async function ensureDir(dir: string): Promise<void> {
+    const first = await fsp.mkdir(dir, { recursive: true, mode: DIR_MODE });
+    if (first === undefined) return;
+    // mkdir's mode passes through the umask: set it exactly on each directory created.
+    for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+        await fsp.chmod(d, DIR_MODE);
+        if (d === path.resolve(first) || path.dirname(d) === d) break;
+    }
+}
 
 /** fsync a directory so that creates/renames/unlinks inside it are durable. */
 export async function fsyncDir(dir: string): Promise<void> {
@@ -13,32 +64,102 @@ export async function fsyncDir(dir: string): Promise<void> {
     }
 }
 
-/** Writes a file atomically: temp file in the same dir + fsync + rename + fsync dir. */
+/**
+ * A failed atomic write. `renamed` tells whether the new file had already replaced the old one
+ * (only the directory fsync failed): then readers see the new content, but a crash may undo it.
+ */
+export class AtomicWriteError extends Error {
+    constructor(
+        cause: unknown,
+        readonly renamed: boolean,
+    ) {
+        super(cause instanceof Error ? cause.message : String(cause), { cause });
+        this.name = 'AtomicWriteError';
+        const code = (cause as NodeJS.ErrnoException | null)?.code;
+        if (code !== undefined) (this as unknown as NodeJS.ErrnoException).code = code;
+    }
+}
+
+/**
+ * Writes a file atomically: temp file (0600) in the same dir + fsync + rename + fsync dir. On any
+ * failure before the rename the temp file is removed, so a failing disk leaves nothing behind.
+ * Throws AtomicWriteError.
+ */
 export async function writeFileAtomic(file: string, data: string | Buffer): Promise<void> {
     const dir = path.dirname(file);
     const tmp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
-    const fh = await fsp.open(tmp, 'w');
     try {
-        await fh.writeFile(data);
-        await fh.sync();
-    } finally {
-        await fh.close();
-    }
-    try {
+        checkWriteFault(file, typeof data === 'string' ? Buffer.byteLength(data) : data.length);
+        const fh = await openPrivate(tmp, 'wx');
+        try {
+            await fh.writeFile(data);
+            await fh.sync();
+        } finally {
+            await fh.close();
+        }
         await fsp.rename(tmp, file);
     } catch (err) {
-        await fsp.rm(tmp, { force: true });
-        throw err;
+        await fsp.rm(tmp, { force: true }).catch(() => undefined);
+        throw new AtomicWriteError(err, false);
     }
-    await fsyncDir(dir);
+    try {
+        await fsyncDir(dir);
+    } catch (err) {
+        throw new AtomicWriteError(err, true);
+    }
 }
 
-export async function readJsonIfExists<T>(file: string): Promise<T | undefined> {
+/**
+ * Metadata files (manifest.json, meta.json, tokens.json) carry a checksum, so a flipped byte that
+ * still parses (a digit of coveredSeq) is caught instead of silently obeyed: the object is written
+ * with a last key `crc32` = crc32 of the compact JSON of the other keys, in order.
+ */
+export function checkedJson(obj: object, indent?: number): string {
+    const crc = crc32(JSON.stringify(obj)) >>> 0;
+    return JSON.stringify({ ...obj, crc32: crc }, null, indent);
+}
+
+/** Parses `text` (JSON); when it has a `crc32` key it must match (see checkedJson), which is removed. */
+export function parseCheckedJson<T>(text: string, file: string): T {
+    let v: unknown;
     try {
-        return JSON.parse(await fsp.readFile(file, 'utf8')) as T;
+        v = JSON.parse(text);
+    } catch (err) {
+        throw new Error(`${file}: not valid JSON (${(err as Error).message})`);
+    }
+    if (typeof v === 'object' && v !== null && !Array.isArray(v) && 'crc32' in v) {
+        const { crc32: stored, ...rest } = v as Record<string, unknown>;
+        if (stored !== crc32(JSON.stringify(rest)) >>> 0) throw new Error(`${file}: checksum mismatch (the file is damaged)`);
+        return rest as T;
+    }
+    return v as T;
+}
+
+/** readJsonIfExists for files written with checkedJson (files without a checksum are accepted). */
+export async function readCheckedJsonIfExists<T>(file: string): Promise<T | undefined> {
+    let text: string;
+    try {
+        text = await fsp.readFile(file, 'utf8');
     } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
         throw err;
+    }
+    return parseCheckedJson<T>(text, file);
+}
+
+/** Reads and parses a JSON file; undefined when it does not exist. Errors name the file. */
+export async function readJsonIfExists<T>(file: string): Promise<T | undefined> {
+    let text: string;
+    try {
+        text = await fsp.readFile(file, 'utf8');
+    } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        throw err;
+    }
+    try {
+        return JSON.parse(text) as T;
+    } catch (err) {
+        throw new Error(`${file}: not valid JSON (${(err as Error).message})`);
     }
 }
 

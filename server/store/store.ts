@@ -9,14 +9,16 @@ import { formatDatetime } from '../../language/values.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../ingest/decode-body.js';
 import { ingestStatus, nowNs, prepareIngest, type IngestRequest, type IngestStatus, type AppendInput } from '../ingest/ingest.js';
 import { Compactor } from './compactor.js';
-import { BlockCache, Dataset, type DatasetMeta, type DatasetStats, type Snapshot, type StoredEvent } from './dataset.js';
-import { StoreError, validateDatasetName } from './errors.js';
-import { fsyncDir } from './fsutil.js';
+import { BlockCache, Dataset, datasetHealth, type DatasetHealth, type DatasetMeta, type DatasetStats, type Snapshot, type StoredEvent } from './dataset.js';
+import { diskFullError, StoreError, validateDatasetName } from './errors.js';
+import { ensureDir, fsyncDir, isDiskFull, readCheckedJsonIfExists } from './fsutil.js';
+import { acquireDirLock, type DirLock } from './lock.js';
 import { TokenStore } from './tokens.js';
 
-export type { DatasetMeta, DatasetStats, StoredEvent, SnapshotPart } from './dataset.js';
-export { Snapshot } from './dataset.js';
-export { StoreError, validateDatasetName } from './errors.js';
+export type { DatasetHealth, DatasetMeta, DatasetStats, StoredEvent, SnapshotPart } from './dataset.js';
+export { Snapshot, compactionBackoffMs } from './dataset.js';
+export { DatasetOpenError, StoreError, validateDatasetName } from './errors.js';
+export { DirLockedError } from './lock.js';
 export { TokenStore, type TokenInfo } from './tokens.js';
 export { formatRowId, batchRowIds, parseRowId, batchIdHex } from './row-id.js';
 
@@ -58,8 +60,17 @@ export interface IngestResult extends IngestStatus {
     batchId: string;
 }
 
+/** A dataset directory that could not be opened: reported on its endpoints, its files untouched. */
+interface UnavailableDataset {
+    dir: string;
+    /** Its meta.json when that could be read, for the datasets list. */
+    meta: DatasetMeta;
+    reason: string;
+}
+
 export class Store {
     private datasets = new Map<string, Dataset>();
+    private unavailable = new Map<string, UnavailableDataset>();
     private creating = new Set<string>();
     private sweepTimer: NodeJS.Timeout | undefined;
     private closed = false;
@@ -70,6 +81,7 @@ export class Store {
         private readonly opts: Required<StoreOptions>,
         private readonly blockCache: BlockCache,
         private readonly compactor: Compactor,
+        private readonly lock: DirLock,
     ) {}
 
     /** @internal use openStore */
@@ -86,9 +98,16 @@ export class Store {
             log: options.log ?? ((m) => console.error(`[apl-store] ${m}`)),
         };
         const root = path.resolve(dir);
-        await fsp.mkdir(path.join(root, 'datasets'), { recursive: true });
-        await acquireLock(root);
-        const store = new Store(root, await TokenStore.open(root, { log: opts.log }), opts, new BlockCache(opts.blockCacheSize), new Compactor(opts.compactInWorker, opts.log));
+        await ensureDir(path.join(root, 'datasets'));
+        const lock = await acquireDirLock(root);
+        let store: Store;
+        try {
+            const tokens = await TokenStore.open(root, { log: opts.log, lenient: true });
+            store = new Store(root, tokens, opts, new BlockCache(opts.blockCacheSize), new Compactor(opts.compactInWorker, opts.log), lock);
+        } catch (err) {
+            await lock.release();
+            throw err;
+        }
         const dsRoot = path.join(root, 'datasets');
         for (const e of await fsp.readdir(dsRoot, { withFileTypes: true })) {
             if (!e.isDirectory()) continue;
@@ -98,9 +117,14 @@ export class Store {
                 await fsp.rm(p, { recursive: true, force: true });
                 continue;
             }
-            const ds = await Dataset.open(p, store.dsOptions());
-            for (const note of ds.recoveryNotes) opts.log(`recovery ${e.name}: ${note}`);
-            store.datasets.set(ds.name, ds);
+            try {
+                const ds = await Dataset.open(p, store.dsOptions());
+                for (const note of ds.recoveryNotes) opts.log(`recovery ${e.name}: ${note}`);
+                store.datasets.set(ds.name, ds);
+            } catch (err) {
+                // One dataset that cannot be opened must not stop the others; its files stay as they are.
+                await store.markUnavailable(e.name, err, p);
+            }
         }
         if (opts.retentionSweepMs > 0) {
             store.sweepTimer = setInterval(() => {
@@ -126,16 +150,53 @@ export class Store {
     private ds(name: string): Dataset {
         if (this.closed) throw new StoreError('closed', 'store is closed');
         const ds = this.datasets.get(name);
-        if (!ds) throw new StoreError('not_found', `dataset "${name}" not found`);
+        if (!ds) {
+            const u = this.unavailable.get(name);
+            if (u) throw unavailableError(name, u);
+            throw new StoreError('not_found', `dataset "${name}" not found`);
+        }
         return ds;
     }
 
-    listDatasets(): DatasetMeta[] {
-        return [...this.datasets.values()].map((d) => ({ ...d.meta })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    /**
+     * Takes a dataset out of service because its files cannot be read (at open, or when a block
+     * turns out damaged while loading): logged, reported on its endpoints (423), files untouched.
+     */
+    async markUnavailable(name: string, err: unknown, dir = path.join(this.dir, 'datasets', name)): Promise<void> {
+        const reason = err instanceof Error ? err.message : String(err);
+        const open = this.datasets.get(name);
+        this.datasets.delete(name);
+        if (open) await open.close().catch(() => undefined);
+        let meta: DatasetMeta | undefined;
+        try {
+            meta = await readCheckedJsonIfExists<DatasetMeta>(path.join(dir, 'meta.json'));
+        } catch {
+            meta = undefined;
+        }
+        if (!meta || typeof meta !== 'object' || meta.name !== name) meta = placeholderMeta(name, (await fsp.stat(dir).catch(() => undefined))?.mtime);
+        meta.mapFields ??= [];
+        this.unavailable.set(name, { dir, meta, reason });
+        this.opts.log(`dataset "${name}" is unavailable: ${reason}. Its files are kept as they are; repair or move them and restart (see server/store/FORMAT.md, "Repair").`);
     }
 
+    /** Datasets that could be opened, plus those that could not (their endpoints answer 423). */
+    listDatasets(): DatasetMeta[] {
+        const all = [...this.datasets.values()].map((d) => ({ ...d.meta }));
+        for (const u of this.unavailable.values()) all.push({ ...u.meta });
+        return all.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    }
+
+    /** True for a usable dataset (an unavailable one answers 423 on every use, see getDataset). */
     hasDataset(name: string): boolean {
         return this.datasets.has(name);
+    }
+
+    /** The storage health the dataset endpoints report. Throws 404 for an unknown dataset. */
+    async health(name: string): Promise<DatasetHealth> {
+        const u = this.unavailable.get(name);
+        if (u) return { ...(await datasetHealth(u.dir, [u.reason])), status: 'unavailable' };
+        const ds = this.ds(name);
+        return datasetHealth(ds.dir, ds.problems);
     }
 
     /** Throws StoreError('not_found') (404) when missing. */
@@ -148,6 +209,7 @@ export class Store {
         validateDatasetName(input.name);
         const name = input.name;
         if (this.datasets.has(name) || this.creating.has(name)) throw new StoreError('exists', `dataset "${name}" already exists`);
+        if (this.unavailable.has(name)) throw new StoreError('exists', `dataset "${name}" already exists (it is unavailable: ${this.unavailable.get(name)!.reason})`);
         this.creating.add(name);
         try {
             const now = formatDatetime(this.opts.now());
@@ -165,7 +227,13 @@ export class Store {
             };
             const dsRoot = path.join(this.dir, 'datasets');
             const tmp = path.join(dsRoot, `.new-${randomBytes(6).toString('hex')}`);
-            await Dataset.initDir(tmp, meta);
+            try {
+                await Dataset.initDir(tmp, meta);
+            } catch (err) {
+                await fsp.rm(tmp, { recursive: true, force: true }).catch(() => undefined);
+                if (isDiskFull(err)) throw diskFullError(`creating dataset "${name}"`, err);
+                throw err;
+            }
             const final = path.join(dsRoot, name);
             await fsp.rename(tmp, final);
             await fsyncDir(dsRoot);
@@ -187,7 +255,12 @@ export class Store {
         // API.md §7.2: useRetentionPeriod becomes false when retentionDays is 0.
         if (meta.retentionDays === 0) meta.useRetentionPeriod = false;
         meta.updatedAt = formatDatetime(this.opts.now());
-        await ds.writeMeta(meta);
+        try {
+            await ds.writeMeta(meta);
+        } catch (err) {
+            if (isDiskFull(err)) throw diskFullError(`updating dataset "${name}"`, err);
+            throw err;
+        }
         return { ...meta };
     }
 
@@ -210,16 +283,21 @@ export class Store {
     async ingest(name: string, req: IngestRequest): Promise<IngestResult> {
         const ds = this.ds(name);
         const prep = await prepareIngest(req, { maxBodyBytes: this.opts.maxBodyBytes, mapFields: ds.meta.mapFields, receiveTimeNs: this.opts.now() });
-        const res = await this.ds(name).append(prep);
+        const res = await this.append(name, prep);
         return {
             ...ingestStatus({ ingested: res.ingested, failures: prep.failures, processedBytes: prep.processedBytes, receiveTimeNs: prep.params.receiveTimeNs, walLength: ds.walLength }),
             batchId: res.batchId,
         };
     }
 
-    /** Appends an already prepared batch (see prepareIngest). */
-    append(name: string, prep: AppendInput): Promise<{ seq: number; batchId: string; ingested: number }> {
-        return this.ds(name).append(prep);
+    /** Appends an already prepared batch (see prepareIngest). A full disk is a StoreError 507. */
+    async append(name: string, prep: AppendInput): Promise<{ seq: number; batchId: string; ingested: number }> {
+        try {
+            return await this.ds(name).append(prep);
+        } catch (err) {
+            if (isDiskFull(err)) throw diskFullError(`writing to the write-ahead log of dataset "${name}"`, err);
+            throw err;
+        }
     }
 
     /** A consistent snapshot; call `release()` when done. */
@@ -262,7 +340,7 @@ export class Store {
         for (const ds of this.datasets.values()) await ds.close();
         this.datasets.clear();
         await this.compactor.close();
-        await fsp.rm(path.join(this.dir, 'LOCK'), { force: true });
+        await this.lock.release();
     }
 }
 
@@ -271,30 +349,12 @@ export function openStore(dir: string, options: StoreOptions = {}): Promise<Stor
     return Store.open(dir, options);
 }
 
-/** One process per data directory: a LOCK file with the owner's pid (stale locks are taken over). */
-async function acquireLock(root: string): Promise<void> {
-    const lock = path.join(root, 'LOCK');
-    for (let attempt = 0; attempt < 2; attempt++) {
-        try {
-            await fsp.writeFile(lock, String(process.pid), { flag: 'wx' });
-            return;
-        } catch (err) {
-            if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-        }
-        const pid = Number((await fsp.readFile(lock, 'utf8').catch(() => '')).trim());
-        if (pid && pid !== process.pid && isAlive(pid)) {
-            throw new Error(`data directory ${root} is in use by process ${pid} (remove ${lock} if that is wrong)`);
-        }
-        await fsp.rm(lock, { force: true });
-    }
-    throw new Error(`could not lock data directory ${root}`);
+function unavailableError(name: string, u: UnavailableDataset): StoreError {
+    return new StoreError('unavailable', `dataset "${name}" is unavailable: ${u.reason}. Its files are kept as they are; repair or move them and restart the server`);
 }
 
-function isAlive(pid: number): boolean {
-    try {
-        process.kill(pid, 0);
-        return true;
-    } catch (err) {
-        return (err as NodeJS.ErrnoException).code === 'EPERM';
-    }
+/** What the datasets list shows for an unavailable dataset whose meta.json cannot be read. */
+function placeholderMeta(name: string, mtime: Date | undefined): DatasetMeta {
+    const at = (mtime ?? new Date(0)).toISOString();
+    return { name, kind: 'axiom:events:v1', description: '', who: '', created: at, updatedAt: at, retentionDays: 0, useRetentionPeriod: false, mapFields: [] };
 }

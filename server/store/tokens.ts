@@ -15,7 +15,7 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { readFileSync, statSync, type BigIntStats } from 'node:fs';
 import * as path from 'node:path';
 import { formatDatetime } from '../../language/values.js';
-import { writeFileAtomic } from './fsutil.js';
+import { checkedJson, parseCheckedJson, writeFileAtomic } from './fsutil.js';
 
 export interface TokenInfo {
     id: string;
@@ -40,6 +40,11 @@ export interface TokenStoreOptions {
     now?: () => number;
     /** Where a token file that cannot be re-read is reported (default console.error). */
     log?: (msg: string) => void;
+    /**
+     * Open even when the file cannot be read (the server: see `open`). Default false: throw an
+     * error naming the file (the `apl token` commands).
+     */
+    lenient?: boolean;
 }
 
 function sha256(s: string): Buffer {
@@ -52,8 +57,14 @@ function versionOf(st: BigIntStats | undefined): string {
 }
 
 function parseTokenFile(text: string, file: string): TokenRecord[] {
-    const f = JSON.parse(text) as Partial<TokenFile> | null;
+    const f = parseCheckedJson<Partial<TokenFile> | null>(text, file);
     if (typeof f !== 'object' || f === null || !Array.isArray(f.tokens)) throw new Error(`${file}: expected {"v":1,"tokens":[…]}`);
+    for (const t of f.tokens as unknown[]) {
+        const r = t as Partial<TokenRecord> | null;
+        if (typeof r !== 'object' || r === null || typeof r.id !== 'string' || typeof r.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(r.sha256)) {
+            throw new Error(`${file}: a token entry is not {id, name, created, sha256}`);
+        }
+    }
     return f.tokens;
 }
 
@@ -65,6 +76,9 @@ export class TokenStore {
     private checkedAt = -Infinity;
     /** Last problem reported by a lenient refresh, so that it is logged once, not per request. */
     private problem: string | undefined;
+    /** Version of the file that could not be read, so it is not read again until it changes. */
+    private badVersion: string | undefined;
+    private everRead = false;
     private writing: Promise<void> = Promise.resolve();
     private readonly recheckMs: number;
     private readonly now: () => number;
@@ -79,10 +93,26 @@ export class TokenStore {
         this.log = options.log ?? ((m) => console.error(`[apl-store] ${m}`));
     }
 
+    /**
+     * Opens the token file; throws naming the file when it cannot be read, unless `lenient`: then
+     * the problem is reported (see `unreadable`), none of its tokens is accepted (fail closed: a
+     * damaged file may not say what its owner meant), and it is never overwritten — writes re-read
+     * it strictly and fail naming it. Once it is repaired (replaced), the next look reads it and its
+     * tokens work again.
+     */
     static async open(dataDir: string, options: TokenStoreOptions = {}): Promise<TokenStore> {
         const ts = new TokenStore(path.join(dataDir, 'tokens.json'), options);
-        ts.refresh('strict');
+        ts.refresh(options.lenient ? 'lenient' : 'strict');
         return ts;
+    }
+
+    /** Why the token file cannot be read right now, or undefined when it can. */
+    get unreadable(): string | undefined {
+        return this.problem;
+    }
+
+    get path(): string {
+        return this.file;
     }
 
     /**
@@ -91,19 +121,27 @@ export class TokenStore {
      */
     private refresh(mode: 'lenient' | 'strict' = 'lenient'): boolean {
         this.checkedAt = this.now();
-        let version: string;
+        let version: string | undefined;
         let records: TokenRecord[];
         try {
             version = versionOf(statSync(this.file, { bigint: true, throwIfNoEntry: false }));
             if (version === this.version) return false;
+            // The same unreadable version again: a stat, not a read (unknown tokens may flood in).
+            if (mode === 'lenient' && version === this.badVersion) return false;
             records = this.read();
         } catch (err) {
             if (mode === 'strict') throw err;
-            const problem = `cannot re-read ${this.file}: ${(err as Error).message}; the ${this.tokens.length} token(s) read before stay in force`;
+            this.badVersion = version;
+            const message = (err as Error).message.replace(`${this.file}: `, '');
+            const problem = !this.everRead
+                ? `cannot read ${this.file}: ${message}; none of its tokens is accepted until it is repaired (the file is left as it is)`
+                : `cannot re-read ${this.file}: ${message}; the ${this.tokens.length} token(s) read before stay in force`;
             if (problem !== this.problem) this.log(problem);
             this.problem = problem;
             return false;
         }
+        this.everRead = true;
+        this.badVersion = undefined;
         // The version is taken before the read: if the file changed in between, the next look
         // reads it again.
         this.version = version;
@@ -138,7 +176,7 @@ export class TokenStore {
             this.refresh('strict');
             const { records, result } = change(this.tokens);
             if (!records) return result;
-            await writeFileAtomic(this.file, JSON.stringify({ v: 1, tokens: records } satisfies TokenFile, null, 1));
+            await writeFileAtomic(this.file, checkedJson({ v: 1, tokens: records } satisfies TokenFile, 1));
             this.replace(records);
             // Not the version of what was just written: another process may have replaced it
             // already. Unknown, so the next look reads the file.

@@ -4,6 +4,7 @@
  * deterministic function the ingest path validated them with).
  */
 import type { AppendInput, IngestParams } from '../ingest/ingest.js';
+import type { ScannedRecord } from './wal.js';
 
 export const WAL_RECORD_VERSION = 1;
 
@@ -40,4 +41,26 @@ export function decodeWalPayload(payload: Buffer): { header: WalHeader; params: 
     if (header.v !== WAL_RECORD_VERSION) throw new Error(`unsupported WAL record version ${header.v}`);
     const params: IngestParams = { ...header.p, receiveTimeNs: BigInt(header.p.receiveTimeNs) };
     return { header, params, body: payload.subarray(4 + hlen) };
+}
+
+export interface DecodedRecord {
+    header: WalHeader;
+    params: IngestParams;
+    body: Buffer;
+}
+
+/**
+ * Decodes an intact (checksummed) record; undefined when its payload still does not make sense
+ * (unreadable header, or a frame seq that disagrees with the payload's): recovery and compaction
+ * both treat such a record as damaged, so they agree on what the log holds.
+ */
+export function readRecord(rec: ScannedRecord): DecodedRecord | undefined {
+    try {
+        const d = decodeWalPayload(rec.payload);
+        if (!Number.isSafeInteger(d.header.seq) || d.header.seq <= 0) return undefined;
+        if (rec.seq !== undefined && rec.seq !== d.header.seq) return undefined;
+        return d;
+    } catch {
+        return undefined;
+    }
 }

@@ -1,6 +1,14 @@
 /**
- * Per-dataset write-ahead log: a directory of segment files `<first-seq as 16 hex>.wal`. Each
- * record is framed `[payload length u32 LE][crc32(payload) u32 LE][payload]`.
+ * Per-dataset write-ahead log: a directory of segment files `<16 hex>.wal`, replayed in name order.
+ *
+ * Record framing (v2, what this code writes), 24 bytes of frame header then the payload:
+ *
+ *   [u32 magic 0x4C41577F ("\x7fWAL")][u32 payload length][u32 seq low][u32 seq high]
+ *   [u32 crc32(payload)][u32 crc32(the 20 bytes before)]
+ *
+ * The header checksum makes a damaged length detectable, and the magic lets recovery find the next
+ * record after damage, so one flipped byte costs one record, not the rest of the segment. Segments
+ * written in the v1 framing (`[u32 length][u32 crc32(payload)][payload]`, no magic) are still read.
  *
  * Appends are group-committed: every append queued while a write+fdatasync is in flight joins the
  * next single writev+fdatasync. An append's promise resolves only after its bytes are durable.
@@ -9,9 +17,13 @@ import { promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
-import { fsyncDir } from './fsutil.js';
+import { checkWriteFault, fsyncDir, openPrivate } from './fsutil.js';
 
-export const FRAME_HEADER = 8;
+export const FRAME_HEADER = 24;
+export const RECORD_MAGIC = 0x4c41577f;
+const MAGIC_BYTES = Buffer.from([0x7f, 0x57, 0x41, 0x4c]);
+/** v1 framing: [u32 length][u32 crc32(payload)]. */
+const V1_FRAME_HEADER = 8;
 /** Refuse absurd lengths when reading (a torn length field can be anything). */
 const MAX_RECORD = 1024 * 1024 * 1024;
 
@@ -19,37 +31,146 @@ export function segmentName(firstSeq: number): string {
     return `${firstSeq.toString(16).padStart(16, '0')}.wal`;
 }
 
-export interface WalRecord {
+/** One intact record. `seq` comes from the frame (v2) or is undefined (v1: read it from the payload). */
+export interface ScannedRecord {
+    offset: number;
+    seq: number | undefined;
     payload: Buffer;
+}
+
+/**
+ * Bytes of a segment that are not intact records:
+ * - `record`: a frame whose header is intact (so its seq and extent are known) but whose payload
+ *   checksum fails;
+ * - `garbage`: bytes with no intact frame header (seqs unknown);
+ * - `torn`: the end of the segment looks like an interrupted append (an incomplete frame header,
+ *   an intact header whose payload runs past the end of the file, or zeros): never acknowledged.
+ */
+export interface BadRegion {
+    kind: 'record' | 'garbage' | 'torn';
+    offset: number;
+    length: number;
+    seq?: number;
 }
 
 export interface SegmentScan {
     file: string;
-    records: Buffer[];
-    /** Bytes of valid records; anything after is torn/corrupt. */
+    format: 1 | 2;
+    records: ScannedRecord[];
+    bad: BadRegion[];
+    /** Offset just past the last intact record (where appending may continue when nothing else is bad). */
     validBytes: number;
     totalBytes: number;
 }
 
-/** Reads a segment, stopping at the first record with a bad length or CRC. */
-export async function scanSegment(file: string): Promise<SegmentScan> {
-    const data = await fsp.readFile(file);
-    const records: Buffer[] = [];
-    let p = 0;
-    while (p + FRAME_HEADER <= data.length) {
-        const len = data.readUInt32LE(p);
-        const crc = data.readUInt32LE(p + 4);
-        if (len === 0 || len > MAX_RECORD || p + FRAME_HEADER + len > data.length) break;
-        const payload = data.subarray(p + FRAME_HEADER, p + FRAME_HEADER + len);
-        if (crc32(payload) >>> 0 !== crc) break;
-        records.push(payload);
-        p += FRAME_HEADER + len;
-    }
-    return { file, records, validBytes: p, totalBytes: data.length };
+function headerIntact(data: Buffer, p: number): boolean {
+    return (
+        p + FRAME_HEADER <= data.length &&
+        data.readUInt32LE(p) === RECORD_MAGIC &&
+        crc32(data.subarray(p, p + 20)) >>> 0 === data.readUInt32LE(p + 20) &&
+        data.readUInt32LE(p + 4) <= MAX_RECORD
+    );
 }
 
-/** Frames a payload given as parts (no copy of the parts). */
-export function frame(parts: Buffer[]): Buffer[] {
+/** Offset of the next intact frame header at or after `from`, or -1. */
+function nextHeader(data: Buffer, from: number): number {
+    for (let p = data.indexOf(MAGIC_BYTES, from); p >= 0; p = data.indexOf(MAGIC_BYTES, p + 1)) {
+        if (headerIntact(data, p)) return p;
+    }
+    return -1;
+}
+
+function allZero(data: Buffer, from: number): boolean {
+    for (let i = from; i < data.length; i++) if (data[i] !== 0) return false;
+    return true;
+}
+
+/** Reads a segment: every intact record, and every damaged or torn region (see BadRegion). */
+export async function scanSegment(file: string): Promise<SegmentScan> {
+    const data = await fsp.readFile(file);
+    return isV1Segment(data) ? scanV1(file, data) : scanV2(file, data);
+}
+
+/**
+ * v1 segments have no magic: their first record is [length][crc] with a length below 1 GiB, which
+ * a v2 magic (0x4C41577F) never is. An empty file is a (new) v2 segment.
+ */
+function isV1Segment(data: Buffer): boolean {
+    if (data.length < V1_FRAME_HEADER || data.readUInt32LE(0) === RECORD_MAGIC) return false;
+    const len = data.readUInt32LE(0);
+    return len > 0 && len <= MAX_RECORD && V1_FRAME_HEADER + len <= data.length && crc32(data.subarray(V1_FRAME_HEADER, V1_FRAME_HEADER + len)) >>> 0 === data.readUInt32LE(4);
+}
+
+function scanV2(file: string, data: Buffer): SegmentScan {
+    const records: ScannedRecord[] = [];
+    const bad: BadRegion[] = [];
+    let validBytes = 0;
+    let p = 0;
+    while (p < data.length) {
+        if (!headerIntact(data, p)) {
+            const q = nextHeader(data, p + 1);
+            if (q < 0) {
+                // Nothing intact follows: an interrupted append, or damage at the very end.
+                const torn = data.length - p < FRAME_HEADER || allZero(data, p);
+                bad.push({ kind: torn ? 'torn' : 'garbage', offset: p, length: data.length - p });
+                break;
+            }
+            bad.push({ kind: 'garbage', offset: p, length: q - p });
+            p = q;
+            continue;
+        }
+        const len = data.readUInt32LE(p + 4);
+        const seq = data.readUInt32LE(p + 8) + data.readUInt32LE(p + 12) * 2 ** 32;
+        const end = p + FRAME_HEADER + len;
+        if (end > data.length) {
+            // An intact header whose payload is cut short: the last append was interrupted, unless
+            // an intact record follows (then this header lies, and its bytes are garbage).
+            const q = nextHeader(data, p + 1);
+            if (q < 0) {
+                bad.push({ kind: 'torn', offset: p, length: data.length - p, seq });
+                break;
+            }
+            bad.push({ kind: 'garbage', offset: p, length: q - p });
+            p = q;
+            continue;
+        }
+        const payload = data.subarray(p + FRAME_HEADER, end);
+        if (crc32(payload) >>> 0 === data.readUInt32LE(p + 16)) {
+            records.push({ offset: p, seq, payload });
+            validBytes = end;
+        } else {
+            bad.push({ kind: 'record', offset: p, length: end - p, seq });
+        }
+        p = end;
+    }
+    return { file, format: 2, records, bad, validBytes, totalBytes: data.length };
+}
+
+/** v1: no way to find the next record after damage, so reading stops at the first bad one. */
+function scanV1(file: string, data: Buffer): SegmentScan {
+    const records: ScannedRecord[] = [];
+    let p = 0;
+    while (p + V1_FRAME_HEADER <= data.length) {
+        const len = data.readUInt32LE(p);
+        const crc = data.readUInt32LE(p + 4);
+        if (len === 0 || len > MAX_RECORD || p + V1_FRAME_HEADER + len > data.length) break;
+        const payload = data.subarray(p + V1_FRAME_HEADER, p + V1_FRAME_HEADER + len);
+        if (crc32(payload) >>> 0 !== crc) break;
+        records.push({ offset: p, seq: undefined, payload });
+        p += V1_FRAME_HEADER + len;
+    }
+    const bad: BadRegion[] = [];
+    if (p < data.length) {
+        const rest = data.length - p;
+        const len = rest >= V1_FRAME_HEADER ? data.readUInt32LE(p) : 0;
+        const torn = rest < V1_FRAME_HEADER || allZero(data, p) || (len > 0 && len <= MAX_RECORD && p + V1_FRAME_HEADER + len > data.length);
+        bad.push({ kind: torn ? 'torn' : 'garbage', offset: p, length: rest });
+    }
+    return { file, format: 1, records, bad, validBytes: p, totalBytes: data.length };
+}
+
+/** Frames a payload given as parts (no copy of the parts), v2 framing. */
+export function frame(seq: number, parts: Buffer[]): Buffer[] {
     let len = 0;
     let crc = 0;
     for (const part of parts) {
@@ -57,8 +178,12 @@ export function frame(parts: Buffer[]): Buffer[] {
         crc = crc32(part, crc);
     }
     const head = Buffer.allocUnsafe(FRAME_HEADER);
-    head.writeUInt32LE(len, 0);
-    head.writeUInt32LE(crc >>> 0, 4);
+    head.writeUInt32LE(RECORD_MAGIC, 0);
+    head.writeUInt32LE(len, 4);
+    head.writeUInt32LE(seq >>> 0, 8);
+    head.writeUInt32LE(Math.floor(seq / 2 ** 32), 12);
+    head.writeUInt32LE(crc >>> 0, 16);
+    head.writeUInt32LE(crc32(head.subarray(0, 20)) >>> 0, 20);
     return [head, ...parts];
 }
 
@@ -82,8 +207,11 @@ export class WalWriter {
         private size: number,
     ) {}
 
-    /** Opens (or creates) the active segment. `existing` is a recovered segment to keep appending to. */
-    static async open(dir: string, existing: { file: string; validBytes: number } | undefined, nextSeq: number): Promise<WalWriter> {
+    /**
+     * Opens the active segment: `existing` (a recovered v2 segment whose only damage is a torn tail,
+     * cut off here) to keep appending to, or else a new segment named after `nameSeq` or later.
+     */
+    static async open(dir: string, existing: { file: string; validBytes: number } | undefined, nameSeq: number): Promise<WalWriter> {
         if (existing) {
             const fh = await fsp.open(existing.file, 'r+');
             const st = await fh.stat();
@@ -93,8 +221,8 @@ export class WalWriter {
             }
             return new WalWriter(dir, fh, existing.file, existing.validBytes);
         }
-        const file = path.join(dir, segmentName(nextSeq));
-        const fh = await fsp.open(file, 'w');
+        const file = path.join(dir, segmentName(nameSeq));
+        const fh = await openPrivate(file, 'wx');
         await fh.sync();
         await fsyncDir(dir);
         return new WalWriter(dir, fh, file, 0);
@@ -136,6 +264,7 @@ export class WalWriter {
             }
             const start = this.size;
             try {
+                checkWriteFault(this.file, total);
                 await writeAllAt(this.fh, bufs, total, start);
                 await this.fh.datasync();
                 this.size = start + total;
@@ -174,10 +303,17 @@ export class WalWriter {
         const current = parseInt(path.basename(this.file, '.wal'), 16);
         if (Number.isFinite(current) && nameSeq <= current) nameSeq = current + 1;
         const file = path.join(this.dir, segmentName(nameSeq));
-        const fh = await fsp.open(file, 'wx');
-        await fh.sync();
-        await fsyncDir(this.dir);
-        await this.drain();
+        const fh = await openPrivate(file, 'wx');
+        try {
+            await fh.sync();
+            await fsyncDir(this.dir);
+            await this.drain();
+        } catch (err) {
+            // Nothing was switched: do not leave an empty segment per failed attempt.
+            await fh.close();
+            await fsp.rm(file, { force: true });
+            throw err;
+        }
         // No await between the end of drain and the switch: a flush started from here on (it first
         // waits a setImmediate) reads this.fh/this.size lazily and so writes to the new segment.
         const old = this.file;

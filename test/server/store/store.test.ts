@@ -1,7 +1,11 @@
-import { existsSync, promises as fsp, readdirSync, statSync } from 'node:fs';
+import { existsSync, promises as fsp, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatDatetime } from '../../../language/values.js';
+import { writeFaults } from '../../../server/store/fsutil.js';
+import { crc32 } from 'node:zlib';
+import { frame, scanSegment } from '../../../server/store/wal.js';
+import { encodeWalPayload } from '../../../server/store/wal-record.js';
 import { openStore, parseRowId, StoreError, type Store, type StoreOptions } from '../../../server/store/store.js';
 import { ndjson, tempDir } from './helpers.js';
 
@@ -193,7 +197,7 @@ describe('compaction', () => {
 });
 
 describe('recovery', () => {
-    it('ignores and truncates a torn final record (bad length or bad CRC)', async () => {
+    it('drops a torn final append; quarantines a damaged last record instead of cutting it off', async () => {
         const { store, dir, reopen } = await fresh({ compactInWorker: false });
         await store.createDataset({ name: 'ds' });
         await ingestN(store, 'ds', 0, 3);
@@ -208,7 +212,8 @@ describe('recovery', () => {
         let s = await reopen();
         expect((await s.scan('ds')).length).toBe(6);
         expect(statSync(file).size).toBe(good);
-        // 2) last record's payload corrupted (CRC mismatch): that batch is dropped, earlier kept
+        // 2) last record's payload corrupted (CRC mismatch, intact frame header): that batch is
+        // kept aside in quarantine/ and reported, the segment is left as it is
         await ingestN(s, 'ds', 6, 3);
         await s.close();
         const d2 = await fsp.readFile(file);
@@ -216,7 +221,10 @@ describe('recovery', () => {
         await fsp.writeFile(file, d2);
         s = await reopen();
         expect((await s.scan('ds')).map((r) => r.fields.i)).toEqual([0, 1, 2, 3, 4, 5]);
-        expect(statSync(file).size).toBe(good);
+        expect(statSync(file).size).toBe(d2.length);
+        const health = await s.health('ds');
+        expect(health.status).toBe('degraded');
+        expect(health.quarantined).toEqual([{ file: `quarantine/${seg}.${good}.bad`, bytes: d2.length - good }]);
         // 3) an absurd length field
         await s.close();
         const lenJunk = Buffer.alloc(8);
@@ -227,6 +235,71 @@ describe('recovery', () => {
         await ingestN(s, 'ds', 100, 1);
         s = await reopen();
         expect((await s.scan('ds')).length).toBe(7);
+    });
+});
+
+describe('a data directory written by the previous version', () => {
+    it('opens: v1 WAL segments are replayed, metadata without checksums is read; new records go to a v2 segment', async () => {
+        const { store, dir, reopen } = await fresh({ compactEvents: 12 });
+        await store.createDataset({ name: 'ds' });
+        await ingestN(store, 'ds', 0, 8);
+        await store.compact('ds'); // a block and a manifest
+        await ingestN(store, 'ds', 8, 3);
+        await ingestN(store, 'ds', 11, 3);
+        const { token } = await store.tokens.createToken('old');
+        await store.close();
+        // Rewrite what this version wrote the way the previous one did.
+        const walDir = path.join(dir, 'datasets', 'ds', 'wal');
+        const [seg] = readdirSync(walDir);
+        const scan = await scanSegment(path.join(walDir, seg));
+        const v1 = scan.records.map((r) => {
+            const h = Buffer.alloc(8);
+            h.writeUInt32LE(r.payload.length, 0);
+            h.writeUInt32LE(crc32(r.payload) >>> 0, 4);
+            return Buffer.concat([h, r.payload]);
+        });
+        writeFileSync(path.join(walDir, seg), Buffer.concat(v1));
+        for (const f of ['tokens.json', 'datasets/ds/meta.json', 'datasets/ds/manifest.json']) {
+            const { crc32: _dropped, ...rest } = JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as Record<string, unknown>;
+            writeFileSync(path.join(dir, f), JSON.stringify(rest));
+        }
+        writeFileSync(path.join(dir, 'LOCK'), '999999\n');
+        expect((await scanSegment(path.join(walDir, seg))).format).toBe(1);
+        const s = await reopen();
+        expect((await s.scan('ds')).map((r) => r.fields.i)).toEqual(Array.from({ length: 14 }, (_, i) => i));
+        expect(s.tokens.verify(token)?.name).toBe('old');
+        expect((await s.health('ds')).status).toBe('ok');
+        await ingestN(s, 'ds', 14, 2);
+        const segs = readdirSync(walDir).sort();
+        expect(segs.length).toBe(2);
+        expect((await scanSegment(path.join(walDir, segs[1]))).format).toBe(2);
+        const s2 = await reopen();
+        expect((await s2.scan('ds')).map((r) => r.fields.i)).toEqual(Array.from({ length: 16 }, (_, i) => i));
+        await s2.compact('ds');
+        expect(readdirSync(walDir).length).toBe(1);
+    });
+});
+
+describe('a WAL record that no longer rebuilds', () => {
+    it('is reported and skipped by reads and by compaction alike; the dataset keeps working', async () => {
+        const { store, dir, reopen } = await fresh({ compactInWorker: false });
+        await store.createDataset({ name: 'ds' });
+        await ingestN(store, 'ds', 0, 3);
+        await ingestN(store, 'ds', 3, 3);
+        await store.close();
+        // A checksummed record whose parameters the ingest path would refuse today (labels that are not JSON).
+        const body = ndjson([{ poisoned: true }]);
+        const rec = frame(3, encodeWalPayload(3, { params: { format: 'ndjson', labels: '{not json', receiveTimeNs: 1n }, body, count: 1, failures: [], minTime: 0n, maxTime: 0n, processedBytes: body.length }));
+        const walDir = path.join(dir, 'datasets', 'ds', 'wal');
+        await fsp.appendFile(path.join(walDir, readdirSync(walDir)[0]), Buffer.concat(rec));
+        const s = await reopen();
+        expect((await s.scan('ds')).map((r) => r.fields.i)).toEqual([0, 1, 2, 3, 4, 5]);
+        expect((await s.health('ds')).problems.join('\n')).toMatch(/record seq 3 could not be rebuilt .*X-Axiom-Event-Labels.*not served/);
+        await s.compact('ds');
+        expect(await s.stats('ds')).toMatchObject({ walLength: 0, blocks: 1, events: 6 });
+        await ingestN(s, 'ds', 6, 1);
+        const s2 = await reopen();
+        expect((await s2.scan('ds')).map((r) => r.fields.i)).toEqual([0, 1, 2, 3, 4, 5, 6]);
     });
 });
 
@@ -246,6 +319,68 @@ describe('recovery after a crash between rotation and manifest write', () => {
         const s2 = await reopen();
         expect((await s2.scan('ds')).map((r) => r.fields.i)).toEqual(Array.from({ length: 15 }, (_, i) => i));
         expect((await s2.stats('ds')).blocks).toBe(1);
+    });
+});
+
+describe('block files the manifest does not list (FORMAT.md, "Orphan blocks")', () => {
+    const blocksOf = (dir: string): string => path.join(dir, 'datasets', 'ds', 'blocks');
+
+    it('a compaction that wrote its block but not the manifest is committed on open (adopted), not deleted', async () => {
+        const { store, dir, reopen } = await fresh({ compactInWorker: false });
+        await store.createDataset({ name: 'ds' });
+        await ingestN(store, 'ds', 0, 12);
+        let saved: Buffer | undefined;
+        let name = '';
+        // The "crash": the manifest write fails; keep the block the compaction had written.
+        writeFaults.inject = (file) => {
+            if (!file.endsWith('manifest.json')) return undefined;
+            name = readdirSync(blocksOf(dir))[0];
+            saved = readFileSync(path.join(blocksOf(dir), name));
+            return Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
+        };
+        try {
+            await expect(store.compact('ds')).rejects.toThrow(/EIO/);
+        } finally {
+            writeFaults.inject = undefined;
+        }
+        expect(readdirSync(blocksOf(dir))).toEqual([]); // the failed try cleaned up after itself
+        await store.close();
+        writeFileSync(path.join(blocksOf(dir), name), saved!);
+        const s = await reopen();
+        expect((await s.scan('ds')).map((r) => r.fields.i)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+        expect(await s.stats('ds')).toMatchObject({ blocks: 1, walLength: 0 });
+        expect((await s.health('ds')).status).toBe('ok');
+        await ingestN(s, 'ds', 12, 3);
+        const s2 = await reopen();
+        expect((await s2.scan('ds')).length).toBe(15);
+    });
+
+    it('a block a trim had dropped (crash before the unlink) is removed; one found nowhere else is kept aside and reported', async () => {
+        const now = BigInt(T0 + 100_000) * 1_000_000n;
+        const { store, dir, reopen } = await fresh({ now: () => now, compactInWorker: false });
+        await store.createDataset({ name: 'ds' });
+        await ingestN(store, 'ds', 0, 5);
+        await store.compact('ds');
+        const [old] = readdirSync(blocksOf(dir));
+        const oldBytes = readFileSync(path.join(blocksOf(dir), old));
+        await store.trim('ds', 1_000_000_000n); // everything: the block is dropped
+        await ingestN(store, 'ds', 200, 4);
+        // And a block from elsewhere (another dataset's): its rows are in neither the manifest nor the WAL.
+        await store.createDataset({ name: 'other' });
+        await ingestN(store, 'other', 300, 3);
+        await store.compact('other');
+        const otherDir = path.join(dir, 'datasets', 'other', 'blocks');
+        const strangerBytes = readFileSync(path.join(otherDir, readdirSync(otherDir)[0]));
+        await store.close();
+        writeFileSync(path.join(blocksOf(dir), old), oldBytes); // as if the unlink never happened
+        const stranger = '000000ff.blk';
+        writeFileSync(path.join(blocksOf(dir), stranger), strangerBytes);
+        const s = await reopen();
+        expect((await s.scan('ds')).map((r) => r.fields.i)).toEqual([200, 201, 202, 203]);
+        expect(readdirSync(blocksOf(dir))).toEqual([]);
+        const health = await s.health('ds');
+        expect(health.quarantined.map((q) => q.file)).toEqual([`quarantine/block-${stranger}`]);
+        expect(health.problems.join('\n')).toMatch(/blocks\/000000ff\.blk .*not listed in the manifest/);
     });
 });
 
