@@ -18,7 +18,8 @@ import { type ColumnarChunk, DatasetStore, type DatasetSchemaHints, type FlatBat
 import { runQuery, type ExternalDataReader, type QueryRun, type RunOptions } from './eval/query.js';
 import { renderLegacy, renderTabular, type AplLegacyResult, type FieldMeta, type RenderContext, type TabularResult } from './eval/result.js';
 import { AplQueryError } from './eval/errors.js';
-import { isResourceError, type QueryLimits } from './eval/budget.js';
+import { isResourceError, type QueryInterruption, type QueryLimits } from './eval/budget.js';
+import type { EngineDelta, EngineSyncState } from './eval/replica.js';
 import { parseTimeExpression } from './values.js';
 import { SAMPLE_DATASETS } from './samples/sample-datasets.js';
 import type { ScalarType } from './eval/columns.js';
@@ -27,7 +28,8 @@ export { AplQueryError } from './eval/errors.js';
 export type { TabularResult, AplLegacyResult, QueryStatus, TabularTable, TabularField, LegacyMatch, LegacyEntryGroup, LegacyInterval } from './eval/result.js';
 export type { IngestCounts, IngestOptions, DatasetSchemaHints, IngestFailure, FlatBatch, ColumnarChunk, ColumnChunk } from './eval/store.js';
 export type { QueryRun, ExternalDataReader } from './eval/query.js';
-export { DEFAULT_QUERY_LIMITS, type QueryLimits } from './eval/budget.js';
+export { DEFAULT_QUERY_LIMITS, isResourceError, type QueryLimits, type QueryInterruption } from './eval/budget.js';
+export { newSyncState, type EngineDelta, type EngineSyncState } from './eval/replica.js';
 export { ExternalDataError } from './eval/query.js';
 export { formatRowId, parseCursor, batchIdHex } from './eval/store.js';
 
@@ -55,6 +57,11 @@ export interface EngineOptions {
      * query fails with an AplQueryError of kind `limit`. Default DEFAULT_QUERY_LIMITS (10M rows, 100M cells).
      */
     limits?: Partial<QueryLimits>;
+    /**
+     * Keep datasets on SharedArrayBuffer so replicas in query worker threads read them without a
+     * copy (`exportChanges` / `applyChanges`, eval/replica.ts). Default false.
+     */
+    sharedMemory?: boolean;
 }
 
 export type TimeInput = string | Date | bigint | number | null | undefined;
@@ -78,6 +85,11 @@ export interface QueryOptions {
     variables?: Record<string, unknown>;
     /** Seed for `sample` (default 1). */
     seed?: number;
+    /**
+     * Asked at the evaluator's check points: a reason to stop (the query's deadline passed, its
+     * client went away) ends the query with an AplQueryError of that kind.
+     */
+    interrupt?: () => QueryInterruption | undefined;
 }
 
 export interface DatasetStats {
@@ -122,6 +134,13 @@ export interface Engine {
     stats(dataset: string): DatasetStats | undefined;
     /** A consistent read view of a dataset (row count fixed now). */
     snapshot(dataset: string): Snapshot | undefined;
+    /**
+     * What a replica of this engine (in a query worker) needs to catch up, given what it holds
+     * (`state`, updated in place). Needs `sharedMemory`.
+     */
+    exportChanges(state: EngineSyncState): EngineDelta;
+    /** Makes this engine a replica: applies a delta from another engine's `exportChanges`. */
+    applyChanges(delta: EngineDelta): void;
 }
 
 /** A dataset being (re)built; see `Engine.loadDataset`. */
@@ -148,6 +167,7 @@ export function parseTimeInput(v: TimeInput, nowNs: bigint, what = 'time'): bigi
 
 export function createEngine(options: EngineOptions = {}): Engine {
     const stores = new Map<string, DatasetStore>();
+    const memory = { shared: options.sharedMemory === true };
     const clock = options.clock ?? Date.now;
     const maxLimit = options.maxLimit ?? 50_000;
     const defaultLimit = options.defaultLimit ?? 1000;
@@ -169,7 +189,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const storeFor = (name: string): DatasetStore => {
         let s = stores.get(name);
         if (!s) {
-            s = new DatasetStore(name, sampleHints.get(name));
+            s = new DatasetStore(name, sampleHints.get(name), memory);
             stores.set(name, s);
         }
         return s;
@@ -199,7 +219,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
             return storeFor(dataset).appendColumns(chunk);
         },
         loadDataset(name, o = {}) {
-            const store = new DatasetStore(name, { ...sampleHints.get(name), ...o.hints });
+            const store = new DatasetStore(name, { ...sampleHints.get(name), ...o.hints }, memory);
             if (o.rows !== undefined && o.rows > 0) store.reserve(o.rows);
             let done = false;
             const check = () => {
@@ -251,6 +271,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
                 seed: opts.seed,
                 externalData: options.externalData,
                 limits: options.limits,
+                interrupt: opts.interrupt,
             };
             let run: QueryRun;
             try {
@@ -294,7 +315,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
         createDataset(name, hints) {
             if (stores.has(name)) return;
             const merged: DatasetSchemaHints = { ...sampleHints.get(name), ...hints };
-            stores.set(name, new DatasetStore(name, merged));
+            stores.set(name, new DatasetStore(name, merged, memory));
         },
         hasDataset: name => stores.has(name),
         datasets: () => [...stores.keys()].sort(),
@@ -309,6 +330,28 @@ export function createEngine(options: EngineOptions = {}): Engine {
         },
         snapshot(dataset) {
             return stores.get(dataset)?.snapshot();
+        },
+        exportChanges(state) {
+            const delta: EngineDelta = { datasets: [], deleted: [] };
+            for (const name of state.datasets.keys()) if (!stores.has(name)) delta.deleted.push(name);
+            for (const name of delta.deleted) state.datasets.delete(name);
+            for (const [name, store] of stores) {
+                const { delta: d, state: st } = store.exportDelta(state.datasets.get(name));
+                state.datasets.set(name, st);
+                delta.datasets.push(d);
+            }
+            return delta;
+        },
+        applyChanges(delta) {
+            for (const name of delta.deleted) stores.delete(name);
+            for (const d of delta.datasets) {
+                let store = stores.get(d.name);
+                if (d.full || store === undefined) {
+                    store = new DatasetStore(d.name);
+                    stores.set(d.name, store);
+                }
+                store.applyDelta(d);
+            }
         },
     };
     return engine;

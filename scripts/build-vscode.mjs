@@ -1,5 +1,5 @@
 // The VS Code extension's bundles (scripts/bundles.mjs lists them with the others): the extension host code,
-// the language server, the bundled `apl serve` (with its two workers) and the results webview go to
+// the language server, the bundled `apl serve` (with its three workers) and the results webview go to
 // client/vscode/dist/, so the .vsix carries no node_modules. The extension-host test suite goes to
 // out/vscode-test/ (not in the .vsix).
 import { copyFile, mkdir } from 'node:fs/promises';
@@ -11,10 +11,11 @@ export function vscodeBuilds(common, cjs) {
     return [
         cjs({ entryPoints: ['client/vscode/src/extension.ts'], outfile: `${DIST}/extension.cjs` }),
         cjs({ entryPoints: ['server/lsp/main.ts'], outfile: `${DIST}/language-server.cjs`, keepNames: false }),
-        // The bundled `apl serve` finds its two workers beside it.
+        // The bundled `apl serve` finds its three workers beside it.
         cjs({ entryPoints: ['client/cli/main.ts'], outfile: `${DIST}/apl-cli.cjs` }),
         cjs({ entryPoints: ['server/store/compact-worker.ts'], outfile: `${DIST}/compact-worker.cjs` }),
         cjs({ entryPoints: ['server/ingest/prepare-worker.ts'], outfile: `${DIST}/ingest-worker.cjs` }),
+        cjs({ entryPoints: ['server/query/query-worker.ts'], outfile: `${DIST}/query-worker.cjs` }),
         {
             ...common,
             entryPoints: { webview: 'client/vscode/webview/main.ts' },

@@ -44,6 +44,8 @@ export const builds = [
     cjs({ entryPoints: ['server/store/compact-worker.ts'], outfile: 'out/compact-worker.cjs' }),
     // Ingest bodies are parsed on a worker thread too (server/ingest/prepare-pool.ts).
     cjs({ entryPoints: ['server/ingest/prepare-worker.ts'], outfile: 'out/ingest-worker.cjs' }),
+    // Queries run on worker threads over replicas of the engine (server/query/pool.ts).
+    cjs({ entryPoints: ['server/query/query-worker.ts'], outfile: 'out/query-worker.cjs' }),
     // The library bundles its dependencies too, so the package installs with no dependency to fetch
     // (test/e2e/npm-pack.test.ts installs it offline). Bundled CommonJS dependencies call require():
     // give the ESM bundle one.

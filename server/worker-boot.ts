@@ -11,10 +11,10 @@ import { Worker, type ResourceLimits } from 'node:worker_threads';
  * - a CommonJS bundle made without that definition (`callerUrl` undefined): `<bundledName>.cjs`
  *   beside this module.
  */
-export function startWorker(callerUrl: string | undefined, name: string, bundledName = name, resourceLimits?: ResourceLimits): Worker {
-    if (callerUrl === undefined) return new Worker(join(__dirname, `${bundledName}.cjs`), { resourceLimits });
-    if (callerUrl.endsWith('.cjs')) return new Worker(new URL(`./${bundledName}.cjs`, callerUrl), { resourceLimits });
-    if (!callerUrl.endsWith('.ts')) return new Worker(new URL(`./${name}.js`, callerUrl), { resourceLimits });
+export function startWorker(callerUrl: string | undefined, name: string, bundledName = name, resourceLimits?: ResourceLimits, workerData?: unknown): Worker {
+    if (callerUrl === undefined) return new Worker(join(__dirname, `${bundledName}.cjs`), { resourceLimits, workerData });
+    if (callerUrl.endsWith('.cjs')) return new Worker(new URL(`./${bundledName}.cjs`, callerUrl), { resourceLimits, workerData });
+    if (!callerUrl.endsWith('.ts')) return new Worker(new URL(`./${name}.js`, callerUrl), { resourceLimits, workerData });
     const target = new URL(`./${name}.ts`, callerUrl).href;
     let tsx = 'tsx/esm/api';
     try {
@@ -23,5 +23,5 @@ export function startWorker(callerUrl: string | undefined, name: string, bundled
         // keep the bare specifier
     }
     const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(target)}); });`;
-    return new Worker(boot, { eval: true, resourceLimits });
+    return new Worker(boot, { eval: true, resourceLimits, workerData });
 }

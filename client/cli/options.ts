@@ -1,4 +1,5 @@
 /** Small helpers shared by the commands' option parsing. */
+import { parseGoDuration } from '../../language/values.js';
 import { CliError } from './cli-error.js';
 import { readInput } from './read-input.js';
 import { OUTPUT_FORMATS, type OutputFormat } from './render.js';
@@ -10,6 +11,16 @@ export function parseIntOption(option: string, value: string, min = 0, max = Num
         throw new CliError(`${option} must be ${range}, not '${value}'`);
     }
     return n;
+}
+
+/** A positive duration option (`30s`, `2m`, `500ms`, or a bare number of seconds), in ms. */
+export function parseDurationOption(option: string, value: string): number {
+    const text = value.trim();
+    const ns = /^[0-9]+(\.[0-9]+)?$/.test(text) ? BigInt(Math.round(Number(text) * 1e9)) : parseGoDuration(text);
+    if (ns === undefined || ns < 1_000_000n || ns > 86_400_000_000_000n) {
+        throw new CliError(`${option} must be a duration from 1ms to 24h (such as 30s, 2m or 500ms), not '${value}'`);
+    }
+    return Number(ns / 1_000_000n);
 }
 
 export function parseOutputFormat(value: string | undefined, allowed: readonly OutputFormat[] = OUTPUT_FORMATS): OutputFormat {

@@ -19,11 +19,39 @@ export interface QueryLimits {
 
 export const DEFAULT_QUERY_LIMITS: QueryLimits = { maxRows: 10_000_000, maxCells: 100_000_000 };
 
+/** Why a running query must stop: its time limit passed, or whoever asked for it went away. */
+export interface QueryInterruption {
+    kind: 'timeout' | 'cancelled';
+    message: string;
+}
+
+/** Calls of `admit` between two asks of the interrupt (it reads a clock or an atomic). */
+const CHECK_EVERY = 1024;
+
 export class QueryBudget {
     readonly limits: QueryLimits;
+    private calls = 0;
 
-    constructor(limits: Partial<QueryLimits> = {}) {
+    constructor(
+        limits: Partial<QueryLimits> = {},
+        private readonly interrupt?: () => QueryInterruption | undefined,
+    ) {
         this.limits = { ...DEFAULT_QUERY_LIMITS, ...limits };
+    }
+
+    /**
+     * Stops the query (an AplQueryError of the interruption's kind) when its interrupt says so.
+     * The evaluator calls this between operators and in its long loops; a query stuck elsewhere is
+     * ended from outside (server/query terminates its worker).
+     */
+    checkpoint(node?: AstNode): void {
+        const stop = this.interrupt?.();
+        if (stop) throw errorAt(node, stop.message, stop.kind);
+    }
+
+    /** `checkpoint` every CHECK_EVERY calls: cheap enough inside per-row loops. */
+    tick(node?: AstNode): void {
+        if (this.interrupt !== undefined && ++this.calls % CHECK_EVERY === 0) this.checkpoint(node);
     }
 
     /**
@@ -31,6 +59,7 @@ export class QueryBudget {
      * enough to call once per produced row.
      */
     admit(rows: number, columns: number, node: AstNode | undefined, what: string): void {
+        this.tick(node);
         if (rows > this.limits.maxRows) {
             throw errorAt(node, `${what} would produce more than ${this.limits.maxRows.toLocaleString('en-US')} rows (the limit of an intermediate result); filter or summarize first`, 'limit');
         }

@@ -12,9 +12,9 @@ export class AplQueryError extends Error {
         /**
          * `syntax` for parse errors, `semantic` for unknown names and type errors, `unsupported` for what
          * the reference evaluator refuses, `limit` for a result past the query's bounds (budget.ts),
-         * `runtime` otherwise.
+         * `timeout` / `cancelled` for a query stopped from outside (budget.ts), `runtime` otherwise.
          */
-        readonly kind: 'syntax' | 'semantic' | 'unsupported' | 'limit' | 'runtime' = 'semantic',
+        readonly kind: 'syntax' | 'semantic' | 'unsupported' | 'limit' | 'timeout' | 'cancelled' | 'runtime' = 'semantic',
     ) {
         super(`${message} (line ${line}, column ${column})`);
     }

@@ -12,7 +12,7 @@ import { Datetime, Timespan, parseDatetime, parseGoDuration, type AplValue } fro
 import { lookupAggregate } from '../builtins/index.js';
 import { BoolColumn, type Column, ConstColumn, DynColumn, NumColumn, type ScalarType, StrColumn, StrBuilder, builderFor, columnFromValues, gatherColumn } from './columns.js';
 import { AplQueryError, errorAt, unsupportedAt } from './errors.js';
-import { QueryBudget, type QueryLimits } from './budget.js';
+import { QueryBudget, type QueryInterruption, type QueryLimits } from './budget.js';
 import {
     type Binding,
     type Compiled,
@@ -94,6 +94,8 @@ export interface RunOptions {
     externalData?: ExternalDataReader;
     /** Bounds of intermediate results (default DEFAULT_QUERY_LIMITS). */
     limits?: Partial<QueryLimits>;
+    /** Asked at check points: a reason to stop ends the query (budget.ts). */
+    interrupt?: () => QueryInterruption | undefined;
 }
 
 export interface RunStats {
@@ -161,7 +163,7 @@ export function runQuery(text: string, data: DataAccess, opts: RunOptions): Quer
         cursor = parseCursor(opts.cursor);
         if (!cursor) throw new AplQueryError(`invalid cursor '${opts.cursor}'`, 1, 1, 'semantic');
     }
-    const state: RunState = { data, opts, stats, cursor, order: 'desc', sawTake: false, depth: 0, budget: new QueryBudget(opts.limits) };
+    const state: RunState = { data, opts, stats, cursor, order: 'desc', sawTake: false, depth: 0, budget: new QueryBudget(opts.limits, opts.interrupt) };
     const bindings = new Map<string, Binding>();
     for (const [k, v] of Object.entries(opts.variables ?? {})) bindings.set(k, variableBinding(v));
     const env = makeEnv(state, bindings);
@@ -845,6 +847,7 @@ function filterBy(frame: Frame, pred: Compiled): Frame {
 }
 
 function applyOperator(op: ast.TabularOperator, frame: Frame, env: QueryEnv, state: RunState): Frame {
+    state.budget.checkpoint(op);
     switch (op.$type) {
         case 'WhereOperator':
             return filterBy(frame, compileExpr((op as ast.WhereOperator).predicate, frame, env));

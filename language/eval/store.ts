@@ -11,8 +11,20 @@ import { EVENT_TIME_MAX_NS, EVENT_TIME_MIN_NS, parseDatetime, parseGoDuration, u
 import type { ScalarType } from './columns.js';
 import { BoolColumn, type Column, ConstColumn, DynColumn, FnColumn, NumColumn, StrColumn, TimeColumn, splitNs } from './columns.js';
 import type { AplValue, JsonValue } from '../values.js';
+import { decodeValue, encodeValue, type DatasetDelta, type DatasetSyncState, type FieldDelta, type FieldSyncState } from './replica.js';
 
 const RESERVED = new Set(['_blockInfo', '_cursor', '_rowID', '_rowId', '_source', '_sysTime']);
+
+type TypedArrayCtor<T> = { new (n: number): T; new (buffer: SharedArrayBuffer): T; readonly BYTES_PER_ELEMENT: number };
+
+/**
+ * A zero-filled typed array, on a SharedArrayBuffer when `shared`: query worker threads then read
+ * the same memory without a copy (server/query). Growth always allocates a new buffer, so rows a
+ * reader already sees never change under it.
+ */
+function typed<T>(C: TypedArrayCtor<T>, n: number, shared: boolean): T {
+    return shared ? new C(new SharedArrayBuffer(n * C.BYTES_PER_ELEMENT)) : new C(n);
+}
 
 /** Field type hints: a sample dataset's schema, or what the caller declares. */
 export interface DatasetSchemaHints {
@@ -62,10 +74,14 @@ class FieldColumn {
     seen = new Set<string>();
     /** Numbers seen: 1 integer, 2 float (kept out of `seen` for speed). */
     seenBits = 0;
+    /** Filled by `applyDelta` (a query worker's copy): `index` is not kept. */
+    replica = false;
     /** Declared type (sample schema / map field); values are converted to it. */
     constructor(
         readonly name: string,
         readonly declared: ScalarType | undefined,
+        /** Allocate on SharedArrayBuffer (see `typed`). */
+        readonly shared = false,
     ) {}
 
     private capacity(): number {
@@ -81,28 +97,28 @@ class FieldColumn {
         const cap = Math.max(min, 1024, this.capacity() === Infinity ? 0 : this.capacity() * 2);
         switch (this.kind) {
             case 'string': {
-                const c = new Uint32Array(cap);
+                const c = typed(Uint32Array, cap, this.shared);
                 c.set(this.codes.subarray(0, this.length));
                 this.codes = c;
                 break;
             }
             case 'long': case 'real': case 'datetime': case 'timespan': {
-                const v = new Float64Array(cap);
+                const v = typed(Float64Array, cap, this.shared);
                 v.set(this.vals.subarray(0, this.length));
                 this.vals = v;
                 if (this.kind === 'datetime' || this.kind === 'timespan') {
-                    const s = new Int32Array(cap);
+                    const s = typed(Int32Array, cap, this.shared);
                     s.set(this.sub.subarray(0, this.length));
                     this.sub = s;
                 } else if (this.nulls) {
-                    const nn = new Uint8Array(cap);
+                    const nn = typed(Uint8Array, cap, this.shared);
                     nn.set(this.nulls.subarray(0, this.length));
                     this.nulls = nn;
                 }
                 break;
             }
             case 'bool': {
-                const b = new Uint8Array(cap);
+                const b = typed(Uint8Array, cap, this.shared);
                 b.set(this.bools.subarray(0, this.length));
                 this.bools = b;
                 break;
@@ -122,7 +138,7 @@ class FieldColumn {
         switch (this.kind) {
             case 'string': this.codes.fill(0, this.length, row); break;
             case 'long': case 'real':
-                this.nulls ??= new Uint8Array(this.vals.length);
+                this.nulls ??= typed(Uint8Array, this.vals.length, this.shared);
                 this.nulls.fill(1, this.length, row);
                 break;
             case 'datetime': case 'timespan': this.vals.fill(NaN, this.length, row); break;
@@ -320,7 +336,7 @@ class FieldColumn {
             }
         }
         if (absent > 0) {
-            this.nulls ??= new Uint8Array(vals.length);
+            this.nulls ??= typed(Uint8Array, vals.length, this.shared);
             const nulls = this.nulls;
             for (let i = 0; i < n; i++) {
                 const s = sel === null ? i : sel[i];
@@ -431,7 +447,7 @@ class FieldColumn {
     view(n: number): Column {
         switch (this.kind) {
             case 'empty': return new ConstColumn(this.type(), null, n);
-            case 'string': return new StrColumn(this.codes.subarray(0, n), this.dict, n, this.index);
+            case 'string': return new StrColumn(this.codes.subarray(0, n), this.dict, n, this.replica ? undefined : this.index);
             case 'long': case 'real': return new NumColumn(this.kind, this.vals.subarray(0, n), this.nulls ? this.nulls.subarray(0, n) : null, n);
             case 'datetime': case 'timespan': return new TimeColumn(this.kind, this.vals.subarray(0, n), this.sub.subarray(0, n), n);
             case 'bool': return new BoolColumn(this.bools.subarray(0, n), n);
@@ -763,18 +779,24 @@ export function newBatchId(): string {
     return id.toString(16).padStart(16, '0').slice(-16);
 }
 
+let storeInstances = 0;
+
 export class DatasetStore {
     rows = 0;
+    /** Unique per store object in this thread: a replica knows a reloaded dataset by a new id. */
+    readonly instanceId = ++storeInstances;
     private readonly fields = new Map<string, FieldColumn>();
     private readonly fieldOrder: FieldColumn[] = [];
+    /** Columns on SharedArrayBuffer, for query worker replicas (`exportDelta`). */
+    private readonly shared: boolean;
     // system columns
-    private timeMs = new Float64Array(1024);
-    private timeSub = new Int32Array(1024);
-    private sysMs = new Float64Array(1024);
-    private sysSub = new Int32Array(1024);
+    private timeMs: Float64Array;
+    private timeSub: Int32Array;
+    private sysMs: Float64Array;
+    private sysSub: Int32Array;
     /** Row id parts: index into `batches` and the row's index within its batch. */
-    private batchOf = new Uint32Array(1024);
-    private seqOf = new Uint32Array(1024);
+    private batchOf: Uint32Array;
+    private seqOf: Uint32Array;
     /** Batch ids (16 hex digits), append-only: snapshots share the array. */
     private readonly batches: string[] = [];
     private readonly batchIndex = new Map<string, number>();
@@ -796,7 +818,15 @@ export class DatasetStore {
     constructor(
         readonly name: string,
         hints: DatasetSchemaHints = {},
+        options: { shared?: boolean } = {},
     ) {
+        this.shared = options.shared === true;
+        this.timeMs = typed(Float64Array, 1024, this.shared);
+        this.timeSub = typed(Int32Array, 1024, this.shared);
+        this.sysMs = typed(Float64Array, 1024, this.shared);
+        this.sysSub = typed(Int32Array, 1024, this.shared);
+        this.batchOf = typed(Uint32Array, 1024, this.shared);
+        this.seqOf = typed(Uint32Array, 1024, this.shared);
         this.declared = { ...(hints.fieldTypes ?? {}) };
         this.mapFields = new Set(hints.mapFields ?? []);
         for (const m of this.mapFields) this.declared[m] = 'dynamic';
@@ -817,18 +847,19 @@ export class DatasetStore {
             b.set(a.subarray(0, this.rows) as never);
             return b;
         };
-        this.timeMs = g(this.timeMs, c => new Float64Array(c));
-        this.timeSub = g(this.timeSub, c => new Int32Array(c));
-        this.sysMs = g(this.sysMs, c => new Float64Array(c));
-        this.sysSub = g(this.sysSub, c => new Int32Array(c));
-        this.batchOf = g(this.batchOf, c => new Uint32Array(c));
-        this.seqOf = g(this.seqOf, c => new Uint32Array(c));
+        const sh = this.shared;
+        this.timeMs = g(this.timeMs, c => typed(Float64Array, c, sh));
+        this.timeSub = g(this.timeSub, c => typed(Int32Array, c, sh));
+        this.sysMs = g(this.sysMs, c => typed(Float64Array, c, sh));
+        this.sysSub = g(this.sysSub, c => typed(Int32Array, c, sh));
+        this.batchOf = g(this.batchOf, c => typed(Uint32Array, c, sh));
+        this.seqOf = g(this.seqOf, c => typed(Uint32Array, c, sh));
     }
 
     private field(name: string): FieldColumn {
         let f = this.fields.get(name);
         if (f === undefined) {
-            f = new FieldColumn(name, this.declared[name]);
+            f = new FieldColumn(name, this.declared[name], this.shared);
             this.fields.set(name, f);
             this.fieldOrder.push(f);
         }
@@ -1112,6 +1143,64 @@ export class DatasetStore {
         return rank;
     }
 
+    /**
+     * What a replica in another thread needs to catch up with this store (replica.ts): appended
+     * entries since `state` and the buffers it does not hold, with the row count fixed now. Updates
+     * `state` (or makes a new one) to what the replica holds after applying the delta.
+     */
+    exportDelta(state: DatasetSyncState | undefined): { delta: DatasetDelta; state: DatasetSyncState } {
+        if (!this.shared) throw new Error(`dataset ${this.name}: a replica needs a store on shared memory`);
+        const full = state === undefined || state.instanceId !== this.instanceId;
+        const st: DatasetSyncState = full ? { instanceId: this.instanceId, rows: 0, batchesSent: 0, fields: new Map() } : state;
+        const rows = this.rows;
+        const delta: DatasetDelta = {
+            name: this.name,
+            instanceId: this.instanceId,
+            full,
+            rows,
+            sortedAsc: this.sortedAsc,
+            batchesAscending: this.batchesAscending,
+            batches: { from: st.batchesSent, entries: this.batches.slice(st.batchesSent) },
+            overrides: [],
+            fields: [],
+        };
+        if (st.timeMs !== this.timeMs) {
+            delta.system = { timeMs: this.timeMs, timeSub: this.timeSub, sysMs: this.sysMs, sysSub: this.sysSub, batchOf: this.batchOf, seqOf: this.seqOf };
+            st.timeMs = this.timeMs;
+        }
+        if (this.rowIdOverrides.size > 0) for (const [row, id] of this.rowIdOverrides) if (row >= st.rows && row < rows) delta.overrides.push([row, id]);
+        for (const f of this.fieldOrder) {
+            const fd = exportField(f, st.fields.get(f.name));
+            if (fd !== undefined) delta.fields.push(fd.delta), st.fields.set(f.name, fd.state);
+        }
+        st.rows = rows;
+        st.batchesSent = this.batches.length;
+        return { delta, state: st };
+    }
+
+    /** Brings this replica up to `delta` (made by `exportDelta` of the owning store). */
+    applyDelta(delta: DatasetDelta): void {
+        if (delta.system) {
+            const y = delta.system;
+            this.timeMs = y.timeMs;
+            this.timeSub = y.timeSub;
+            this.sysMs = y.sysMs;
+            this.sysSub = y.sysSub;
+            this.batchOf = y.batchOf;
+            this.seqOf = y.seqOf;
+        }
+        this.batches.length = delta.batches.from;
+        for (const b of delta.batches.entries) this.batches.push(b);
+        this.batchesAscending = delta.batchesAscending;
+        this.rankCache = undefined;
+        for (const [row, id] of delta.overrides) this.rowIdOverrides.set(row, id);
+        for (const fd of delta.fields) applyField(this.field(fd.name), fd);
+        this.rows = delta.rows;
+        this.sortedAsc = delta.sortedAsc;
+        this.orderCache = undefined;
+        this.descCache = undefined;
+    }
+
     fieldList(): { name: string; type: ScalarType; axiomType: string }[] {
         const out = [
             { name: '_time', type: 'datetime' as ScalarType, axiomType: 'datetime' },
@@ -1245,5 +1334,64 @@ export class DatasetStore {
 export class RowIdColumn extends FnColumn {
     constructor(readonly snap: Snapshot) {
         super('string', i => snap.rowId(i), snap.rows);
+    }
+}
+
+/** One field's delta against what a replica holds, or undefined when it holds all of it. */
+function exportField(f: FieldColumn, st: FieldSyncState | undefined): { delta: FieldDelta; state: FieldSyncState } | undefined {
+    if (st !== undefined && st.length === f.length && st.kind === f.kind && st.seenSize === f.seen.size && st.seenBits === f.seenBits && st.codes === f.codes && st.vals === f.vals && st.nulls === f.nulls && st.bools === f.bools && st.sub === f.sub && st.dict === f.dict && st.dictSent === f.dict.length && st.dyn === f.dyn && st.dynSent === f.dyn.length) {
+        return undefined;
+    }
+    const d: FieldDelta = { name: f.name, kind: f.kind, length: f.length, seen: [...f.seen], seenBits: f.seenBits };
+    if (st?.codes !== f.codes) d.codes = f.codes;
+    if (st?.vals !== f.vals) d.vals = f.vals;
+    if (st === undefined || st.nulls !== f.nulls) d.nulls = f.nulls;
+    if (st?.sub !== f.sub) d.sub = f.sub;
+    if (st?.bools !== f.bools) d.bools = f.bools;
+    const dictFrom = st?.dict === f.dict ? st.dictSent : 0;
+    if (dictFrom < f.dict.length || st?.dict !== f.dict) d.dict = { from: dictFrom, entries: f.dict.slice(dictFrom) };
+    const dynFrom = st?.dyn === f.dyn ? st.dynSent : 0;
+    // Only the first `length` cells: a replica never reads past its row count.
+    if (dynFrom < f.dyn.length || st?.dyn !== f.dyn) d.dyn = { from: dynFrom, entries: f.dyn.slice(dynFrom).map(encodeValue) };
+    const state: FieldSyncState = {
+        codes: f.codes,
+        vals: f.vals,
+        nulls: f.nulls,
+        sub: f.sub,
+        bools: f.bools,
+        dict: f.dict,
+        dictSent: f.dict.length,
+        dyn: f.dyn,
+        dynSent: f.dyn.length,
+        kind: f.kind,
+        length: f.length,
+        seenSize: f.seen.size,
+        seenBits: f.seenBits,
+    };
+    return { delta: d, state };
+}
+
+function applyField(f: FieldColumn, d: FieldDelta): void {
+    f.kind = d.kind;
+    f.length = d.length;
+    f.seen = new Set(d.seen);
+    f.seenBits = d.seenBits;
+    if (d.codes) f.codes = d.codes;
+    if (d.vals) f.vals = d.vals;
+    if (d.nulls !== undefined) f.nulls = d.nulls;
+    if (d.sub) f.sub = d.sub;
+    if (d.bools) f.bools = d.bools;
+    if (d.dict) {
+        if (d.dict.from === 0) f.dict = [];
+        f.dict.length = d.dict.from;
+        for (const e of d.dict.entries) f.dict.push(e);
+        // A replica never ingests, and its columns look codes up without the map (codeOf's
+        // linear search runs once per constant): one copy of the strings per worker is enough.
+        f.replica = true;
+    }
+    if (d.dyn) {
+        if (d.dyn.from === 0) f.dyn = [];
+        f.dyn.length = d.dyn.from;
+        for (const e of d.dyn.entries) f.dyn.push(decodeValue(e));
     }
 }

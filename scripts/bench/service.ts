@@ -40,7 +40,7 @@ interface EngineModule {
 const agent = new Agent({ keepAlive: true, maxSockets: 16 });
 
 /** One request over `node:http`; `fresh` uses a new connection (for polling a starting server). */
-function call(base: string, method: string, route: string, body?: string | Buffer, contentType = 'application/json', fresh = false): Promise<{ status: number; text: string }> {
+export function call(base: string, method: string, route: string, body?: string | Buffer, contentType = 'application/json', fresh = false): Promise<{ status: number; text: string }> {
     const url = new URL(route, base);
     return new Promise((resolve, reject) => {
         const headers: Record<string, string | number> = { authorization: `Bearer ${TOKEN}` };
@@ -59,7 +59,7 @@ function call(base: string, method: string, route: string, body?: string | Buffe
     });
 }
 
-async function api(base: string, method: string, route: string, body?: string | Buffer, contentType = 'application/json'): Promise<unknown> {
+export async function api(base: string, method: string, route: string, body?: string | Buffer, contentType = 'application/json'): Promise<unknown> {
     const { status, text } = await call(base, method, route, body, contentType);
     if (status < 200 || status >= 300) throw new Error(`${method} ${route}: HTTP ${status}: ${text.slice(0, 200)}`);
     return text === '' ? undefined : JSON.parse(text);
@@ -208,7 +208,7 @@ export async function serviceSection(ctx: BenchContext): Promise<SectionResult> 
 }
 
 /** A CommonJS bundle that runs `runServe(parseServeArgs(argv))`, built to node_modules/.cache (never into the tree). */
-async function serveBundle(ctx: BenchContext): Promise<string> {
+export async function serveBundle(ctx: BenchContext): Promise<string> {
     const cacheDir = projectPath('node_modules/.cache/apl-bench');
     mkdirSync(cacheDir, { recursive: true });
     const outfile = path.join(cacheDir, 'apl-serve.cjs');
@@ -230,6 +230,7 @@ async function serveBundle(ctx: BenchContext): Promise<string> {
             // As deployed: the store compacts on a worker thread loaded from beside the bundle.
             esbuild.build({ ...common, entryPoints: [projectPath('server/store/compact-worker.ts')], outfile: path.join(cacheDir, 'compact-worker.cjs') }),
             esbuild.build({ ...common, entryPoints: [projectPath('server/ingest/prepare-worker.ts')], outfile: path.join(cacheDir, 'ingest-worker.cjs') }),
+            esbuild.build({ ...common, entryPoints: [projectPath('server/query/query-worker.ts')], outfile: path.join(cacheDir, 'query-worker.cjs') }),
         ]);
     } catch (err) {
         throw new Skip(`the service does not build: ${firstLine(err)}`);
@@ -249,7 +250,7 @@ function freePort(): Promise<number> {
     });
 }
 
-interface Started {
+export interface Started {
     base: string;
     child: ChildProcess;
     /** ms from spawn to the first answer. */
@@ -265,10 +266,10 @@ interface StartFigures {
 }
 
 /** Spawns the service bundle on a free port and waits until it answers GET /v2/datasets. */
-async function startServer(bundle: string, dataDir: string): Promise<Started> {
+export async function startServer(bundle: string, dataDir: string, extraArgs: string[] = []): Promise<Started> {
     const port = await freePort();
     const t0 = performance.now();
-    const child: ChildProcess = spawn(process.execPath, [bundle, '--data', dataDir, '--port', String(port), '--token', TOKEN, '--no-samples'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child: ChildProcess = spawn(process.execPath, [bundle, '--data', dataDir, '--port', String(port), '--token', TOKEN, '--no-samples', ...extraArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout!.on('data', (d: Buffer) => { output += d.toString(); });
     child.stderr!.on('data', (d: Buffer) => { output += d.toString(); });

@@ -31,6 +31,8 @@ export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 8686;
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_DATA_DIR = './.apl-data';
+/** How long stopping the service waits for in-flight requests (ingests) before cutting them off. */
+const CLOSE_GRACE_MS = 5000;
 
 export interface ServiceOptions {
     /** Data directory (created if missing). Default `APL_DATA_DIR` or `./.apl-data`. */
@@ -63,6 +65,14 @@ export interface ServiceOptions {
     maxFieldsPerDataset?: number;
     /** Heap bound of each ingest worker thread (MB); default Node's. */
     ingestWorkerHeapMb?: number;
+    /** Worker threads that run queries (server/query). Default one per core; 0 runs them on the main thread. */
+    queryWorkers?: number;
+    /** Time limit of one query in ms (default 60 s). */
+    queryTimeoutMs?: number;
+    /** Heap bound of each query worker (MB); a query that needs more fails alone with a 400. */
+    queryWorkerHeapMb?: number;
+    /** Longest APL query text accepted (default DEFAULT_MAX_QUERY_LENGTH); longer ones get 413. */
+    maxQueryLength?: number;
 }
 
 export interface Service {
@@ -130,11 +140,12 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
             generatedToken = (await store.tokens.createToken('generated at first start')).token;
         }
 
-        const engine = createEngineAdapter({ maxResultRows });
+        const engine = createEngineAdapter({ maxResultRows, queryWorkers: options.queryWorkers, queryTimeoutMs: options.queryTimeoutMs, queryWorkerHeapMb: options.queryWorkerHeapMb, log });
         const data = new DataPlane(store, engine, { maxBodyBytes, log, ingestWorkers: options.ingestWorkers, maxFieldsPerDataset: options.maxFieldsPerDataset, ingestWorkerHeapMb: options.ingestWorkerHeapMb });
         const recovered = await data.recover();
-        // Load the parser and evaluator now, so the first user query is not the slow one.
-        await engine.queryApl('print warm = 1', { format: 'tabular', now: BigInt(Date.now()) * 1_000_000n, includeCursor: false, includeCursorField: false }).catch(() => undefined);
+        // Load the parser and evaluator now (in every query worker), so the first user queries are not the slow ones.
+        const warm = { format: 'tabular' as const, now: BigInt(Date.now()) * 1_000_000n, includeCursor: false, includeCursorField: false };
+        await Promise.all(Array.from({ length: engine.queryStats()?.workers ?? 1 }, () => engine.queryApl('print warm = 1', warm).catch(() => undefined)));
 
         const samplesLoaded: string[] = [];
         if (!state.samplesLoaded && options.samples !== false) {
@@ -153,7 +164,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
         const monitors = await JsonCollection.open<StoredMonitor>(dataDir, 'monitors', { log });
 
         const user: LocalUser = { id: state.userId, name: 'Local User', email: 'local@localhost', created: state.created };
-        const app = buildApp({ data, auth: new Authenticator(configured, store.tokens), user, maxBodyBytes, maxResultRows, log, annotations, monitors });
+        const app = buildApp({ data, auth: new Authenticator(configured, store.tokens), user, maxBodyBytes, maxResultRows, log, annotations, monitors, maxQueryLength: options.maxQueryLength });
         await app.listen({ host, port });
         const addr = app.server.address();
         const boundPort = typeof addr === 'object' && addr ? addr.port : port;
@@ -173,7 +184,17 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
             close: () =>
                 (closing ??= (async () => {
                     try {
-                        await app.close();
+                        // Stop accepting; running queries fail at once (503), in-flight ingests finish
+                        // (each is acknowledged only once durable), and whatever still hangs after
+                        // CLOSE_GRACE_MS is cut off.
+                        const stopped = app.close();
+                        await engine.close();
+                        const cutoff = setTimeout(() => app.server.closeAllConnections(), CLOSE_GRACE_MS);
+                        try {
+                            await stopped;
+                        } finally {
+                            clearTimeout(cutoff);
+                        }
                     } finally {
                         await data.close();
                     }
@@ -194,6 +215,7 @@ export interface AppDeps {
     log: (msg: string) => void;
     annotations: JsonCollection<Annotation>;
     monitors: JsonCollection<StoredMonitor>;
+    maxQueryLength?: number;
 }
 
 /** The fastify app with every route, not yet listening (tests may `inject`). */
@@ -201,7 +223,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     // The wire limit: a compressed body is smaller than its decompressed form except for
     // incompressible data (gzip/zstd add well under 1%); the exact bound is applied after decoding.
     const bodyLimit = deps.maxBodyBytes + Math.ceil(deps.maxBodyBytes / 64) + 65536;
-    const app = Fastify({ logger: false, bodyLimit, forceCloseConnections: true, routerOptions: { maxParamLength: 1024 } });
+    const app = Fastify({ logger: false, bodyLimit, forceCloseConnections: 'idle', routerOptions: { maxParamLength: 1024 } });
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
     installErrorHandlers(app, deps.log);
@@ -209,7 +231,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     registerUserRoutes(app, deps.user);
     registerDatasetRoutes(app, { data: deps.data, userId: deps.user.id });
     registerIngestRoutes(app, deps.data);
-    registerQueryRoutes(app, { data: deps.data, maxResultRows: deps.maxResultRows });
+    registerQueryRoutes(app, { data: deps.data, maxResultRows: deps.maxResultRows, maxQueryLength: deps.maxQueryLength });
     registerAnnotationRoutes(app, { data: deps.data, annotations: deps.annotations });
     registerMonitorRoutes(app, { monitors: deps.monitors, checker: new ServiceAplChecker(deps.data), userId: deps.user.id });
     registerUnavailableRoutes(app);

@@ -1,15 +1,17 @@
 /**
- * The service's view of the reference evaluator: one in-memory engine per process. This adapter
- * is the only file of server/http that knows the engine's API; the rest sees `EngineAdapter`.
+ * The service's view of the reference evaluator: one in-memory engine per process, fed on the main
+ * thread, whose queries run on a pool of worker threads over replicas of it (server/query). This
+ * adapter is the only file of server/http that knows the engine's API; the rest sees `EngineAdapter`.
  */
 import type { DatasetMeta } from '../store/store.js';
 
 export type { ColumnarChunk, DatasetLoader, FlatBatch } from '../../language/engine.js';
-import { AplQueryError, createEngine, type ColumnarChunk, type DatasetLoader, type Engine, type FlatBatch, type LegacyExecutor } from '../../language/engine.js';
-import { legacyExecutor } from '../../language/legacy/execute.js';
+import { availableParallelism } from 'node:os';
+import { createEngine, type ColumnarChunk, type DatasetLoader, type Engine, type FlatBatch, type QueryLimits } from '../../language/engine.js';
 import { SAMPLE_DATASETS } from '../../language/samples/index.js';
-import { HttpError } from './errors.js';
-import { isResourceError } from '../../language/eval/budget.js';
+import { DEFAULT_QUERY_TIMEOUT_MS, QueryPool, type QueryPoolStats } from '../query/pool.js';
+import { interruption, type QuerySpec } from '../query/protocol.js';
+import { runJob } from '../query/run-job.js';
 import { DEFAULT_PAGE_SIZE } from './paging.js';
 
 export interface FieldInfo {
@@ -53,13 +55,30 @@ export interface EngineAdapter {
     beginLoad(name: string, meta: DatasetMeta, rowsHint?: number): DatasetLoader;
     rowCount(name: string): number;
     fields(name: string): FieldInfo[];
-    queryApl(apl: string, req: AplQueryRequest): Promise<unknown>;
-    queryLegacy(dataset: string, body: unknown, opts: { now: bigint }): Promise<unknown>;
+    /** Runs an APL query; resolves with the response body as JSON text. `signal` cancels it. */
+    queryApl(apl: string, req: AplQueryRequest, signal?: AbortSignal): Promise<string>;
+    /** Runs a legacy query given as the JSON text of its body (checked to parse). */
+    queryLegacy(dataset: string, bodyJson: string, opts: { now: bigint }, signal?: AbortSignal): Promise<string>;
+    /** The query pool's counters (undefined when queries run on the main thread). */
+    queryStats(): QueryPoolStats | undefined;
+    close(): Promise<void>;
 }
 
 export interface EngineAdapterOptions {
     maxResultRows: number;
     defaultLimit?: number;
+    /**
+     * Query worker threads (server/query/pool.ts). Default: one per core. 0 runs queries on the main
+     * thread, with the time limit checked cooperatively only.
+     */
+    queryWorkers?: number;
+    /** Per-query time limit in ms (default 60 s). */
+    queryTimeoutMs?: number;
+    /** Heap bound of each query worker in MB (QueryPoolOptions.workerHeapMb). */
+    queryWorkerHeapMb?: number;
+    /** Bounds of a query's intermediate results (default DEFAULT_QUERY_LIMITS). */
+    limits?: Partial<QueryLimits>;
+    log?: (msg: string) => void;
 }
 
 /** The sample schemas' units and descriptions, for the fields lists (language/samples). */
@@ -68,8 +87,19 @@ const SAMPLE_FIELD_META = new Map<string, Map<string, { description?: string; un
 );
 
 export function createEngineAdapter(opts: EngineAdapterOptions): EngineAdapter {
-    const engine: Engine = createEngine({ maxLimit: opts.maxResultRows, defaultLimit: opts.defaultLimit ?? DEFAULT_PAGE_SIZE });
-    engine.setLegacyExecutor(legacyExecutor as LegacyExecutor);
+    const defaultLimit = opts.defaultLimit ?? DEFAULT_PAGE_SIZE;
+    const workers = opts.queryWorkers ?? availableParallelism();
+    const timeoutMs = opts.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+    const engine: Engine = createEngine({ maxLimit: opts.maxResultRows, defaultLimit, limits: opts.limits, sharedMemory: workers > 0 });
+    /** Without workers: the deadline and the client's going away are checked between operators. */
+    const inProcess = (job: QuerySpec, signal?: AbortSignal): Promise<string> => {
+        const deadline = performance.now() + timeoutMs;
+        return runJob(engine, { ...job, timeoutMs }, () =>
+            signal?.aborted ? interruption('cancelled', timeoutMs) : performance.now() > deadline ? interruption('timeout', timeoutMs) : undefined,
+        );
+    };
+    const pool = workers > 0 ? new QueryPool(engine, { workers, timeoutMs, workerHeapMb: opts.queryWorkerHeapMb, maxResultRows: opts.maxResultRows, defaultLimit, limits: opts.limits, log: opts.log ?? (() => undefined), fallback: inProcess }) : undefined;
+    const run = (job: QuerySpec, signal?: AbortSignal): Promise<string> => (pool ? pool.run(job, signal) : inProcess(job, signal));
     const hints = (meta: DatasetMeta) => ({ mapFields: meta.mapFields });
     return {
         resetDataset(name, meta) {
@@ -104,42 +134,17 @@ export function createEngineAdapter(opts: EngineAdapterOptions): EngineAdapter {
                 return { name: f.name, type: f.type, description: m?.description ?? '', unit: m?.unit ?? '', hidden: false };
             });
         },
-        async queryApl(apl, req) {
-            const options = {
-                now: req.now,
-                startTime: req.startNs,
-                endTime: req.endNs,
-                limit: req.limit,
-                cursor: req.cursor,
-                includeCursor: req.includeCursor,
-                includeCursorField: req.includeCursorField,
-                variables: req.variables,
-            };
-            try {
-                return req.format === 'tabular' ? await engine.query(apl, options) : await engine.queryLegacyFormat(apl, options);
-            } catch (err) {
-                throw mapQueryError(err);
-            }
+        queryApl(apl, req, signal) {
+            return run({ kind: 'apl', apl, request: req }, signal);
         },
-        async queryLegacy(dataset, body, o) {
-            try {
-                return await engine.queryLegacy(dataset, body, { now: o.now });
-            } catch (err) {
-                throw mapQueryError(err);
-            }
+        queryLegacy(dataset, bodyJson, o, signal) {
+            return run({ kind: 'legacy', dataset, bodyJson, now: o.now }, signal);
+        },
+        queryStats() {
+            return pool?.stats();
+        },
+        async close() {
+            await pool?.close();
         },
     };
-}
-
-/**
- * Unknown datasets are 404 (message contains "not found"); other evaluator errors stay typed (400).
- * A JavaScript size failure the guards did not foresee is still this query's fault, not the
- * service's: 400, never a 5xx that clients would retry.
- */
-function mapQueryError(err: unknown): unknown {
-    if (isResourceError(err)) return new HttpError(400, `invalid query: it is too large or too deeply nested to run (${err.message})`);
-    if (err instanceof AplQueryError && /unknown (dataset|table)|dataset .* (does not exist|not found)/i.test(err.message)) {
-        return new HttpError(404, `${err.detail} (line ${err.line}, column ${err.column}): not found`);
-    }
-    return err;
 }

@@ -67,6 +67,10 @@ export function toErrorReply(err: unknown): { status: number; body: ErrorBody } 
 
 /** The APL compile error shape of docs `v1-edge-query.json` `QueryError`: `message` plus `detail`. */
 export function aplErrorBody(err: AplQueryError): ErrorBody {
+    // A query stopped from outside has no place in the text to point at.
+    if (err.kind === 'timeout' || err.kind === 'cancelled') {
+        return { code: 400, message: `query ${err.kind === 'timeout' ? 'timeout' : 'cancelled'}: ${err.detail}`, detail: { errorType: err.kind, message: err.detail } };
+    }
     const kind = err.kind === 'syntax' ? 'syntax' : err.kind === 'runtime' ? 'runtime' : err.kind === 'limit' ? 'limit' : 'semantic';
     return {
         code: 400,

@@ -3,6 +3,7 @@
  *
  *   node --import tsx server/http/main.ts [--host 127.0.0.1] [--port 8686] [--data DIR]
  *        [--token TOKEN] [--no-samples] [--max-body-bytes N] [--max-result-rows N] [--sample-rows N]
+ *        [--query-timeout MS] [--query-workers N]
  */
 import { runServe, type ServeOptions } from './serve.js';
 
@@ -34,6 +35,8 @@ export function parseServeArgs(argv: readonly string[]): ServeOptions {
             case '--max-body-bytes': o.maxBodyBytes = num(flag, value()); break;
             case '--max-result-rows': o.maxResultRows = num(flag, value()); break;
             case '--sample-rows': o.sampleRows = num(flag, value()); break;
+            case '--query-timeout': o.queryTimeoutMs = num(flag, value()); break;
+            case '--query-workers': o.queryWorkers = num(flag, value()); break;
             // The flag only: an inline value may be a secret (`--tokn=xaat-…`).
             default: throw new Error(`unknown option ${flag}`);
         }

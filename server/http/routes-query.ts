@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { nowNs } from '../ingest/ingest.js';
 import { requireScope } from './auth.js';
-import { jsonBody, jsonObjectBody, queryParam } from './body.js';
+import { jsonBody, jsonObjectBody, queryParam, rawBody } from './body.js';
 import type { DataPlane } from './data.js';
 import { badRequest, HttpError } from './errors.js';
 import { DEFAULT_MAX_QUERY_LENGTH } from '../../language/limits.js';
@@ -64,7 +64,7 @@ export function registerQueryRoutes(app: FastifyInstance, opts: QueryRouteOption
         }
         parseBool(queryParam(req, 'nocache'), 'nocache');
         historyHeader(req, reply);
-        return data.explainUnknownDataset(() => data.engine.queryApl(text, {
+        const json = await data.explainUnknownDataset(() => data.engine.queryApl(text, {
             format,
             now,
             startNs: range.startNs,
@@ -74,7 +74,8 @@ export function registerQueryRoutes(app: FastifyInstance, opts: QueryRouteOption
             includeCursorField,
             limit,
             variables: (variables ?? undefined) as Record<string, unknown> | undefined,
-        }));
+        }, clientGone(reply)));
+        return sendJson(reply, json);
     };
     app.post('/v1/datasets/_apl', apl);
     app.post('/v1/query/_apl', apl);
@@ -83,10 +84,26 @@ export function registerQueryRoutes(app: FastifyInstance, opts: QueryRouteOption
         requireScope(req, 'query');
         const name = (req.params as { id: string }).id;
         data.getDataset(name); // 404, or 423 for a dataset whose files cannot be read
+        // Parsed here for a 400 that names the problem; the worker gets the text (engine.ts).
         const body = jsonBody(req, 'legacy query');
         if (body === undefined) throw badRequest('invalid legacy query: the body must be a JSON object with startTime and endTime');
         parseBool(queryParam(req, 'nocache'), 'nocache');
         historyHeader(req, reply);
-        return data.engine.queryLegacy(name, body, { now: nowNs() });
+        return sendJson(reply, await data.engine.queryLegacy(name, rawBody(req).toString('utf8'), { now: nowNs() }, clientGone(reply)));
     });
+}
+
+/** Aborts when the client goes away before the reply is sent: its query is cancelled (server/query). */
+function clientGone(reply: FastifyReply): AbortSignal {
+    const ac = new AbortController();
+    const res = reply.raw;
+    res.once('close', () => {
+        if (!res.writableFinished) ac.abort();
+    });
+    return ac.signal;
+}
+
+/** The engine serialised the result (off the main thread when it ran on a worker): send it as it is. */
+function sendJson(reply: FastifyReply, json: string): FastifyReply {
+    return reply.type('application/json; charset=utf-8').send(json);
 }

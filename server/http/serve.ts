@@ -22,6 +22,10 @@ export interface ServeOptions {
     maxBodyBytes?: number;
     maxResultRows?: number;
     sampleRows?: number;
+    /** `--query-timeout`: the time limit of one query in ms (default 60 s). */
+    queryTimeoutMs?: number;
+    /** `--query-workers`: worker threads that run queries (default one per core; 0 = the main thread). */
+    queryWorkers?: number;
     /** Where the banner goes (default stdout). */
     out?: (text: string) => void;
     /** Diagnostics (default stderr). */
@@ -147,6 +151,8 @@ export async function runServe(options: ServeOptions = {}): Promise<Service> {
         sampleRows: options.sampleRows,
         maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
         maxResultRows: options.maxResultRows,
+        queryTimeoutMs: options.queryTimeoutMs,
+        queryWorkers: options.queryWorkers,
         log: options.log,
     };
     const service = await createService(svcOptions);

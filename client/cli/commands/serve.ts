@@ -2,10 +2,10 @@ import { parseArgs } from 'node:util';
 import { runServe } from '../../../server/http/serve.js';
 import { CliError } from '../cli-error.js';
 import { warnAboutTokenArgument } from '../connection.js';
-import { parseIntOption } from '../options.js';
+import { parseDurationOption, parseIntOption } from '../options.js';
 
 export const SERVE_USAGE = `apl serve [--host 127.0.0.1] [--port 8686] [--data DIR] [--token TOKEN]... [--no-samples]
-          [--max-body-bytes N]
+          [--max-body-bytes N] [--query-timeout D] [--query-workers N]
 
 Runs the Dataset Query and Ingest Service: an Axiom-compatible HTTP endpoint over a local data
 directory. Point the official clients (or apl query / apl ingest) at the URL it prints.
@@ -20,6 +20,10 @@ directory. Point the official clients (or apl query / apl ingest) at the URL it 
                        CLI refuse others)
   --no-samples         do not load the sample datasets on the first start
   --max-body-bytes N   largest ingest body after decompression (default 64 MiB)
+  --query-timeout D    time limit of one query, as a duration (30s, 2m, 500ms; default 60s): a
+                       query still running then is stopped and answers 400 "query timeout"
+  --query-workers N    threads that run queries (default one per core). Queries never block
+                       ingest or other requests; 0 runs them on the main thread (not advised)
 Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.`;
 
 export async function runServeCommand(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
@@ -33,6 +37,8 @@ export async function runServeCommand(argv: string[], out: NodeJS.WritableStream
             token: { type: 'string', multiple: true },
             'no-samples': { type: 'boolean', default: false },
             'max-body-bytes': { type: 'string' },
+            'query-timeout': { type: 'string' },
+            'query-workers': { type: 'string' },
             help: { type: 'boolean', short: 'h' },
         },
     });
@@ -44,6 +50,8 @@ export async function runServeCommand(argv: string[], out: NodeJS.WritableStream
     const port = values.port !== undefined ? parseIntOption('--port', values.port, 0, 65535) : undefined;
     warnAboutTokenArgument(values, err, 'serve', "APL_TOKEN or a stored token ('apl token create')");
     const maxBodyBytes = values['max-body-bytes'] !== undefined ? parseIntOption('--max-body-bytes', values['max-body-bytes'], 1) : undefined;
+    const queryTimeoutMs = values['query-timeout'] !== undefined ? parseDurationOption('--query-timeout', values['query-timeout']) : undefined;
+    const queryWorkers = values['query-workers'] !== undefined ? parseIntOption('--query-workers', values['query-workers'], 0, 256) : undefined;
     try {
         await runServe({
             host: values.host,
@@ -52,6 +60,8 @@ export async function runServeCommand(argv: string[], out: NodeJS.WritableStream
             token: values.token,
             samples: !values['no-samples'],
             maxBodyBytes,
+            queryTimeoutMs,
+            queryWorkers,
             out: text => out.write(text),
             warn: text => err.write(`apl serve: ${text}\n`),
         });

@@ -23,7 +23,7 @@ export interface ChildServer {
 let bundle: Promise<string> | undefined;
 
 /**
- * Bundles server/http/main.ts (and the store's compaction worker beside it) with esbuild, once per
+ * Bundles server/http/main.ts (and its compaction, ingest and query workers beside it) with esbuild, once per
  * test process, exactly as esbuild.mjs bundles the CLI: a bundled start takes ~1.5 s where tsx
  * needs several seconds on a loaded machine, which matters for the kill/restart loops.
  */
@@ -40,7 +40,7 @@ export function serveBundle(): Promise<string> {
             format: 'cjs',
             logLevel: 'error',
             external: ['@duckdb/node-api', 'vscode'],
-            entryPoints: ['server/http/main.ts', 'server/store/compact-worker.ts'],
+            entryPoints: ['server/http/main.ts', 'server/store/compact-worker.ts', 'server/ingest/prepare-worker.ts', 'server/query/query-worker.ts'],
             outdir,
             entryNames: '[name]',
             outExtension: { '.js': '.cjs' },

@@ -1,0 +1,286 @@
+/**
+ * The query pool: queries run on worker threads, so the main thread only does HTTP, ingest and
+ * the engine's appends, and a heavy query never stalls an ingest acknowledgement or a light
+ * request. Each worker holds a replica of the engine whose columns are the main engine's own
+ * SharedArrayBuffers; the rest (dictionaries, dynamic values, …) comes as a delta with each job
+ * (language/eval/replica.ts), with every dataset's row count fixed at dispatch.
+ *
+ * - One job per worker at a time; others wait in a bounded FIFO queue (full: 429).
+ * - Time limit: at the deadline the job's interrupt flag is set (Atomics), and the evaluator stops
+ *   at its next check point with a `timeout` error. A worker that does not stop within `graceMs`
+ *   (stuck in one long step) is terminated and replaced; its replacement gets a full sync.
+ * - Cancellation (the client went away): a queued job is dropped, a running one is interrupted the
+ *   same way.
+ * - A worker that dies (out of memory under `resourceLimits`, a crash) fails only its job, with
+ *   a 4xx for a query that needed too much memory, and is replaced.
+ */
+import { availableParallelism, totalmem } from 'node:os';
+import type { Worker } from 'node:worker_threads';
+import { AplQueryError, newSyncState, type Engine, type EngineSyncState, type QueryLimits } from '../../language/engine.js';
+import { startWorker } from '../worker-boot.js';
+import { HttpError } from '../http/errors.js';
+import { INTERRUPT_CANCEL, INTERRUPT_NONE, INTERRUPT_TIMEOUT, interruption, type QueryJob, type QuerySpec, type WorkerReply, type WorkerRequest, type WorkerSetup } from './protocol.js';
+import { deserializeError } from './query-errors.js';
+
+export const DEFAULT_QUERY_TIMEOUT_MS = 60_000;
+
+const MAX_START_FAILURES = 3;
+
+export interface QueryPoolOptions {
+    /** Worker threads (default: one per core, at least 1). */
+    workers?: number;
+    /** Per-query time limit (default 60 s). */
+    timeoutMs?: number;
+    /** How long a worker may take to stop after being asked before it is terminated (default 2 s). */
+    graceMs?: number;
+    /** Queries that may wait for a worker (default 256). */
+    maxQueued?: number;
+    /** Heap limit of each worker in MB (default a quarter of the machine's memory, at most 4 GiB). */
+    workerHeapMb?: number;
+    maxResultRows: number;
+    defaultLimit: number;
+    limits?: Partial<QueryLimits>;
+    log: (msg: string) => void;
+    /**
+     * Runs a query on the main thread when no worker can start at all (a worker file missing from
+     * a broken install): the service keeps answering, and says so in the log once.
+     */
+    fallback: (spec: QuerySpec, signal?: AbortSignal) => Promise<string>;
+}
+
+export interface QueryPoolStats {
+    workers: number;
+    running: number;
+    queued: number;
+    completed: number;
+    timedOut: number;
+    cancelled: number;
+    /** Workers terminated or lost and replaced. */
+    replaced: number;
+}
+
+interface Job {
+    id: number;
+    job: QueryJob;
+    resolve: (json: string) => void;
+    reject: (err: unknown) => void;
+    signal?: AbortSignal;
+    onAbort?: () => void;
+    /** Why the pool asked this job to stop, if it did. */
+    stopping?: 'timeout' | 'cancelled';
+    timer?: NodeJS.Timeout;
+    killTimer?: NodeJS.Timeout;
+}
+
+interface Slot {
+    worker: Worker;
+    /** The worker loaded its module (it said so). */
+    ready: boolean;
+    interrupt: Int32Array;
+    sync: EngineSyncState;
+    current?: Job;
+}
+
+export class QueryPool {
+    private readonly slots: Slot[] = [];
+    private readonly queue: Job[] = [];
+    private nextId = 1;
+    private closed = false;
+    /** Workers that died before they were ready, in a row; past MAX_START_FAILURES the pool gives up. */
+    private startFailures = 0;
+    private broken = false;
+    private readonly counters = { completed: 0, timedOut: 0, cancelled: 0, replaced: 0 };
+    private readonly timeoutMs: number;
+    private readonly graceMs: number;
+    private readonly maxQueued: number;
+    private readonly heapMb: number;
+
+    constructor(
+        private readonly engine: Engine,
+        private readonly opts: QueryPoolOptions,
+    ) {
+        this.timeoutMs = opts.timeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+        this.graceMs = opts.graceMs ?? 2000;
+        this.maxQueued = opts.maxQueued ?? 256;
+        this.heapMb = opts.workerHeapMb ?? Math.min(4096, Math.max(256, Math.floor(totalmem() / 4 / 2 ** 20)));
+        const n = Math.max(1, opts.workers ?? availableParallelism());
+        for (let i = 0; i < n; i++) this.slots.push(this.startSlot());
+    }
+
+    get timeLimitMs(): number {
+        return this.timeoutMs;
+    }
+
+    stats(): QueryPoolStats {
+        return { workers: this.broken ? 0 : this.slots.length, running: this.slots.filter(s => s.current).length, queued: this.queue.length, ...this.counters };
+    }
+
+    /** Runs a job; resolves with the response body (JSON text). `signal` cancels it. */
+    run(job: QuerySpec, signal?: AbortSignal): Promise<string> {
+        if (this.closed) return Promise.reject(new HttpError(503, 'the service is stopping'));
+        if (this.broken) return this.opts.fallback(job, signal);
+        if (signal?.aborted) return Promise.reject(stopped('cancelled', this.timeoutMs));
+        if (this.queue.length >= this.maxQueued && !this.slots.some(s => !s.current)) {
+            return Promise.reject(new HttpError(429, `query limit exceeded: ${this.slots.length} queries are running and ${this.queue.length} are waiting; try again shortly`));
+        }
+        return new Promise<string>((resolve, reject) => {
+            const j: Job = { id: this.nextId++, job: { ...job, timeoutMs: this.timeoutMs }, resolve, reject, signal };
+            if (signal) {
+                j.onAbort = () => this.cancel(j);
+                signal.addEventListener('abort', j.onAbort, { once: true });
+            }
+            this.queue.push(j);
+            this.dispatch();
+        });
+    }
+
+    /** Stops every worker; running and queued jobs fail with 503. */
+    async close(): Promise<void> {
+        if (this.closed) return;
+        this.closed = true;
+        for (const j of this.queue.splice(0)) this.finish(j, new HttpError(503, 'the service is stopping'));
+        await Promise.all(
+            this.slots.map(async s => {
+                if (s.current) this.finish(s.current, new HttpError(503, 'the service is stopping'));
+                s.current = undefined;
+                await s.worker.terminate();
+            }),
+        );
+    }
+
+    private startSlot(): Slot {
+        const interrupt = new Int32Array(new SharedArrayBuffer(4));
+        const setup: WorkerSetup = { maxResultRows: this.opts.maxResultRows, defaultLimit: this.opts.defaultLimit, limits: this.opts.limits, interrupt };
+        const worker = startWorker(import.meta.url, 'query-worker', 'query-worker', {
+            maxOldGenerationSizeMb: this.heapMb,
+            maxYoungGenerationSizeMb: Math.max(16, Math.min(64, Math.floor(this.heapMb / 16))),
+        }, setup);
+        worker.unref();
+        const slot: Slot = { worker, ready: false, interrupt, sync: newSyncState() };
+        worker.on('message', (msg: WorkerReply) => this.onReply(slot, msg));
+        worker.on('error', (err: Error) => this.onDeath(slot, err));
+        worker.on('messageerror', (err: Error) => this.onDeath(slot, err));
+        worker.on('exit', code => this.onDeath(slot, new Error(`query worker exited with code ${code}`)));
+        return slot;
+    }
+
+    private dispatch(): void {
+        for (const slot of this.slots) {
+            if (this.queue.length === 0) return;
+            if (slot.current) continue;
+            const j = this.queue.shift()!;
+            slot.current = j;
+            Atomics.store(slot.interrupt, 0, INTERRUPT_NONE);
+            // The delta fixes every dataset's row count now: the query sees what was acknowledged
+            // before it was dispatched.
+            const msg: WorkerRequest = { id: j.id, delta: this.engine.exportChanges(slot.sync), job: j.job };
+            j.timer = setTimeout(() => this.stop(slot, j, 'timeout'), this.timeoutMs);
+            try {
+                slot.worker.postMessage(msg);
+            } catch (err) {
+                // The request could not be cloned (too deeply nested, say): the worker's sync state
+                // was already advanced, so it is replaced, and the job fails as the query's fault.
+                this.replace(slot, new HttpError(400, `invalid query: it cannot be passed to a query worker (${(err as Error).message})`));
+                return;
+            }
+        }
+    }
+
+    private onReply(slot: Slot, msg: WorkerReply): void {
+        if ('ready' in msg) {
+            slot.ready = true;
+            this.startFailures = 0;
+            return;
+        }
+        const j = slot.current;
+        if (!j || j.id !== msg.id) return;
+        slot.current = undefined;
+        if (msg.ok) {
+            this.counters.completed++;
+            this.finish(j, undefined, msg.json);
+        } else {
+            const err = deserializeError(msg.error);
+            if (err instanceof AplQueryError && (err.kind === 'timeout' || err.kind === 'cancelled')) this.count(err.kind);
+            this.finish(j, err);
+        }
+        this.dispatch();
+    }
+
+    /** Asks the running job to stop; terminates its worker when it does not within the grace period. */
+    private stop(slot: Slot, j: Job, why: 'timeout' | 'cancelled'): void {
+        if (slot.current !== j || j.stopping) return;
+        j.stopping = why;
+        Atomics.store(slot.interrupt, 0, why === 'timeout' ? INTERRUPT_TIMEOUT : INTERRUPT_CANCEL);
+        j.killTimer = setTimeout(() => {
+            if (slot.current !== j) return;
+            this.opts.log(`query worker did not stop within ${this.graceMs} ms of its ${why === 'timeout' ? 'time limit' : 'cancellation'}: terminating it`);
+            this.replace(slot, stopped(why, this.timeoutMs));
+            this.count(why);
+        }, this.graceMs);
+    }
+
+    private cancel(j: Job): void {
+        const at = this.queue.indexOf(j);
+        if (at >= 0) {
+            this.queue.splice(at, 1);
+            this.count('cancelled');
+            this.finish(j, stopped('cancelled', this.timeoutMs));
+            return;
+        }
+        const slot = this.slots.find(s => s.current === j);
+        if (slot) this.stop(slot, j, 'cancelled');
+    }
+
+    private count(kind: 'timeout' | 'cancelled'): void {
+        if (kind === 'timeout') this.counters.timedOut++;
+        else this.counters.cancelled++;
+    }
+
+    /** A worker that died on its own: its job fails (4xx when it ran out of memory), a new one takes its place. */
+    private onDeath(slot: Slot, err: Error): void {
+        if (this.closed || !this.slots.includes(slot)) return;
+        if (!slot.ready && ++this.startFailures >= MAX_START_FAILURES) return this.giveUp(err);
+        const oom = (err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY';
+        this.opts.log(`query worker lost (${err.message}); starting a new one`);
+        const failure = oom
+            ? new HttpError(400, `invalid query: it needs more memory than a query may use (${this.heapMb} MB); filter, project or summarize earlier`)
+            : new HttpError(500, `the query worker running this query failed: ${err.message}`);
+        this.replace(slot, failure);
+    }
+
+    /** No worker can start: queries run on the main thread from now on (the queue drains there). */
+    private giveUp(err: Error): void {
+        this.broken = true;
+        this.opts.log(`query workers cannot start (${err.message}); running queries on the main thread`);
+        const slots = this.slots.splice(0);
+        for (const s of slots) void s.worker.terminate().catch(() => undefined);
+        for (const j of [...slots.flatMap(s => (s.current ? [s.current] : [])), ...this.queue.splice(0)]) {
+            clearTimeout(j.timer);
+            this.opts.fallback(j.job, j.signal).then(j.resolve, j.reject);
+        }
+    }
+
+    private replace(slot: Slot, failure: unknown): void {
+        const i = this.slots.indexOf(slot);
+        if (i < 0) return;
+        const j = slot.current;
+        slot.current = undefined;
+        this.slots[i] = this.startSlot();
+        this.counters.replaced++;
+        void slot.worker.terminate().catch(() => undefined);
+        if (j) this.finish(j, failure);
+        this.dispatch();
+    }
+
+    private finish(j: Job, err: unknown, json?: string): void {
+        clearTimeout(j.timer);
+        clearTimeout(j.killTimer);
+        if (j.signal && j.onAbort) j.signal.removeEventListener('abort', j.onAbort);
+        if (err !== undefined) j.reject(err);
+        else j.resolve(json ?? '');
+    }
+}
+
+function stopped(kind: 'timeout' | 'cancelled', timeoutMs: number): AplQueryError {
+    return new AplQueryError(interruption(kind, timeoutMs).message, 1, 1, kind);
+}

@@ -1,0 +1,37 @@
+/**
+ * Query worker thread: a replica of the service's engine (its columns shared through
+ * SharedArrayBuffers, the rest kept up to date by the deltas that come with each job, see
+ * language/eval/replica.ts) that runs one query at a time for the pool (pool.ts).
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { createEngine, type QueryInterruption } from '../../language/engine.js';
+import { interruption, INTERRUPT_NONE, INTERRUPT_TIMEOUT, type WorkerReply, type WorkerRequest, type WorkerSetup } from './protocol.js';
+import { serializeError } from './query-errors.js';
+import { runJob } from './run-job.js';
+
+const port = parentPort;
+if (port) {
+    const setup = workerData as WorkerSetup;
+    const engine = createEngine({ maxLimit: setup.maxResultRows, defaultLimit: setup.defaultLimit, limits: setup.limits, sampleSchemas: false });
+    let timeoutMs = 0;
+    const interrupt = (): QueryInterruption | undefined => {
+        const v = Atomics.load(setup.interrupt, 0);
+        if (v === INTERRUPT_NONE) return undefined;
+        return interruption(v === INTERRUPT_TIMEOUT ? 'timeout' : 'cancelled', timeoutMs);
+    };
+    const reply = (r: WorkerReply): void => port.postMessage(r);
+    reply({ ready: true });
+    port.on('message', (msg: WorkerRequest) => {
+        void (async () => {
+            try {
+                engine.applyChanges(msg.delta);
+                if (!msg.job) return reply({ id: msg.id, ok: true, json: '' });
+                timeoutMs = msg.job.timeoutMs;
+                reply({ id: msg.id, ok: true, json: await runJob(engine, msg.job, interrupt) });
+            } catch (err) {
+                reply({ id: msg.id, ok: false, error: serializeError(err) });
+            }
+        })();
+    });
+}
+

@@ -1,0 +1,35 @@
+/**
+ * Runs one query job on an engine and returns the response body as JSON text. The same code runs
+ * in a query worker (query-worker.ts) and, with `queryWorkers: 0`, on the main thread
+ * (server/http/engine.ts), so a query answers the same either way.
+ */
+import type { Engine, QueryInterruption, QueryOptions } from '../../language/engine.js';
+import { legacyExecutor, type QueryEngine } from '../../language/legacy/execute.js';
+import type { QueryJob } from './protocol.js';
+import { mapQueryError } from './query-errors.js';
+
+export async function runJob(engine: Engine, job: QueryJob, interrupt?: () => QueryInterruption | undefined): Promise<string> {
+    try {
+        if (job.kind === 'apl') {
+            const req = job.request;
+            const options: QueryOptions = {
+                now: req.now,
+                startTime: req.startNs,
+                endTime: req.endNs,
+                limit: req.limit,
+                cursor: req.cursor,
+                includeCursor: req.includeCursor,
+                includeCursorField: req.includeCursorField,
+                variables: req.variables,
+                interrupt,
+            };
+            const result = req.format === 'tabular' ? await engine.query(job.apl, options) : await engine.queryLegacyFormat(job.apl, options);
+            return JSON.stringify(result);
+        }
+        // The legacy executor runs APL through `engine.query`: every one of those runs gets the interrupt.
+        const interrupted: QueryEngine = { query: (apl, o) => engine.query(apl, { ...o, interrupt }) };
+        return JSON.stringify(await legacyExecutor(interrupted, job.dataset, JSON.parse(job.bodyJson) as unknown));
+    } catch (err) {
+        throw mapQueryError(err);
+    }
+}
