@@ -13,7 +13,7 @@ import type { CancellationToken, Diagnostic } from 'vscode-languageserver';
 import type * as ast from './generated/ast.js';
 import type { AplAstType } from './generated/ast.js';
 import type { AplServices } from './apl-module.js';
-import { acceptsArgumentCount, allCallableNames, argumentTypeProblem, arityOf, lookupAggregate, lookupScalarFunction, type Signature } from './builtins/index.js';
+import { acceptsArgumentCount, allCallableNames, argumentTypeProblem, describeArity, lookupAggregate, lookupScalarFunction, type Signature } from './builtins/index.js';
 import { didYouMean, Issues, type AplDiagnosticData, type IssueDefinition } from './apl-issue-codes.js';
 import { nameChain, typedLiteralType, type AplTypeComputer } from './types/apl-type-computer.js';
 import type { AplType, RowType } from './types/apl-types.js';
@@ -72,13 +72,34 @@ export class AplDocumentValidator extends DefaultDocumentValidator {
             const code = (d.data as { code?: unknown } | undefined)?.code;
             if (code === DocumentValidator.LexingError || code === DocumentValidator.ParsingError) d.code = Issues.SyntaxError.code;
         }
+        const kept = withoutKnockOnErrors(document, diagnostics);
         if (large) {
             const code = Issues.SyntaxOnly.code;
             const at = { line: 0, character: 0 };
-            diagnostics.push({ severity: 3, range: { start: at, end: at }, message: Issues.SyntaxOnly.message({ length: document.textDocument.getText().length }), code, data: { code }, source: this.getSource() });
+            kept.push({ severity: 3, range: { start: at, end: at }, message: Issues.SyntaxOnly.message({ length: document.textDocument.getText().length }), code, data: { code }, source: this.getSource() });
         }
-        return diagnostics;
+        return kept;
     }
+}
+
+/**
+ * Drops what error recovery makes up after a syntax error: the statement holding the first syntax
+ * error and every later one keep their syntax errors only (`where x == | summarize cnt()` is one
+ * APL1001, not also an APL0001). Statements wholly before it keep all their diagnostics.
+ */
+function withoutKnockOnErrors(document: LangiumDocument, diagnostics: Diagnostic[]): Diagnostic[] {
+    const text = document.textDocument;
+    const isSyntax = (d: Diagnostic) => d.code === Issues.SyntaxError.code;
+    let first = Infinity;
+    for (const d of diagnostics) if (isSyntax(d)) first = Math.min(first, text.offsetAt(d.range.start));
+    if (first === Infinity) return diagnostics;
+    let cut = first;
+    for (const statement of (document.parseResult.value as ast.Model).statements) {
+        const cst = statement.$cstNode;
+        // `<=`: an error at the end of the text (`where x ==`) belongs to the statement it ends.
+        if (cst && cst.offset <= first && first <= cst.end) cut = Math.min(cut, cst.offset);
+    }
+    return diagnostics.filter(d => isSyntax(d) || text.offsetAt(d.range.start) < cut);
 }
 
 export class AplValidator {
@@ -108,7 +129,7 @@ export class AplValidator {
         const scalar = lookupScalarFunction(name);
         const aggregate = lookupAggregate(name);
         if (!scalar && !aggregate) {
-            if (SPECIAL_CALLS.has(name) || typedLiteralType(call) !== undefined) return;
+            if (SPECIAL_CALLS.has(name)) return;
             // Inside summarize an aggregation fits; elsewhere a scalar function does.
             const aggregationWanted = this.types.inAggregationContext(call);
             const suggestion = didYouMean(name, allCallableNames(), c => (lookupAggregate(c) !== undefined) === aggregationWanted);
@@ -330,17 +351,4 @@ export class AplValidator {
             seen.add(name);
         }
     }
-}
-
-function describeArity(signatures: Signature[]): string {
-    const parts = signatures.map(s => {
-        const { min, max } = arityOf(s);
-        // `case(c1, v1, c2, v2)` is not short of arguments: it lacks the else value. Say what the arguments are.
-        if (s.arity?.shape) return `${s.arity.shape} (${s.arity.parity ? `an ${s.arity.parity} number of arguments, ` : ''}at least ${min})`;
-        if (max === Infinity) return `at least ${min}`;
-        return min === max ? `${min}` : `${min} to ${max}`;
-    });
-    const unique = [...new Set(parts)];
-    const text = unique.join(' or ');
-    return signatures.some(s => s.arity?.shape) ? text : `${text} argument${text === '1' ? '' : 's'}`;
 }

@@ -6,12 +6,13 @@ import type { AggregateFunction, ParamSpec, ScalarFunction, ScalarOperatorEntry,
 import { FUNCTIONS as TEXT_FUNCTIONS } from './functions-text.js';
 import { FUNCTIONS as NUMERIC_TIME_FUNCTIONS } from './functions-numeric-time.js';
 import { FUNCTIONS as COLLECTION_FUNCTIONS } from './functions-collections.js';
+import { TYPE_CAST_FUNCTIONS } from './type-casts.js';
 import { AGGREGATES } from './aggregates.js';
 import { SCALAR_OPERATORS, TABULAR_OPERATORS } from './operators.js';
 
 export * from './catalogue-types.js';
 
-export const SCALAR_FUNCTIONS: readonly ScalarFunction[] = [...TEXT_FUNCTIONS, ...NUMERIC_TIME_FUNCTIONS, ...COLLECTION_FUNCTIONS];
+export const SCALAR_FUNCTIONS: readonly ScalarFunction[] = [...TEXT_FUNCTIONS, ...NUMERIC_TIME_FUNCTIONS, ...COLLECTION_FUNCTIONS, ...TYPE_CAST_FUNCTIONS];
 export { AGGREGATES, SCALAR_OPERATORS, TABULAR_OPERATORS };
 
 function indexByName<T extends { name: string; aliases?: string[] }>(entries: readonly T[]): Map<string, T> {
@@ -70,6 +71,20 @@ export function acceptsArgumentCount(entry: { signatures: Signature[] }, count: 
         if (sig.arity?.parity === 'even' && count % 2 === 1) return false;
         return true;
     });
+}
+
+/** What the signatures take, for the wrong-argument-count message (APL0002) of the checker and the evaluator. */
+export function describeArity(signatures: Signature[]): string {
+    const parts = signatures.map(s => {
+        const { min, max } = arityOf(s);
+        // `case(c1, v1, c2, v2)` is not short of arguments: it lacks the else value. Say what the arguments are.
+        if (s.arity?.shape) return `${s.arity.shape} (${s.arity.parity ? `an ${s.arity.parity} number of arguments, ` : ''}at least ${min})`;
+        if (max === Infinity) return `at least ${min}`;
+        return min === max ? `${min}` : `${min} to ${max}`;
+    });
+    const unique = [...new Set(parts)];
+    const text = unique.join(' or ');
+    return signatures.some(s => s.arity?.shape) ? text : `${text} argument${text === '1' ? '' : 's'}`;
 }
 
 /** Renders a signature as `name(a: string, [b: long], c...)` for hover and signature help. */

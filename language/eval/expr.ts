@@ -10,7 +10,8 @@ import { derivedColumnName } from '../column-names.js';
 import type { AstNode } from 'langium';
 import type { QueryBudget } from './budget.js';
 import type * as ast from '../generated/ast.js';
-import { argumentTypeProblem, lookupAggregate, lookupScalarFunction, type EvalContext } from '../builtins/index.js';
+import { acceptsArgumentCount, argumentTypeProblem, describeArity, lookupAggregate, lookupScalarFunction, type EvalContext } from '../builtins/index.js';
+import { castToType } from '../builtins/type-casts.js';
 import { Issues } from '../apl-issue-codes.js';
 import { literalIndexProblem } from '../indexing.js';
 import { LiteralError, literalType, literalValue } from '../literal-values.js';
@@ -158,11 +159,6 @@ const STRING_OPS = new Set([
     'hasprefix_cs', '!hasprefix_cs', 'hassuffix', '!hassuffix', 'hassuffix_cs', '!hassuffix_cs', 'like', 'notlike', 'likecs',
     'notlikecs', 'matches regex', '!matches regex',
 ]);
-
-const CAST_FUNCTIONS: Record<string, ScalarType> = {
-    long: 'long', int: 'long', int64: 'long', int32: 'long', real: 'real', double: 'real', float: 'real', decimal: 'real',
-    bool: 'bool', boolean: 'bool', timespan: 'timespan', time: 'timespan', string: 'string', guid: 'string',
-};
 
 export class ExprCompiler {
     constructor(
@@ -636,8 +632,6 @@ export class ExprCompiler {
             case 'not':
                 if (args.length !== 1) throw errorAt(node, 'not() expects one argument');
                 return this.not(this.compile(args[0]));
-            case 'iif':
-                return this.catalogueCall(node, 'iff');
             case 'bin':
             case 'floor':
                 if (args.length === 2) {
@@ -668,12 +662,6 @@ export class ExprCompiler {
                 throw unsupportedAt(node, 'toscalar()');
         }
         if (args.length === 1 && args[0].$type === 'StarExpression' && lookupScalarFunction(name)?.packsAllColumns) return this.packAllColumns(node, name);
-        if (!lookupScalarFunction(name) && Object.prototype.hasOwnProperty.call(CAST_FUNCTIONS, name)) {
-            const t = CAST_FUNCTIONS[name];
-            if (args.length !== 1) throw errorAt(node, `${name}() expects one argument`);
-            const x = this.compile(args[0]);
-            return this.rowwise(t, [x], ([v]) => castValue(v, t));
-        }
         return this.catalogueCall(node, name);
     }
 
@@ -708,6 +696,10 @@ export class ExprCompiler {
         if (!fn) {
             if (lookupAggregate(name)) throw errorAt(node, `the aggregation '${name}' can only be used in summarize`);
             throw errorAt(node, `unknown function '${name}'`);
+        }
+        // The checker's arity rule and message (APL0002), so `long(1, 2)` fails in `apl run` as in `apl check`.
+        if (!acceptsArgumentCount(fn, node.arguments.length)) {
+            throw errorAt(node, Issues.WrongArgumentCount.message({ name, count: node.arguments.length, expected: describeArity(fn.signatures) }).replace(/\.$/, ''));
         }
         if (!fn.evaluate) throw unsupportedAt(node, `the function '${name}'${fn.unsupported ? ` (${fn.unsupported})` : ''}`);
         const args = node.arguments.map(a => this.compile(a.expression));
@@ -854,40 +846,8 @@ function sliceValue(a: AplValue, s: AplValue, e: AplValue): AplValue {
     return a.slice(start, end) as AplValue;
 }
 
-export function castValue(v: AplValue, t: ScalarType): AplValue {
-    if (v === null || v === undefined) return null;
-    switch (t) {
-        case 'long': {
-            if (typeof v === 'number') return Math.trunc(v);
-            if (typeof v === 'boolean') return v ? 1 : 0;
-            if (typeof v === 'string') return /^[+-]?\d+$/.test(v.trim()) ? Number(v.trim()) : null;
-            if (v instanceof Datetime || v instanceof Timespan) return Number(v.ns);
-            return null;
-        }
-        case 'real': {
-            if (typeof v === 'number') return v;
-            if (typeof v === 'boolean') return v ? 1 : 0;
-            if (typeof v === 'string') {
-                const x = Number(v.trim());
-                return v.trim() === '' || Number.isNaN(x) ? null : x;
-            }
-            if (v instanceof Datetime || v instanceof Timespan) return Number(v.ns);
-            return null;
-        }
-        case 'bool': {
-            const t2 = truthTri(v);
-            return t2 === 2 ? null : t2 === 1;
-        }
-        case 'timespan':
-            if (v instanceof Timespan) return v;
-            if (typeof v === 'number') return new Timespan(BigInt(Math.trunc(v)));
-            return null;
-        case 'string':
-            return toText(v);
-        default:
-            return v;
-    }
-}
+/** The catalogue's typed-literal cast (`long(x)`), also used for query parameters and datatable cells. */
+export const castValue: (v: AplValue, t: ScalarType) => AplValue = castToType;
 
 // ---------------------------------------------------------------------------------------------
 // Kernels

@@ -5,8 +5,7 @@ import type { CancellationToken } from 'vscode-languageserver';
 import type { AplServices } from '../apl-module.js';
 import { lookupAggregate, lookupScalarFunction } from '../builtins/index.js';
 import * as ast from '../generated/ast.js';
-import type { AplTypeComputer } from '../types/apl-type-computer.js';
-import { typeFromName } from '../types/apl-types.js';
+import { typedLiteralType, type AplTypeComputer } from '../types/apl-type-computer.js';
 import { safely } from './apl-names.js';
 
 /**
@@ -66,10 +65,11 @@ export class AplSemanticTokenProvider extends AbstractSemanticTokenProvider {
             case 'FunctionCall': {
                 if (feature !== 'function') return undefined;
                 const call = node as ast.FunctionCall;
+                // A typed-literal cast (`long(null)`) reads as its type name.
+                if (typedLiteralType(call)) return { type: SemanticTokenTypes.type };
                 if (lookupScalarFunction(call.function) || lookupAggregate(call.function)) {
                     return { type: SemanticTokenTypes.function, modifier: [SemanticTokenModifiers.defaultLibrary] };
                 }
-                if (typeFromName(call.function)) return { type: SemanticTokenTypes.type };
                 return { type: SemanticTokenTypes.function };
             }
             case 'NameReference': case 'BracketReference': {

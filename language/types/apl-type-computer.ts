@@ -67,11 +67,10 @@ const TABULAR_SOURCE_TYPES = new Set([
 
 const ARITHMETIC = new Set(['+', '-', '*', '/', '%']);
 
-/** Functions whose unnamed result column takes the name of their first argument (`bin(_time, 1h)` -> `_time`). */
-/** Type names that also work as typed-literal "functions": `long(null)`, `real(1.5)`, `timespan(2d)`. */
+/** The type of a typed-literal cast (`long(null)`, `real(1.5)`, `timespan(2d)`: the catalogue's 'literal' entries), else undefined. */
 export function typedLiteralType(call: ast.FunctionCall): AplType | undefined {
-    if (lookupScalarFunction(call.function) || lookupAggregate(call.function)) return undefined;
-    return typeFromName(call.function);
+    const entry = lookupScalarFunction(call.function);
+    return entry?.category === 'literal' && typeof entry.returns === 'string' ? entry.returns : undefined;
 }
 
 export function isTabularOperatorNode(node: AstNode | undefined): node is ast.TabularOperator {
@@ -229,8 +228,7 @@ export class AplTypeComputer {
     private callType(call: ast.FunctionCall): AplType {
         const entry = this.callee(call);
         if (!entry) {
-            if (call.function === 'toscalar') return 'unknown';
-            return typedLiteralType(call) ?? 'unknown';
+            return 'unknown';
         }
         if (typeof entry.returns === 'string') return entry.returns;
         const argTypes = call.arguments.map(a => (a.expression ? this.typeOf(a.expression) : 'unknown'));

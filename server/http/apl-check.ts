@@ -1,31 +1,47 @@
 /**
- * Checks APL the service stores (a monitor's query) with the checker of `apl check`
- * (language/check.ts), against the service's own datasets and fields, and turns the first problem
- * into a 400 that names the field, the diagnostic code and the line/column.
- *
- * The schema is authoritative here (it is the service's own data), so an unknown dataset, a
- * warning for editors that may lack a schema, is refused too: such a query could never run.
+ * Checks APL the service runs or stores with the checker of `apl check` (language/check.ts),
+ * against the service's own datasets and fields:
+ * - a query (`assertRunnable`, called in the query worker before evaluating): its first error is a
+ *   400 in the shape of the evaluator's errors, with the code in `detail.code`; warnings never fail
+ *   it, and an unknown dataset is left to the evaluator's 404;
+ * - a monitor's query (`assertValid`): every error and an unknown dataset is a 400, since such a
+ *   stored query could never run.
  */
 import { checkText, type AplDiagnostic } from '../../language/check.js';
-import { Issues } from '../../language/apl-issue-codes.js';
+import { Issues, type AplDiagnosticData } from '../../language/apl-issue-codes.js';
 import { MutableSchemaProvider, type DatasetSchema } from '../../language/schema/index.js';
 import { typeFromAxiomFieldType } from '../../language/types/apl-types.js';
 import type { DataPlane } from './data.js';
-import { badRequest, type HttpError } from './errors.js';
+import { badRequest, HttpError, queryErrorBody } from './errors.js';
 
 /**
- * Longest query text checked. The check runs on the event loop at roughly 30-40 µs per character
+ * Longest monitor query checked. The check runs on the event loop at roughly 30-40 µs per character
  * (measured here: 12 KB in 0.4-0.5 s, 50 KB in 2 s), so this bounds the pause one request causes
  * to about half a second; monitor queries are a few hundred characters.
  */
 export const MAX_CHECKED_APL_LENGTH = 16 * 1024;
+
+/** Where the datasets and their fields come from: the data plane (monitors), a query worker's engine. */
+export interface AplSchemaSource {
+    datasets(): string[];
+    /** Axiom field types (`integer`, `string`, `map`...). */
+    fields(dataset: string): { name: string; type: string }[];
+}
+
+/** The data plane's datasets, with the fields its engine has. */
+export function dataPlaneSchema(data: DataPlane): AplSchemaSource {
+    return { datasets: () => data.listDatasets().map((m) => m.name), fields: (name) => data.engine.fields(name) };
+}
+
+/** Diagnostics that say the dataset does not exist: for a query, the evaluator's 404 (explainUnknownDataset) answers them. */
+const DATASET_CODES = new Set([Issues.UnknownDataset.code, Issues.InvalidDatasetName.code]);
 
 export class ServiceAplChecker {
     /** One provider for the service's lifetime: the checker's services are built once per provider. */
     private readonly schema = new MutableSchemaProvider();
     private schemaKey = '';
 
-    constructor(private readonly data: DataPlane) {}
+    constructor(private readonly source: AplSchemaSource) {}
 
     /** The problems that make `text` unusable as a stored query (errors, unknown datasets). */
     async problems(text: string): Promise<AplDiagnostic[]> {
@@ -50,11 +66,29 @@ export class ServiceAplChecker {
         if (problems.length > 0) throw checkError(field, problems);
     }
 
+    /**
+     * Throws a 400 for the first error of query `text`, unless an unknown dataset comes first (the
+     * evaluator answers 404 for it, as it did before queries were checked). Call it off the event loop.
+     */
+    async assertRunnable(text: string): Promise<void> {
+        let diagnostics: AplDiagnostic[];
+        try {
+            this.refreshSchema();
+            diagnostics = await checkText(text, { schema: this.schema });
+        } catch {
+            // Too deep for the checker's recursion, or a checker fault: the evaluator, with its own guards, decides.
+            return;
+        }
+        // Sorted by position: the first problem in the text is the one reported.
+        const first = diagnostics.find((d) => d.severity === 'error' || DATASET_CODES.has(d.code));
+        if (first && !DATASET_CODES.has(first.code)) throw queryCheckError(first);
+    }
+
     /** Loads the datasets' current fields when they changed since the last check. */
     private refreshSchema(): void {
-        const datasets: DatasetSchema[] = this.data.listDatasets().map((m) => ({
-            name: m.name,
-            fields: this.data.engine.fields(m.name).map((f) => ({ name: f.name, type: typeFromAxiomFieldType(f.type) })),
+        const datasets: DatasetSchema[] = this.source.datasets().map((name) => ({
+            name,
+            fields: this.source.fields(name).map((f) => ({ name: f.name, type: typeFromAxiomFieldType(f.type) })),
         }));
         const key = JSON.stringify(datasets);
         if (key === this.schemaKey) return;
@@ -78,4 +112,13 @@ function checkError(field: string, problems: AplDiagnostic[]): HttpError {
         },
         diagnostics: problems.map(at),
     });
+}
+
+/** The evaluator's error body (errors.ts `queryErrorBody`) for a checker diagnostic, with its code and suggestion in `detail`. */
+function queryCheckError(d: AplDiagnostic): HttpError {
+    // APL1001 syntax, APL1002 nesting: the parser's refusals, as the evaluator reports them.
+    const kind = d.code.startsWith('APL1') ? 'syntax' : 'semantic';
+    const suggestion = (d.data as AplDiagnosticData | undefined)?.suggestion;
+    const body = queryErrorBody(kind, d.message, d.range.start.line + 1, d.range.start.character + 1, { code: d.code, ...(suggestion ? { suggestion } : {}) });
+    return new HttpError(400, body.message, { detail: body.detail });
 }

@@ -23,7 +23,7 @@ import { registerUserRoutes, type LocalUser } from './routes-user.js';
 import { detachDataset, reconcileAnnotations, registerAnnotationRoutes, type Annotation } from './routes-annotations.js';
 import { registerMonitorRoutes, type StoredMonitor } from './routes-monitors.js';
 import { registerUnavailableRoutes } from './routes-unavailable.js';
-import { ServiceAplChecker } from './apl-check.js';
+import { dataPlaneSchema, ServiceAplChecker } from './apl-check.js';
 import { JsonCollection } from '../store/json-collection.js';
 import { loadSamples, DEFAULT_SAMPLE_ROWS } from './samples.js';
 
@@ -233,7 +233,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     registerIngestRoutes(app, deps.data);
     registerQueryRoutes(app, { data: deps.data, maxResultRows: deps.maxResultRows, maxQueryLength: deps.maxQueryLength });
     registerAnnotationRoutes(app, { data: deps.data, annotations: deps.annotations });
-    registerMonitorRoutes(app, { monitors: deps.monitors, checker: new ServiceAplChecker(deps.data), userId: deps.user.id });
+    registerMonitorRoutes(app, { monitors: deps.monitors, checker: new ServiceAplChecker(dataPlaneSchema(deps.data)), userId: deps.user.id });
     registerUnavailableRoutes(app);
     return app;
 }

@@ -4,7 +4,7 @@
  * store, the ingest decoder, the evaluator and the legacy parser are mapped to their status here.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { IngestError } from '../ingest/errors.js';
+import { IngestError } from '../../language/ingest/errors.js';
 import { IngestWorkerDied } from '../ingest/prepare-pool.js';
 import { diskFullError, StoreError } from '../store/errors.js';
 import { isDiskFull } from '../store/fsutil.js';
@@ -72,10 +72,15 @@ export function aplErrorBody(err: AplQueryError): ErrorBody {
         return { code: 400, message: `query ${err.kind === 'timeout' ? 'timeout' : 'cancelled'}: ${err.detail}`, detail: { errorType: err.kind, message: err.detail } };
     }
     const kind = err.kind === 'syntax' ? 'syntax' : err.kind === 'runtime' ? 'runtime' : err.kind === 'limit' ? 'limit' : 'semantic';
+    return queryErrorBody(kind, err.detail, err.line, err.column);
+}
+
+/** The body of a query refused at a place in its text (1-based); `extra` adds to `detail` (the checker's `code`). */
+export function queryErrorBody(kind: 'syntax' | 'semantic' | 'runtime' | 'limit', message: string, line: number, column: number, extra?: Record<string, unknown>): ErrorBody {
     return {
         code: 400,
-        message: `invalid query: ${err.kind === 'syntax' && !/^syntax error/i.test(err.detail) ? 'syntax error: ' : ''}${err.detail} (line ${err.line}, column ${err.column})`,
-        detail: { errorType: kind, compileErrorCode: kind === 'syntax' ? 'syntax_error' : kind === 'limit' ? 'limit_exceeded' : 'semantic_error', line: err.line, column: err.column, message: err.detail },
+        message: `invalid query: ${kind === 'syntax' && !/^syntax error/i.test(message) ? 'syntax error: ' : ''}${message} (line ${line}, column ${column})`,
+        detail: { errorType: kind, compileErrorCode: kind === 'syntax' ? 'syntax_error' : kind === 'limit' ? 'limit_exceeded' : 'semantic_error', ...extra, line, column, message },
     };
 }
 

@@ -181,6 +181,24 @@ describe('checkText', () => {
     });
 });
 
+describe('no knock-on errors after a syntax error', () => {
+    /** [APL input, the codes checkText reports, in order]. */
+    const cases: [string, string[]][] = [
+        ["['sample-http-logs'] | where status == | summarize cnt() | project y", [IssueCodes.SyntaxError]],
+        ["['sample-http-logs'] | project a = uri, a = | take 1", [IssueCodes.SyntaxError]],
+        ["['sample-http-logs'] | summarize strcat(uri, | take 1", [IssueCodes.SyntaxError]],
+        ["['sample-http-logs'] | extend n = cnt(uri) | where status ==", [IssueCodes.SyntaxError]],
+        // later statements are recovered text too; earlier ones keep their diagnostics
+        ["print a = cnt(1);\n['sample-http-logs'] | where status == ;\nprint b = cnt(2)", [IssueCodes.UnknownFunction, IssueCodes.SyntaxError]],
+    ];
+    for (const [text, expected] of cases) {
+        it(text, async () => {
+            expect((await checkText(text, { schema })).map(d => d.code)).toEqual(expected);
+            expect(codes(await validateSchema(text))).toEqual([...expected].sort());
+        });
+    }
+});
+
 describe('syntax errors carry APL1001 in the editor too', () => {
     it("['sample-http-logs'] | where", async () => {
         const result = await validateEmpty("['sample-http-logs'] | where");
