@@ -31,7 +31,7 @@ export type { QueryRun, ExternalDataReader } from './eval/query.js';
 export { DEFAULT_QUERY_LIMITS, isResourceError, type QueryLimits, type QueryInterruption } from './eval/budget.js';
 export { newSyncState, type EngineDelta, type EngineSyncState } from './eval/replica.js';
 export { ExternalDataError } from './eval/query.js';
-export { formatRowId, parseCursor, batchIdHex } from './eval/store.js';
+export { formatRowId, parseCursor, batchIdHex } from './ingest/row-id.js';
 
 export interface EngineOptions {
     /** Server maximum rows per result (default 50000). */

@@ -1,13 +1,13 @@
 /**
  * Loads local event files for `apl run --data NAME=PATH`: NDJSON, a JSON array (or one object), or
- * CSV with a header row, optionally gzipped. Parsing reuses the service's ingest parser
- * (server/ingest/parse-events.ts); CSV cells are then typed (numbers, booleans) because a local
- * file has no schema to say otherwise.
+ * CSV with a header row, optionally gzipped. Parsing is the service's ingest parser
+ * (language/ingest/parse-events.ts), CSV typing included, so a file answers the same here as after
+ * `apl ingest` into `apl serve`.
  */
 import { createReadStream, statSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { parseEvents, type BodyFormat, type RawEvent } from '../../server/ingest/parse-events.js';
-import { IngestError } from '../../server/ingest/errors.js';
+import { parseEvents, type BodyFormat, type RawEvent } from '../../language/ingest/parse-events.js';
+import { IngestError } from '../../language/ingest/errors.js';
 import { CliError } from './cli-error.js';
 
 export interface DataSpec {
@@ -40,51 +40,6 @@ export function parseSampleSpec(value: string, known: readonly string[]): Sample
         throw new CliError(`--sample ${value}: ROWS must be an integer from 0 to 10000000`);
     }
     return { name, rows };
-}
-
-const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?$|^-?\.\d+$/;
-
-/** A CSV cell as a number, when it is one exactly (no leading zeros, integers within 2^53). */
-export function csvNumber(s: string): number | undefined {
-    if (!NUMBER.test(s)) return undefined;
-    const n = Number(s);
-    if (!Number.isFinite(n) || (/^-?\d+$/.test(s) && !Number.isSafeInteger(n))) return undefined;
-    return n;
-}
-
-function csvBool(s: string): boolean | undefined {
-    const lower = s.toLowerCase();
-    return lower === 'true' ? true : lower === 'false' ? false : undefined;
-}
-
-/**
- * Types CSV columns in place: a column whose every non-empty cell is a number becomes numbers, one
- * whose every cell is true/false becomes booleans; any other column stays strings (so `007` and
- * `10` in one column are both kept as text).
- */
-export function typeCsvEvents(events: RawEvent[]): void {
-    const kinds = new Map<string, 'number' | 'bool' | 'string'>();
-    for (const ev of events) {
-        for (const k in ev) {
-            const v = ev[k];
-            if (typeof v !== 'string') continue;
-            const was = kinds.get(k);
-            if (was === 'string') continue;
-            const isNum = csvNumber(v) !== undefined;
-            const isBool = !isNum && csvBool(v) !== undefined;
-            const now = isNum ? 'number' : isBool ? 'bool' : 'string';
-            kinds.set(k, was === undefined || was === now ? now : 'string');
-        }
-    }
-    for (const ev of events) {
-        for (const k in ev) {
-            const v = ev[k];
-            if (typeof v !== 'string') continue;
-            const kind = kinds.get(k);
-            if (kind === 'number') ev[k] = csvNumber(v);
-            else if (kind === 'bool') ev[k] = csvBool(v);
-        }
-    }
 }
 
 export type Progress = (text: string | undefined) => void;
@@ -173,6 +128,5 @@ export async function loadDataFile(spec: DataSpec, progress?: Progress): Promise
         if (e instanceof IngestError) throw new CliError(`--data ${label}: ${e.message}`);
         throw e;
     }
-    if (format === 'csv') typeCsvEvents(parsed.events);
     return { events: parsed.events, failures: parsed.failures, format };
 }

@@ -6,7 +6,8 @@
  */
 import type { AstNode } from 'langium';
 import type * as ast from '../generated/ast.js';
-import { lookupAggregate, type AggregateFunction, type EvalContext } from '../builtins/index.js';
+import { argumentTypeProblem, lookupAggregate, type AggregateFunction, type EvalContext } from '../builtins/index.js';
+import { Issues } from '../apl-issue-codes.js';
 import { compareValues, canonicalKey } from '../builtins/functions-collections-util.js';
 import { nearestRank } from '../builtins/aggregates.js';
 import { Datetime, Timespan, type AplValue, type JsonValue } from '../values.js';
@@ -239,6 +240,13 @@ export function compileAggregate(call: ast.FunctionCall, outName: string | undef
         for (const a of argNodes) args.push(compileExpr(a.expression, frame, env));
     }
     const argTypes = args.map(a => a.type);
+    // The checker's rule (builtins/index.ts): `sum(units)` over a string field fails as in `apl check`
+    // (APL0003) instead of summing to a silent 0.
+    const problem = argumentTypeProblem(fn.signatures, argTypes);
+    if (problem) {
+        const message = Issues.ArgumentTypeMismatch.message({ name: fn.name, position: problem.index + 1, expected: problem.expected, actual: argTypes[problem.index] });
+        throw errorAt(argNodes[problem.index] ?? call, message.replace(/\.$/, ''));
+    }
     const outType = normType(typeof fn.returns === 'function' ? fn.returns(argTypes) : fn.returns);
     const shared = aggregationArgumentNames(call, defaultName);
     const argNames = argNodes.map((a, i) => a.name ?? shared[i] ?? '');

@@ -44,7 +44,8 @@ import {
     runAggregate,
     sortGroupsByKeys,
 } from './aggregate.js';
-import { type ParsedCursor, RowIdColumn, type Snapshot, parseCursor } from './store.js';
+import { RowIdColumn, type Snapshot } from './store.js';
+import { type ParsedCursor, parseCursor } from '../ingest/row-id.js';
 import { searchTermPredicate, truthTri } from './scalar-ops.js';
 import { compileRegex, type LinearRegex } from '../builtins/functions-text-helpers.js';
 import { toJson } from '../builtins/functions-collections-util.js';

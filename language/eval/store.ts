@@ -7,13 +7,21 @@
  * its row count (or into a new, larger buffer), and a type change replaces the field's column with
  * a new object, so a snapshot never sees rows or types that arrived after it was taken.
  */
-import { EVENT_TIME_MAX_NS, EVENT_TIME_MIN_NS, parseDatetime, parseGoDuration, utcMs } from '../values.js';
+import { parseGoDuration } from '../values.js';
 import type { ScalarType } from './columns.js';
 import { BoolColumn, type Column, ConstColumn, DynColumn, FnColumn, NumColumn, StrColumn, TimeColumn, splitNs } from './columns.js';
 import type { AplValue, JsonValue } from '../values.js';
+import { flattenLabels, normalizeEvents, parseTimeValue, type NormalizeOptions } from '../ingest/normalize-event.js';
+import { batchIdHex, formatRowId, newBatchId, parseRowIdFast, type ParsedCursor } from '../ingest/row-id.js';
 import { decodeValue, encodeValue, type DatasetDelta, type DatasetSyncState, type FieldDelta, type FieldSyncState } from './replica.js';
 
-const RESERVED = new Set(['_blockInfo', '_cursor', '_rowID', '_rowId', '_source', '_sysTime']);
+/** Events normalised and appended as one batch by `ingest` (bounds the normaliser's arrays). */
+const INGEST_CHUNK = 65_536;
+
+/** A time given as ns (bigint) or as the ingest path reads times (RFC 3339 text, an epoch number). */
+function timeOf(v: unknown): bigint | undefined {
+    return typeof v === 'bigint' ? v : parseTimeValue(v);
+}
 
 type TypedArrayCtor<T> = { new (n: number): T; new (buffer: SharedArrayBuffer): T; readonly BYTES_PER_ELEMENT: number };
 
@@ -37,6 +45,8 @@ export interface IngestOptions {
     timestampField?: string;
     /** Fallback names tried in order when `timestampField` is absent from an event. */
     timestampFallbacks?: readonly string[];
+    /** A Go layout for the time field (`2006-01-02 15:04:05`), as the service's `timestamp-format`. */
+    timestampFormat?: string;
     /** Receive time (ns since epoch); also `_sysTime`. Default now. */
     now?: bigint;
     /** Fields added to every event (X-Axiom-Event-Labels). */
@@ -501,7 +511,7 @@ function convertDeclared(type: ScalarType, v: unknown): AplValue | bigint | unde
             if (typeof v === 'string') return parseGoDuration(v) ?? (/^-?\d+$/.test(v) ? BigInt(v) : undefined);
             return undefined;
         case 'datetime': {
-            const ns = parseTimeValue(v);
+            const ns = timeOf(v);
             return ns === undefined ? undefined : ns;
         }
         case 'long':
@@ -514,108 +524,6 @@ function convertDeclared(type: ScalarType, v: unknown): AplValue | bigint | unde
         default:
             return undefined;
     }
-}
-
-/**
- * Parses an ingested timestamp: RFC 3339 / ISO 8601 text (fast path for
- * `YYYY-MM-DDTHH:MM:SS[.fffffffff](Z|±hh:mm)`), or a Unix epoch number in s, ms, µs or ns
- * (chosen by magnitude). Returns ns since the epoch.
- */
-export function parseTimeValue(v: unknown): bigint | undefined {
-    if (typeof v === 'string') return parseTimeParts(v) ? BigInt(PT_MS) * 1_000_000n + BigInt(PT_SUB) : undefined;
-    if (typeof v === 'number' && Number.isFinite(v)) {
-        const a = Math.abs(v);
-        if (a < 1e11) return BigInt(Math.round(v * 1e3)) * 1_000_000n; // seconds (to the ms)
-        if (a < 1e14) return BigInt(Math.round(v * 1e3)) * 1000n; // ms (to the µs)
-        if (a < 1e17) return BigInt(Math.round(v)) * 1000n; // µs
-        return BigInt(Math.round(v)); // ns
-    }
-    if (typeof v === 'bigint') return v;
-    return undefined;
-}
-
-function d2(s: string, i: number): number {
-    return (s.charCodeAt(i) - 48) * 10 + (s.charCodeAt(i + 1) - 48);
-}
-
-/** Result registers of `parseTimeParts` (ms since epoch, integer; ns within the ms). */
-let PT_MS = 0;
-let PT_SUB = 0;
-
-/**
- * Parses an ingested timestamp into (PT_MS, PT_SUB) without allocating; false when it is not a time.
- * Fast path for `YYYY-MM-DDTHH:MM:SS[.f{1,9}](Z|±hh:mm)`.
- */
-function parseTimeParts(v: unknown): boolean {
-    if (typeof v === 'string') {
-        const s = v;
-        const n = s.length;
-        if (n >= 20 && s.charCodeAt(4) === 45 && s.charCodeAt(7) === 45 && (s.charCodeAt(10) === 84 || s.charCodeAt(10) === 32) && s.charCodeAt(13) === 58 && s.charCodeAt(16) === 58) {
-            const y = d2(s, 0) * 100 + d2(s, 2);
-            let p = 19;
-            let frac = 0;
-            let digits = 0;
-            if (s.charCodeAt(p) === 46) {
-                p++;
-                while (p < n) {
-                    const c = s.charCodeAt(p);
-                    if (c < 48 || c > 57) break;
-                    if (digits < 9) {
-                        frac = frac * 10 + (c - 48);
-                        digits++;
-                    }
-                    p++;
-                }
-            }
-            let offsetMin = 0;
-            if (p < n) {
-                const z = s.charCodeAt(p);
-                if (z === 90 || z === 122) {
-                    if (p + 1 !== n) return fallbackTime(s);
-                } else if ((z === 43 || z === 45) && (n - p === 6 || n - p === 5)) {
-                    const hh = d2(s, p + 1);
-                    const mm = d2(s, n - 2);
-                    offsetMin = (z === 45 ? -1 : 1) * (hh * 60 + mm);
-                } else return fallbackTime(s);
-            }
-            const ms = utcMs(y, d2(s, 5) - 1, d2(s, 8), d2(s, 11), d2(s, 14), d2(s, 17)) - offsetMin * 60000;
-            if (ms !== ms) return false;
-            for (let k = digits; k < 9; k++) frac *= 10;
-            const extraMs = Math.floor(frac / 1_000_000);
-            PT_MS = ms + extraMs;
-            PT_SUB = frac - extraMs * 1_000_000;
-            return true;
-        }
-        return fallbackTime(s);
-    }
-    const ns = parseTimeValue(v);
-    if (ns === undefined) return false;
-    const [a, b] = splitNs(ns);
-    PT_MS = a;
-    PT_SUB = b;
-    return true;
-}
-
-/** Whether (ms, ns within the ms) is a time the service can store (int64 ns, language/values.ts). */
-function timeInRange(ms: number, sub: number): boolean {
-    if (ms > -9.2e12 && ms < 9.2e12) return true; // well inside ±2^63 ns (±9.22e12 ms): no BigInt needed
-    const ns = BigInt(ms) * 1_000_000n + BigInt(sub);
-    return ns >= EVENT_TIME_MIN_NS && ns <= EVENT_TIME_MAX_NS;
-}
-
-function fallbackTime(s: string): boolean {
-    const ns = parseTimeText(s);
-    if (ns === undefined) return false;
-    const [a, b] = splitNs(ns);
-    PT_MS = a;
-    PT_SUB = b;
-    return true;
-}
-
-function parseTimeText(s: string): bigint | undefined {
-    const t = s.trim();
-    if (/^-?\d+(\.\d+)?$/.test(t)) return parseTimeValue(Number(t));
-    return parseDatetime(t);
 }
 
 /** A batch of flat events (the service's normalised ingest batch). */
@@ -663,12 +571,6 @@ function chunkValue(col: ColumnChunk, i: number): unknown {
     }
 }
 
-/** A batch id as 16 hex digits (the store's WAL sequence number, API.md §10.1). */
-export function batchIdHex(seq: number | bigint | string): string {
-    if (typeof seq === 'string') return seq;
-    return seq.toString(16).padStart(16, '0');
-}
-
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /**
@@ -704,27 +606,6 @@ function splitTimes(times: BigInt64Array | readonly bigint[], sel: ArrayLike<num
     }
 }
 
-/** A row id in canonical form split into its parts (no regex, two BigInt steps); undefined if not canonical. */
-function parseRowIdFast(id: string): { ns: bigint; batch: string; seq: number } | undefined {
-    if (id.length !== 39 || id.charCodeAt(13) !== 45 || id.charCodeAt(30) !== 45) return undefined;
-    let hi = 0;
-    let lo = 0;
-    for (let i = 0; i < 13; i++) {
-        const c = id.charCodeAt(i);
-        const d = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 122 ? c - 87 : -1;
-        if (d < 0) return undefined;
-        if (i < 4) hi = hi * 36 + d;
-        else lo = lo * 36 + d;
-    }
-    for (let i = 14; i < 39; i++) {
-        if (i === 30) continue;
-        const c = id.charCodeAt(i);
-        if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return undefined;
-    }
-    // 36^9 = 101559956668416
-    return { ns: BigInt(hi) * 101559956668416n + BigInt(lo), batch: id.slice(14, 30), seq: parseInt(id.slice(31), 16) };
-}
-
 /** A consistent view of a dataset for one query. */
 export interface Snapshot {
     readonly dataset: string;
@@ -744,39 +625,6 @@ export interface Snapshot {
     sysTime: TimeColumn;
     minTime(): bigint | undefined;
     maxTime(): bigint | undefined;
-}
-
-export interface ParsedCursor {
-    raw: string;
-    ns: bigint;
-    batch: string;
-    seq: number;
-}
-
-export function parseCursor(raw: string): ParsedCursor | undefined {
-    const m = /^([0-9a-z]+)-([0-9a-f]+)-([0-9a-f]+)$/.exec(raw.trim());
-    if (!m) return undefined;
-    let ns = 0n;
-    for (const ch of m[1]) ns = ns * 36n + BigInt(parseInt(ch, 36));
-    return { raw, ns, batch: m[2], seq: parseInt(m[3], 16) };
-}
-
-export function formatRowId(ns: bigint, batch: string, seq: number): string {
-    const t = ns < 0n ? '0' : ns.toString(36);
-    return `${t.padStart(13, '0')}-${batch}-${seq.toString(16).padStart(8, '0')}`;
-}
-
-let batchCounter = 0;
-let lastBatchMs = 0;
-
-/** A fresh 16-hex batch id; ids increase over time within a process. */
-export function newBatchId(): string {
-    let ms = Date.now();
-    if (ms <= lastBatchMs) ms = lastBatchMs;
-    else batchCounter = 0;
-    lastBatchMs = ms;
-    const id = (BigInt(ms) << 20n) | BigInt(batchCounter++ & 0xfffff);
-    return id.toString(16).padStart(16, '0').slice(-16);
 }
 
 let storeInstances = 0;
@@ -924,91 +772,41 @@ export class DatasetStore {
         }
     }
 
-    /** Appends events as a client sends them (nested objects flattened into dotted fields). */
+    /**
+     * Appends events as a client sends them, normalised exactly as the service normalises an ingest
+     * request (language/ingest/normalize-event.ts: time field, flattening, reserved names, limits),
+     * so `apl run`, the library and `apl serve` store the same fields. Each chunk of events is one
+     * batch (its own batch id), as one request is in the service.
+     */
     ingest(events: Iterable<Record<string, unknown>>, options: IngestOptions = {}): IngestCounts {
         const now = options.now ?? BigInt(Date.now()) * 1_000_000n;
-        const tsField = options.timestampField || '_time';
-        const [nowMs, nowSub] = splitNs(now);
-        const fallbacks = options.timestampFallbacks ?? [];
-        const batchIndex = this.addBatch(newBatchId());
-        const row0 = this.rows;
-        let seq = 0;
-        let failed = 0;
-        const failures: IngestFailure[] = [];
-        const mapFields = this.mapFields;
-        const labels = options.labels ? Object.entries(options.labels) : [];
+        const stamp = new Date(Number(now / 1_000_000n)).toISOString();
+        const normalize: NormalizeOptions = {
+            timestampField: options.timestampField,
+            timestampFormat: options.timestampFormat,
+            timestampFallbacks: options.timestampFallbacks,
+            labels: options.labels ? flattenLabels(options.labels) : null,
+            mapFields: this.mapFields,
+            receiveTimeNs: now,
+        };
+        const counts: IngestCounts = { ingested: 0, failed: 0, failures: [] };
+        const fail = (error: string): void => {
+            counts.failed++;
+            counts.failures.push({ timestamp: stamp, error });
+        };
+        let chunk: Record<string, unknown>[] = [];
+        const flush = (): void => {
+            const n = normalizeEvents(chunk, normalize);
+            for (const f of n.failures) fail(f.error);
+            counts.ingested += this.ingestBatch({ times: n.times, fields: n.fields, sysTime: now }).ingested;
+            chunk = [];
+        };
         for (const ev of events) {
-            if (ev === null || typeof ev !== 'object' || Array.isArray(ev)) {
-                failed++;
-                failures.push({ timestamp: new Date(Number(now / 1_000_000n)).toISOString(), error: 'event is not a JSON object' });
-                continue;
-            }
-            const tsValue = ev[tsField];
-            if (tsValue !== undefined && parseTimeParts(tsValue) && !timeInRange(PT_MS, PT_SUB)) {
-                // As the service does: a time a stored _time cannot hold fails the event.
-                failed++;
-                failures.push({ timestamp: new Date(Number(now / 1_000_000n)).toISOString(), error: `timestamp field "${tsField}" is out of range: ${JSON.stringify(tsValue)}` });
-                continue;
-            }
-            const row = this.rows;
-            this.ensureCapacity(row + 1);
-            this.batchOf[row] = batchIndex;
-            this.seqOf[row] = seq++;
-            let tsRaw: unknown = ev[tsField];
-            let tsName = tsField;
-            if (tsRaw === undefined) {
-                for (const f of fallbacks) {
-                    if (ev[f] !== undefined) {
-                        tsRaw = ev[f];
-                        tsName = f;
-                        break;
-                    }
-                }
-            }
-            const ok = tsRaw !== undefined && parseTimeParts(tsRaw);
-            this.timeMs[row] = ok ? PT_MS : nowMs;
-            this.timeSub[row] = ok ? PT_SUB : nowSub;
-            this.sysMs[row] = nowMs;
-            this.sysSub[row] = nowSub;
-            const ns = ok ? 0n : undefined;
-            for (const key in ev) {
-                if (key === '_time' && tsName === '_time' && ns !== undefined) continue;
-                const value = ev[key];
-                const name = RESERVED.has(key) ? `_user_${key}` : key === '_time' ? '_user_time' : key;
-                if (value !== null && typeof value === 'object' && !Array.isArray(value) && !mapFields.has(name)) this.flattenInto(row, name, value as Record<string, unknown>);
-                else this.field(name).append(row, value);
-            }
-            for (const [k, v] of labels) this.field(k).append(row, v);
-            this.rows = row + 1;
+            if (ev === null || typeof ev !== 'object' || Array.isArray(ev)) fail('event is not a JSON object');
+            else if (chunk.push(ev) === INGEST_CHUNK) flush();
         }
-        this.checkOrder(row0, this.rows);
-        this.finishBatch();
-        return { ingested: seq, failed, failures };
-    }
-
-    private readonly nestedNames = new Map<string, Map<string, string>>();
-
-    private childName(prefix: string, key: string): string {
-        let m = this.nestedNames.get(prefix);
-        if (m === undefined) {
-            m = new Map();
-            this.nestedNames.set(prefix, m);
-        }
-        let name = m.get(key);
-        if (name === undefined) {
-            name = `${prefix}.${key}`;
-            m.set(key, name);
-        }
-        return name;
-    }
-
-    private flattenInto(row: number, prefix: string, obj: Record<string, unknown>): void {
-        for (const key in obj) {
-            const name = this.childName(prefix, key);
-            const value = obj[key];
-            if (value !== null && typeof value === 'object' && !Array.isArray(value) && !this.mapFields.has(name)) this.flattenInto(row, name, value as Record<string, unknown>);
-            else this.field(name).append(row, value);
-        }
+        if (chunk.length > 0) flush();
+        return counts;
     }
 
     /**
@@ -1096,8 +894,8 @@ export class DatasetStore {
         for (const rec of records) {
             const row = this.rows;
             this.ensureCapacity(row + 1);
-            const t = parseTimeValue(rec._time) ?? now;
-            const st = parseTimeValue(rec._sysTime) ?? now;
+            const t = timeOf(rec._time) ?? now;
+            const st = timeOf(rec._sysTime) ?? now;
             [this.timeMs[row], this.timeSub[row]] = splitNs(t);
             [this.sysMs[row], this.sysSub[row]] = splitNs(st);
             const rid = typeof rec._rowId === 'string' ? rec._rowId : typeof rec._rowID === 'string' ? rec._rowID : undefined;

@@ -15,5 +15,5 @@ export const MAX_FIELDS_PER_EVENT = 1024;
 export const DEFAULT_MAX_FIELDS_PER_DATASET = 4096;
 
 /** `_time` is stored as signed 64-bit nanoseconds since the Unix epoch: its range (language/values.ts). */
-export { EVENT_TIME_MIN_NS as MIN_TIME_NS, EVENT_TIME_MAX_NS as MAX_TIME_NS } from '../../language/values.js';
+export { EVENT_TIME_MIN_NS as MIN_TIME_NS, EVENT_TIME_MAX_NS as MAX_TIME_NS } from '../values.js';
 export const TIME_RANGE_TEXT = '1677-09-21T00:12:43.145224192Z to 2262-04-11T23:47:16.854775807Z';

@@ -37,8 +37,8 @@
  * - Labels (`X-Axiom-Event-Labels`) are flattened the same way and set on every event; a label
  *   overrides an event field of the same name (labels are request-level metadata).
  */
-import type { JsonValue } from '../../language/values.js';
-import { parseDatetime, utcMs } from '../../language/values.js';
+import type { JsonValue } from '../values.js';
+import { parseDatetime, utcMs } from '../values.js';
 import { IngestError } from './errors.js';
 import { parseGoLayout } from './go-layout.js';
 import { MAX_FIELDS_PER_EVENT, MAX_NESTING, MAX_TIME_NS, MIN_TIME_NS, TIME_RANGE_TEXT } from './limits.js';
@@ -57,6 +57,8 @@ export interface NormalizedEvents {
 
 export interface NormalizeOptions {
     timestampField?: string | null;
+    /** Fields tried in order when an event lacks `timestampField` (the engine's option; the service sends none). */
+    timestampFallbacks?: readonly string[] | null;
     timestampFormat?: string | null;
     /** Already parsed with parseEventLabels. */
     labels?: FlatFields | null;
@@ -116,13 +118,29 @@ export function parseEventLabels(header: string | undefined | null): FlatFields 
     if (typeof v !== 'object' || v === null || Array.isArray(v)) {
         throw new IngestError(400, 'invalid X-Axiom-Event-Labels header: must be a JSON object');
     }
-    const out: FlatFields = {};
     try {
-        flattenInto(out, '', v as Record<string, unknown>, 1, null);
+        return flattenLabels(v as Record<string, unknown>);
     } catch (err) {
         if (err instanceof EventRejected) throw new IngestError(400, `invalid X-Axiom-Event-Labels header: ${err.message}`);
         throw err;
     }
+}
+
+/** Labels added to every event, flattened like an event (the header's object, or the engine's option). */
+export function flattenLabels(labels: Record<string, unknown>): FlatFields {
+    const out: FlatFields = {};
+    flattenInto(out, '', labels, 1, null);
+    return out;
+}
+
+/**
+ * One event flattened exactly as ingest stores it (dotted names, reserved names renamed, nulls
+ * dropped, `_time` kept as given), for tests and tools that show events the way queries see them.
+ */
+export function flattenEvent(event: Record<string, unknown>, mapFields: ReadonlySet<string> | null = null): FlatFields {
+    const out: FlatFields = {};
+    flattenInto(out, '', event, 1, mapFields);
+    if (event._time !== undefined && event._time !== null) out._time = event._time as JsonValue;
     return out;
 }
 
@@ -318,6 +336,7 @@ export function normalizeEvents(events: RawEvent[], opts: NormalizeOptions): Nor
     const labelKeys = labels ? Object.keys(labels) : [];
     const mapFields = opts.mapFields && opts.mapFields.size ? opts.mapFields : null;
     const receive = opts.receiveTimeNs;
+    const fallbacks = opts.timestampFallbacks && opts.timestampFallbacks.length ? opts.timestampFallbacks : null;
     const times = new BigInt64Array(events.length);
     const fields: FlatFields[] = new Array<FlatFields>(events.length);
     const failures: EventFailure[] = [];
@@ -325,7 +344,13 @@ export function normalizeEvents(events: RawEvent[], opts: NormalizeOptions): Nor
     let n = 0;
     for (let i = 0; i < events.length; i++) {
         const ev = events[i];
-        const tv = lookupPath(ev, tsField);
+        let tv = lookupPath(ev, tsField);
+        if ((tv === undefined || tv === null) && fallbacks !== null) {
+            for (const f of fallbacks) {
+                tv = lookupPath(ev, f);
+                if (tv !== undefined && tv !== null) break;
+            }
+        }
         let t = receive;
         if (tv !== undefined && tv !== null) {
             const parsed = parseTimeValue(tv, layout);

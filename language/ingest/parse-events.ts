@@ -3,10 +3,12 @@
  * application/json), and CSV. Parsing yields plain objects plus per-event failures; only a body that
  * cannot be parsed at all (a malformed JSON array, a bad delimiter) is a whole-request 400.
  *
- * CSV value typing (API.md U4) — DECISION: CSV values are stored as strings, exactly as they appear
- * in the cell (no trimming, no number/bool inference). The go integration suite runs
- * `toint(response)` on CSV-ingested data, which only makes sense if the values are strings, and
- * strings are lossless. Header names ARE trimmed of surrounding whitespace (`user, name` gives the
+ * CSV value typing (API.md U4, undocumented by Axiom) — DECISION: columns are typed per request, the
+ * one rule of `apl serve`, `apl ingest` and `apl run` (`typeCsvColumns`): a column whose every
+ * non-empty cell is exactly a number (no leading zeros, integers within 2^53) holds numbers, one
+ * whose every cell is true/false holds booleans, any other column keeps its cells as strings, so
+ * `007` next to `10` stays text. Storing numbers as text made `max(units)` answer "5" over 5 and 10
+ * and `sum(units)` 0; `toint()` in a query still works on either. Header names ARE trimmed of surrounding whitespace (`user, name` gives the
  * fields `user` and `name`, as in the docs' CSV example). Empty cells are omitted from the event
  * (a missing value and an empty CSV cell are both null to APL). The `_time` column, if any, goes
  * through the normal time heuristics (which accept numeric strings as epochs).
@@ -390,5 +392,53 @@ function parseCsv(text: string, options: ParseOptions): ParsedEvents {
         }
         events.push(ev);
     }
+    typeCsvColumns(events);
     return { events, failures };
 }
+
+const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?$|^-?\.\d+$/;
+
+/** A CSV cell as a number, when it is one exactly (no leading zeros, integers within 2^53). */
+export function csvNumber(s: string): number | undefined {
+    if (!NUMBER.test(s)) return undefined;
+    const n = Number(s);
+    if (!Number.isFinite(n) || (/^-?\d+$/.test(s) && !Number.isSafeInteger(n))) return undefined;
+    return n;
+}
+
+function csvBool(s: string): boolean | undefined {
+    const lower = s.toLowerCase();
+    return lower === 'true' ? true : lower === 'false' ? false : undefined;
+}
+
+/**
+ * Types CSV columns in place: a column whose every non-empty cell is a number becomes numbers, one
+ * whose every cell is true/false becomes booleans; any other column stays strings (so `007` and
+ * `10` in one column are both kept as text).
+ */
+export function typeCsvColumns(events: RawEvent[]): void {
+    const kinds = new Map<string, 'number' | 'bool' | 'string'>();
+    for (const ev of events) {
+        for (const k in ev) {
+            const v = ev[k];
+            if (typeof v !== 'string') continue;
+            const was = kinds.get(k);
+            if (was === 'string') continue;
+            const isNum = csvNumber(v) !== undefined;
+            const isBool = !isNum && csvBool(v) !== undefined;
+            const now = isNum ? 'number' : isBool ? 'bool' : 'string';
+            kinds.set(k, was === undefined || was === now ? now : 'string');
+        }
+    }
+    for (const ev of events) {
+        for (const k in ev) {
+            const v = ev[k];
+            if (typeof v !== 'string') continue;
+            const kind = kinds.get(k);
+            if (kind === 'number') ev[k] = csvNumber(v);
+            else if (kind === 'bool') ev[k] = csvBool(v);
+        }
+    }
+}
+
+

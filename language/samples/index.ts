@@ -18,7 +18,7 @@ import { SAMPLE_DATASETS, type SampleDatasetSpec } from './sample-datasets.js';
 export { SAMPLE_DATASETS, sampleDatasetSpec } from './sample-datasets.js';
 export type { SampleDatasetSpec, SampleFieldSpec } from './sample-datasets.js';
 export type { GenerateSampleOptions } from './options.js';
-export { flattenEvent } from './flatten.js';
+export { flattenEvent } from '../ingest/normalize-event.js';
 export { Rng } from './random.js';
 
 type Generator = (options: SampleOptions) => Iterable<Record<string, unknown>>;

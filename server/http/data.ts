@@ -14,10 +14,10 @@ import { availableParallelism } from 'node:os';
 import { prepareIngest, ingestStatus, type IngestRequest, type IngestStatus, type PreparedIngest } from '../ingest/ingest.js';
 import type { ColumnarBatch } from '../ingest/columnar.js';
 import { IngestWorkers, type ColumnarPrepared } from '../ingest/prepare-pool.js';
-import type { NormalizedEvents } from '../ingest/normalize-event.js';
+import type { NormalizedEvents } from '../../language/ingest/normalize-event.js';
 import { type DatasetMeta, type Store, type CreateDatasetInput, type UpdateDatasetInput } from '../store/store.js';
 import { StoreError } from '../store/errors.js';
-import { DEFAULT_MAX_FIELDS_PER_DATASET } from '../ingest/limits.js';
+import { DEFAULT_MAX_FIELDS_PER_DATASET } from '../../language/ingest/limits.js';
 import { KeyedRwLock } from './rwlock.js';
 import { datasetNotFound, HttpError } from './errors.js';
 import type { DatasetLoader, EngineAdapter } from './engine.js';
@@ -274,7 +274,7 @@ export class DataPlane {
      * rebuilds from its WAL record with `buildBatch`) to the engine.
      */
     private feed(name: string, seq: number, batch: NormalizedEvents, sys: bigint): void {
-        // Row r's id is (times[r], seq, r), as the store formats it (batchRowIds): the engine keeps
+        // Row r's id is (times[r], seq, r), as the store formats it (formatRowId): the engine keeps
         // the parts and formats the id only when a query outputs it.
         this.engine.appendBatch(name, { times: batch.times, fields: batch.fields, sysTime: sys, batchSeq: seq });
         this.eventsLoaded += batch.fields.length;

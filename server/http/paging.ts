@@ -3,7 +3,7 @@
  * RFC 3339 or `now`, `now-1h`, `now-1d`, `now-2w`…), cursors, booleans and the effective page size.
  */
 import { formatDatetime, parseTimeExpression } from '../../language/values.js';
-import { parseRowId } from '../store/row-id.js';
+import { isRowId } from '../../language/ingest/row-id.js';
 import { badRequest } from './errors.js';
 
 /** Server default page size when neither the query nor the request sets a limit (API.md §10.3). */
@@ -40,7 +40,7 @@ export function parseTimeRange(body: { startTime?: unknown; endTime?: unknown },
 /** Validates a cursor (a row id, API.md §10.1). Empty means none. */
 export function parseCursorParam(value: unknown, name = 'cursor'): string | undefined {
     if (value === undefined || value === null || value === '') return undefined;
-    if (typeof value !== 'string' || !parseRowId(value.trim())) {
+    if (typeof value !== 'string' || !isRowId(value.trim())) {
         throw badRequest(`invalid ${name} ${JSON.stringify(value)}: expected a row id such as "0d3fzkox77jls-0000000000000001-00000000" (use status.minCursor/maxCursor or a _rowId)`);
     }
     return value.trim();

@@ -6,8 +6,8 @@
  */
 import type { JsonValue } from '../../language/values.js';
 import { buildBatch, timeRange, type IngestParams } from './ingest.js';
-import type { FlatFields } from './normalize-event.js';
-import type { EventFailure } from './parse-events.js';
+import type { FlatFields } from '../../language/ingest/normalize-event.js';
+import type { EventFailure } from '../../language/ingest/parse-events.js';
 
 /** One column, as `ColumnChunk` of language/eval/store.ts. */
 export type BatchColumn =

@@ -9,7 +9,7 @@
 import { createGunzip, createInflate } from 'node:zlib';
 import type { Transform } from 'node:stream';
 import { Decompress } from 'fzstd';
-import { IngestError } from './errors.js';
+import { IngestError } from '../../language/ingest/errors.js';
 
 /** Default bound on the decompressed body (API.md gives no number for /ingest, U7; 100 MiB is ours). */
 export const DEFAULT_MAX_BODY_BYTES = 100 * 1024 * 1024;

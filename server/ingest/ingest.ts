@@ -10,9 +10,9 @@
 import { formatDatetime } from '../../language/values.js';
 import type { ColumnarBatch } from './columnar.js';
 import { decodeBody, DEFAULT_MAX_BODY_BYTES } from './decode-body.js';
-import { IngestError } from './errors.js';
-import { normalizeEvents, parseEventLabels, type FlatFields, type NormalizedEvents } from './normalize-event.js';
-import { formatFromContentType, parseEvents, type BodyFormat, type EventFailure, type ParsedEvents } from './parse-events.js';
+import { IngestError } from '../../language/ingest/errors.js';
+import { normalizeEvents, parseEventLabels, type FlatFields, type NormalizedEvents } from '../../language/ingest/normalize-event.js';
+import { formatFromContentType, parseEvents, type BodyFormat, type EventFailure, type ParsedEvents } from '../../language/ingest/parse-events.js';
 
 export interface IngestParams {
     format: BodyFormat;
@@ -211,10 +211,10 @@ export function ingestStatus(p: { ingested: number; failures: EventFailure[]; pr
     };
 }
 
-export { IngestError } from './errors.js';
+export { IngestError } from '../../language/ingest/errors.js';
 export { decodeBody, parseContentEncoding, DEFAULT_MAX_BODY_BYTES } from './decode-body.js';
-export { formatFromContentType, parseEvents } from './parse-events.js';
-export type { BodyFormat, EventFailure, RawEvent, ParsedEvents, ParseOptions } from './parse-events.js';
-export { normalizeEvents, parseEventLabels, parseTimeValue, epochToNs, renameReserved, RESERVED_FIELDS } from './normalize-event.js';
-export type { FlatFields, NormalizedEvents, NormalizeOptions } from './normalize-event.js';
-export { parseGoLayout } from './go-layout.js';
+export { formatFromContentType, parseEvents } from '../../language/ingest/parse-events.js';
+export type { BodyFormat, EventFailure, RawEvent, ParsedEvents, ParseOptions } from '../../language/ingest/parse-events.js';
+export { normalizeEvents, parseEventLabels, parseTimeValue, epochToNs, renameReserved, RESERVED_FIELDS } from '../../language/ingest/normalize-event.js';
+export type { FlatFields, NormalizedEvents, NormalizeOptions } from '../../language/ingest/normalize-event.js';
+export { parseGoLayout } from '../../language/ingest/go-layout.js';

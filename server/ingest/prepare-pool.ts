@@ -18,7 +18,7 @@
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../worker-boot.js';
 import type { ColumnarBatch } from './columnar.js';
-import { IngestError } from './errors.js';
+import { IngestError } from '../../language/ingest/errors.js';
 import { decodeIngestRequest, prepareIngest, processedBytes, type IngestParams, type IngestRequest, type PreparedIngest, type PrepareOptions } from './ingest.js';
 
 /** A request prepared on a worker: like PreparedIngest, with columns instead of per-event objects. */

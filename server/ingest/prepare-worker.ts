@@ -1,7 +1,7 @@
 /** Worker-thread entry: parses + normalises ingest bodies posted by IngestWorker (prepare-pool.ts). */
 import { parentPort } from 'node:worker_threads';
 import { buildColumnarBatch, transferList } from './columnar.js';
-import { IngestError } from './errors.js';
+import { IngestError } from '../../language/ingest/errors.js';
 import type { IngestParams } from './ingest.js';
 
 const port = parentPort;

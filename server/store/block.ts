@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { crc32, deflateRaw, inflateRawSync } from 'node:zlib';
 import type { JsonValue } from '../../language/values.js';
 import { KIND_BOOL, KIND_NUM, KIND_OTHER, KIND_STR, toColumns, type BatchColumn } from '../ingest/columnar.js';
-import type { FlatFields } from '../ingest/normalize-event.js';
+import type { FlatFields } from '../../language/ingest/normalize-event.js';
 
 const deflateRawAsync = promisify(deflateRaw);
 

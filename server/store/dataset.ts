@@ -8,14 +8,14 @@ import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
 import { buildBatch, type AppendInput, type IngestParams } from '../ingest/ingest.js';
 import type { ColumnarBatch } from '../ingest/columnar.js';
-import type { FlatFields, NormalizedEvents } from '../ingest/normalize-event.js';
+import type { FlatFields, NormalizedEvents } from '../../language/ingest/normalize-event.js';
 import { BlockCorruptError, decodeBlock, readBlockFileHeader, type BlockHeader, type DecodedBlock } from './block.js';
 import type { BlockInput } from './block.js';
 import { keepFilter, runTailCompaction } from './compact.js';
 import type { Compactor } from './compactor.js';
 import { DatasetOpenError, StoreError } from './errors.js';
 import { AtomicWriteError, checkedJson, ensureDir, fsyncDir, readCheckedJsonIfExists, removeTempFiles, writeFileAtomic } from './fsutil.js';
-import { batchIdHex, formatRowId } from './row-id.js';
+import { batchIdHex, formatRowId } from '../../language/ingest/row-id.js';
 import { FRAME_HEADER, frame, scanSegment, WalWriter, type BadRegion } from './wal.js';
 import { encodeWalPayload, readRecord, type DecodedRecord } from './wal-record.js';
 

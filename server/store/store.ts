@@ -20,7 +20,7 @@ export { Snapshot, compactionBackoffMs } from './dataset.js';
 export { DatasetOpenError, StoreError, validateDatasetName } from './errors.js';
 export { DirLockedError } from './lock.js';
 export { TokenStore, type TokenInfo } from './tokens.js';
-export { formatRowId, batchRowIds, parseRowId, batchIdHex } from './row-id.js';
+export { formatRowId, batchIdHex } from '../../language/ingest/row-id.js';
 
 export interface StoreOptions {
     /** Compact the WAL tail into a block after this many events (default 65,536). */

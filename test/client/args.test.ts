@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CliError } from '../../client/cli/cli-error.js';
-import { parseDataSpec, parseSampleSpec, typeCsvEvents, formatOf, csvNumber } from '../../client/cli/load-data.js';
+import { parseDataSpec, parseSampleSpec, formatOf } from '../../client/cli/load-data.js';
+import { typeCsvColumns as typeCsvEvents, csvNumber } from '../../language/ingest/parse-events.js';
 import { parseIntOption, parseOutputFormat, queryTextFrom } from '../../client/cli/options.js';
 import { parseTimeArg, resolveTimeRange } from '../../client/cli/time-arg.js';
 import { formatQueryError, positionInMessage } from '../../client/cli/query-error.js';

@@ -8,7 +8,7 @@ import { writeResult } from '../output.js';
 import { formatQueryError } from '../query-error.js';
 import { resolveTimeRange } from '../time-arg.js';
 import { statSync } from 'node:fs';
-import { normalizeEvents } from '../../../server/ingest/normalize-event.js';
+import { normalizeEvents } from '../../../language/ingest/normalize-event.js';
 import { localFileReader } from '../local-file-reader.js';
 
 export const DEFAULT_SAMPLE_ROWS = 10_000;

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseEvents, type ParsedEvents } from '../../../server/ingest/parse-events.js';
+import { parseEvents, type ParsedEvents } from '../../../language/ingest/parse-events.js';
 
 /** The reference: one UTF-8 decode of the whole body, one JSON.parse per non-blank line. */
 function reference(body: Buffer): ParsedEvents {

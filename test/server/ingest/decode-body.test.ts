@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { gzipSync, deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { decodeBody, parseContentEncoding } from '../../../server/ingest/decode-body.js';
-import { IngestError } from '../../../server/ingest/errors.js';
+import { IngestError } from '../../../language/ingest/errors.js';
 
 /** Compresses with Debian's zstd CLI (apt-get install zstd). */
 function zstd(data: Buffer, ...args: string[]): Buffer {

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../../language/values.js';
 import { toColumns } from '../../../server/ingest/columnar.js';
-import type { FlatFields } from '../../../server/ingest/normalize-event.js';
+import type { FlatFields } from '../../../language/ingest/normalize-event.js';
 import { decodeBlock, encodeBlock, type BlockInput, type EncodeOptions } from '../../../server/store/block.js';
 
 type Batch = { seq: number; events: FlatFields[] };

@@ -6,7 +6,8 @@ import { writeFaults } from '../../../server/store/fsutil.js';
 import { crc32 } from 'node:zlib';
 import { frame, scanSegment } from '../../../server/store/wal.js';
 import { encodeWalPayload } from '../../../server/store/wal-record.js';
-import { openStore, parseRowId, StoreError, type Store, type StoreOptions } from '../../../server/store/store.js';
+import { parseCursor } from '../../../language/ingest/row-id.js';
+import { openStore, StoreError, type Store, type StoreOptions } from '../../../server/store/store.js';
 import { ndjson, tempDir } from './helpers.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -116,13 +117,13 @@ describe('append and read back', () => {
         expect(new Set(ids).size).toBe(17);
         const bySort = [...rows].sort((a, b) => (a._rowId < b._rowId ? -1 : 1));
         for (let i = 1; i < bySort.length; i++) {
-            const a = parseRowId(bySort[i - 1]._rowId)!;
-            const b = parseRowId(bySort[i]._rowId)!;
-            expect(a.timeNs <= b.timeNs).toBe(true);
-            if (a.timeNs === b.timeNs) expect(a.batchSeq < b.batchSeq || (a.batchSeq === b.batchSeq && a.row < b.row)).toBe(true);
+            const a = parseCursor(bySort[i - 1]._rowId)!;
+            const b = parseCursor(bySort[i]._rowId)!;
+            expect(a.ns <= b.ns).toBe(true);
+            if (a.ns === b.ns) expect(a.batch < b.batch || (a.batch === b.batch && a.seq < b.seq)).toBe(true);
             expect(bySort[i - 1]._time <= bySort[i]._time).toBe(true);
         }
-        const batches = rows.map((r) => parseRowId(r._rowId)!.batchSeq);
+        const batches = rows.map((r) => parseInt(parseCursor(r._rowId)!.batch, 16));
         expect(Math.max(...batches)).toBe(4);
         expect([...new Set(batches)].sort()).toEqual([1, 2, 3, 4]);
     });
