@@ -11,7 +11,7 @@ import { parseLimitOf } from './apl-parser.js';
 import { MAX_CHECKED_LENGTH } from './limits.js';
 import type { CancellationToken, Diagnostic } from 'vscode-languageserver';
 import type * as ast from './generated/ast.js';
-import type { AplAstType } from './generated/ast.js';
+import { isTabularOperator, type AplAstType } from './generated/ast.js';
 import type { AplServices } from './apl-module.js';
 import { acceptsArgumentCount, allCallableNames, argumentTypeProblem, describeArity, lookupAggregate, lookupScalarFunction, type Signature } from './builtins/index.js';
 import { didYouMean, Issues, type AplDiagnosticData, type IssueDefinition } from './apl-issue-codes.js';
@@ -83,9 +83,11 @@ export class AplDocumentValidator extends DefaultDocumentValidator {
 }
 
 /**
- * Drops what error recovery makes up after a syntax error: the statement holding the first syntax
- * error and every later one keep their syntax errors only (`where x == | summarize cnt()` is one
- * APL1001, not also an APL0001). Statements wholly before it keep all their diagnostics.
+ * Drops what error recovery makes up around a syntax error. The pipeline operator that holds the
+ * first syntax error (its statement, when no operator does), and everything after it, keep their
+ * syntax errors only: `where x == | summarize cnt()` is one APL1001, not also an APL0001, and
+ * `project a = uri, a = |` no duplicate column. What comes before stays, so in
+ * `['t'] | where nosuchfield == 1` followed by a broken query the unknown field is still reported.
  */
 function withoutKnockOnErrors(document: LangiumDocument, diagnostics: Diagnostic[]): Diagnostic[] {
     const text = document.textDocument;
@@ -94,10 +96,14 @@ function withoutKnockOnErrors(document: LangiumDocument, diagnostics: Diagnostic
     for (const d of diagnostics) if (isSyntax(d)) first = Math.min(first, text.offsetAt(d.range.start));
     if (first === Infinity) return diagnostics;
     let cut = first;
+    // `<=`: an error at the end of the text (`where x ==`) belongs to the node it ends.
+    const holds = (n: AstNode) => n.$cstNode !== undefined && n.$cstNode.offset <= first && first <= n.$cstNode.end;
     for (const statement of (document.parseResult.value as ast.Model).statements) {
-        const cst = statement.$cstNode;
-        // `<=`: an error at the end of the text (`where x ==`) belongs to the statement it ends.
-        if (cst && cst.offset <= first && first <= cst.end) cut = Math.min(cut, cst.offset);
+        if (!holds(statement)) continue;
+        cut = Math.min(cut, statement.$cstNode!.offset);
+        for (const node of AstUtils.streamAst(statement)) {
+            if (isTabularOperator(node) && holds(node)) cut = Math.max(cut, node.$cstNode!.offset);
+        }
     }
     return diagnostics.filter(d => isSyntax(d) || text.offsetAt(d.range.start) < cut);
 }
