@@ -6,6 +6,7 @@ export default defineConfig({
         testTimeout: 60_000,
         hookTimeout: 60_000,
         pool: 'forks',
+        setupFiles: ['./test/support/provider-errors.ts'],
         reporters: ['default', './test/support/summary-reporter.ts'],
     },
 });

@@ -178,15 +178,34 @@ function sameTarget(a: NameTarget, b: NameTarget): boolean {
     return true;
 }
 
+/** Receives an error that {@link safely} caught; the default writes it to the server log. */
+export type ProviderErrorHandler = (what: string, error: unknown) => void;
+
+const logProviderError: ProviderErrorHandler = (what, e) => {
+    console.error(`APL ${what} failed:`, e instanceof Error ? e.stack ?? e.message : e);
+};
+
+let providerErrorHandler: ProviderErrorHandler = logProviderError;
+
+/**
+ * Replaces where {@link safely} reports a caught error (`undefined` restores the default, logging).
+ * A handler that throws makes the failure propagate: the tests install one so that a provider
+ * error fails the test instead of being logged and hidden.
+ */
+export function setProviderErrorHandler(handler: ProviderErrorHandler | undefined): void {
+    providerErrorHandler = handler ?? logProviderError;
+}
+
 /**
  * Runs an editor request so that a failure in the analysis (for instance on a half-typed query)
- * degrades to "no result" instead of an LSP error. The error is still visible in the server log.
+ * degrades to "no result" instead of an LSP error. The error is still reported to the provider
+ * error handler (by default the server log).
  */
 export function safely<T>(what: string, fallback: T, fn: () => T): T {
     try {
         return fn();
     } catch (e) {
-        console.error(`APL ${what} failed:`, e instanceof Error ? e.stack ?? e.message : e);
+        providerErrorHandler(what, e);
         return fallback;
     }
 }

@@ -100,6 +100,33 @@ describe('apl datasets against apl serve', () => {
         expect(r.stderr).not.toContain(TOKEN);
     });
 
+    it('apl ingest and apl query with --token warn that other users can read it; the token appears nowhere in the output', () => {
+        const only = { APL_URL: server.url, APL_TOKEN: '' };
+        const shown = (r: { stdout: string; stderr: string }) => r.stdout + r.stderr;
+        expect(runApl(['datasets', 'create', 'token-args'], { env })).toMatchObject({ code: 0 });
+        const file = join(dir, 'token-args.ndjson');
+        writeFileSync(file, '{"level":"info"}\n{"level":"warn"}\n');
+
+        const ingested = runApl(['ingest', 'token-args', file, '--token', TOKEN], { env: only });
+        expect(ingested.code, ingested.stderr).toBe(0);
+        expect(ingested.stderr).toMatch(/^apl ingest: warning: --token puts the token in the process arguments, which other users of this machine can read/m);
+        expect(shown(ingested)).not.toContain(TOKEN);
+
+        const queried = runApl(['query', '--format', 'json', '--token', TOKEN, "['token-args'] | count"], { env: only });
+        expect(queried.code, queried.stderr).toBe(0);
+        expect(JSON.parse(queried.stdout)).toEqual([{ count: 2 }]);
+        expect(queried.stderr).toMatch(/^apl query: warning: --token puts the token in the process arguments, which other users of this machine can read/m);
+        expect(shown(queried)).not.toContain(TOKEN);
+
+        const wrong = 'xaat-wrong-token-in-args';
+        const refused = runApl(['query', '--token', wrong, "['token-args'] | count"], { env: only });
+        expect(refused.code).toBe(1);
+        expect(refused.stderr).toMatch(/^apl query: warning: --token puts the token/m);
+        expect(refused.stderr).toMatch(/401 /);
+        expect(shown(refused)).not.toContain(wrong);
+        expect(runApl(['datasets', 'delete', 'token-args'], { env })).toMatchObject({ code: 0 });
+    });
+
     it('apl query --all --format csv … | head ends quietly with exit 0', async () => {
         const file = join(dir, 'many.ndjson');
         const base = Date.parse('2024-01-01T00:00:00Z');

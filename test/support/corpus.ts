@@ -20,12 +20,15 @@ export interface CorpusEntry {
 
 export const CORPUS_PATH = fileURLToPath(new URL('../../../shared/corpus/apl-docs-examples.jsonl', import.meta.url));
 
-export function corpusAvailable(): boolean {
-    return existsSync(CORPUS_PATH);
-}
-
-export function loadCorpus(): CorpusEntry[] {
-    return readFileSync(CORPUS_PATH, 'utf8')
+/**
+ * The entries of the docs corpus. The corpus is a required test input: when the file is missing the
+ * tests that read it fail with this error rather than skip (a skipped corpus test passes silently).
+ */
+export function loadCorpus(path: string = CORPUS_PATH): CorpusEntry[] {
+    if (!existsSync(path)) {
+        throw new Error(`The APL docs corpus is missing: ${path} does not exist. The corpus tests need ../shared/corpus/apl-docs-examples.jsonl next to this checkout; they fail rather than skip without it.`);
+    }
+    return readFileSync(path, 'utf8')
         .split('\n')
         .filter(line => line.trim() !== '')
         .map(line => JSON.parse(line) as CorpusEntry);

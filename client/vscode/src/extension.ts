@@ -21,6 +21,7 @@ import { AplLanguageClient } from './language-client.js';
 import { blockAt } from './query/block-picker.js';
 import { filterClause, withFilter } from './query/filter-clause.js';
 import { QueryRunner, type Run, type RunRequest, type RunSummary } from './query/query-runner.js';
+import { runLenses } from './query/run-lens.js';
 import { exportPages, isExportFormat, type ExportFormat } from './results/export-writer.js';
 import { ResultsPanel } from './results/results-panel.js';
 import { fetchSchema, quoteName, schemaPayload } from './schema/schema-manager.js';
@@ -467,9 +468,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         vscode.languages.registerCodeLensProvider({ language: 'apl' }, {
             async provideCodeLenses(document) {
                 const info = await languageClient.queryInfo(document);
-                return info.blocks
-                    .filter(b => b.runnable)
-                    .map(b => new vscode.CodeLens(new vscode.Range(b.range.start.line, 0, b.range.start.line, 0), { title: '$(play) Run', tooltip: 'Run this query (Ctrl+Enter)', command: 'apl.run', arguments: [{ uri: document.uri.toString(), line: b.range.start.line }] }));
+                return runLenses(info.blocks, document.uri.toString()).map(({ line, ...command }) => new vscode.CodeLens(new vscode.Range(line, 0, line, 0), command));
             },
         }),
     );

@@ -19,6 +19,7 @@ import {
 import type { HostMessage, RunView, ViewMessage } from '../src/protocol.js';
 import type { TimeRangeSpec } from '../src/time-range.js';
 import { renderChart, type ChartHandle } from './chart.js';
+import { fmt, runNotes, statusText } from './status-text.js';
 
 declare function acquireVsCodeApi(): { postMessage(message: unknown): void; getState(): unknown; setState(state: unknown): void };
 
@@ -47,8 +48,6 @@ function button(label: string, title: string, onClick: () => void): HTMLButtonEl
     b.addEventListener('click', onClick);
     return b;
 }
-
-const fmt = (n: number) => n.toLocaleString('en-US');
 
 // ------------------------------------------------------------------------------------ layout
 
@@ -309,36 +308,7 @@ function updateStatus(firstRow?: number): void {
     status.dataset.rowCount = String(run.rowCount);
     status.dataset.requests = String(run.requests);
     status.dataset.elapsedMs = String(run.elapsedMs);
-    const parts: string[] = [];
-    switch (run.state) {
-        case 'running':
-            parts.push(`Running on ${run.connection} (${run.range})…`);
-            break;
-        case 'cancelled':
-            parts.push('Cancelled.');
-            break;
-        case 'error':
-            parts.push(`Error: ${run.error?.message ?? 'the query failed'}`);
-            break;
-        case 'done': {
-            const pages = run.pageSize > 0 ? Math.max(1, Math.ceil(run.rowCount / run.pageSize)) : 1;
-            const first = firstRow ?? firstVisibleRow();
-            const page = Math.min(pages, Math.floor(first / Math.max(1, run.pageSize)) + 1);
-            if (run.mode === 'once') {
-                // rowsMatched counts the events that matched; an aggregation has fewer rows, all of them here.
-                parts.push(run.truncated ? `showing ${fmt(run.rowCount)} of ${fmt(run.rowsMatched)} rows: the service limited the result` : `${fmt(run.rowCount)} rows (${fmt(run.rowsMatched)} events matched)`);
-            } else {
-                parts.push(`${fmt(run.rowCount)} rows (rowsMatched ${fmt(run.rowsMatched)}) · page ${page} of ${fmt(pages)} · ${fmt(run.rowsLoaded)} loaded in ${run.requests} request${run.requests === 1 ? '' : 's'}`);
-            }
-            parts.push(`${fmt(run.elapsedMs)} ms`);
-            if (run.isPartial) parts.push('partial result');
-            if (run.isEstimate) parts.push('estimated counts');
-            break;
-        }
-        default:
-            parts.push('No query run yet.');
-    }
-    status.textContent = parts.join(' · ');
+    status.textContent = statusText(run, firstRow ?? firstVisibleRow());
     cancelButton.disabled = run.state !== 'running';
     const paged = run.state === 'done' && run.rowCount > run.pageSize;
     nextButton.disabled = !paged;
@@ -379,12 +349,7 @@ function showRun(view: RunView): void {
     }
     if (view.state === 'running') return;
     notes.replaceChildren();
-    for (const m of view.messages) showNote(`${m.priority}: ${m.msg}`, m.priority === 'error' || m.priority === 'fatal' ? 'error' : 'warn');
-    if (view.notPaged && view.mode === 'once' && view.state === 'done') showNote(`Runs as one request: ${view.notPaged}.`);
-    if (view.state === 'error' && view.error) {
-        const where = view.error.line !== undefined ? ` (line ${view.error.line}, column ${view.error.column})` : '';
-        showNote(`${view.error.message}${where}`, 'error');
-    }
+    for (const note of runNotes(view)) showNote(note.text, note.kind);
     if (view.state === 'done') {
         doneAt = Date.now();
         preloaded = view.firstRows ? { runId: view.runId, rows: view.firstRows } : undefined;

@@ -34,7 +34,8 @@ export class SchemaTree implements vscode.TreeDataProvider<Node> {
         if (node.kind === 'message') return new vscode.TreeItem(node.text);
         if (node.kind === 'dataset') {
             const item = new vscode.TreeItem(node.dataset.name, vscode.TreeItemCollapsibleState.Collapsed);
-            item.description = `${node.dataset.fields.length} fields`;
+            const n = node.dataset.fields.length;
+            item.description = `${n} field${n === 1 ? '' : 's'}`;
             item.iconPath = new vscode.ThemeIcon('database');
             item.contextValue = 'dataset';
             const text = `['${node.dataset.name}']`;

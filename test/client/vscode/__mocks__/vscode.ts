@@ -1,6 +1,6 @@
 /**
- * The few parts of the `vscode` API the results panel touches, for unit tests of the panel's
- * message handling. Only this edge is mocked: the panel's rows come from a real ResultSet.
+ * The few parts of the `vscode` API the results panel and the Schema tree touch, for unit tests of
+ * the panel's message handling and the tree's items. Only this edge is mocked: the panel's rows come from a real ResultSet.
  */
 export const clipboardWrites: string[] = [];
 export const statusMessages: string[] = [];
@@ -38,6 +38,33 @@ export const window = {
 
 export const commands = { executeCommand: async () => undefined };
 export const ViewColumn = { Beside: -2 };
+
+/** For the Schema tree: a tree item is a plain record of what VS Code shows. */
+export const TreeItemCollapsibleState = { None: 0, Collapsed: 1, Expanded: 2 } as const;
+
+export class TreeItem {
+    description?: string;
+    tooltip?: string;
+    iconPath?: unknown;
+    contextValue?: string;
+    command?: { command: string; title: string; arguments?: unknown[] };
+    constructor(readonly label: string, readonly collapsibleState: number = TreeItemCollapsibleState.None) {}
+}
+
+export class ThemeIcon {
+    constructor(readonly id: string) {}
+}
+
+export class EventEmitter<T> {
+    private readonly listeners: ((e: T) => void)[] = [];
+    readonly event = (listener: (e: T) => void) => {
+        this.listeners.push(listener);
+        return { dispose() {} };
+    };
+    fire(e: T): void {
+        for (const l of this.listeners) l(e);
+    }
+}
 
 /** A webview whose posted messages are collected and whose incoming messages the test sends. */
 export class FakeWebview {
