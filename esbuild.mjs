@@ -14,7 +14,7 @@ if (watch) {
         await warmCodeCaches();
     } catch (err) {
         // The caches only make start-up faster: without them the bins compile as usual. A test
-        // (test/server/code-cache.test.ts) fails when the built bins start without one.
+        // (test/bin/code-cache.test.ts) fails when the built bins start without one.
         console.warn(`warning: no V8 code caches for the bins: ${err instanceof Error ? err.message : String(err)}`);
     }
 }

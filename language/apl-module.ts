@@ -1,4 +1,4 @@
-import './polyfills.js';
+import './parser/polyfills.js';
 import { inject, type LangiumCompletionParser, type Module } from 'langium';
 import {
     createDefaultModule,
@@ -10,12 +10,12 @@ import {
     type PartialLangiumSharedServices,
 } from 'langium/lsp';
 import { AplGeneratedModule, AplGeneratedSharedModule, parserConfig } from './generated/module.js';
-import { AplLookaheadStrategy } from './apl-lookahead-strategy.js';
-import { createAplCompletionParser, createAplParser } from './apl-parser-builder.js';
-import { AplLookaheadTable } from './apl-lookahead.generated.js';
-import { AplTokenBuilder } from './apl-token-builder.js';
-import { AplValueConverter } from './apl-value-converter.js';
-import { AplParserErrorMessageProvider } from './apl-parser-messages.js';
+import { AplLookaheadStrategy } from './parser/apl-lookahead-strategy.js';
+import { createAplCompletionParser, createAplParser } from './parser/apl-parser-builder.js';
+import { AplLookaheadTable } from './parser/apl-lookahead.generated.js';
+import { AplTokenBuilder } from './parser/apl-token-builder.js';
+import { AplValueConverter } from './parser/apl-value-converter.js';
+import { AplParserErrorMessageProvider } from './parser/apl-parser-messages.js';
 import { EmptySchemaProvider } from './schema/empty-schema-provider.js';
 import type { SchemaProvider } from './schema/schema-provider.js';
 import { AplTypeComputer } from './types/apl-type-computer.js';

@@ -2,7 +2,7 @@ import { EmptyFileSystem } from 'langium';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { createAplServices, type AplServices } from './apl-module.js';
 import type { Model } from './generated/ast.js';
-import { parseLimitOf } from './apl-parser.js';
+import { parseLimitOf } from './parser/apl-parser.js';
 import { Issues } from './apl-issue-codes.js';
 
 let shared: AplServices | undefined;

@@ -7,7 +7,7 @@
 import { AstUtils, DefaultDocumentValidator, DocumentValidator, type AstNode, type LangiumDocument, type ValidationAcceptor, type ValidationChecks, type ValidationOptions } from 'langium';
 import { isQueryableDatasetName } from './dataset-name.js';
 import { literalIndexProblem } from './indexing.js';
-import { parseLimitOf } from './apl-parser.js';
+import { parseLimitOf } from './parser/apl-parser.js';
 import { MAX_CHECKED_LENGTH } from './limits.js';
 import type { CancellationToken, Diagnostic } from 'vscode-languageserver';
 import type * as ast from './generated/ast.js';

@@ -8,7 +8,8 @@ export { checkText as check, type AplDiagnostic, type CheckOptions } from './che
 export { createAplServices, type AplServices } from './apl-module.js';
 export * from './schema/index.js';
 export * from './types/apl-types.js';
-export { Datetime, Timespan, formatDatetime, formatGoDuration, type AplValue } from './values.js';
+export { Datetime, Timespan, formatDatetime, formatGoDuration, parseDatetime, parseGoDuration, parseTimeExpression, type AplValue } from './values.js';
+export { DEFAULT_MAX_QUERY_LENGTH } from './limits.js';
 export {
     SCALAR_FUNCTIONS,
     AGGREGATES,
@@ -19,15 +20,21 @@ export {
     lookupScalarOperator,
     lookupTabularOperator,
 } from './builtins/index.js';
-export { SAMPLE_DATASETS, generateSample } from './samples/index.js';
+export { SAMPLE_DATASETS, generateSample, sampleMapFields } from './samples/index.js';
 export { translate, TranslationError } from './legacy/translate.js';
-export { parseLegacyQuery } from './legacy/legacy-types.js';
+export { parseLegacyQuery, LegacyQueryError } from './legacy/legacy-types.js';
 export type { LegacyQuery, LegacyResult } from './legacy/legacy-types.js';
-export { AplQueryError, ExternalDataError, type Engine, type EngineOptions, type ExternalDataReader, type QueryOptions, type TabularResult } from './engine.js';
+export {
+    AplQueryError, ExternalDataError,
+    type ColumnarChunk, type DatasetLoader, type Engine, type EngineOptions, type ExternalDataReader, type FlatBatch, type QueryLimits, type QueryOptions, type TabularResult,
+} from './eval/engine.js';
+export { IngestError } from './ingest/errors.js';
+export { DEFAULT_MAX_FIELDS_PER_DATASET } from './ingest/limits.js';
+export type { NormalizedEvents } from './ingest/normalize-event.js';
 export { AplTypeComputer } from './types/apl-type-computer.js';
-export { IssueCodes } from './apl-issue-codes.js';
+export { IssueCodes, Issues, type AplDiagnosticData } from './apl-issue-codes.js';
 
-import { createEngine as createBareEngine, type Engine, type EngineOptions } from './engine.js';
+import { createEngine as createBareEngine, type Engine, type EngineOptions } from './eval/engine.js';
 import { legacyExecutor } from './legacy/execute.js';
 
 /** An in-memory APL engine: `ingest` events, then `query` APL or `queryLegacy` legacy queries. */

@@ -33,7 +33,7 @@ const cjs = (extra = {}) => ({
 
 export const builds = [
     // Both bins are small launchers that run their bundle with a V8 code cache made right after the
-    // build (server/code-cache.ts, scripts/warm-code-cache.mjs): start-up time is a requirement.
+    // build (bin/code-cache.ts, scripts/warm-code-cache.mjs): start-up time is a requirement.
     cjs({ entryPoints: ['client/cli/bin.ts'], outfile: 'out/apl.cjs', banner: { js: '#!/usr/bin/env node' } }),
     cjs({ entryPoints: ['client/cli/main.ts'], outfile: 'out/apl-cli.cjs' }),
     cjs({ entryPoints: ['server/lsp/bin.ts'], outfile: 'out/apl-language-server.cjs', banner: { js: '#!/usr/bin/env node' } }),

@@ -1,13 +1,13 @@
 /**
- * Writes language/apl-lookahead.generated.ts: the LL(k) lookahead paths of every decision of the
- * APL parser, so that the parser does not enumerate them at each start (see language/lookahead-table.ts).
- * Run after `langium generate` (npm run langium:generate); test/language/lookahead-table.test.ts
+ * Writes language/parser/apl-lookahead.generated.ts: the LL(k) lookahead paths of every decision of the
+ * APL parser, so that the parser does not enumerate them at each start (see language/parser/lookahead-table.ts).
+ * Run after `langium generate` (npm run langium:generate); test/language/parser/lookahead-table.test.ts
  * fails when the table no longer matches the grammar.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const OUTPUT = fileURLToPath(new URL('../language/apl-lookahead.generated.ts', import.meta.url));
+const OUTPUT = fileURLToPath(new URL('../language/parser/apl-lookahead.generated.ts', import.meta.url));
 
 const HEADER = [
     '/******************************************************************************',
@@ -29,8 +29,8 @@ function moduleSource(table: object): string {
 // The parser's module imports the table, so a first generation needs a placeholder to start from.
 if (!existsSync(OUTPUT)) writeFileSync(OUTPUT, moduleSource({ maxLookahead: 0, decisions: {} }));
 
-const { computeLookaheadPathNames, recordLookaheadDecisions } = await import('../language/lookahead-decisions.js');
-const { decisionKey } = await import('../language/lookahead-table.js');
+const { computeLookaheadPathNames, recordLookaheadDecisions } = await import('../language/parser/lookahead-decisions.js');
+const { decisionKey } = await import('../language/parser/lookahead-table.js');
 
 const { decisions, maxLookahead } = recordLookaheadDecisions();
 const table = {

@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** What the build reads. Folders are walked; generated files inside them are outputs, not inputs. */
-const INPUTS = ['language', 'server', 'client', 'scripts', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.lib.json',
+const INPUTS = ['language', 'bin', 'server', 'client', 'scripts', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.lib.json',
     'langium-config.json', 'esbuild.mjs', 'language-configuration.json'];
 const GENERATED = [/^language\/generated\//, /\.generated\.ts$/];
 /** What a build leaves behind; if any is missing the build runs whatever the hash says. */

@@ -1,4 +1,4 @@
-// Makes the V8 code caches the bins start with (server/code-cache.ts), by running each built bin
+// Makes the V8 code caches the bins start with (bin/code-cache.ts), by running each built bin
 // once with APL_WRITE_CODE_CACHE=1 through what a typical short use runs, so the cache holds that code:
 // - out/language-server.v8-cache: a first language-server session (open a query, diagnostics,
 //   completion, hover, signature help, formatting, semantic tokens);

@@ -40,13 +40,8 @@ export interface UpdateDatasetRequest {
     useRetentionPeriod?: boolean;
 }
 
-export interface DatasetField {
-    name: string;
-    type: string;
-    description?: string;
-    unit?: string;
-    hidden?: boolean;
-}
+export type { DatasetField } from '../../language/api/tabular.js';
+import type { DatasetField } from '../../language/api/tabular.js';
 
 /** `GET /v1/datasets/{id}/info`: a dataset's statistics (times RFC 3339; `0001-01-01…` when empty). */
 export interface DatasetInfo {
@@ -94,51 +89,21 @@ export interface IngestOptions {
     csvFields?: string[];
 }
 
-/** The ingest response (API.md §3.4), as the service builds it. */
-export type { IngestFailure, IngestStatus } from '../../server/ingest/ingest.js';
+/** The ingest response (API.md §3.4). */
+export type { IngestFailure, IngestStatus } from '../../language/api/ingest.js';
 
 /** A raw ingest body: bytes, text, or a stream of bytes (a file being read). */
 export type IngestBody = string | Uint8Array | ArrayBuffer | Blob | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
 
 // --------------------------------------------------------------------------------- query status (§4.5)
 
-export type { MessagePriority, QueryStatus, StatusMessage } from '../../language/api-status.js';
-import type { QueryStatus } from '../../language/api-status.js';
+export type { MessagePriority, QueryStatus, StatusMessage } from '../../language/api/status.js';
 
 // --------------------------------------------------------------------------------- APL tabular (§4.3)
 
-export interface FieldAgg {
-    name: string;
-    fields?: string[];
-    args?: unknown[];
-}
-
-export interface TableField {
-    name: string;
-    type: string;
-    agg?: FieldAgg;
-}
-
-export interface Table {
-    name: string;
-    sources?: { name: string }[];
-    fields: TableField[];
-    order?: { field: string; desc: boolean }[];
-    groups?: { name: string }[];
-    range?: { field: string; start: string; end: string } | null;
-    buckets?: { field: string; size: number } | null;
-    /** Column-major, aligned with `fields`. */
-    columns: unknown[][] | null;
-}
-
-export interface TabularResult {
-    format: 'tabular';
-    status: QueryStatus;
-    tables: Table[];
-    datasetNames?: string[];
-    fieldsMetaMap?: Record<string, DatasetField[]>;
-    request?: unknown;
-}
+// The lenient forms: the live endpoint may leave keys out and send `columns: null`.
+export type { FieldAgg, Table, TableField, TabularResponse as TabularResult } from '../../language/api/tabular.js';
+import type { TableField, TabularResponse as TabularResult } from '../../language/api/tabular.js';
 
 // ------------------------------------------------------------------------------------- legacy (§5)
 
@@ -167,36 +132,7 @@ export interface LegacyQuery {
     queryOptions?: Record<string, string>;
 }
 
-export interface LegacyEntry {
-    _time: string;
-    _sysTime: string;
-    _rowId: string;
-    data: Record<string, unknown>;
-}
-
-export interface LegacyEntryGroup {
-    id: number;
-    group: Record<string, unknown>;
-    aggregations: { op: string; value: unknown }[];
-}
-
-export interface LegacyResult {
-    status: QueryStatus;
-    matches: LegacyEntry[];
-    buckets: {
-        series: { startTime: string; endTime: string; groups: LegacyEntryGroup[] }[];
-        totals: LegacyEntryGroup[];
-    };
-    format?: 'legacy';
-    fieldsMeta?: unknown;
-}
-
-/** `format=legacy` APL result (§4.4). */
-export interface AplLegacyResult extends LegacyResult {
-    request: LegacyQuery;
-    datasetNames: string[];
-    fieldsMetaMap?: Record<string, DatasetField[]>;
-}
+export type { Entry as LegacyEntry, EntryGroup as LegacyEntryGroup, LegacyResult, AplLegacyResult } from '../../language/api/legacy.js';
 
 // ------------------------------------------------------------------------------------ query options
 

@@ -6,7 +6,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ExternalDataError, type ExternalDataReader } from '../../language/engine.js';
+import { ExternalDataError, type ExternalDataReader } from '../../language/eval/engine.js';
 
 export const DEFAULT_EXTERNAL_DATA_BYTES = 5 * 1024 * 1024;
 

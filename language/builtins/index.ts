@@ -11,6 +11,11 @@ import { AGGREGATES } from './aggregates.js';
 import { SCALAR_OPERATORS, TABULAR_OPERATORS } from './operators.js';
 
 export * from './catalogue-types.js';
+/** What the evaluator runs with, besides the catalogue entries themselves. */
+export { compileRegex, quoteMeta, toText, type LinearRegex } from './functions-text-helpers.js';
+export { autoBinSizeFor } from './functions-numeric-time-rounding.js';
+export { castToType } from './type-casts.js';
+export { nearestRank } from './aggregates.js';
 
 export const SCALAR_FUNCTIONS: readonly ScalarFunction[] = [...TEXT_FUNCTIONS, ...NUMERIC_TIME_FUNCTIONS, ...COLLECTION_FUNCTIONS, ...TYPE_CAST_FUNCTIONS];
 export { AGGREGATES, SCALAR_OPERATORS, TABULAR_OPERATORS };

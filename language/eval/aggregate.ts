@@ -8,12 +8,12 @@ import type { AstNode } from 'langium';
 import type * as ast from '../generated/ast.js';
 import { argumentTypeProblem, lookupAggregate, type AggregateFunction, type EvalContext } from '../builtins/index.js';
 import { Issues } from '../apl-issue-codes.js';
-import { compareValues, canonicalKey } from '../builtins/functions-collections-util.js';
-import { nearestRank } from '../builtins/aggregates.js';
+import { compareValues, canonicalKey } from '../runtime-values.js';
+import { nearestRank } from '../builtins/index.js';
 import { Datetime, Timespan, type AplValue, type JsonValue } from '../values.js';
 import { BoolColumn, type Column, NumColumn, type ScalarType, StrColumn, TimeColumn, builderFor, columnFromValues, joinNs } from './columns.js';
 import { errorAt, unsupportedAt } from './errors.js';
-import { type Compiled, type QueryEnv, type Vec, compileExpr, defaultName, normType, triArray, vget } from './expr.js';
+import { type Compiled, type QueryEnv, type Vec, compileColumnRef, compileExpr, defaultName, normType, triArray, vget } from './expr.js';
 import { aggregationArgumentNames } from '../column-names.js';
 import { Frame, type AggInfo, type FrameCol } from './frame.js';
 
@@ -228,7 +228,7 @@ export function compileAggregate(call: ast.FunctionCall, outName: string | undef
             if (a.expression.$type === 'StarExpression') {
                 for (const c of frame.visible()) {
                     if (c.name === firstName) continue;
-                    extras.push({ name: c.name, expr: compileExpr({ $type: 'BracketReference', name: c.name } as unknown as ast.Expression, frame, env) });
+                    extras.push({ name: c.name, expr: compileColumnRef(c.name, frame, env) });
                 }
                 continue;
             }

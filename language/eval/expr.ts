@@ -11,15 +11,15 @@ import type { AstNode } from 'langium';
 import type { QueryBudget } from './budget.js';
 import type * as ast from '../generated/ast.js';
 import { acceptsArgumentCount, argumentTypeProblem, describeArity, lookupAggregate, lookupScalarFunction, type EvalContext } from '../builtins/index.js';
-import { castToType } from '../builtins/type-casts.js';
+import { castToType } from '../builtins/index.js';
 import { Issues } from '../apl-issue-codes.js';
 import { literalIndexProblem } from '../indexing.js';
 import { LiteralError, literalType, literalValue } from '../literal-values.js';
 import { typeFromName } from '../types/apl-types.js';
 import { Datetime, Timespan, type AplValue, type JsonValue } from '../values.js';
-import { toJson } from '../builtins/functions-collections-util.js';
-import { toText } from '../builtins/functions-text-helpers.js';
-import { autoBinSizeFor } from '../builtins/functions-numeric-time-rounding.js';
+import { toJson } from '../runtime-values.js';
+import { toText } from '../builtins/index.js';
+import { autoBinSizeFor } from '../builtins/index.js';
 import {
     BoolColumn,
     type Column,
@@ -117,6 +117,38 @@ export function compileExpr(node: ast.Expression, frame: Frame, env: QueryEnv): 
 }
 
 /**
+ * A column that a plan names itself rather than the query spelling it out: each column of
+ * `distinct *` or of `arg_max(x, *)`, a join key `$left.a`.
+ */
+export interface ColumnKey {
+    readonly column: string;
+}
+
+/** A grouping or join key: an expression of the query, or a column the plan names. */
+export type KeyExpr = ast.Expression | ColumnKey;
+
+export function isColumnKey(k: KeyExpr): k is ColumnKey {
+    return !('$type' in k);
+}
+
+/**
+ * Column `name` of `frame`, resolved as the query's `['name']` would be (a column, else a scalar
+ * `let`); an unknown name is an error without a position (1:1), as the plan wrote no text for it.
+ */
+export function compileColumnRef(name: string, frame: Frame, env: QueryEnv): Compiled {
+    return new ExprCompiler(frame, env).named(name, undefined);
+}
+
+export function compileKey(k: KeyExpr, frame: Frame, env: QueryEnv): Compiled {
+    return isColumnKey(k) ? compileColumnRef(k.column, frame, env) : compileExpr(k, frame, env);
+}
+
+/** `defaultName` of a key: a named column is its own name. */
+export function keyName(k: KeyExpr): string | undefined {
+    return isColumnKey(k) ? k.column : defaultName(k);
+}
+
+/**
  * The name a column gets when an expression is not named (language/column-names.ts): `x` for `x`,
  * `geo.city`, `_time` for `bin(_time, 1h)`, `is_tls` for `tostring(is_tls)`; undefined otherwise.
  */
@@ -186,8 +218,8 @@ export class ExprCompiler {
             }
             case 'DynamicLiteral': return this.dynamicLiteral(node as ast.DynamicLiteral);
             case 'TypeofLiteral': return constant('string', (node as ast.TypeofLiteral).type);
-            case 'NameReference': return this.name((node as ast.NameReference).name, node);
-            case 'BracketReference': return this.name((node as ast.BracketReference).name, node);
+            case 'NameReference': return this.named((node as ast.NameReference).name, node);
+            case 'BracketReference': return this.named((node as ast.BracketReference).name, node);
             case 'MemberAccess': case 'IndexAccess': {
                 // The checker's rule (language/indexing.ts): `take 1` + a new line `['logs'] | …` is two queries without ';'.
                 const problem = literalIndexProblem(node as ast.MemberAccess | ast.IndexAccess);
@@ -213,14 +245,15 @@ export class ExprCompiler {
 
     // ----------------------------------------------------------------- names
 
-    columnRef(name: string, _node: AstNode): Compiled | undefined {
+    columnRef(name: string, _node: AstNode | undefined): Compiled | undefined {
         const col = this.frame.find(name);
         if (!col) return undefined;
         const vec: Vec = { c: false, col: col.data, sel: col.sel };
         return { type: col.type, isConst: false, run: f => (f === this.frame ? vec : refIn(f, name)), columnName: name };
     }
 
-    private name(name: string, node: AstNode): Compiled {
+    /** A name: a column of the frame, else a scalar binding; `node` places the error (none: 1:1). */
+    named(name: string, node: AstNode | undefined): Compiled {
         const c = this.columnRef(name, node);
         if (c) return c;
         const b = this.env.bindings.get(name);

@@ -6,14 +6,11 @@
  * are copied (gathered) only when an operator needs dense data. Columns that share a selection
  * vector share the composed one.
  */
-import type { AplValue, JsonValue } from '../values.js';
+import type { AplValue } from '../values.js';
+import type { AggInfo } from '../api/tabular.js';
 import { type Column, type ScalarType, builderFor, gatherColumn } from './columns.js';
 
-export interface AggInfo {
-    name: string;
-    fields: string[];
-    args: JsonValue[];
-}
+export type { AggInfo };
 
 export interface FrameCol {
     name: string;

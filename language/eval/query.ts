@@ -3,7 +3,7 @@
  * tabular operators. Each operator is a step over frames (see frame.ts); expressions are compiled
  * against the step's input schema (expr.ts) and run vectorised.
  */
-import type { StatusMessage } from '../api-status.js';
+import type { StatusMessage } from '../api/status.js';
 import { GrammarUtils, type AstNode } from 'langium';
 import type * as ast from '../generated/ast.js';
 import { parse } from '../apl-parse.js';
@@ -23,6 +23,10 @@ import {
     compileExpr,
     constant,
     defaultName,
+    compileKey,
+    keyName,
+    type ColumnKey,
+    type KeyExpr,
     isTabular,
     normType,
     stringPredicateVec,
@@ -44,12 +48,12 @@ import {
     runAggregate,
     sortGroupsByKeys,
 } from './aggregate.js';
-import { RowIdColumn, type Snapshot } from './store.js';
-import { type ParsedCursor, parseCursor } from '../ingest/row-id.js';
+import { RowIdColumn, type Snapshot } from './tables.js';
+import { type ParsedCursor, parseCursor } from '../api/row-id.js';
 import { searchTermPredicate, truthTri } from './scalar-ops.js';
-import { compileRegex, type LinearRegex } from '../builtins/functions-text-helpers.js';
-import { toJson } from '../builtins/functions-collections-util.js';
-import { autoBinSizeFor } from '../builtins/functions-numeric-time-rounding.js';
+import { compileRegex, type LinearRegex } from '../builtins/index.js';
+import { toJson } from '../runtime-values.js';
+import { autoBinSizeFor } from '../builtins/index.js';
 import { createHash } from 'node:crypto';
 import Papa from 'papaparse';
 
@@ -1217,15 +1221,15 @@ function take(frame: Frame, n: number, env: QueryEnv): Frame {
 }
 
 function distinct(frame: Frame, columns: readonly ast.Expression[], env: QueryEnv): Frame {
-    let exprs = columns;
+    let exprs: readonly KeyExpr[] = columns;
     if (columns.length === 1 && columns[0].$type === 'StarExpression') {
-        exprs = frame.visible().map(c => ({ $type: 'BracketReference', name: c.name }) as unknown as ast.Expression);
+        exprs = frame.visible().map((c): ColumnKey => ({ column: c.name }));
     }
-    const compiled = exprs.map(e => compileExpr(e, frame, env));
+    const compiled = exprs.map(e => compileKey(e, frame, env));
     const vecs = compiled.map(c => c.run(frame));
     const g = groupRows(vecs, frame.length);
     const cols: FrameCol[] = compiled.map((c, k) => ({
-        name: defaultName(exprs[k]) ?? `Column${k + 1}`,
+        name: keyName(exprs[k]) ?? `Column${k + 1}`,
         type: c.type,
         data: keyColumn(vecs[k], c.type, g.first),
         sel: null,
@@ -1495,19 +1499,19 @@ function makeSeries(frame: Frame, op: ast.MakeSeriesOperator, env: QueryEnv, sta
 // join / lookup
 
 interface JoinCond {
-    left: ast.Expression;
-    right: ast.Expression;
+    left: KeyExpr;
+    right: KeyExpr;
 }
 
 function joinConditions(conds: readonly ast.Expression[]): JoinCond[] {
-    const side = (e: ast.Expression): { side: 'left' | 'right'; expr: ast.Expression } | undefined => {
+    const side = (e: ast.Expression): { side: 'left' | 'right'; expr: ColumnKey } | undefined => {
         if (e.$type === 'MemberAccess') {
             const m = e as ast.MemberAccess;
             if (m.receiver.$type === 'NameReference') {
                 const r = (m.receiver as ast.NameReference).name;
                 if (r === '$left' || r === '$right') {
                     const name = m.member ?? m.bracketMember!;
-                    return { side: r === '$left' ? 'left' : 'right', expr: { $type: 'BracketReference', name, $container: m } as unknown as ast.Expression };
+                    return { side: r === '$left' ? 'left' : 'right', expr: { column: name } };
                 }
             }
             // `$left.a.b` -> field `a.b`
@@ -1519,14 +1523,14 @@ function joinConditions(conds: readonly ast.Expression[]): JoinCond[] {
                 cur = mm.receiver;
             }
             if (cur.$type === 'NameReference' && ((cur as ast.NameReference).name === '$left' || (cur as ast.NameReference).name === '$right')) {
-                return { side: (cur as ast.NameReference).name === '$left' ? 'left' : 'right', expr: { $type: 'BracketReference', name: path.join('.'), $container: e } as unknown as ast.Expression };
+                return { side: (cur as ast.NameReference).name === '$left' ? 'left' : 'right', expr: { column: path.join('.') } };
             }
         }
         if (e.$type === 'IndexAccess') {
             const ia = e as ast.IndexAccess;
             if (ia.receiver.$type === 'NameReference' && ia.bracketIndex !== undefined) {
                 const r = (ia.receiver as ast.NameReference).name;
-                if (r === '$left' || r === '$right') return { side: r === '$left' ? 'left' : 'right', expr: { $type: 'BracketReference', name: ia.bracketIndex, $container: e } as unknown as ast.Expression };
+                if (r === '$left' || r === '$right') return { side: r === '$left' ? 'left' : 'right', expr: { column: ia.bracketIndex } };
             }
         }
         return undefined;
@@ -1543,8 +1547,8 @@ function joinConditions(conds: readonly ast.Expression[]): JoinCond[] {
     });
 }
 
-function rowKeys(frame: Frame, exprs: ast.Expression[], env: QueryEnv): string[] {
-    const vecs = exprs.map(e => compileExpr(e, frame, env).run(frame));
+function rowKeys(frame: Frame, exprs: KeyExpr[], env: QueryEnv): string[] {
+    const vecs = exprs.map(e => compileKey(e, frame, env).run(frame));
     const out: string[] = new Array(frame.length);
     for (let i = 0; i < frame.length; i++) {
         let k = '';
@@ -1674,8 +1678,8 @@ function lookup(left: Frame, op: ast.LookupOperator, env: QueryEnv, state: RunSt
     // Key columns of the right side that share the left key's name are not repeated.
     const skip = new Set<string>();
     for (const c of conds) {
-        const ln = defaultName(c.left);
-        const rn = defaultName(c.right);
+        const ln = keyName(c.left);
+        const rn = keyName(c.right);
         if (rn) skip.add(rn);
         void ln;
     }

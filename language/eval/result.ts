@@ -3,77 +3,21 @@
  * the full status object (§4.5).
  */
 import { Datetime, Timespan, formatDatetime, formatGoDuration, type AplValue, type JsonValue } from '../values.js';
-import { canonicalKey } from '../builtins/functions-collections-util.js';
+import { canonicalKey } from '../runtime-values.js';
 import { axiomFieldType } from '../types/apl-types.js';
 import type { ScalarType } from './columns.js';
-import { Frame, ROWID, type AggInfo, type FrameCol, cellOf } from './frame.js';
+import { Frame, ROWID, type FrameCol, cellOf } from './frame.js';
 import type { QueryRun } from './query.js';
-import { RowIdColumn } from './store.js';
-import type { QueryStatus } from '../api-status.js';
+import { RowIdColumn } from './tables.js';
+import type { QueryStatus } from '../api/status.js';
+import type { AplLegacyResult, Entry, EntryGroup, Timeseries } from '../api/legacy.js';
+import type { FieldMeta, TabularField, TabularResult, TabularTable } from '../api/tabular.js';
 
-export type { QueryStatus, StatusMessage as QueryMessage } from '../api-status.js';
-
-export interface TabularField {
-    name: string;
-    type: string;
-    agg?: AggInfo;
-}
-
-export interface TabularTable {
-    name: string;
-    sources: { name: string }[];
-    fields: TabularField[];
-    order: { field: string; desc: boolean }[];
-    groups: { name: string }[];
-    range?: { field: string; start: string; end: string };
-    buckets?: { field: string; size: number };
-    columns: JsonValue[][];
-}
-
-export interface FieldMeta {
-    name: string;
-    type: string;
-    unit: string;
-    hidden: boolean;
-    description: string;
-}
-
-export interface TabularResult {
-    format: 'tabular';
-    status: QueryStatus;
-    tables: TabularTable[];
-    datasetNames: string[];
-    fieldsMetaMap: Record<string, FieldMeta[]>;
-}
-
-export interface LegacyMatch {
-    _time: string;
-    _sysTime: string;
-    _rowId: string;
-    data: Record<string, JsonValue>;
-}
-
-export interface LegacyEntryGroup {
-    id: number;
-    group: Record<string, JsonValue>;
-    aggregations: { op: string; value: JsonValue }[];
-}
-
-export interface LegacyInterval {
-    startTime: string;
-    endTime: string;
-    groups: LegacyEntryGroup[];
-}
-
-export interface AplLegacyResult {
-    format: 'legacy';
-    request: { startTime: string; endTime: string; resolution: string; [k: string]: unknown };
-    status: QueryStatus;
-    matches: LegacyMatch[];
-    buckets: { series: LegacyInterval[]; totals: LegacyEntryGroup[] };
-    datasetNames: string[];
-    fieldsMetaMap: Record<string, FieldMeta[]>;
-}
+export type { QueryStatus, StatusMessage as QueryMessage } from '../api/status.js';
+export type { AplLegacyResult, FieldMeta, TabularField, TabularResult, TabularTable };
+export type LegacyMatch = Entry;
+export type LegacyEntryGroup = EntryGroup;
+export type LegacyInterval = Timeseries;
 
 export const ZERO_TIME = '0001-01-01T00:00:00Z';
 

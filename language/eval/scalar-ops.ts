@@ -10,8 +10,8 @@
  *   "500"), a leniency for Axiom's string-typed numeric fields.
  */
 import { Datetime, Timespan, wrapLong, type AplValue } from '../values.js';
-import { canonicalKey, compareValues } from '../builtins/functions-collections-util.js';
-import { compileRegex, quoteMeta, toText, type LinearRegex } from '../builtins/functions-text-helpers.js';
+import { canonicalKey, compareValues } from '../runtime-values.js';
+import { compileRegex, quoteMeta, toText, type LinearRegex } from '../builtins/index.js';
 import type { ScalarType } from './columns.js';
 
 export type Tri = 0 | 1 | 2; // false, true, null

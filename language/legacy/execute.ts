@@ -29,7 +29,7 @@ import {
     type Timeseries,
 } from './legacy-types.js';
 
-/** The options `engine.query` takes (language/engine.ts). */
+/** The options `engine.query` takes (language/eval/engine.ts). */
 export interface EngineQueryOptions {
     startTime?: string;
     endTime?: string;

@@ -1,6 +1,6 @@
 /**
- * The legacy structured query (`POST /v1/datasets/{id}/query`) and its result, exactly as API.md §5
- * describes them, plus `parseLegacyQuery`, the validating reader for request bodies.
+ * The legacy structured query (`POST /v1/datasets/{id}/query`): its types (API.md §5, declared in
+ * language/api/legacy.ts), the op tables, and `parseLegacyQuery`, the validating reader for request bodies.
  *
  * `parseLegacyQuery` normalises what the official clients send:
  * - axiom-go sends every key: `null` arrays, the empty filter (`op: ""`), `limit: 0`, `cursor: ""`,
@@ -9,26 +9,17 @@
  * - `resolution` `""` or `"0s"` is `"auto"`; a bare number of seconds becomes a Go duration.
  * Everything else that is not valid throws `LegacyQueryError` naming the field (as a JSON path) and value.
  */
-import type { QueryStatus } from '../api-status.js';
+import type { Aggregation, AggregationOp, Filter, FilterOp, FilterOpSpelling, LegacyQuery } from '../api/legacy.js';
 import { parse } from '../apl-parse.js';
 import { formatGoDuration, parseDatetime, parseGoDuration, type JsonValue } from '../values.js';
 import { compileRegex } from '../builtins/functions-text-helpers.js';
 
 // ------------------------------------------------------------------------------------------- request
 
-/** Every filter op spelling a client may send (API.md §6.2). */
-export type FilterOpSpelling =
-    | ''
-    | 'and' | 'or' | 'not'
-    | '==' | 'eq' | '!=' | 'ne'
-    | 'exists' | 'not-exists'
-    | '>' | 'gt' | '>=' | 'gte' | '<' | 'lt' | '<=' | 'lte'
-    | 'starts-with' | 'not-starts-with' | 'ends-with' | 'not-ends-with'
-    | 'contains' | 'not-contains'
-    | 'regexp' | 'not-regexp';
-
-/** The one spelling `parseLegacyQuery` keeps for each op (the symbolic forms axiom-go sends). */
-export type FilterOp = Exclude<FilterOpSpelling, '' | 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte'>;
+export type {
+    FilterOpSpelling, FilterOp, Filter, AggregationOp, Aggregation, Order, VirtualField, Projection, LegacyQuery,
+    LegacyStatus, Entry, EntryGroupAgg, EntryGroup, Timeseries, LegacyResult, AplLegacyResult,
+} from '../api/legacy.js';
 
 export const FILTER_OP_SPELLINGS: Readonly<Record<FilterOpSpelling, FilterOp | ''>> = {
     '': '',
@@ -53,131 +44,15 @@ export const CASE_FILTER_OPS: ReadonlySet<FilterOp> = new Set([
     '==', '!=', 'starts-with', 'not-starts-with', 'ends-with', 'not-ends-with', 'contains', 'not-contains',
 ]);
 
-/**
- * A filter. `children` holds the operands of `and`/`or`/`not` (a `not` with several children negates
- * their conjunction); on any other op they are ignored (the go integration test sends them under `exists`).
- * `caseSensitive` (default false) applies to `==`, `!=`, the starts/ends-with and contains ops; the
- * regexp ops ignore it (the pattern decides, e.g. `(?i)`).
- */
-export interface Filter {
-    op: FilterOp;
-    field: string;
-    value?: JsonValue;
-    caseSensitive?: boolean;
-    children?: Filter[];
-}
-
-/** Every aggregation op a client may send (API.md §6.1). */
-export type AggregationOp =
-    | 'count' | 'distinct' | 'sum' | 'avg' | 'min' | 'max' | 'topk' | 'percentiles' | 'histogram'
-    | 'stdev' | 'variance' | 'argmin' | 'argmax' | 'makeset' | 'makelist' | 'rate'
-    | 'countif' | 'distinctif' | 'makesetif';
-
 export const AGGREGATION_OPS: readonly AggregationOp[] = [
     'count', 'distinct', 'sum', 'avg', 'min', 'max', 'topk', 'percentiles', 'histogram', 'stdev',
     'variance', 'argmin', 'argmax', 'makeset', 'makelist', 'rate', 'countif', 'distinctif', 'makesetif',
 ];
 
-/**
- * An aggregation. `field` is `"*"` for count. `argument` depends on the op:
- * - `topk`: k (a positive integer); `histogram`: the number of bins (a positive integer);
- * - `percentiles`: one percentile (a number, the result is one value) or a list (the result is a list);
- * - `argmin`/`argmax`: the list of other fields to return with the extreme row (may be empty);
- * - `countif`, `distinctif`, `makesetif`: the predicate, a Filter (or an APL predicate as a string).
- */
-export interface Aggregation {
-    op: AggregationOp;
-    field: string;
-    alias?: string;
-    argument?: JsonValue | Filter;
-}
-
-export interface Order {
-    field: string;
-    desc: boolean;
-}
-
-/** A computed field: `expr` is an APL scalar expression, e.g. `toint(response) < 400`. */
-export interface VirtualField {
-    alias: string;
-    expr: string;
-}
-
-export interface Projection {
-    field: string;
-    alias?: string;
-}
-
-export interface LegacyQuery {
-    /** RFC 3339, as sent. */
-    startTime: string;
-    endTime: string;
-    /** `"auto"` or a Go duration (`"1m30s"`). */
-    resolution: string;
-    filter?: Filter;
-    aggregations?: Aggregation[];
-    groupBy?: string[];
-    order?: Order[];
-    project?: Projection[];
-    virtualFields?: VirtualField[];
-    /** Absent means the default, `DEFAULT_LEGACY_LIMIT`. */
-    limit?: number;
-    cursor?: string;
-    includeCursor?: boolean;
-    continuationToken?: string;
-    /** Documented but without effect here (API.md §5.2: "docs only; ignore"). */
-    queryOptions?: Record<string, string>;
-}
-
 export const DEFAULT_LEGACY_LIMIT = 1000;
 export const MAX_LEGACY_LIMIT = 50_000;
 
-// -------------------------------------------------------------------------------------------- result
-
-export type { MessagePriority, StatusMessage } from '../api-status.js';
-/** API.md §4.5: sent in full with every result. */
-export type LegacyStatus = QueryStatus;
-
-/** One matching event: system fields at the top level, user fields in `data`. */
-export interface Entry {
-    _time: string;
-    _sysTime: string;
-    _rowId: string;
-    data: Record<string, JsonValue>;
-}
-
-/** `op` is the aggregation's alias, or the upper-cased op when it has none (API.md §5.3, U8). */
-export interface EntryGroupAgg {
-    op: string;
-    value: JsonValue;
-}
-
-export interface EntryGroup {
-    id: number;
-    group: Record<string, JsonValue>;
-    aggregations: EntryGroupAgg[];
-}
-
-export interface Timeseries {
-    startTime: string;
-    endTime: string;
-    groups: EntryGroup[];
-}
-
-export interface LegacyResult {
-    status: LegacyStatus;
-    matches: Entry[];
-    buckets: { series: Timeseries[]; totals: EntryGroup[] };
-    format?: 'legacy';
-    fieldsMeta?: unknown;
-}
-
-/** The `format=legacy` APL result (API.md §4.4): the legacy result plus the query the APL compiled to. */
-export interface AplLegacyResult extends LegacyResult {
-    request: LegacyQuery;
-    datasetNames: string[];
-    fieldsMetaMap?: Record<string, unknown>;
-}
+export type { MessagePriority, StatusMessage } from '../api/status.js';
 
 // ------------------------------------------------------------------------------------------- parsing
 

@@ -468,7 +468,7 @@ export class AplCompletionProvider extends DefaultCompletionProvider {
     }
 
     private addDatasets(items: CompletionItem[], range: Range): void {
-        for (const ds of this.types.schema.datasets()) {
+        for (const ds of this.types.syncSchema().datasets()) {
             items.push({
                 label: ds.name,
                 kind: CompletionItemKind.Module,

@@ -124,8 +124,17 @@ export class AplTypeComputer {
         this.schemaSource = typeof schema === 'function' ? schema : () => schema;
     }
 
-    /** The schema provider in use. */
+    /** The schema provider in use (no side effect: the caches are brought up to date by `syncSchema`). */
     get schema(): SchemaProvider {
+        return this.schemaSource();
+    }
+
+    /**
+     * Drops every cached type, row and scope when the provider changed since the last call (another
+     * provider, or its `version` moved on: a `MutableSchemaProvider` bumps it on each change), and
+     * returns the provider. Every public entry point that reads the caches calls it first.
+     */
+    syncSchema(): SchemaProvider {
         const p = this.schemaSource();
         if (p !== this.provider || p.version !== this.version) {
             this.provider = p;
@@ -141,7 +150,7 @@ export class AplTypeComputer {
 
     /** Whether the provider knows any dataset. Unknown datasets and fields are only reported then. */
     schemaKnown(): boolean {
-        const p = this.schema;
+        const p = this.syncSchema();
         this.known ??= p.datasets().length > 0;
         return this.known;
     }
@@ -153,7 +162,7 @@ export class AplTypeComputer {
      * Accepts `undefined` because error recovery leaves holes in the tree (`where x ==`).
      */
     typeOf(expression: ast.Expression | ast.NamedExpression | undefined): AplType {
-        void this.schema;
+        this.syncSchema();
         if (!expression) return 'unknown';
         const expr = expression.$type === 'NamedExpression' ? (expression as ast.NamedExpression).expression : (expression as ast.Expression);
         if (!expr) return 'unknown';
@@ -262,7 +271,7 @@ export class AplTypeComputer {
      * Undefined when the chain is not (only) names, or no column in scope matches.
      */
     resolveField(node: AstNode): ResolvedField | undefined {
-        void this.schema;
+        this.syncSchema();
         const cached = this.fieldCache.get(node);
         if (cached !== undefined) return cached ?? undefined;
         const r = this.computeResolveField(node);
@@ -375,7 +384,7 @@ export class AplTypeComputer {
 
     /** The full scope at `node`, including `$left`/`$right` rows inside join and lookup conditions. */
     scopeOf(node: AstNode): NameScope | undefined {
-        void this.schema;
+        this.syncSchema();
         const cached = this.scopeCache.get(node);
         if (cached !== undefined) return cached ?? undefined;
         const s = this.computeScope(node);
@@ -433,7 +442,7 @@ export class AplTypeComputer {
     /** The row type an operator produces, or the row type of a tabular expression. */
     rowTypeAfter(node: ast.TabularOperator | ast.Expression): RowType {
         if (!TABULAR_OPERATOR_TYPES.has(node.$type)) return this.rowTypeOfSource(node as ast.Expression);
-        void this.schema;
+        this.syncSchema();
         return this.memoized(this.rowAfterCache, node, OPEN_EMPTY, () =>
             this.computeOperator(node as ast.TabularOperator, this.rowTypeBefore(node as ast.TabularOperator)));
     }
@@ -441,7 +450,7 @@ export class AplTypeComputer {
     /** The row type of a tabular source: dataset, let-bound table, datatable, print, union, search, `table()`, a pipeline. */
     rowTypeOfSource(expression: ast.Expression | undefined): RowType {
         if (!expression) return OPEN_EMPTY;
-        void this.schema;
+        this.syncSchema();
         return this.memoized(this.rowAfterCache, expression, OPEN_EMPTY, () => this.computeSource(expression));
     }
 

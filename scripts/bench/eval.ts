@@ -14,7 +14,7 @@ const SEED = 7;
 const END = new Date('2025-01-01T00:00:00Z');
 const CHUNK = 50_000;
 
-/** The parts of language/engine.ts used here. */
+/** The parts of language/eval/engine.ts used here. */
 interface TabularTable {
     fields: { name: string; type: string }[];
     columns: unknown[][];
@@ -83,7 +83,7 @@ function micros(s: string): bigint {
 export async function evalSection(ctx: BenchContext): Promise<SectionResult> {
     const rowsWanted = ctx.quick ? 100_000 : 1_000_000;
     const label = ctx.quick ? '100k' : '1M';
-    const { createEngine } = await importOptional<EngineModule>('language/engine.ts', 'the engine');
+    const { createEngine } = await importOptional<EngineModule>('language/eval/engine.ts', 'the engine');
     let duck: DuckModule;
     try {
         duck = (await import('@duckdb/node-api')) as unknown as DuckModule;

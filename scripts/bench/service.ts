@@ -82,7 +82,7 @@ function* batches(rows: number, size: number, seed: number): Generator<Record<st
 }
 
 export async function serviceSection(ctx: BenchContext): Promise<SectionResult> {
-    const { createEngine } = await importOptional<EngineModule>('language/engine.ts', 'the engine');
+    const { createEngine } = await importOptional<EngineModule>('language/eval/engine.ts', 'the engine');
     const rows: Row[] = [];
     const notes: string[] = [];
     const bundle = await serveBundle(ctx);

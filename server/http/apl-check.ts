@@ -7,11 +7,11 @@
  * - a monitor's query (`assertValid`): every error and an unknown dataset is a 400, since such a
  *   stored query could never run.
  */
-import { checkText, type AplDiagnostic } from '../../language/check.js';
-import { Issues, type AplDiagnosticData } from '../../language/apl-issue-codes.js';
-import { MutableSchemaProvider, type DatasetSchema } from '../../language/schema/index.js';
-import { typeFromAxiomFieldType } from '../../language/types/apl-types.js';
-import type { DataPlane } from './data.js';
+import {
+    check as checkText, Issues, MutableSchemaProvider, typeFromAxiomFieldType,
+    type AplDiagnostic, type AplDiagnosticData, type DatasetSchema,
+} from '../../language/index.js';
+import type { DataPlane } from './data-plane.js';
 import { badRequest, HttpError, queryErrorBody } from './errors.js';
 
 /**

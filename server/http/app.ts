@@ -2,7 +2,7 @@
  * The Dataset Query and Ingest Service: `createService(options) → {url, close()}`.
  *
  * One fastify instance over one data directory: the durable store (server/store) and ONE
- * in-memory engine fed from it (data.ts). Routes live one concern per file (routes-*.ts); auth,
+ * in-memory engine fed from it (data-plane.ts). Routes live one concern per file (routes-*.ts); auth,
  * errors and paging helpers likewise. Every content type is read as raw bytes (ingest needs them,
  * JSON routes parse them in body.ts), so fastify never pre-parses a body.
  */
@@ -12,12 +12,13 @@ import * as path from 'node:path';
 import { openStore, type Store, type StoreOptions } from '../store/store.js';
 import { ensureDir, readJsonIfExists, writeFileAtomic } from '../store/fsutil.js';
 import { Authenticator, authHook, type TokenSpec } from './auth.js';
-import { DataPlane } from './data.js';
-import { createEngineAdapter } from './engine.js';
+import { DataPlane } from './data-plane.js';
+import { createEngineAdapter } from './engine-adapter.js';
 import { installErrorHandlers } from './errors.js';
 import { DEFAULT_MAX_RESULT_ROWS } from './paging.js';
 import { registerDatasetRoutes } from './routes-datasets.js';
 import { registerIngestRoutes } from './routes-ingest.js';
+import { DEFAULT_MAX_BODY_BYTES } from '../ingest/decode-body.js';
 import { registerQueryRoutes } from './routes-query.js';
 import { registerUserRoutes, type LocalUser } from './routes-user.js';
 import { detachDataset, reconcileAnnotations, registerAnnotationRoutes, type Annotation } from './routes-annotations.js';
@@ -29,7 +30,7 @@ import { loadSamples, DEFAULT_SAMPLE_ROWS } from './samples.js';
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 8686;
-export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
+export { DEFAULT_MAX_BODY_BYTES };
 export const DEFAULT_DATA_DIR = './.apl-data';
 /** How long stopping the service waits for in-flight requests (ingests) before cutting them off. */
 const CLOSE_GRACE_MS = 5000;

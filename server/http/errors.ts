@@ -4,12 +4,10 @@
  * store, the ingest decoder, the evaluator and the legacy parser are mapped to their status here.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { IngestError } from '../../language/ingest/errors.js';
+import { AplQueryError, IngestError, LegacyQueryError } from '../../language/index.js';
 import { IngestWorkerDied } from '../ingest/prepare-pool.js';
 import { diskFullError, StoreError } from '../store/errors.js';
 import { isDiskFull } from '../store/fsutil.js';
-import { LegacyQueryError } from '../../language/legacy/legacy-types.js';
-import { AplQueryError } from '../../language/eval/errors.js';
 
 export class HttpError extends Error {
     override readonly name = 'HttpError';

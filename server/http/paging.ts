@@ -2,8 +2,8 @@
  * Request-level query parameters (API.md §4.2, §10): the time range (`startTime`/`endTime` as
  * RFC 3339 or `now`, `now-1h`, `now-1d`, `now-2w`…), cursors, booleans and the effective page size.
  */
-import { formatDatetime, parseTimeExpression } from '../../language/values.js';
-import { isRowId } from '../../language/ingest/row-id.js';
+import { formatDatetime, parseTimeExpression } from '../../language/index.js';
+import { isRowId } from '../../language/api/index.js';
 import { badRequest } from './errors.js';
 
 /** Server default page size when neither the query nor the request sets a limit (API.md §10.3). */

@@ -16,13 +16,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { formatDatetime, parseDatetime } from '../../language/values.js';
+import { formatDatetime, parseDatetime } from '../../language/index.js';
 import { nowNs } from '../ingest/ingest.js';
 import type { JsonCollection } from '../store/json-collection.js';
 import { requireScope } from './auth.js';
 import { jsonObjectBody } from './body.js';
 import { fieldError, optString, optStringList, shownValue } from './body-fields.js';
-import type { DataPlane } from './data.js';
+import type { DataPlane } from './data-plane.js';
 import { badRequest, HttpError } from './errors.js';
 import { parseRequestTime } from './paging.js';
 

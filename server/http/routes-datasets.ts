@@ -4,13 +4,13 @@
  * fields, keyed by dataset name: what a live SchemaProvider reads).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { formatDatetime, parseGoDuration } from '../../language/values.js';
+import { formatDatetime, parseGoDuration } from '../../language/index.js';
 import type { DatasetMeta } from '../store/store.js';
 import { validateDatasetName } from '../store/errors.js';
 import { requireScope } from './auth.js';
 import { jsonBody, jsonObjectBody } from './body.js';
 import { optBool, optString } from './body-fields.js';
-import type { DataPlane } from './data.js';
+import type { DataPlane } from './data-plane.js';
 import { badRequest, HttpError } from './errors.js';
 
 export interface DatasetRouteOptions {

@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requireScope } from './auth.js';
 import { header, queryParam, rawBody } from './body.js';
-import type { DataPlane } from './data.js';
+import type { DataPlane } from './data-plane.js';
 
 export function registerIngestRoutes(app: FastifyInstance, data: DataPlane): void {
     const handler = async (req: FastifyRequest) => {

@@ -20,7 +20,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { formatDatetime } from '../../language/values.js';
+import { formatDatetime } from '../../language/index.js';
 import { nowNs } from '../ingest/ingest.js';
 import type { JsonCollection } from '../store/json-collection.js';
 import type { ServiceAplChecker } from './apl-check.js';

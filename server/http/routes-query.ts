@@ -12,9 +12,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { nowNs } from '../ingest/ingest.js';
 import { requireScope } from './auth.js';
 import { jsonBody, jsonObjectBody, queryParam, rawBody } from './body.js';
-import type { DataPlane } from './data.js';
+import type { DataPlane } from './data-plane.js';
 import { badRequest, HttpError } from './errors.js';
-import { DEFAULT_MAX_QUERY_LENGTH } from '../../language/limits.js';
+import { DEFAULT_MAX_QUERY_LENGTH } from '../../language/index.js';
 import { parseBool, parseCursorParam, parseLimit, parseTimeRange } from './paging.js';
 
 export interface QueryRouteOptions {
@@ -84,7 +84,7 @@ export function registerQueryRoutes(app: FastifyInstance, opts: QueryRouteOption
         requireScope(req, 'query');
         const name = (req.params as { id: string }).id;
         data.getDataset(name); // 404, or 423 for a dataset whose files cannot be read
-        // Parsed here for a 400 that names the problem; the worker gets the text (engine.ts).
+        // Parsed here for a 400 that names the problem; the worker gets the text (engine-adapter.ts).
         const body = jsonBody(req, 'legacy query');
         if (body === undefined) throw badRequest('invalid legacy query: the body must be a JSON object with startTime and endTime');
         parseBool(queryParam(req, 'nocache'), 'nocache');

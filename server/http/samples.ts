@@ -2,8 +2,8 @@
  * Sample datasets (language/samples) loaded on the first start of a data directory, through the
  * normal durable ingest path, so they behave exactly like user data (and can be deleted).
  */
-import { generateSample, sampleMapFields, SAMPLE_DATASETS } from '../../language/samples/index.js';
-import type { DataPlane } from './data.js';
+import { generateSample, sampleMapFields, SAMPLE_DATASETS } from '../../language/index.js';
+import type { DataPlane } from './data-plane.js';
 
 export const DEFAULT_SAMPLE_ROWS = 10_000;
 const BATCH = 5000;

@@ -6,9 +6,15 @@
  * Resolves the defaults (loopback, port 8686, `APL_DATA_DIR` or ./.apl-data, `APL_TOKEN`), starts
  * the service, prints the banner and closes cleanly on SIGINT/SIGTERM (the store fsyncs every
  * acknowledged batch, so a hard kill loses nothing acknowledged either).
+ *
+ * This module is the CLI's only way into server/: `apl token` administers the same data directory
+ * through the two names re-exported below.
  */
 import * as os from 'node:os';
 import { createService, DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, type Service, type ServiceOptions } from './app.js';
+
+export { resolveDataDir } from './app.js';
+export { TokenStore } from '../store/tokens.js';
 
 export interface ServeOptions {
     host?: string;

@@ -9,7 +9,7 @@ import { buildBatch, timeRange, type IngestParams } from './ingest.js';
 import type { FlatFields } from '../../language/ingest/normalize-event.js';
 import type { EventFailure } from '../../language/ingest/parse-events.js';
 
-/** One column, as `ColumnChunk` of language/eval/store.ts. */
+/** One column, as `ColumnChunk` of language/eval/tables.ts. */
 export type BatchColumn =
     | { name: string; kind: 'f64'; values: Float64Array; present: Uint8Array | null }
     | { name: string; kind: 'bool'; values: Uint8Array }

@@ -11,8 +11,11 @@ import type { Transform } from 'node:stream';
 import { Decompress } from 'fzstd';
 import { IngestError } from '../../language/ingest/errors.js';
 
-/** Default bound on the decompressed body (API.md gives no number for /ingest, U7; 100 MiB is ours). */
-export const DEFAULT_MAX_BODY_BYTES = 100 * 1024 * 1024;
+/**
+ * The one default bound on a decompressed ingest body, for the service (`apl serve --max-body-bytes`),
+ * the store and `prepareIngest` alike (API.md gives no number for /ingest, U7; 64 MiB is ours).
+ */
+export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 export type ContentEncoding = 'identity' | 'gzip' | 'zstd' | 'deflate';
 

@@ -81,19 +81,8 @@ export interface PreparedIngest {
  */
 export type AppendInput = Omit<PreparedIngest, 'batch'> & { batch?: NormalizedEvents; columnar?: ColumnarBatch };
 
-export interface IngestFailure {
-    timestamp: string;
-    error: string;
-}
-
-export interface IngestStatus {
-    ingested: number;
-    failed: number;
-    failures: IngestFailure[];
-    processedBytes: number;
-    blocksCreated: number;
-    walLength: number;
-}
+export type { IngestFailure, IngestStatus } from '../../language/api/ingest.js';
+import type { IngestStatus } from '../../language/api/ingest.js';
 
 export interface PrepareOptions {
     maxBodyBytes?: number;

@@ -3,8 +3,8 @@
  * Everything here crosses `postMessage`: plain data, bigints, and typed arrays on
  * SharedArrayBuffers (shared, not copied).
  */
-import type { EngineDelta, QueryLimits } from '../../language/engine.js';
-import type { AplQueryRequest } from '../http/engine.js';
+import type { EngineDelta, QueryLimits } from '../../language/eval/engine.js';
+import type { AplQueryRequest } from '../http/engine-adapter.js';
 
 /** What a worker's engine is built with (the same as the main thread's query settings). */
 export interface WorkerSetup {

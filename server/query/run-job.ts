@@ -1,10 +1,10 @@
 /**
  * Runs one query job on an engine and returns the response body as JSON text. The same code runs
  * in a query worker (query-worker.ts) and, with `queryWorkers: 0`, on the main thread
- * (server/http/engine.ts), so a query answers the same either way. An APL query is checked like
+ * (server/http/engine-adapter.ts), so a query answers the same either way. An APL query is checked like
  * `apl check` does before it runs (server/http/apl-check.ts).
  */
-import type { Engine, QueryInterruption, QueryOptions } from '../../language/engine.js';
+import type { Engine, QueryInterruption, QueryOptions } from '../../language/eval/engine.js';
 import { legacyExecutor, type QueryEngine } from '../../language/legacy/execute.js';
 import { ServiceAplChecker } from '../http/apl-check.js';
 import type { QueryJob } from './protocol.js';

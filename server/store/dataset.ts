@@ -15,7 +15,7 @@ import { keepFilter, runTailCompaction } from './compact.js';
 import type { Compactor } from './compactor.js';
 import { DatasetOpenError, StoreError } from './errors.js';
 import { AtomicWriteError, checkedJson, ensureDir, fsyncDir, readCheckedJsonIfExists, removeTempFiles, writeFileAtomic } from './fsutil.js';
-import { batchIdHex, formatRowId } from '../../language/ingest/row-id.js';
+import { batchIdHex, formatRowId } from '../../language/api/row-id.js';
 import { FRAME_HEADER, frame, scanSegment, WalWriter, type BadRegion } from './wal.js';
 import { encodeWalPayload, readRecord, type DecodedRecord } from './wal-record.js';
 
@@ -109,6 +109,12 @@ async function readRange(file: string, offset: number, length: number): Promise<
     } finally {
         await fh.close();
     }
+}
+
+/** What an ingest reports about the dataset's storage right after it: see `Dataset.counters()`. */
+export interface DatasetCounters {
+    walLength: number;
+    blocks: number;
 }
 
 export interface Manifest {
@@ -640,6 +646,11 @@ export class Dataset {
 
     get walLength(): number {
         return this.tailEvents;
+    }
+
+    /** The live WAL tail length and block count (no file-system access, unlike `stats()`). */
+    counters(): DatasetCounters {
+        return { walLength: this.tailEvents, blocks: this.manifest.blocks.length };
     }
 
     private maybeCompact(): void {

@@ -9,18 +9,18 @@ import { formatDatetime } from '../../language/values.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../ingest/decode-body.js';
 import { ingestStatus, nowNs, prepareIngest, type IngestRequest, type IngestStatus, type AppendInput } from '../ingest/ingest.js';
 import { Compactor } from './compactor.js';
-import { BlockCache, Dataset, datasetHealth, type DatasetHealth, type DatasetMeta, type DatasetStats, type Snapshot, type StoredEvent } from './dataset.js';
+import { BlockCache, Dataset, datasetHealth, type DatasetCounters, type DatasetHealth, type DatasetMeta, type DatasetStats, type Snapshot, type StoredEvent } from './dataset.js';
 import { diskFullError, StoreError, validateDatasetName } from './errors.js';
 import { ensureDir, fsyncDir, isDiskFull, readCheckedJsonIfExists } from './fsutil.js';
 import { acquireDirLock, type DirLock } from './lock.js';
 import { TokenStore } from './tokens.js';
 
-export type { DatasetHealth, DatasetMeta, DatasetStats, StoredEvent, SnapshotPart } from './dataset.js';
+export type { DatasetCounters, DatasetHealth, DatasetMeta, DatasetStats, StoredEvent, SnapshotPart } from './dataset.js';
 export { Snapshot, compactionBackoffMs } from './dataset.js';
 export { DatasetOpenError, StoreError, validateDatasetName } from './errors.js';
 export { DirLockedError } from './lock.js';
 export { TokenStore, type TokenInfo } from './tokens.js';
-export { formatRowId, batchIdHex } from '../../language/ingest/row-id.js';
+export { formatRowId, batchIdHex } from '../../language/api/row-id.js';
 
 export interface StoreOptions {
     /** Compact the WAL tail into a block after this many events (default 65,536). */
@@ -29,7 +29,7 @@ export interface StoreOptions {
     compactBytes?: number;
     /** Deflate block sections (default true). */
     compress?: boolean;
-    /** Bound on a decompressed ingest body (default 100 MiB). */
+    /** Bound on a decompressed ingest body (default `DEFAULT_MAX_BODY_BYTES`, 64 MiB). */
     maxBodyBytes?: number;
     /** Decoded blocks kept in memory (default 16). */
     blockCacheSize?: number;
@@ -317,6 +317,11 @@ export class Store {
 
     stats(name: string): Promise<DatasetStats> {
         return this.ds(name).stats();
+    }
+
+    /** A dataset's WAL tail length and block count, read live (cheap, unlike `stats()`); zeros when it is not open. */
+    counters(name: string): DatasetCounters {
+        return this.datasets.get(name)?.counters() ?? { walLength: 0, blocks: 0 };
     }
 
     compact(name: string): Promise<void> {

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine } from '../../language/engine.js';
+import { createEngine } from '../../language/eval/engine.js';
 import { REPO, spawnServer, type ChildServer } from '../server/http/spawn.js';
 
 const TOKEN = 'xaat-one-ingest-path';

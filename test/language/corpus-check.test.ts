@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { checkText, type AplDiagnostic } from '../../language/check.js';
-import { corpusAvailable, loadCorpus } from '../support/corpus.js';
+import { loadCorpus } from '../support/corpus.js';
 
 /**
  * The false-positive bar: under the EMPTY schema, at least 99% of the unflagged `query` entries of
  * the docs corpus produce no error (warnings are fine).
  */
-describe.runIf(corpusAvailable())('docs corpus under the empty schema', () => {
+describe('docs corpus under the empty schema', () => {
     it('at least 99% of unflagged queries have no error', async () => {
         const entries = loadCorpus().filter(e => e.shape === 'query' && e.flags.length === 0);
         const failing: { where: string; query: string; errors: AplDiagnostic[] }[] = [];

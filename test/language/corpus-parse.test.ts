@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from '../../language/apl-parse.js';
-import { corpusAvailable, parseableCorpusTexts } from '../support/corpus.js';
+import { parseableCorpusTexts } from '../support/corpus.js';
 
-describe.runIf(corpusAvailable())('docs corpus: parsing', () => {
+describe('docs corpus: parsing', () => {
     it('≥ 99% of the unflagged queries and fragments parse with no syntax error', () => {
         const items = parseableCorpusTexts();
         const failures = items

@@ -1,10 +1,10 @@
 /**
- * Event times the way `apl run` ingests them (language/eval/store.ts) and the way datetime text is
+ * Event times the way `apl run` ingests them (language/eval/tables.ts) and the way datetime text is
  * read (language/values.ts): years 0–99 are those years, not 1900–1999, and a time a stored `_time`
  * (int64 ns) cannot hold fails the event instead of being rewritten.
  */
 import { describe, expect, it } from 'vitest';
-import { createEngine } from '../../language/engine.js';
+import { createEngine } from '../../language/eval/engine.js';
 import { formatDatetime, parseDatetime, utcMs } from '../../language/values.js';
 import { rows } from './eval/helpers.js';
 

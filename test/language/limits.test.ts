@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { IToken } from 'chevrotain';
 import type { CstNode } from 'langium';
 import { parse, parsingServices } from '../../language/apl-parse.js';
-import { LinearCstNodeBuilder } from '../../language/apl-parser.js';
+import { LinearCstNodeBuilder } from '../../language/parser/apl-parser.js';
 import { checkText } from '../../language/check.js';
 import { AplQueryError, createEngine } from '../../language/index.js';
 import { translate, TranslationError } from '../../language/legacy/translate.js';

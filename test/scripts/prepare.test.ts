@@ -55,7 +55,7 @@ describe('prepare', () => {
         run();
         expect(builds).toBe(3);
         write('language/generated/ast.ts', 'generated');
-        write('language/apl-lookahead.generated.ts', 'generated');
+        write('language/parser/apl-lookahead.generated.ts', 'generated');
         run();
         expect(builds).toBe(3);
     });

@@ -1,7 +1,7 @@
 // Runs `runWithCodeCache(bundle, cache)` in a fresh process (V8 keeps compiled scripts per process,
 // so only a new process shows whether the cache itself was used) and prints what happened as JSON.
 // Usage: node --import tsx run-with-code-cache.ts BUNDLE CACHE [--save]
-import { runWithCodeCache } from '../../server/code-cache.js';
+import { runWithCodeCache } from '../../bin/code-cache.js';
 
 const [bundle, cache, save] = process.argv.slice(2);
 const run = runWithCodeCache(bundle!, cache!);

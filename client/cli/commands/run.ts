@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { AplQueryError, createEngine, type Engine } from '../../../language/engine.js';
+import { AplQueryError, createEngine, type Engine } from '../../../language/eval/engine.js';
 import { generateSample, SAMPLE_DATASET_NAMES } from '../../../language/samples/index.js';
 import { CliError } from '../cli-error.js';
 import { LARGE_FILE_BYTES, loadDataFile, parseDataSpec, parseSampleSpec, type DataSpec, type Progress, type SampleSpec } from '../load-data.js';

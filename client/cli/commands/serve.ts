@@ -1,5 +1,8 @@
 import { parseArgs } from 'node:util';
 import { runServe } from '../../../server/http/serve.js';
+
+/** The service's data directory and its tokens, for `apl token` (this file is the CLI's one import from server/). */
+export { resolveDataDir, TokenStore } from '../../../server/http/serve.js';
 import { CliError } from '../cli-error.js';
 import { warnAboutTokenArgument } from '../connection.js';
 import { parseDurationOption, parseIntOption } from '../options.js';

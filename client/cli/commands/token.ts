@@ -1,8 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { resolveDataDir } from '../../../server/http/app.js';
-import { TokenStore } from '../../../server/store/tokens.js';
 import { CliError } from '../cli-error.js';
+import { resolveDataDir, TokenStore } from './serve.js';
 
 export const TOKEN_USAGE = `apl token create [--data DIR] [--name NAME]
 apl token list [--data DIR]

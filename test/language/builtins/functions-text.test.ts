@@ -1,12 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { FUNCTIONS } from '../../../language/builtins/functions-text.js';
 import { acceptsArgumentCount, arityOf } from '../../../language/builtins/index.js';
 import type { EvalContext, ScalarFunction } from '../../../language/builtins/catalogue-types.js';
 import type { AplType } from '../../../language/types/apl-types.js';
 import { Datetime, Timespan, type AplValue } from '../../../language/values.js';
+import { loadCorpus } from '../../support/corpus.js';
 
 const byName = new Map<string, ScalarFunction>();
 for (const f of FUNCTIONS) for (const n of [f.name, ...(f.aliases ?? [])]) byName.set(n, f);
@@ -730,21 +728,11 @@ describe('regular expressions (RE2)', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// The docs corpus (read at test time; skipped when the shared folder is absent)
+// The docs corpus (read at test time; the tests fail when the shared folder is absent)
 // ---------------------------------------------------------------------------------------------
 
-const here = dirname(fileURLToPath(import.meta.url));
-const corpusPath = resolve(here, '../../../../shared/corpus/apl-docs-examples.jsonl');
-
-describe.skipIf(!existsSync(corpusPath))('docs corpus: parse_sql and format_sql outputs', () => {
-    interface CorpusEntry {
-        query: string;
-        source: string;
-        expected_output_excerpt: string | null;
-    }
-    const entries: CorpusEntry[] = existsSync(corpusPath)
-        ? readFileSync(corpusPath, 'utf8').split('\n').filter(l => l.trim() !== '').map(l => JSON.parse(l) as CorpusEntry)
-        : [];
+describe('docs corpus: parse_sql and format_sql outputs', () => {
+    const entries = loadCorpus();
     const printed = entries.filter(e => /^print \w+ = (parse_sql|format_sql)\(/.test(e.query) && e.expected_output_excerpt !== null);
 
     it('finds the documented print examples', () => {

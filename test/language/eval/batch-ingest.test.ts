@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { batchIdHex, createEngine, type ColumnChunk, type Engine } from '../../../language/engine.js';
-import { DatasetStore } from '../../../language/eval/store.js';
-import { formatRowId as storeFormatRowId } from '../../../language/ingest/row-id.js';
+import { batchIdHex, createEngine, type ColumnChunk, type Engine } from '../../../language/eval/engine.js';
+import { DatasetStore } from '../../../language/eval/tables.js';
+import { formatRowId as storeFormatRowId } from '../../../language/api/row-id.js';
 import { rows } from './helpers.js';
 
 const BASE = 1_714_521_600_000_000_000n; // 2024-05-01T00:00:00Z in ns

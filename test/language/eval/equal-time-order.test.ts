@@ -9,7 +9,7 @@
  * stays exact when earlier operators (an earlier sort, a union) shuffled the tied rows.
  */
 import { describe, expect, it } from 'vitest';
-import { createEngine, type Engine } from '../../../language/engine.js';
+import { createEngine, type Engine } from '../../../language/eval/engine.js';
 import { rows } from './helpers.js';
 
 const T = '2024-05-01T00:00:00Z';

@@ -1,4 +1,4 @@
-import { createEngine, type Engine, type QueryOptions } from '../../../language/engine.js';
+import { createEngine, type Engine, type QueryOptions } from '../../../language/eval/engine.js';
 
 /** A small fixed dataset: 6 events over two hours, with nulls, dotted fields and mixed values. */
 export const LOG_EVENTS: Record<string, unknown>[] = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AplQueryError, createEngine, ExternalDataError } from '../../../language/engine.js';
+import { AplQueryError, createEngine, ExternalDataError } from '../../../language/eval/engine.js';
 import { logsEngine, rows } from './helpers.js';
 
 const engine = logsEngine();

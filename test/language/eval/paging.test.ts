@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createEngine, parseCursor } from '../../../language/engine.js';
+import { createEngine, parseCursor } from '../../../language/eval/engine.js';
 import { rows } from './helpers.js';
 
 const ROW_ID = /^[0-9a-z]{13}-[0-9a-f]{16}-[0-9a-f]{8}$/;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createEngine } from '../../../language/engine.js';
+import { createEngine } from '../../../language/eval/engine.js';
 import { scalar, rows } from './helpers.js';
 
 const engine = createEngine({ clock: () => Date.parse('2024-05-02T00:00:00Z') });

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, type Engine } from '../../../language/engine.js';
+import { createEngine, type Engine } from '../../../language/eval/engine.js';
 import { generateSample } from '../../../language/samples/index.js';
 import { translate } from '../../../language/legacy/translate.js';
 import { executeLegacy, legacyExecutor, rowsOf } from '../../../language/legacy/execute.js';

@@ -2,7 +2,7 @@ import { expectFormatting } from 'langium/test';
 import { describe, expect, it } from 'vitest';
 import type { AstNode } from 'langium';
 import { AplFormatter } from '../../../language/lsp/apl-formatter.js';
-import { corpusAvailable, loadCorpus, parseableCorpusTexts } from '../../support/corpus.js';
+import { loadCorpus, parseableCorpusTexts } from '../../support/corpus.js';
 import { lspServices } from './lsp-services.js';
 
 const services = lspServices();
@@ -76,7 +76,7 @@ describe('formatting', () => {
         expect(formatter.formatText(once)).toBe(once);
     });
 
-    it.skipIf(!corpusAvailable())('every corpus query: format(q) parses to the same AST, and format(format(q)) == format(q)', () => {
+    it('every corpus query: format(q) parses to the same AST, and format(format(q)) == format(q)', () => {
         const entries = loadCorpus();
         const texts = [...entries.map(e => e.query), ...parseableCorpusTexts(entries).filter(p => p.entry.shape === 'fragment').map(p => p.text)];
         expect(texts.length).toBeGreaterThan(900);

@@ -6,7 +6,7 @@ import { writeFaults } from '../../../server/store/fsutil.js';
 import { crc32 } from 'node:zlib';
 import { frame, scanSegment } from '../../../server/store/wal.js';
 import { encodeWalPayload } from '../../../server/store/wal-record.js';
-import { parseCursor } from '../../../language/ingest/row-id.js';
+import { parseCursor } from '../../../language/api/row-id.js';
 import { openStore, StoreError, type Store, type StoreOptions } from '../../../server/store/store.js';
 import { ndjson, tempDir } from './helpers.js';
 

@@ -14,24 +14,24 @@
  * - The legacy query endpoint (`queryLegacy`) runs through an executor registered with
  *   `setLegacyExecutor` (the APL → legacy compiler lives in language/legacy/).
  */
-import { type ColumnarChunk, DatasetStore, type DatasetSchemaHints, type FlatBatch, type IngestCounts, type IngestOptions, type Snapshot } from './eval/store.js';
-import { runQuery, type ExternalDataReader, type QueryRun, type RunOptions } from './eval/query.js';
-import { renderLegacy, renderTabular, type AplLegacyResult, type FieldMeta, type RenderContext, type TabularResult } from './eval/result.js';
-import { AplQueryError } from './eval/errors.js';
-import { isResourceError, type QueryInterruption, type QueryLimits } from './eval/budget.js';
-import type { EngineDelta, EngineSyncState } from './eval/replica.js';
-import { parseTimeExpression } from './values.js';
-import { SAMPLE_DATASETS } from './samples/sample-datasets.js';
-import type { ScalarType } from './eval/columns.js';
+import { type ColumnarChunk, DatasetStore, type DatasetSchemaHints, type FlatBatch, type IngestCounts, type IngestOptions, type Snapshot } from './tables.js';
+import { runQuery, type ExternalDataReader, type QueryRun, type RunOptions } from './query.js';
+import { renderLegacy, renderTabular, type AplLegacyResult, type FieldMeta, type RenderContext, type TabularResult } from './result.js';
+import { AplQueryError } from './errors.js';
+import { isResourceError, type QueryInterruption, type QueryLimits } from './budget.js';
+import type { EngineDelta, EngineSyncState } from './replica.js';
+import { parseTimeExpression } from '../values.js';
+import { SAMPLE_DATASETS } from '../samples/sample-datasets.js';
+import type { ScalarType } from './columns.js';
 
-export { AplQueryError } from './eval/errors.js';
-export type { TabularResult, AplLegacyResult, QueryStatus, TabularTable, TabularField, LegacyMatch, LegacyEntryGroup, LegacyInterval } from './eval/result.js';
-export type { IngestCounts, IngestOptions, DatasetSchemaHints, IngestFailure, FlatBatch, ColumnarChunk, ColumnChunk } from './eval/store.js';
-export type { QueryRun, ExternalDataReader } from './eval/query.js';
-export { DEFAULT_QUERY_LIMITS, isResourceError, type QueryLimits, type QueryInterruption } from './eval/budget.js';
-export { newSyncState, type EngineDelta, type EngineSyncState } from './eval/replica.js';
-export { ExternalDataError } from './eval/query.js';
-export { formatRowId, parseCursor, batchIdHex } from './ingest/row-id.js';
+export { AplQueryError } from './errors.js';
+export type { TabularResult, AplLegacyResult, QueryStatus, TabularTable, TabularField, LegacyMatch, LegacyEntryGroup, LegacyInterval } from './result.js';
+export type { IngestCounts, IngestOptions, DatasetSchemaHints, IngestFailure, FlatBatch, ColumnarChunk, ColumnChunk } from './tables.js';
+export type { QueryRun, ExternalDataReader } from './query.js';
+export { DEFAULT_QUERY_LIMITS, isResourceError, type QueryLimits, type QueryInterruption } from './budget.js';
+export { newSyncState, type EngineDelta, type EngineSyncState } from './replica.js';
+export { ExternalDataError } from './query.js';
+export { formatRowId, parseCursor, batchIdHex } from '../api/row-id.js';
 
 export interface EngineOptions {
     /** Server maximum rows per result (default 50000). */

@@ -14,13 +14,13 @@ import { availableParallelism } from 'node:os';
 import { prepareIngest, ingestStatus, type IngestRequest, type IngestStatus, type PreparedIngest } from '../ingest/ingest.js';
 import type { ColumnarBatch } from '../ingest/columnar.js';
 import { IngestWorkers, type ColumnarPrepared } from '../ingest/prepare-pool.js';
-import type { NormalizedEvents } from '../../language/ingest/normalize-event.js';
+import type { NormalizedEvents } from '../../language/index.js';
 import { type DatasetMeta, type Store, type CreateDatasetInput, type UpdateDatasetInput } from '../store/store.js';
 import { StoreError } from '../store/errors.js';
-import { DEFAULT_MAX_FIELDS_PER_DATASET } from '../../language/ingest/limits.js';
+import { DEFAULT_MAX_FIELDS_PER_DATASET } from '../../language/index.js';
 import { KeyedRwLock } from './rwlock.js';
 import { datasetNotFound, HttpError } from './errors.js';
-import type { DatasetLoader, EngineAdapter } from './engine.js';
+import type { DatasetLoader, EngineAdapter } from './engine-adapter.js';
 
 export interface DataPlaneOptions {
     maxBodyBytes: number;
@@ -191,7 +191,7 @@ export class DataPlane {
         const meta = this.getDataset(name);
         return this.locks.shared(name, async () => {
             const gen = this.generation.get(name);
-            const blocksBefore = datasetCounters(this.store, name).blocks;
+            const blocksBefore = this.store.counters(name).blocks;
             const popts = { maxBodyBytes: this.opts.maxBodyBytes, mapFields: meta.mapFields };
             const prep: PreparedIngest | ColumnarPrepared = this.workers ? await this.workers.prepare(req, popts) : await prepareIngest(req, popts);
             const reserved = this.reserveFields(name, prep);
@@ -215,7 +215,7 @@ export class DataPlane {
                     this.rebuildSoon(name);
                 }
             }
-            const after = datasetCounters(this.store, name);
+            const after = this.store.counters(name);
             const status = ingestStatus({
                 ingested: res.ingested,
                 failures: prep.failures,
@@ -293,14 +293,4 @@ export class DataPlane {
         await this.workers?.close();
         await this.store.close();
     }
-}
-
-/**
- * The dataset's WAL tail length and block count. `Store` exposes these only through `ingest()`
- * and the (file-system walking) `stats()`, so read the live counters directly; 0 if unavailable.
- */
-function datasetCounters(store: Store, name: string): { walLength: number; blocks: number } {
-    const internals = store as unknown as { datasets?: Map<string, { walLength?: number; manifest?: { blocks?: unknown[] } }> };
-    const ds = internals.datasets instanceof Map ? internals.datasets.get(name) : undefined;
-    return { walLength: typeof ds?.walLength === 'number' ? ds.walLength : 0, blocks: ds?.manifest?.blocks?.length ?? 0 };
 }

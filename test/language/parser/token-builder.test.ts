@@ -5,8 +5,8 @@
 import type { TokenType } from 'chevrotain';
 import { DefaultTokenBuilder } from 'langium';
 import { describe, expect, it } from 'vitest';
-import { AplTokenBuilder } from '../../language/apl-token-builder.js';
-import { parsingServices } from '../../language/apl-parse.js';
+import { AplTokenBuilder } from '../../../language/parser/apl-token-builder.js';
+import { parsingServices } from '../../../language/apl-parse.js';
 
 const grammar = parsingServices().Grammar;
 

@@ -1,7 +1,7 @@
 import { EmptyFileSystem } from 'langium';
 import { getLookaheadPaths, LLkLookaheadStrategy, type ILookaheadStrategy, type LookaheadProductionType, type Rule } from 'chevrotain';
-import { createAplServices } from './apl-module.js';
-import { parserConfig } from './generated/module.js';
+import { createAplServices } from '../apl-module.js';
+import { parserConfig } from '../generated/module.js';
 import type { LookaheadPathNames } from './lookahead-table.js';
 
 /**

@@ -4,8 +4,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { QUOTED_TERMINALS } from '../../language/quoted-token-matchers.js';
-import { parse, parsingServices } from '../../language/apl-parse.js';
+import { QUOTED_TERMINALS } from '../../../language/parser/quoted-token-matchers.js';
+import { parse, parsingServices } from '../../../language/apl-parse.js';
 
 /** The terminals of language/apl.langium, anchored at the offset. */
 const REGEXES: Record<string, RegExp> = {

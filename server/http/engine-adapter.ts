@@ -5,10 +5,9 @@
  */
 import type { DatasetMeta } from '../store/store.js';
 
-export type { ColumnarChunk, DatasetLoader, FlatBatch } from '../../language/engine.js';
+export type { ColumnarChunk, DatasetLoader, FlatBatch } from '../../language/index.js';
 import { availableParallelism } from 'node:os';
-import { createEngine, type ColumnarChunk, type DatasetLoader, type Engine, type FlatBatch, type QueryLimits } from '../../language/engine.js';
-import { SAMPLE_DATASETS } from '../../language/samples/index.js';
+import { createEngine, SAMPLE_DATASETS, type ColumnarChunk, type DatasetLoader, type Engine, type FlatBatch, type QueryLimits } from '../../language/index.js';
 import { DEFAULT_QUERY_TIMEOUT_MS, QueryPool, type QueryPoolStats } from '../query/pool.js';
 import { interruption, type QuerySpec } from '../query/protocol.js';
 import { runJob } from '../query/run-job.js';

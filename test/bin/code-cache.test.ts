@@ -1,5 +1,5 @@
 /**
- * The V8 code cache that the language-server bin starts with (server/code-cache.ts): the bundle runs
+ * The V8 code cache that the language-server bin starts with (bin/code-cache.ts): the bundle runs
  * exactly as `require` would run it, a cache is used only for the very bundle it was made from, and
  * a cache V8 refuses or a missing one only costs time.
  */

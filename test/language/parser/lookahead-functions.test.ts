@@ -4,7 +4,7 @@
  */
 import { createToken, createTokenInstance, EOF, type IToken, type TokenType } from 'chevrotain';
 import { describe, expect, it } from 'vitest';
-import { buildAlternationLookahead, buildOptionalLookahead } from '../../language/lookahead-functions.js';
+import { buildAlternationLookahead, buildOptionalLookahead } from '../../../language/parser/lookahead-functions.js';
 
 const Keyword = createToken({ name: 'Keyword', pattern: /NA/ });
 const Where = createToken({ name: 'Where', pattern: /where/, categories: [Keyword] });

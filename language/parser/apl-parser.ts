@@ -24,7 +24,7 @@ import {
     type ParseResult,
 } from 'langium';
 import type { CompletionParserResult } from 'langium';
-import { MAX_BRACKET_NESTING, MAX_PARSED_LENGTH, MAX_PARSER_RULE_DEPTH, MAX_SYNTAX_TREE_DEPTH } from './limits.js';
+import { MAX_BRACKET_NESTING, MAX_PARSED_LENGTH, MAX_PARSER_RULE_DEPTH, MAX_SYNTAX_TREE_DEPTH } from '../limits.js';
 
 /** Why a text was not parsed (or its parse was abandoned): the code and the offending position. */
 export interface ParseLimitProblem {

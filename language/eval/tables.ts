@@ -12,7 +12,8 @@ import type { ScalarType } from './columns.js';
 import { BoolColumn, type Column, ConstColumn, DynColumn, FnColumn, NumColumn, StrColumn, TimeColumn, splitNs } from './columns.js';
 import type { AplValue, JsonValue } from '../values.js';
 import { flattenLabels, normalizeEvents, parseTimeValue, type NormalizeOptions } from '../ingest/normalize-event.js';
-import { batchIdHex, formatRowId, newBatchId, parseRowIdFast, type ParsedCursor } from '../ingest/row-id.js';
+import { batchIdHex, formatRowId, newBatchId, parseRowIdFast, type ParsedCursor } from '../api/row-id.js';
+import type { IngestFailure } from '../api/ingest.js';
 import { decodeValue, encodeValue, type DatasetDelta, type DatasetSyncState, type FieldDelta, type FieldSyncState } from './replica.js';
 
 /** Events normalised and appended as one batch by `ingest` (bounds the normaliser's arrays). */
@@ -53,10 +54,7 @@ export interface IngestOptions {
     labels?: Record<string, unknown>;
 }
 
-export interface IngestFailure {
-    timestamp: string;
-    error: string;
-}
+export type { IngestFailure };
 
 export interface IngestCounts {
     ingested: number;

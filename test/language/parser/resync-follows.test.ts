@@ -6,11 +6,11 @@
 import type { TokenType } from 'chevrotain';
 import { createCompletionParser, createLangiumParser, EmptyFileSystem, type AbstractLangiumParser } from 'langium';
 import { describe, expect, it } from 'vitest';
-import { createAplServices } from '../../language/apl-module.js';
-import { createAplCompletionParser } from '../../language/apl-parser-builder.js';
-import { parse, parsingServices } from '../../language/apl-parse.js';
-import { astSnapshot } from '../support/ast-print.js';
-import { BROKEN_QUERIES } from '../support/broken-queries.js';
+import { createAplServices } from '../../../language/apl-module.js';
+import { createAplCompletionParser } from '../../../language/parser/apl-parser-builder.js';
+import { parse, parsingServices } from '../../../language/apl-parse.js';
+import { astSnapshot } from '../../support/ast-print.js';
+import { BROKEN_QUERIES } from '../../support/broken-queries.js';
 
 const services = parsingServices();
 /** The same language, with Langium's parser factory: chevrotain computes all follow sets up front. */
