@@ -515,6 +515,7 @@ export const AGGREGATES: AggregateFunction[] = [
     {
         kind: 'aggregate',
         name: 'avg',
+        // Columnar fast path (this accumulator stays the reference): AGGREGATE_FAST_PATHS in language/eval/aggregate-fast-paths.ts.
         signatures: [{ params: [param('expr', 'numeric_or_time')] }],
         returns: avgType,
         description: 'Returns the arithmetic mean of the non-null values in the group. Integers average to a real; timespans to a timespan.',
@@ -540,6 +541,7 @@ export const AGGREGATES: AggregateFunction[] = [
     {
         kind: 'aggregate',
         name: 'count',
+        // Columnar fast path (this accumulator stays the reference): AGGREGATE_FAST_PATHS in language/eval/aggregate-fast-paths.ts.
         signatures: [{ params: [] }],
         returns: 'long',
         description: 'Counts the rows in the group.',
@@ -553,6 +555,7 @@ export const AGGREGATES: AggregateFunction[] = [
     {
         kind: 'aggregate',
         name: 'countif',
+        // Columnar fast path (this accumulator stays the reference): AGGREGATE_FAST_PATHS in language/eval/aggregate-fast-paths.ts.
         signatures: [{ params: [param('predicate', 'bool')] }],
         returns: 'long',
         description: 'Counts the rows in the group for which the predicate is true.',
@@ -566,6 +569,7 @@ export const AGGREGATES: AggregateFunction[] = [
     {
         kind: 'aggregate',
         name: 'dcount',
+        // Columnar fast path (this accumulator stays the reference): AGGREGATE_FAST_PATHS in language/eval/aggregate-fast-paths.ts.
         signatures: [{ params: [param('expr', 'scalar'), param('accuracy', 'long', { optional: true, constant: true })] }],
         returns: 'long',
         description:
@@ -670,6 +674,7 @@ export const AGGREGATES: AggregateFunction[] = [
     {
         kind: 'aggregate',
         name: 'max',
+        // Columnar fast path (this accumulator stays the reference): AGGREGATE_FAST_PATHS in language/eval/aggregate-fast-paths.ts.
         signatures: [{ params: [param('expr', 'scalar')] }],
         returns: firstArgType,
         description: 'Returns the largest non-null value of the group (numbers, datetimes, timespans or strings).',
@@ -695,6 +700,7 @@ export const AGGREGATES: AggregateFunction[] = [
     {
         kind: 'aggregate',
         name: 'min',
+        // Columnar fast path (this accumulator stays the reference): AGGREGATE_FAST_PATHS in language/eval/aggregate-fast-paths.ts.
         signatures: [{ params: [param('expr', 'scalar')] }],
         returns: firstArgType,
         description: 'Returns the smallest non-null value of the group (numbers, datetimes, timespans or strings).',
@@ -720,6 +726,7 @@ export const AGGREGATES: AggregateFunction[] = [
     {
         kind: 'aggregate',
         name: 'percentile',
+        // Columnar fast path (this accumulator stays the reference): AGGREGATE_FAST_PATHS in language/eval/aggregate-fast-paths.ts.
         signatures: [{ params: [param('expr', 'numeric_or_time'), param('percentile', 'number', { constant: true })] }],
         returns: firstArgType,
         description:
@@ -748,6 +755,7 @@ export const AGGREGATES: AggregateFunction[] = [
     {
         kind: 'aggregate',
         name: 'percentiles_array',
+        // Columnar fast path (this accumulator stays the reference): AGGREGATE_FAST_PATHS in language/eval/aggregate-fast-paths.ts.
         signatures: [{ params: [param('expr', 'numeric_or_time'), param('percentile', 'number', { constant: true }), param('more', 'number', { optional: true, variadic: true, constant: true })], arity: { min: 2 } }],
         returns: 'dynamic',
         description: 'Returns a dynamic array with the nearest-rank value of each requested percentile, in the order given.',
@@ -841,6 +849,7 @@ export const AGGREGATES: AggregateFunction[] = [
     {
         kind: 'aggregate',
         name: 'sum',
+        // Columnar fast path (this accumulator stays the reference): AGGREGATE_FAST_PATHS in language/eval/aggregate-fast-paths.ts.
         signatures: [{ params: [param('expr', 'numeric_or_time')] }],
         returns: sumType,
         description: 'Adds up the non-null values of the group. Integers sum to a long (64-bit), reals to a real, timespans to a timespan.',

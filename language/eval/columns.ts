@@ -28,8 +28,6 @@ export interface Column {
     isNull(i: number): boolean;
 }
 
-export const NULL_CODE = 0;
-
 export class StrColumn implements Column {
     readonly type = 'string' as const;
     private lowerCache: string[] | undefined;

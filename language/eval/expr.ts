@@ -24,7 +24,6 @@ import {
     BoolColumn,
     type Column,
     ConstColumn,
-    DynColumn,
     NumColumn,
     type ScalarType,
     StrColumn,
@@ -271,49 +270,48 @@ export class ExprCompiler {
                 const col = this.columnRef(name, node);
                 if (col) {
                     let cur: Compiled = col;
-                    for (let j = k; j < path.length; j++) cur = this.access(cur, constant('string', path[j]), false);
+                    for (let j = k; j < path.length; j++) cur = this.access(cur, constant('string', path[j]));
                     return cur;
                 }
             }
             const root = this.env.bindings.get(path[0]);
             if (root?.kind === 'scalar') {
                 let cur: Compiled = constant(root.type, root.value);
-                for (let j = 1; j < path.length; j++) cur = this.access(cur, constant('string', path[j]), false);
+                for (let j = 1; j < path.length; j++) cur = this.access(cur, constant('string', path[j]));
                 return cur;
             }
             throw errorAt(node, `unknown field '${path.join('.')}'`);
         }
         const recv = this.compile(node.receiver);
-        return this.access(recv, constant('string', (node.member ?? node.bracketMember)!), false);
+        return this.access(recv, constant('string', (node.member ?? node.bracketMember)!));
     }
 
     private index(node: ast.IndexAccess): Compiled {
         const recv = this.compile(node.receiver);
-        if (node.bracketIndex !== undefined) return this.access(recv, constant('string', node.bracketIndex), false);
+        if (node.bracketIndex !== undefined) return this.access(recv, constant('string', node.bracketIndex));
         if (node.slice) {
             const start = node.index ? this.compile(node.index) : constant('long', 0);
             const end = node.sliceEnd ? this.compile(node.sliceEnd) : constant('long', null);
             return this.rowwise('dynamic', [recv, start, end], ([a, s, e]) => sliceValue(a, s, e));
         }
         if (!node.index) throw errorAt(node, 'an index is expected inside [ ]');
-        return this.access(recv, this.compile(node.index), true);
+        return this.access(recv, this.compile(node.index));
     }
 
-    private access(recv: Compiled, key: Compiled, _indexed: boolean): Compiled {
+    private access(recv: Compiled, key: Compiled): Compiled {
         return this.rowwise('dynamic', [recv, key], ([a, k]) => accessValue(a, k));
     }
 
     private dynamicLiteral(node: ast.DynamicLiteral): Compiled {
         const parts: Compiled[] = [];
-        const build = (j: ast.JsonValue, vals: () => AplValue): JsonValue => {
-            void vals;
+        const build = (j: ast.JsonValue): JsonValue => {
             switch (j.$type) {
                 case 'JsonObject': {
                     const o: { [k: string]: JsonValue } = {};
-                    for (const m of (j as ast.JsonObject).members) o[unquoteKey(m.key)] = build(m.value, vals);
+                    for (const m of (j as ast.JsonObject).members) o[unquoteKey(m.key)] = build(m.value);
                     return o;
                 }
-                case 'JsonArray': return (j as ast.JsonArray).elements.map(e => build(e, vals));
+                case 'JsonArray': return (j as ast.JsonArray).elements.map(e => build(e));
                 default: {
                     const e = (j as ast.JsonScalar).expression;
                     if (e.$type === 'BracketReference') return [(e as ast.BracketReference).name];
@@ -326,7 +324,7 @@ export class ExprCompiler {
                 }
             }
         };
-        const template = build(node.value, () => null);
+        const template = build(node.value);
         if (parts.length === 0) return constant('dynamic', template as AplValue);
         return this.rowwise('dynamic', parts, vals => fillTemplate(template, vals) as AplValue);
     }
@@ -581,7 +579,7 @@ export class ExprCompiler {
         }
         const test = (v: AplValue): boolean => {
             if (v === null || v === undefined) return negate;
-            let hit = set.has(keyOf(v));
+            const hit = set.has(keyOf(v));
             if (!hit && dynamicItems.length === 0) return negate;
             return hit !== negate;
         };
@@ -1224,5 +1222,3 @@ function floorDivBig(a: bigint, b: bigint): bigint {
     const q = a / b;
     return a % b !== 0n && (a < 0n) !== (b < 0n) ? q - 1n : q;
 }
-
-export { DynColumn };

@@ -108,14 +108,3 @@ export function concatColumns(parts: { col: FrameCol | undefined; n: number }[],
     }
     return b.build();
 }
-
-export function rowObjects(frame: Frame): Record<string, AplValue>[] {
-    const vis = frame.visible();
-    const out: Record<string, AplValue>[] = [];
-    for (let i = 0; i < frame.length; i++) {
-        const o: Record<string, AplValue> = {};
-        for (const c of vis) o[c.name] = cellOf(c, i);
-        out.push(o);
-    }
-    return out;
-}

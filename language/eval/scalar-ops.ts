@@ -16,10 +16,6 @@ import type { ScalarType } from './columns.js';
 
 export type Tri = 0 | 1 | 2; // false, true, null
 
-export function isNumType(t: ScalarType): boolean {
-    return t === 'long' || t === 'real';
-}
-
 export function arithType(op: string, a: ScalarType, b: ScalarType): ScalarType | undefined {
     const na = a === 'long' || a === 'real' || a === 'bool';
     const nb = b === 'long' || b === 'real' || b === 'bool';

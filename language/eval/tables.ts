@@ -967,7 +967,10 @@ export class DatasetStore {
         if (this.rowIdOverrides.size > 0) for (const [row, id] of this.rowIdOverrides) if (row >= st.rows && row < rows) delta.overrides.push([row, id]);
         for (const f of this.fieldOrder) {
             const fd = exportField(f, st.fields.get(f.name));
-            if (fd !== undefined) delta.fields.push(fd.delta), st.fields.set(f.name, fd.state);
+            if (fd !== undefined) {
+                delta.fields.push(fd.delta);
+                st.fields.set(f.name, fd.state);
+            }
         }
         st.rows = rows;
         st.batchesSent = this.batches.length;
@@ -1019,6 +1022,8 @@ export class DatasetStore {
 
     snapshot(): Snapshot {
         const n = this.rows;
+        // The snapshot's methods are an object literal's, where `this` is the snapshot: they read the table through `store`.
+        // eslint-disable-next-line @typescript-eslint/no-this-alias
         const store = this;
         const fields = this.fieldList().map(f => ({ name: f.name, type: f.type }));
         const views = new Map<string, Column>();

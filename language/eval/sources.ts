@@ -1,0 +1,370 @@
+/**
+ * Where a pipeline's rows come from: datasets (scanned in time order, within the query's time
+ * range and cursor), let-bound tables, `table()`, `datatable`, `print`, `externaldata`, and
+ * `union`/`search` used as sources.
+ */
+import { GrammarUtils, type AstNode } from 'langium';
+import type * as ast from '../generated/ast.js';
+import { typeFromName } from '../types/apl-types.js';
+import { type AplValue } from '../values.js';
+import { type ScalarType, StrBuilder, builderFor } from './columns.js';
+import { errorAt } from './errors.js';
+import { type Binding, type QueryEnv, compileExpr, isTabular, normType, vecToFrameCol } from './expr.js';
+import { Frame, ROWID, type FrameCol, type FrameMeta, concatColumns } from './frame.js';
+import { RowIdColumn, type Snapshot } from './tables.js';
+import Papa from 'papaparse';
+import type { OrderNeed, RunState } from './query.js';
+import { coerceCell, emptyFrame, globToRegex, optionValue } from './operators/common.js';
+import { search } from './operators/filter.js';
+
+/**
+ * Where `externaldata` sources come from, injected by the embedder: `apl run` reads local files
+ * (bounded in size), the service nothing. Errors are ExternalDataError, whose message is shown to
+ * the query's author as it is.
+ */
+export interface ExternalDataReader {
+    /** The text behind `uri` as written in the query. */
+    read(uri: string): string;
+}
+
+export class ExternalDataError extends Error {
+    constructor(
+        message: string,
+        /** The kind of source is refused (a URL where only files are read), rather than this one failing. */
+        readonly unsupported = false,
+    ) {
+        super(message);
+    }
+}
+
+export function letBinding(s: ast.LetStatement, env: QueryEnv, state: RunState): Binding {
+    const value = s.value;
+    if (isTabular(value) || isTableName(value, env, state)) {
+        // Tables are evaluated where they are used, with the bindings visible at the let.
+        return { kind: 'table', expression: value, env: { ...env, bindings: new Map(env.bindings) } };
+    }
+    const c = compileExpr(value, emptyFrame(), env);
+    if (!c.isConst) throw errorAt(value, `the value of '${s.name}' must be a constant or a tabular expression`);
+    return { kind: 'scalar', type: c.type, value: c.value ?? null };
+}
+
+function isTableName(e: ast.Expression, env: QueryEnv, state: RunState): boolean {
+    if (e.$type === 'NameReference' || e.$type === 'BracketReference') {
+        const name = (e as ast.NameReference).name;
+        const b = env.bindings.get(name);
+        if (b) return b.kind !== 'scalar';
+        return state.data.snapshot(name) !== undefined;
+    }
+    if (e.$type === 'FunctionCall' && (e as ast.FunctionCall).function === 'table') return true;
+    if (e.$type === 'ParenthesizedExpression') return isTableName((e as ast.ParenthesizedExpression).expression, env, state);
+    return false;
+}
+
+export function evalSource(expr: ast.Expression, env: QueryEnv, state: RunState, need: OrderNeed): Frame {
+    switch (expr.$type) {
+        case 'NameReference':
+        case 'BracketReference':
+            return namedTable((expr as ast.NameReference).name, expr, env, state, need);
+        case 'ParenthesizedExpression':
+            return state.evalTable((expr as ast.ParenthesizedExpression).expression, env);
+        case 'Pipeline':
+            return state.evalTable(expr, env);
+        case 'DatatableExpression':
+            return datatable(expr as ast.DatatableExpression, env);
+        case 'PrintExpression':
+            return print(expr as ast.PrintExpression, env);
+        case 'UnionExpression': {
+            const u = expr as ast.UnionExpression;
+            return union(undefined, u.tables, u.options, env, state, u);
+        }
+        case 'SearchExpression': {
+            const s = expr as ast.SearchExpression;
+            const src = s.tables.length > 0 ? union(undefined, s.tables, [], env, state, s) : union(undefined, [], [], env, state, s, state.data.datasetNames());
+            return search(src, s.predicate, s.options, env);
+        }
+        case 'ExternalDataExpression':
+            return externalData(expr as ast.ExternalDataExpression, env, state);
+        case 'FunctionCall': {
+            const call = expr as ast.FunctionCall;
+            if (call.function === 'table') {
+                if (call.arguments.length !== 1) throw errorAt(call, 'table() expects one argument');
+                const c = compileExpr(call.arguments[0].expression, emptyFrame(), env);
+                if (!c.isConst || typeof c.value !== 'string') throw errorAt(call, 'table() expects a constant table name');
+                return namedTable(c.value, call, env, state, need);
+            }
+            throw errorAt(expr, `'${call.function}(...)' is not a tabular expression`);
+        }
+        default:
+            throw errorAt(expr, 'a tabular expression (a dataset, a let-bound table, datatable, print, union, search or externaldata) is expected');
+    }
+}
+
+function namedTable(name: string, node: AstNode, env: QueryEnv, state: RunState, need: OrderNeed): Frame {
+    const b = env.bindings.get(name);
+    if (b?.kind === 'table') return state.evalTable(b.expression, b.env);
+    if (b?.kind === 'frame') return b.frame;
+    const snap = state.data.snapshot(name);
+    if (!snap) {
+        if (b?.kind === 'scalar' && typeof b.value === 'string') return namedTable(b.value, node, env, state, need);
+        throw errorAt(node, `unknown dataset or table '${name}'`);
+    }
+    return scanDataset(snap, need, state);
+}
+
+/** Binary search: the first position in [lo, hi) where `pred` holds (pred monotone false..true). */
+function lowerBound(lo: number, hi: number, pred: (i: number) => boolean): number {
+    while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (pred(mid)) hi = mid;
+        else lo = mid + 1;
+    }
+    return lo;
+}
+
+function scanDataset(snap: Snapshot, need: OrderNeed, state: RunState): Frame {
+    const n = snap.rows;
+    const asc = snap.ascOrder();
+    const t = snap.time;
+    const { startTime, endTime } = state.opts;
+    const nsAt = (i: number) => t.ns(asc[i]);
+    let lo = 0;
+    let hi = n;
+    if (startTime !== undefined) lo = lowerBound(0, n, i => nsAt(i) >= startTime);
+    if (endTime !== undefined) hi = lowerBound(lo, n, i => nsAt(i) >= endTime);
+    state.stats.rowsExamined += hi - lo;
+    if (hi > lo) state.stats.blocksExamined += 1;
+    if (!state.stats.datasets.includes(snap.dataset)) state.stats.datasets.push(snap.dataset);
+    const minT = snap.minTime();
+    const maxT = snap.maxTime();
+    if (minT !== undefined && (state.stats.minBlockTime === undefined || minT < state.stats.minBlockTime)) state.stats.minBlockTime = minT;
+    if (maxT !== undefined && (state.stats.maxBlockTime === undefined || maxT > state.stats.maxBlockTime)) state.stats.maxBlockTime = maxT;
+    const c = state.cursor;
+    if (c) {
+        const incl = state.opts.includeCursor === true;
+        if (state.order === 'asc') lo = lowerBound(lo, hi, i => (incl ? snap.compareWithCursor(asc[i], c) >= 0 : snap.compareWithCursor(asc[i], c) > 0));
+        else hi = lowerBound(lo, hi, i => (incl ? snap.compareWithCursor(asc[i], c) > 0 : snap.compareWithCursor(asc[i], c) >= 0));
+    }
+    const m = Math.max(0, hi - lo);
+    let sel: Uint32Array | null;
+    if (need === 'desc') {
+        const desc = snap.descOrder();
+        sel = desc.subarray(n - hi, n - lo);
+    } else {
+        sel = asc.subarray(lo, hi);
+        if (lo === 0 && hi === n && isIdentity(asc)) sel = null;
+    }
+    const cols: FrameCol[] = snap.fields.map(f => ({ name: f.name, type: f.type, data: snap.column(f.name)!, sel }));
+    cols.push({ name: ROWID, type: 'string', data: new RowIdColumn(snap), sel, hidden: true });
+    const meta: FrameMeta = { order: [{ field: '_time', desc: need !== 'asc' }], datasetOrder: need === 'asc' ? 'asc' : need === 'desc' ? 'desc' : undefined };
+    return new Frame(cols, m, meta);
+}
+
+const identityCache = new WeakMap<Uint32Array, boolean>();
+function isIdentity(a: Uint32Array): boolean {
+    let r = identityCache.get(a);
+    if (r === undefined) {
+        r = true;
+        for (let i = 0; i < a.length; i++) if (a[i] !== i) {
+            r = false;
+            break;
+        }
+        identityCache.set(a, r);
+    }
+    return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sources: datatable, print, union, search, externaldata
+
+function datatable(d: ast.DatatableExpression, env: QueryEnv): Frame {
+    const cols = d.columns.map(c => ({ name: c.name, type: normType(c.type ? typeFromName(c.type) ?? 'dynamic' : 'dynamic'), node: c }));
+    for (const c of d.columns) if (c.type && !typeFromName(c.type)) throw errorAt(c, `unknown type '${c.type}'`);
+    let values: AplValue[];
+    if (d.singleton !== undefined) values = [d.singleton];
+    else {
+        values = d.values.map(v => {
+            const c = compileExpr(v, emptyFrame(), env);
+            if (!c.isConst) throw errorAt(v, 'datatable values must be constants');
+            return c.value ?? null;
+        });
+    }
+    const w = cols.length;
+    if (w === 0 || values.length % w !== 0) throw errorAt(d, `datatable has ${values.length} values for ${w} columns; the count must be a multiple of the number of columns`);
+    const rows = values.length / w;
+    const out: FrameCol[] = cols.map((c, k) => {
+        const b = builderFor(c.type, rows);
+        for (let r = 0; r < rows; r++) b.push(coerceCell(values[r * w + k], c.type));
+        return { name: c.name, type: c.type, data: b.build(), sel: null };
+    });
+    return new Frame(out, rows);
+}
+
+function print(p: ast.PrintExpression, env: QueryEnv): Frame {
+    const f = emptyFrame(1);
+    const cols: FrameCol[] = [];
+    p.columns.forEach((ne, k) => {
+        const c = compileExpr(ne.expression, f, env);
+        const name = ne.name ?? `print_${k}`;
+        cols.push(vecToFrameCol(name, c.type, c.run(f), 1));
+    });
+    return new Frame(cols, 1);
+}
+
+export function union(
+    first: Frame | undefined,
+    tables: readonly ast.UnionTable[],
+    options: readonly ast.OperatorOption[],
+    env: QueryEnv,
+    state: RunState,
+    node: AstNode,
+    datasetNames?: string[],
+): Frame {
+    const parts: { frame: Frame; source: string }[] = [];
+    if (first) parts.push({ frame: first, source: '' });
+    const sub = (name: string) => scanDataset(state.data.snapshot(name)!, 'desc', state);
+    for (const name of datasetNames ?? []) parts.push({ frame: sub(name), source: name });
+    for (const t of tables) {
+        if (t.$type === 'TableWildcard') {
+            const re = globToRegex((t as ast.TableWildcard).pattern);
+            for (const name of state.data.datasetNames().filter(n => re.test(n)).sort()) parts.push({ frame: sub(name), source: name });
+        } else {
+            const e = (t as ast.TableExpression).expression;
+            if (e.$type === 'StarExpression') {
+                for (const name of state.data.datasetNames().slice().sort()) parts.push({ frame: sub(name), source: name });
+                continue;
+            }
+            const src = e.$type === 'NameReference' || e.$type === 'BracketReference' ? (e as ast.NameReference).name : '';
+            parts.push({ frame: state.evalTable(e, env), source: src });
+        }
+    }
+    const withsource = optionValue(options, 'withsource');
+    const rows = parts.reduce((s, p) => s + p.frame.length, 0);
+    const columns = new Set(parts.flatMap(p => p.frame.visible().map(c => c.name))).size;
+    state.budget.admit(rows, columns, node, 'union');
+    return concatFrames(parts, typeof withsource === 'string' ? withsource : undefined);
+}
+
+export function concatFrames(parts: { frame: Frame; source: string }[], withsource: string | undefined): Frame {
+    const names: string[] = [];
+    const types = new Map<string, ScalarType>();
+    for (const p of parts) {
+        for (const c of p.frame.visible()) {
+            const t = types.get(c.name);
+            if (t === undefined) {
+                names.push(c.name);
+                types.set(c.name, c.type);
+            } else if (t !== c.type) {
+                types.set(c.name, (t === 'long' || t === 'real') && (c.type === 'long' || c.type === 'real') ? 'real' : 'dynamic');
+            }
+        }
+    }
+    const total = parts.reduce((s, p) => s + p.frame.length, 0);
+    const cols: FrameCol[] = [];
+    if (withsource) {
+        const b = new StrBuilder(total);
+        for (const p of parts) for (let i = 0; i < p.frame.length; i++) b.push(p.source);
+        cols.push({ name: withsource, type: 'string', data: b.build(), sel: null });
+    }
+    const merged = (srcs: (FrameCol | undefined)[], t: ScalarType, name: string, hidden?: boolean): FrameCol => {
+        // Same stored column in every part (batches of one scan): concatenate the selections only.
+        const first = srcs[0];
+        if (first && srcs.every(c => c !== undefined && c.data === first.data && c.type === t)) {
+            const sel = new Uint32Array(total);
+            let at = 0;
+            srcs.forEach((c, k) => {
+                const len = parts[k].frame.length;
+                if (c!.sel) sel.set(c!.sel.subarray(0, len), at);
+                else for (let i = 0; i < len; i++) sel[at + i] = i;
+                at += len;
+            });
+            return { name, type: t, data: first.data, sel, hidden, agg: first.agg };
+        }
+        const data = concatColumns(srcs.map((c, k) => ({ col: c, n: parts[k].frame.length })), t);
+        return { name, type: t, data, sel: null, hidden };
+    };
+    for (const name of names) {
+        const t = types.get(name)!;
+        cols.push(merged(parts.map(p => p.frame.visible().find(c => c.name === name)), t, name));
+    }
+    // Row ids (cursors) survive when any part has them; rows of the other parts (datatable, print,
+    // an aggregated subquery) have no source event and get null.
+    if (parts.some(p => p.frame.find(ROWID))) {
+        cols.push(merged(parts.map(p => p.frame.find(ROWID)), 'string', ROWID, true));
+    }
+    return new Frame(cols, total, { order: parts.length === 1 ? parts[0].frame.meta.order : undefined });
+}
+
+function externalData(x: ast.ExternalDataExpression, env: QueryEnv, state: RunState): Frame {
+    const cols = x.columns.map(c => ({ name: c.name, type: normType(c.type ? typeFromName(c.type) ?? 'dynamic' : 'string') }));
+    const props = new Map<string, AplValue>();
+    for (const p of x.properties) {
+        const c = compileExpr(p.value, emptyFrame(), env);
+        props.set(p.name, c.value ?? null);
+    }
+    const format = String(props.get('format') ?? 'csv').toLowerCase();
+    const skipFirst = props.get('ignoreFirstRecord') === true || props.get('skipFirstRow') === true;
+    const singletonNode = x.singleton !== undefined ? GrammarUtils.findNodeForProperty(x.$cstNode, 'singleton') : undefined;
+    const uris: { value: string; node: AstNode }[] =
+        x.singleton !== undefined ? [{ value: x.singleton, node: singletonNode ? ({ $cstNode: singletonNode } as unknown as AstNode) : x }] : x.uris.map(u => ({ value: u.value, node: u }));
+    const rows: AplValue[][] = [];
+    const reader = state.opts.externalData;
+    for (const u of uris) {
+        // The same answer for every source, before anything is looked up: it reveals nothing about files.
+        if (!reader) throw errorAt(u.node, 'externaldata is not available here: this engine reads no files or URLs', 'unsupported');
+        let text: string;
+        try {
+            text = reader.read(u.value);
+        } catch (e) {
+            if (e instanceof ExternalDataError) throw errorAt(u.node, `externaldata: ${e.message}`, e.unsupported ? 'unsupported' : 'runtime');
+            throw e;
+        }
+        rows.push(...parseExternal(text, format, cols.map(c => c.name), skipFirst, u.node));
+    }
+    const out: FrameCol[] = cols.map((c, k) => {
+        const b = builderFor(c.type, rows.length);
+        for (const r of rows) b.push(coerceText(r[k] ?? null, c.type));
+        return { name: c.name, type: c.type, data: b.build(), sel: null };
+    });
+    return new Frame(out, rows.length);
+}
+
+function parseExternal(text: string, format: string, names: string[], skipFirst: boolean, node: AstNode): AplValue[][] {
+    const delim: Record<string, string> = { csv: ',', tsv: '\t', tsve: '\t', psv: '|', scsv: ';', sohsv: '\u0001' };
+    if (format in delim) {
+        const parsed = Papa.parse<string[]>(text, { delimiter: delim[format], skipEmptyLines: true });
+        const data = parsed.data;
+        return (skipFirst ? data.slice(1) : data).map(r => r.map(x => x as AplValue));
+    }
+    if (format === 'json' || format === 'multijson') {
+        const t = text.trim();
+        let objs: unknown[] = [];
+        if (t.startsWith('[')) objs = JSON.parse(t) as unknown[];
+        else for (const line of t.split(/\r?\n/)) if (line.trim()) objs.push(JSON.parse(line));
+        return objs.map(o => names.map(n => ((o as Record<string, unknown>)?.[n] ?? null) as AplValue));
+    }
+    if (format === 'raw' || format === 'txt') {
+        if (format === 'raw') return [[text]];
+        const lines = text.split(/\r?\n/);
+        if (lines.length && lines[lines.length - 1] === '') lines.pop();
+        return (skipFirst ? lines.slice(1) : lines).map(l => [l]);
+    }
+    throw errorAt(node, `externaldata: unknown format '${format}'`);
+}
+
+function coerceText(v: AplValue, t: ScalarType): AplValue {
+    if (v === null) return null;
+    if (typeof v !== 'string') return coerceCell(v, t);
+    if (t === 'string') return v;
+    if (v === '') return null;
+    if (t === 'dynamic') {
+        try {
+            return JSON.parse(v) as AplValue;
+        } catch {
+            return v;
+        }
+    }
+    return coerceCell(v, t);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operators
