@@ -163,6 +163,7 @@ export interface AggregateFunction {
     axiomAggName?: string;
     legacyOp?: string;
     // any: each aggregation keeps its own state type; the evaluator treats it as opaque.
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     accumulator?: Accumulator<any>;
     unsupported?: string;
 }

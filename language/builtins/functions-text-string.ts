@@ -408,6 +408,8 @@ function goTitle(s: string): string {
     return out;
 }
 
+// Control characters are what these patterns match (terminal escape sequences).
+// eslint-disable-next-line no-control-regex
 const ANSI_RE = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[PX^_][^\x1b]*\x1b\\|\x1b[@-Z\\-_]|\x9b[0-?]*[ -/]*[@-~]/g;
 
 function isEmptyValue(v: AplValue): boolean {
@@ -645,6 +647,7 @@ export const STRING_FUNCTIONS: ScalarFunction[] = [
         returns: 'bool',
         description: 'True when every character of the string is ASCII (code point below 128).',
         example: "['sample-http-logs'] | extend ascii_uri = isascii(uri)",
+        // eslint-disable-next-line no-control-regex -- ASCII is U+0000 to U+007F, controls included
         evaluate: ([s]) => /^[\x00-\x7f]*$/.test(S(s)),
     }),
     fn({

@@ -722,7 +722,7 @@ export class AplTypeComputer {
             const call = e as ast.FunctionCall;
             if (call.function === 'arg_max' || call.function === 'arg_min') {
                 const out: { name: string; type: AplType; guessed: boolean }[] = [];
-                call.arguments.forEach((arg, i) => {
+                call.arguments.forEach(arg => {
                     if (arg.expression?.$type === 'StarExpression') {
                         for (const c of before.columns) out.push({ name: c.name, type: c.type, guessed: before.open });
                         return;

@@ -124,6 +124,7 @@ export async function serviceSection(ctx: BenchContext): Promise<SectionResult> 
         const rawParse = () => {
             parsed = 0;
             for (const b of bodies) for (const line of b.toString('utf8').split('\n')) if (line !== '' && JSON.parse(line)) parsed++;
+            if (parsed !== ingestEvents) throw new Error(`JSON.parse saw ${parsed} events, expected ${ingestEvents}`);
         };
         const [http, parse] = await timePair(viaHttp, rawParse, { warmup, runs });
         const ours = (ingestEvents / http.median) * 1000;

@@ -41,8 +41,6 @@ export interface EngineAdapter {
     resetDataset(name: string, meta: DatasetMeta): void;
     updateMeta(name: string, meta: DatasetMeta): void;
     deleteDataset(name: string): void;
-    /** Rows from the store: flat fields plus `_time`/`_sysTime` (ns, bigint) and `_rowId`. */
-    appendFlat(name: string, rows: Record<string, unknown>[]): void;
     /** One stored ingest batch: row r's id is (times[r], batch seq, r). */
     appendBatch(name: string, batch: FlatBatch): void;
     /** The same, given column by column (an ingest batch prepared on a worker). */
@@ -110,9 +108,6 @@ export function createEngineAdapter(opts: EngineAdapterOptions): EngineAdapter {
         },
         deleteDataset(name) {
             engine.deleteDataset(name);
-        },
-        appendFlat(name, rows) {
-            engine.ingestFlat(name, rows);
         },
         appendBatch(name, batch) {
             engine.ingestBatch(name, batch);

@@ -125,7 +125,7 @@ export function parseCheckedJson<T>(text: string, file: string): T {
     try {
         v = JSON.parse(text);
     } catch (err) {
-        throw new Error(`${file}: not valid JSON (${(err as Error).message})`);
+        throw new Error(`${file}: not valid JSON (${(err as Error).message})`, { cause: err });
     }
     if (typeof v === 'object' && v !== null && !Array.isArray(v) && 'crc32' in v) {
         const { crc32: stored, ...rest } = v as Record<string, unknown>;
@@ -159,7 +159,7 @@ export async function readJsonIfExists<T>(file: string): Promise<T | undefined> 
     try {
         return JSON.parse(text) as T;
     } catch (err) {
-        throw new Error(`${file}: not valid JSON (${(err as Error).message})`);
+        throw new Error(`${file}: not valid JSON (${(err as Error).message})`, { cause: err });
     }
 }
 

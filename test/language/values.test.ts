@@ -81,6 +81,7 @@ describe('request times', () => {
 
 describe('long arithmetic', () => {
     it('9223372036854775807 + 1 wraps', () => {
+        // eslint-disable-next-line no-loss-of-precision -- 2^63 as a double is exactly what is tested
         expect(wrapLong(9223372036854775807 + 1)).toBe(-9223372036854775808);
         expect(wrapLong(42)).toBe(42);
     });

@@ -150,7 +150,7 @@ describe.skipIf(SKIP)('the extension in a real VS Code', () => {
                 mkdirSync(SCREENSHOTS, { recursive: true });
                 const file = join(SCREENSHOTS, `${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}.png`);
                 await page.screenshot({ path: file }).catch(() => undefined);
-                throw new Error(`${e instanceof Error ? e.message : String(e)}\n(screenshot: ${file})`);
+                throw new Error(`${e instanceof Error ? e.message : String(e)}\n(screenshot: ${file})`, { cause: e });
             }
         }
 

@@ -338,7 +338,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
                 void vscode.window.showErrorMessage(message);
                 return undefined;
             }
-            throw new Error(message);
+            throw new Error(message, { cause: e });
         }
     });
 

@@ -216,6 +216,7 @@ describe('normalisation', () => {
                     { _time: 1723674385 },
                     { _time: 1723674385123 },
                     { _time: 1723674385123456 },
+                    // eslint-disable-next-line no-loss-of-precision -- an epoch in ns as JSON.parse delivers it (rounded)
                     { _time: 1723674385123456789 },
                     { _time: 1723674385.5 },
                     { x: 1 },

@@ -12,6 +12,7 @@ import {
 
 const FIXTURES = fileURLToPath(new URL('../../../../shared/fixtures/api/', import.meta.url));
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- fixtures are arbitrary JSON read by path
 function fixture(name: string): Record<string, any> {
     return JSON.parse(readFileSync(FIXTURES + name, 'utf8'));
 }

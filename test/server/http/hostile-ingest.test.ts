@@ -14,6 +14,7 @@ const TOKEN = 'xaat-hostile-ingest';
 let server: ChildServer;
 let dir: string;
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- replies are arbitrary JSON
 async function call(method: string, p: string, body?: string | Buffer, headers: Record<string, string> = {}): Promise<{ status: number; json: any; text: string }> {
     const res = await fetch(server.url + p, { method, headers: { authorization: `Bearer ${TOKEN}`, ...headers }, body, signal: AbortSignal.timeout(60_000) });
     const text = await res.text();

@@ -163,7 +163,7 @@ describe('monitors: the APL is checked like apl check (400 with code and line/co
 describe('monitors: validation (each a 400 naming the field and the value)', () => {
     const cases: [string, Record<string, unknown>, RegExp][] = [
         ['name missing', { name: undefined }, /^invalid name: a non-empty name is required, got null/],
-        ['name blank', { name: '  ' }, /^invalid name: .*got "  "/],
+        ['name blank', { name: '  ' }, /^invalid name: .*got " {2}"/],
         ['type missing', { type: undefined }, /^invalid type: one of Threshold, MatchEvent, AnomalyDetection is required, got null/],
         ['type unknown', { type: 'Threshhold' }, /^invalid type: expected one of Threshold, MatchEvent, AnomalyDetection, got "Threshhold"/],
         ['no query', { aplQuery: undefined }, /one of "aplQuery" or "mplQuery" is required/],

@@ -61,10 +61,13 @@ describe('the data directory lock', () => {
             });
             sh.once('exit', () => reject(new Error(`holder did not start: ${out}`)));
         });
-        // Wait (by polling /proc, not by time) until the holder has exited and is a zombie.
+        // Wait (by polling /proc, not by time) until the holder has exited and is a zombie. The
+        // leader of a multi-threaded process shows Z while its other threads (which share its open
+        // files, the lock's socket among them) are still exiting: wait until it is the only task left.
         for (;;) {
             const stat = await fsp.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-            if (/^\d+ \(.*\) Z /.test(stat)) break;
+            const tasks = await fsp.readdir(`/proc/${pid}/task`).catch(() => []);
+            if (/^\d+ \(.*\) Z /.test(stat) && tasks.length <= 1) break;
             expect(stat, 'the holder disappeared instead of staying a zombie').not.toBe('');
             await new Promise((r) => setTimeout(r, 20));
         }

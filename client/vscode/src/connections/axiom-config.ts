@@ -23,7 +23,7 @@ export function parseAxiomConfig(text: string): AxiomDeployment[] {
     try {
         doc = parse(text) as Record<string, unknown>;
     } catch (e) {
-        throw new Error(`~/.axiom.toml is not valid TOML: ${(e as Error).message.split('\n')[0]}`);
+        throw new Error(`~/.axiom.toml is not valid TOML: ${(e as Error).message.split('\n')[0]}`, { cause: e });
     }
     const deployments = doc.deployments;
     if (!deployments || typeof deployments !== 'object') return [];
