@@ -29,6 +29,20 @@ export function readInput(path: string): InputText {
     return { name, text: decodeUtf8(name, bytes) };
 }
 
+/**
+ * `readInput` for commands that go on to the next file after a bad one: the problem is written to
+ * `err` as `apl COMMAND: …` and the result is undefined (the caller exits 2 at the end).
+ */
+export function readInputOrReport(path: string, command: string, err: NodeJS.WritableStream): InputText | undefined {
+    try {
+        return readInput(path);
+    } catch (e) {
+        if (!(e instanceof CliError)) throw e;
+        err.write(`apl ${command}: ${e.message}\n`);
+        return undefined;
+    }
+}
+
 export function decodeUtf8(name: string, bytes: Uint8Array): string {
     let text: string;
     try {

@@ -7,4 +7,5 @@ export type * from './status.js';
 export type * from './tabular.js';
 export type * from './legacy.js';
 export type * from './ingest.js';
+export * from './annotations-monitors.js';
 export * from './row-id.js';

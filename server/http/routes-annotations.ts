@@ -19,24 +19,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { formatDatetime, parseDatetime } from '../../language/index.js';
 import { nowNs } from '../ingest/ingest.js';
 import type { JsonCollection } from '../store/json-collection.js';
+import type { Annotation } from '../../language/api/index.js';
 import { requireScope } from './auth.js';
 import { jsonObjectBody } from './body.js';
 import { fieldError, optString, optStringList, shownValue } from './body-fields.js';
 import type { DataPlane } from './data-plane.js';
 import { badRequest, HttpError } from './errors.js';
 import { parseRequestTime } from './paging.js';
-
-/** An annotation as stored and as answered (times RFC 3339 UTC; unset optional keys absent). */
-export interface Annotation {
-    id: string;
-    type: string;
-    datasets: string[];
-    time: string;
-    endTime?: string;
-    title?: string;
-    description?: string;
-    url?: string;
-}
 
 export type AnnotationStore = JsonCollection<Annotation>;
 

@@ -25,15 +25,12 @@ import { nowNs } from '../ingest/ingest.js';
 import type { JsonCollection } from '../store/json-collection.js';
 import type { ServiceAplChecker } from './apl-check.js';
 import { requireScope } from './auth.js';
+import { MONITOR_OPERATORS, MONITOR_TYPES, type MonitorOperator, type MonitorType } from '../../language/api/index.js';
 import { jsonObjectBody } from './body.js';
 import { fieldError, optBool, optInteger, optNumber, optString, optStringList, shownValue } from './body-fields.js';
 import { badRequest, HttpError } from './errors.js';
 import { parseRequestTime } from './paging.js';
 
-export const MONITOR_TYPES = ['Threshold', 'MatchEvent', 'AnomalyDetection'] as const;
-export const MONITOR_OPERATORS = ['Below', 'BelowOrEqual', 'Above', 'AboveOrEqual', 'AboveOrBelow'] as const;
-export type MonitorType = (typeof MONITOR_TYPES)[number];
-export type MonitorOperator = (typeof MONITOR_OPERATORS)[number];
 
 /** The definition a client sends (the reference's `Monitor` without id and audit fields). */
 export interface MonitorDefinition {

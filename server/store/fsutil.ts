@@ -137,25 +137,24 @@ export function parseCheckedJson<T>(text: string, file: string): T {
 
 /** readJsonIfExists for files written with checkedJson (files without a checksum are accepted). */
 export async function readCheckedJsonIfExists<T>(file: string): Promise<T | undefined> {
-    let text: string;
+    const text = await readTextIfExists(file);
+    return text === undefined ? undefined : parseCheckedJson<T>(text, file);
+}
+
+/** A file's text; undefined when it does not exist. */
+async function readTextIfExists(file: string): Promise<string | undefined> {
     try {
-        text = await fsp.readFile(file, 'utf8');
+        return await fsp.readFile(file, 'utf8');
     } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
         throw err;
     }
-    return parseCheckedJson<T>(text, file);
 }
 
 /** Reads and parses a JSON file; undefined when it does not exist. Errors name the file. */
 export async function readJsonIfExists<T>(file: string): Promise<T | undefined> {
-    let text: string;
-    try {
-        text = await fsp.readFile(file, 'utf8');
-    } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-        throw err;
-    }
+    const text = await readTextIfExists(file);
+    if (text === undefined) return undefined;
     try {
         return JSON.parse(text) as T;
     } catch (err) {

@@ -10,6 +10,7 @@
  * The collections are small (people make them by hand), so rewriting the whole file is cheaper
  * than anything cleverer and keeps the format trivially readable.
  */
+import { SerialQueue } from './serial.js';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { writeFileAtomic } from './fsutil.js';
@@ -28,7 +29,7 @@ export interface JsonCollectionOptions {
 
 export class JsonCollection<T extends { id: string }> {
     private items: T[];
-    private writing: Promise<void> = Promise.resolve();
+    private readonly writing = new SerialQueue();
 
     private constructor(
         readonly file: string,
@@ -134,12 +135,7 @@ export class JsonCollection<T extends { id: string }> {
             }
             return result;
         };
-        const done = this.writing.then(run);
-        this.writing = done.then(
-            () => undefined,
-            () => undefined,
-        );
-        return done;
+        return this.writing.run(run);
     }
 }
 

@@ -11,6 +11,7 @@
  * read sees a whole old or a whole new file; a file that does not parse (edited by hand in place)
  * leaves the tokens read before in force until it changes again.
  */
+import { SerialQueue } from './serial.js';
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { readFileSync, statSync, type BigIntStats } from 'node:fs';
 import * as path from 'node:path';
@@ -79,7 +80,7 @@ export class TokenStore {
     /** Version of the file that could not be read, so it is not read again until it changes. */
     private badVersion: string | undefined;
     private everRead = false;
-    private writing: Promise<void> = Promise.resolve();
+    private readonly writing = new SerialQueue();
     private readonly recheckMs: number;
     private readonly now: () => number;
     private readonly log: (msg: string) => void;
@@ -183,12 +184,7 @@ export class TokenStore {
             this.version = undefined;
             return result;
         };
-        const done = this.writing.then(run);
-        this.writing = done.then(
-            () => undefined,
-            () => undefined,
-        );
-        return done;
+        return this.writing.run(run);
     }
 
     /** Creates a token; the returned `token` is shown once and only its hash is kept. */

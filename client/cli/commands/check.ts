@@ -4,7 +4,7 @@ import { checkText } from '../../../language/check.js';
 import { parseSchemaJson, StaticSchemaProvider, type SchemaProvider } from '../../../language/schema/index.js';
 import { CliError } from '../cli-error.js';
 import { formatDiagnosticText, type CliDiagnostic } from '../diagnostic-format.js';
-import { readInput } from '../read-input.js';
+import { readInputOrReport } from '../read-input.js';
 import { toSarif } from '../sarif.js';
 import packageJson from '../../../package.json' with { type: 'json' };
 
@@ -44,12 +44,8 @@ export async function runCheck(argv: string[], out: NodeJS.WritableStream, err: 
     let worst = 0;
     const reports: FileReport[] = [];
     for (const path of files) {
-        let input;
-        try {
-            input = readInput(path);
-        } catch (e) {
-            if (!(e instanceof CliError)) throw e;
-            err.write(`apl check: ${e.message}\n`);
+        const input = readInputOrReport(path, 'check', err);
+        if (input === undefined) {
             worst = 2;
             continue;
         }

@@ -5,7 +5,7 @@ import { checkServices } from '../../../language/check.js';
 import type { AplFormatter } from '../../../language/lsp/apl-formatter.js';
 import { CliError } from '../cli-error.js';
 import { formatDiagnosticText, type CliDiagnostic } from '../diagnostic-format.js';
-import { readInput } from '../read-input.js';
+import { readInputOrReport } from '../read-input.js';
 
 export const FMT_USAGE = `apl fmt [--check] [FILE ... | -]
 
@@ -34,12 +34,8 @@ export async function runFmt(argv: string[], out: NodeJS.WritableStream, err: No
     const formatter = checkServices().lsp.Formatter as AplFormatter;
     let worst = 0;
     for (const path of files) {
-        let input;
-        try {
-            input = readInput(path);
-        } catch (e) {
-            if (!(e instanceof CliError)) throw e;
-            err.write(`apl fmt: ${e.message}\n`);
+        const input = readInputOrReport(path, 'fmt', err);
+        if (input === undefined) {
             worst = 2;
             continue;
         }
