@@ -621,14 +621,9 @@ export class AplTypeComputer {
                 return { columns, open };
             }
             case 'SummarizeOperator': {
-                const columns: ColumnType[] = [];
-                let open = false;
                 let n = 0;
-                for (const g of op.groups) {
-                    const d = this.columnNameOf(g, () => ++n);
-                    open ||= d.guessed;
-                    putColumn(columns, col(d.name, this.typeOf(g.expression)), true);
-                }
+                const { columns, open: keysOpen } = this.groupColumns(op.groups, () => ++n);
+                let open = keysOpen;
                 for (const a of op.aggregates) {
                     for (const c of this.aggregateColumns(a, before, () => ++n)) {
                         open ||= c.guessed;
@@ -670,14 +665,9 @@ export class AplTypeComputer {
                 return { columns, open };
             }
             case 'MakeSeriesOperator': {
-                const columns: ColumnType[] = [];
-                let open = false;
                 let n = 0;
-                for (const g of op.groups) {
-                    const d = this.columnNameOf(g, () => ++n);
-                    open ||= d.guessed;
-                    putColumn(columns, col(d.name, this.typeOf(g.expression)), true);
-                }
+                const { columns, open: keysOpen } = this.groupColumns(op.groups, () => ++n);
+                let open = keysOpen;
                 for (const a of op.aggregates) {
                     const d = a.name !== undefined ? { name: a.name, guessed: false } : this.aggregateName(a.expression, () => ++n);
                     open ||= d.guessed;
@@ -738,6 +728,18 @@ export class AplTypeComputer {
     }
 
     /** The name a `name = expression` item gives its column: the name, else derived like KQL. */
+    /** The `by` columns of summarize and make-series, named as KQL names them (`next` numbers unnamed ones). */
+    private groupColumns(groups: readonly ast.NamedExpression[], next: () => number): { columns: ColumnType[]; open: boolean } {
+        const columns: ColumnType[] = [];
+        let open = false;
+        for (const g of groups) {
+            const d = this.columnNameOf(g, next);
+            open ||= d.guessed;
+            putColumn(columns, col(d.name, this.typeOf(g.expression)), true);
+        }
+        return { columns, open };
+    }
+
     private columnNameOf(item: ast.NamedExpression, next: () => number): DerivedName {
         return item.name !== undefined ? { name: item.name, guessed: false } : this.derivedName(item.expression, next);
     }
