@@ -17,7 +17,7 @@ import type { IngestFailure } from '../api/ingest.js';
 import { decodeValue, encodeValue, type DatasetDelta, type DatasetSyncState, type FieldDelta, type FieldSyncState } from './replica.js';
 
 /** Events normalised and appended as one batch by `ingest` (bounds the normaliser's arrays). */
-const INGEST_CHUNK = 65_536;
+const INGEST_CHUNK = 4096;
 
 /** A time given as ns (bigint) or as the ingest path reads times (RFC 3339 text, an epoch number). */
 function timeOf(v: unknown): bigint | undefined {
