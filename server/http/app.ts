@@ -145,9 +145,12 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
         const engine = createEngineAdapter({ maxResultRows, queryWorkers: options.queryWorkers, queryTimeoutMs: options.queryTimeoutMs, queryWorkerHeapMb: options.queryWorkerHeapMb, log });
         const data = new DataPlane(store, engine, { maxBodyBytes, log, ingestWorkers: options.ingestWorkers, maxFieldsPerDataset: options.maxFieldsPerDataset, ingestWorkerHeapMb: options.ingestWorkerHeapMb });
         const recovered = await data.recover();
-        // Load the parser and evaluator now (in every query worker), so the first user queries are not the slow ones.
+        // Load the parser and evaluator now (in every query worker), so the first user queries are not
+        // the slow ones. Not awaited: the service listens meanwhile, and a query sent at once waits
+        // in the pool's queue behind the warm-up (on the main thread, with no workers, it is quick).
         const warm = { format: 'tabular' as const, now: BigInt(Date.now()) * 1_000_000n, includeCursor: false, includeCursorField: false };
-        await Promise.all(Array.from({ length: engine.queryStats()?.workers ?? 1 }, () => engine.queryApl('print warm = 1', warm).catch(() => undefined)));
+        const warmUp = Promise.all(Array.from({ length: engine.queryStats()?.workers ?? 1 }, () => engine.queryApl('print warm = 1', warm).catch(() => undefined)));
+        if (!engine.queryStats()) await warmUp;
 
         const samplesLoaded: string[] = [];
         if (!state.samplesLoaded && options.samples !== false) {

@@ -146,7 +146,8 @@ describe('runaway queries', () => {
 
     it(`${HEAVY}, its client gone: the work stops and the worker serves the next query`, async () => {
         const s = await service({ queryWorkers: 1 });
-        const warmed = statsOf(s).completed; // the start-up warm-up query
+        await until(() => statsOf(s).completed === 1, 'the start-up warm-up query has run');
+        const warmed = statsOf(s).completed;
         const ac = new AbortController();
         const request = fetch(`${s.url}/v1/datasets/_apl?format=tabular`, {
             method: 'POST',
