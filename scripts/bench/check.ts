@@ -175,7 +175,8 @@ async function serverStartup(ctx: BenchContext, rows: Row[], notes: string[]): P
     const samples: number[] = [];
     for (let i = 0; i < (ctx.quick ? 5 : 9); i++) samples.push(await startOnce(bundle, LONG_QUERY));
     const t = summarize(samples);
-    rows.push(absoluteRow('language server: spawn → first diagnostics', fmtMs(t.median), t.median <= 500, '≤ 500 ms', `node -e '' ${fmtMs((await bareNode()).median)}`));
+    // Issue 14's bar (issue 3's was 500 ms).
+    rows.push(absoluteRow('language server: spawn → first diagnostics', fmtMs(t.median), t.median <= 250, '≤ 250 ms', `node -e '' ${fmtMs((await bareNode()).median)}`));
     notes.push(`language server start-up: median of ${samples.length} spawns of ${path.relative(projectPath('.'), bundle)} (min ${fmtMs(t.min)}, max ${fmtMs(t.max)}); baseline: a bare node start, for scale`);
 }
 
