@@ -25,7 +25,8 @@ export { translate, TranslationError } from './legacy/translate.js';
 export { parseLegacyQuery, LegacyQueryError } from './legacy/legacy-types.js';
 export type { LegacyQuery, LegacyResult } from './legacy/legacy-types.js';
 export {
-    AplQueryError, ExternalDataError,
+    AplQueryError, ExternalDataError, isResourceError, newSyncState,
+    type EngineDelta, type EngineSyncState, type QueryInterruption,
     type ColumnarChunk, type DatasetLoader, type Engine, type EngineOptions, type ExternalDataReader, type FlatBatch, type QueryLimits, type QueryOptions, type TabularResult,
 } from './eval/engine.js';
 export { IngestError } from './ingest/errors.js';
@@ -36,6 +37,7 @@ export { IssueCodes, Issues, type AplDiagnosticData } from './apl-issue-codes.js
 
 import { createEngine as createBareEngine, type Engine, type EngineOptions } from './eval/engine.js';
 import { legacyExecutor } from './legacy/execute.js';
+export { legacyExecutor, type QueryEngine } from './legacy/execute.js';
 
 /** An in-memory APL engine: `ingest` events, then `query` APL or `queryLegacy` legacy queries. */
 export function createEngine(options?: EngineOptions): Engine {

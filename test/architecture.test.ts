@@ -4,7 +4,7 @@
  * - server/ never imports client/;
  * - client/ imports server/ only where `apl serve` starts the service (client/cli/commands/serve.ts
  *   → server/http/serve.ts);
- * - server/http reaches language/ only through its public modules: language/index.ts and language/api/.
+ * - server/http and server/query reach language/ only through its public modules: language/index.ts and language/api/.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
@@ -66,8 +66,8 @@ export function violations(files: readonly SourceFile[]): string[] {
             if (under(file.path, 'client') && target && under(target, 'server')) {
                 if (!(file.path === CLIENT_TO_SERVER.from && target === CLIENT_TO_SERVER.to)) bad(`client/ imports server/ only from ${CLIENT_TO_SERVER.from} to ${CLIENT_TO_SERVER.to}`);
             }
-            if (under(file.path, 'server/http') && target && under(target, 'language')) {
-                if (target !== 'language/index.ts' && !under(target, 'language/api')) bad('server/http uses language/ through language/index.ts or language/api/');
+            if ((under(file.path, 'server/http') || under(file.path, 'server/query')) && target && under(target, 'language')) {
+                if (target !== 'language/index.ts' && !under(target, 'language/api')) bad('server/http and server/query use language/ through language/index.ts or language/api/');
             }
         }
     }
@@ -103,7 +103,8 @@ describe('architecture: imports point client -> server -> language', () => {
             'language/eval/x.ts: ../../server/store/store.js (language/ imports neither server/ nor client/)',
             'language/eval/x.ts: ../../client/api/index.js (language/ imports neither server/ nor client/)',
             'server/http/x.ts: ../../client/api/index.js (server/ never imports client/)',
-            'server/http/x.ts: ../../language/eval/query.js (server/http uses language/ through language/index.ts or language/api/)',
+            'server/http/x.ts: ../../language/eval/query.js (server/http and server/query use language/ through language/index.ts or language/api/)',
+            'server/query/x.ts: ../../language/eval/engine.js (server/http and server/query use language/ through language/index.ts or language/api/)',
         ]);
     });
 

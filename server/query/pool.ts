@@ -16,7 +16,7 @@
  */
 import { availableParallelism, totalmem } from 'node:os';
 import type { Worker } from 'node:worker_threads';
-import { AplQueryError, newSyncState, type Engine, type EngineSyncState, type QueryLimits } from '../../language/eval/engine.js';
+import { AplQueryError, newSyncState, type Engine, type EngineSyncState, type QueryLimits } from '../../language/index.js';
 import { startWorker } from '../worker-boot.js';
 import { HttpError } from '../http/errors.js';
 import { INTERRUPT_CANCEL, INTERRUPT_NONE, INTERRUPT_TIMEOUT, interruption, type QueryJob, type QuerySpec, type WorkerReply, type WorkerRequest, type WorkerSetup } from './protocol.js';

@@ -3,7 +3,7 @@
  * Everything here crosses `postMessage`: plain data, bigints, and typed arrays on
  * SharedArrayBuffers (shared, not copied).
  */
-import type { EngineDelta, QueryLimits } from '../../language/eval/engine.js';
+import type { EngineDelta, QueryLimits } from '../../language/index.js';
 import type { AplQueryRequest } from '../http/engine-adapter.js';
 
 /** What a worker's engine is built with (the same as the main thread's query settings). */

@@ -3,8 +3,8 @@
  * boundary: a worker sends a `SerializedError`, the main thread rebuilds the same class, so a
  * query answers the same status and body wherever it ran.
  */
-import { AplQueryError, isResourceError } from '../../language/eval/engine.js';
-import { LegacyQueryError } from '../../language/legacy/legacy-types.js';
+import { AplQueryError, isResourceError } from '../../language/index.js';
+import { LegacyQueryError } from '../../language/index.js';
 import { HttpError } from '../http/errors.js';
 import type { SerializedError } from './protocol.js';
 

@@ -4,7 +4,7 @@
  * language/eval/replica.ts) that runs one query at a time for the pool (pool.ts).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { createEngine, type QueryInterruption } from '../../language/eval/engine.js';
+import { createEngine, type QueryInterruption } from '../../language/index.js';
 import { interruption, INTERRUPT_NONE, INTERRUPT_TIMEOUT, type WorkerReply, type WorkerRequest, type WorkerSetup } from './protocol.js';
 import { serializeError } from './query-errors.js';
 import { runJob } from './run-job.js';

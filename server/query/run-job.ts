@@ -4,8 +4,8 @@
  * (server/http/engine-adapter.ts), so a query answers the same either way. An APL query is checked like
  * `apl check` does before it runs (server/http/apl-check.ts).
  */
-import type { Engine, QueryInterruption, QueryOptions } from '../../language/eval/engine.js';
-import { legacyExecutor, type QueryEngine } from '../../language/legacy/execute.js';
+import type { Engine, QueryInterruption, QueryOptions } from '../../language/index.js';
+import { legacyExecutor, type QueryEngine } from '../../language/index.js';
 import { ServiceAplChecker } from '../http/apl-check.js';
 import type { QueryJob } from './protocol.js';
 import { mapQueryError } from './query-errors.js';
