@@ -1152,7 +1152,6 @@ function exportField(f: FieldColumn, st: FieldSyncState | undefined): { delta: F
     const dictFrom = st?.dict === f.dict ? st.dictSent : 0;
     if (dictFrom < f.dict.length || st?.dict !== f.dict) d.dict = { from: dictFrom, entries: f.dict.slice(dictFrom) };
     const dynFrom = st?.dyn === f.dyn ? st.dynSent : 0;
-    // Only the first `length` cells: a replica never reads past its row count.
     if (dynFrom < f.dyn.length || st?.dyn !== f.dyn) d.dyn = { from: dynFrom, entries: f.dyn.slice(dynFrom).map(encodeValue) };
     const state: FieldSyncState = {
         codes: f.codes,

@@ -71,8 +71,6 @@ export interface ServiceOptions {
     queryWorkers?: number;
     /** Time limit of one query in ms (default 60 s). */
     queryTimeoutMs?: number;
-    /** Heap bound of each query worker (MB); a query that needs more fails alone with a 400. */
-    queryWorkerHeapMb?: number;
     /** Longest APL query text accepted (default DEFAULT_MAX_QUERY_LENGTH); longer ones get 413. */
     maxQueryLength?: number;
 }
@@ -142,7 +140,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
             generatedToken = (await store.tokens.createToken('generated at first start')).token;
         }
 
-        const engine = createEngineAdapter({ maxResultRows, queryWorkers: options.queryWorkers, queryTimeoutMs: options.queryTimeoutMs, queryWorkerHeapMb: options.queryWorkerHeapMb, log });
+        const engine = createEngineAdapter({ maxResultRows, queryWorkers: options.queryWorkers, queryTimeoutMs: options.queryTimeoutMs, log });
         const data = new DataPlane(store, engine, { maxBodyBytes, log, ingestWorkers: options.ingestWorkers, maxFieldsPerDataset: options.maxFieldsPerDataset, ingestWorkerHeapMb: options.ingestWorkerHeapMb });
         const recovered = await data.recover();
         // Load the parser and evaluator now (in every query worker), so the first user queries are not

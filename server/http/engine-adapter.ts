@@ -71,8 +71,6 @@ export interface EngineAdapterOptions {
     queryWorkers?: number;
     /** Per-query time limit in ms (default 60 s). */
     queryTimeoutMs?: number;
-    /** Heap bound of each query worker in MB (QueryPoolOptions.workerHeapMb). */
-    queryWorkerHeapMb?: number;
     /** Bounds of a query's intermediate results (default DEFAULT_QUERY_LIMITS). */
     limits?: Partial<QueryLimits>;
     log?: (msg: string) => void;
@@ -95,7 +93,7 @@ export function createEngineAdapter(opts: EngineAdapterOptions): EngineAdapter {
             signal?.aborted ? interruption('cancelled', timeoutMs) : performance.now() > deadline ? interruption('timeout', timeoutMs) : undefined,
         );
     };
-    const pool = workers > 0 ? new QueryPool(engine, { workers, timeoutMs, workerHeapMb: opts.queryWorkerHeapMb, maxResultRows: opts.maxResultRows, defaultLimit, limits: opts.limits, log: opts.log ?? (() => undefined), fallback: inProcess }) : undefined;
+    const pool = workers > 0 ? new QueryPool(engine, { workers, timeoutMs, maxResultRows: opts.maxResultRows, defaultLimit, limits: opts.limits, log: opts.log ?? (() => undefined), fallback: inProcess }) : undefined;
     const run = (job: QuerySpec, signal?: AbortSignal): Promise<string> => (pool ? pool.run(job, signal) : inProcess(job, signal));
     const hints = (meta: DatasetMeta) => ({ mapFields: meta.mapFields });
     return {

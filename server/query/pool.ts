@@ -107,10 +107,6 @@ export class QueryPool {
         for (let i = 0; i < n; i++) this.slots.push(this.startSlot());
     }
 
-    get timeLimitMs(): number {
-        return this.timeoutMs;
-    }
-
     stats(): QueryPoolStats {
         return { workers: this.broken ? 0 : this.slots.length, running: this.slots.filter(s => s.current).length, queued: this.queue.length, ...this.counters };
     }

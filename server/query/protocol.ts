@@ -38,11 +38,11 @@ export type QuerySpec = { kind: 'apl'; apl: string; request: AplQueryRequest } |
 /** A query as a worker runs it: with the time limit it runs under (for its error message). */
 export type QueryJob = QuerySpec & { timeoutMs: number };
 
-/** main → worker: catch up with the engine, then (unless `job` is absent) run the job. */
+/** main → worker: catch up with the engine, then run the job. */
 export interface WorkerRequest {
     id: number;
     delta: EngineDelta;
-    job?: QueryJob;
+    job: QueryJob;
 }
 
 /** A thrown error, rebuilt as the same class on the main thread (query-errors.ts). */

@@ -25,7 +25,6 @@ if (port) {
         void (async () => {
             try {
                 engine.applyChanges(msg.delta);
-                if (!msg.job) return reply({ id: msg.id, ok: true, json: '' });
                 timeoutMs = msg.job.timeoutMs;
                 reply({ id: msg.id, ok: true, json: await runJob(engine, msg.job, interrupt) });
             } catch (err) {

@@ -8,7 +8,6 @@ import { writeResult } from '../output.js';
 import { formatQueryError } from '../query-error.js';
 import { resolveTimeRange } from '../time-arg.js';
 import { statSync } from 'node:fs';
-import { normalizeEvents } from '../../../language/ingest/normalize-event.js';
 import { localFileReader } from '../local-file-reader.js';
 
 export const DEFAULT_SAMPLE_ROWS = 10_000;
@@ -151,9 +150,9 @@ interface TimestampOptions {
 }
 
 /**
- * Loads one `--data` file the way the service ingests a request (server/ingest/normalize-event.ts):
- * the same time field and layout handling, flattening and reserved names, so a query gives the
- * same answer here as after `apl ingest` into `apl serve`.
+ * Loads one `--data` file through `engine.ingest`, the service's normaliser
+ * (language/ingest/normalize-event.ts): the same time field and layout handling, flattening and
+ * reserved names, so a query gives the same answer here as after `apl ingest` into `apl serve`.
  */
 async function loadData(engine: Engine, d: DataSpec, timestamps: TimestampOptions, err: NodeJS.WritableStream, status: Progress): Promise<void> {
     let large = false;
@@ -168,13 +167,9 @@ async function loadData(engine: Engine, d: DataSpec, timestamps: TimestampOption
     const total = file.events.length;
     const problems: string[] = file.failures.map(f => f.error);
     let skipped = file.failures.length;
-    const receiveTimeNs = BigInt(Date.now()) * 1_000_000n;
+    const now = BigInt(Date.now()) * 1_000_000n;
     for (let i = 0; i < total; i += CHUNK) {
-        const normalized = normalizeEvents(file.events.slice(i, i + CHUNK), { timestampField: timestamps.field, timestampFormat: timestamps.format, receiveTimeNs });
-        for (const f of normalized.failures) problems.push(f.error);
-        skipped += normalized.failures.length;
-        // Failed events are left out of `times`/`fields` (they are compacted).
-        const counts = engine.ingestBatch(d.name, { times: normalized.times, fields: normalized.fields, sysTime: receiveTimeNs, batchSeq: i / CHUNK });
+        const counts = engine.ingest(d.name, file.events.slice(i, i + CHUNK), { timestampField: timestamps.field, timestampFormat: timestamps.format, now });
         skipped += counts.failed;
         for (const f of counts.failures) problems.push(f.error);
         if (progress) progress(`loading ${d.name}: ${Math.min(total, i + CHUNK).toLocaleString('en-US')} / ${total.toLocaleString('en-US')} events`);
