@@ -6,7 +6,7 @@ export default defineConfig({
         testTimeout: 60_000,
         hookTimeout: 60_000,
         pool: 'forks',
-        setupFiles: ['./test/support/provider-errors.ts'],
+        setupFiles: ['./test/support/provider-errors.ts', './test/support/fast-check-seed.ts'],
         reporters: ['default', './test/support/summary-reporter.ts'],
     },
 });
