@@ -15,7 +15,9 @@
  *   `setLegacyExecutor` (the APL → legacy compiler lives in language/legacy/).
  */
 import { type ColumnarChunk, DatasetStore, type DatasetSchemaHints, type FlatBatch, type IngestCounts, type IngestOptions, type Snapshot } from './tables.js';
-import { runQuery, type ExternalDataReader, type QueryRun, type RunOptions } from './query.js';
+import { parseCached, runQuery, type ExternalDataReader, type QueryRun, type RunOptions } from './query.js';
+import { planPartition, type PartialResult, type PartitionPlan, type PartitionSpec } from './parallel.js';
+export { deserializePartial, serializePartial, type PartialResult, type PartitionPlan, type PartitionSpec } from './parallel.js';
 import { renderLegacy, renderTabular, type AplLegacyResult, type FieldMeta, type RenderContext, type TabularResult } from './result.js';
 import { AplQueryError } from './errors.js';
 import { isResourceError, type QueryInterruption, type QueryLimits } from './budget.js';
@@ -90,6 +92,10 @@ export interface QueryOptions {
      * client went away) ends the query with an AplQueryError of that kind.
      */
     interrupt?: () => QueryInterruption | undefined;
+    /** A part of a parallel run (`planParallel`): `run` leaves its result in `run.partial`. */
+    partial?: { plan: PartitionPlan; part: PartitionSpec };
+    /** The merge of a parallel run: the parts' results (`run.partial` of each part). */
+    merge?: { plan: PartitionPlan; parts: PartialResult[] };
 }
 
 export interface DatasetStats {
@@ -122,6 +128,12 @@ export interface Engine {
     loadDataset(name: string, options?: { hints?: DatasetSchemaHints; rows?: number }): DatasetLoader;
     query(apl: string, options?: QueryOptions): Promise<TabularResult>;
     queryLegacyFormat(apl: string, options?: QueryOptions): Promise<AplLegacyResult>;
+    /**
+     * How the query could run in parallel over parts of its dataset scan (language/eval/parallel.ts),
+     * or undefined when it runs as one job (also when it does not parse, or its dataset has fewer
+     * than `minRows` rows: splitting a small scan costs more than it saves).
+     */
+    planParallel(apl: string, minRows?: number): PartitionPlan | undefined;
     /** Synchronous core used by both: the raw frames and statistics. */
     run(apl: string, options?: QueryOptions): { run: QueryRun; ctx: RenderContext };
     queryLegacy(dataset: string, query: unknown, options?: QueryOptions): Promise<unknown>;
@@ -272,6 +284,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
                 externalData: options.externalData,
                 limits: options.limits,
                 interrupt: opts.interrupt,
+                partial: opts.partial,
+                merge: opts.merge,
             };
             let run: QueryRun;
             try {
@@ -290,6 +304,11 @@ export function createEngine(options: EngineOptions = {}): Engine {
                 includeCursorField: opts.includeCursorField === true,
             };
             return { run, ctx };
+        },
+        planParallel(apl, minRows = 0) {
+            const { model, problems } = parseCached(apl);
+            const plan = problems.length > 0 ? undefined : planPartition(model, name => stores.has(name));
+            return plan && stores.get(plan.dataset)!.rows >= minRows ? plan : undefined;
         },
         async query(apl, opts) {
             const started = performance.now();

@@ -21,6 +21,7 @@ import { concatFrames, evalSource, letBinding, type ExternalDataReader } from '.
 import { constLong, emptyFrame, type OperatorImpl } from './operators/common.js';
 import { OPERATORS } from './operators/index.js';
 import { topN } from './operators/sort.js';
+import { PartitionUnsupported, mergeStats, mergeSummaries, partialStats, partialSummarize, partialTopRows, type PartialResult, type PartitionPlan, type PartitionSpec } from './parallel.js';
 
 export { ExternalDataError, type ExternalDataReader } from './sources.js';
 
@@ -48,6 +49,10 @@ export interface RunOptions {
     limits?: Partial<QueryLimits>;
     /** Asked at check points: a reason to stop ends the query (budget.ts). */
     interrupt?: () => QueryInterruption | undefined;
+    /** A part of a parallel run (parallel.ts): its share of the scan, up to the plan's mergeable step. */
+    partial?: { plan: PartitionPlan; part: PartitionSpec };
+    /** The merge of a parallel run: the parts' results, then the rest of the pipeline. */
+    merge?: { plan: PartitionPlan; parts: PartialResult[] };
 }
 
 export interface RunStats {
@@ -69,6 +74,8 @@ export interface QueryRun {
     order: 'asc' | 'desc';
     /** Rows before the page cap was applied (of the first table). */
     totalRows: number;
+    /** Set by a part of a parallel run instead of tables. */
+    partial?: PartialResult;
 }
 
 export type OrderNeed = 'asc' | 'desc' | 'none';
@@ -81,6 +88,8 @@ export interface RunState {
     order: 'asc' | 'desc';
     sawTake: boolean;
     depth: number;
+    /** A part of a parallel run leaves its result here. */
+    partial?: PartialResult;
     budget: QueryBudget;
     /** Evaluates a nested tabular expression (a let-bound table, a join's right side, a union part) in this run. */
     evalTable(expr: ast.Expression, env: QueryEnv): Frame;
@@ -95,7 +104,7 @@ const parseCache = new Map<string, ReturnType<typeof parse>>();
 const MAX_CACHED_QUERY_LENGTH = 16 * 1024;
 
 /** Parses with a small cache: the AST is read-only to the evaluator, so repeated queries reuse it. */
-function parseCached(text: string): ReturnType<typeof parse> {
+export function parseCached(text: string): ReturnType<typeof parse> {
     let r = parseCache.get(text);
     if (r === undefined) {
         r = parse(text);
@@ -163,6 +172,8 @@ export function runQuery(text: string, data: DataAccess, opts: RunOptions): Quer
         }
     }
     if (tables.length === 0) throw new AplQueryError('the query has no tabular expression to run', 1, 1, 'semantic');
+    if (opts.partial) return { tables: [], stats, order: state.order, totalRows: 0, partial: state.partial };
+    if (opts.merge) mergeStats(stats, opts.merge.parts.filter(p => p.kind !== 'unsupported'));
     // The page cap.
     const hasLimit = state.sawTake;
     let cap = opts.limit !== undefined && opts.limit > 0 ? opts.limit : hasLimit ? opts.maxLimit : opts.defaultLimit;
@@ -235,6 +246,9 @@ function evalTable(expr: ast.Expression, env: QueryEnv, state: RunState, where: 
             const p = expr as ast.Pipeline;
             const need = where === 'top' ? orderNeed(p.operators) : orderNeed(p.operators, 'desc');
             if (where === 'top') state.order = finalTimeOrder(p.operators) ?? (need === 'asc' ? 'asc' : 'desc');
+            if (where === 'top' && state.opts.partial) return runPart(p, state.opts.partial.plan, need, env, state);
+            const merged = where === 'top' && state.opts.merge ? mergeParts(p, state.opts.merge.plan, state.opts.merge.parts, env, state) : undefined;
+            if (merged) return applyOps(merged.frame, p.operators, merged.next, env, state, where);
             let frame = evalSource(p.source, env, state, need);
             let startAt = 0;
             // A streamable prefix followed by take: run it batch by batch and stop early.
@@ -247,22 +261,7 @@ function evalTable(expr: ast.Expression, env: QueryEnv, state: RunState, where: 
                 frame = runBatched(frame, p.operators.slice(0, k), limit, env, state);
                 startAt = k + 1;
             }
-            for (let i = startAt; i < p.operators.length; i++) {
-                const op = p.operators[i];
-                const next = p.operators[i + 1];
-                // sort | take N: a top-N heap instead of a full sort.
-                if (op.$type === 'SortOperator' && next?.$type === 'TakeOperator') {
-                    const n = constLong((next as ast.TakeOperator).count, env, 'take');
-                    if (where === 'top') state.sawTake = true;
-                    state.stats.rowsMatched ??= frame.length;
-                    frame = topN(frame, (op as ast.SortOperator).items, n, env);
-                    i++;
-                    continue;
-                }
-                if (where === 'top' && (op.$type === 'TakeOperator' || op.$type === 'TopOperator')) state.sawTake = true;
-                frame = applyOperator(op, frame, env, state);
-            }
-            return frame;
+            return applyOps(frame, p.operators, startAt, env, state, where);
         }
         const need: OrderNeed = 'desc';
         if (where === 'top') state.order = 'desc';
@@ -270,6 +269,62 @@ function evalTable(expr: ast.Expression, env: QueryEnv, state: RunState, where: 
     } finally {
         state.depth--;
     }
+}
+
+/** Runs `ops[start..end)` over a frame. */
+function applyOps(frame: Frame, ops: readonly ast.TabularOperator[], start: number, env: QueryEnv, state: RunState, where: 'top' | 'sub', end = ops.length): Frame {
+    for (let i = start; i < end; i++) {
+        const op = ops[i];
+        const next = ops[i + 1];
+        // sort | take N: a top-N heap instead of a full sort.
+        if (op.$type === 'SortOperator' && next?.$type === 'TakeOperator') {
+            const n = constLong((next as ast.TakeOperator).count, env, 'take');
+            if (where === 'top') state.sawTake = true;
+            state.stats.rowsMatched ??= frame.length;
+            frame = topN(frame, (op as ast.SortOperator).items, n, env);
+            i++;
+            continue;
+        }
+        if (where === 'top' && (op.$type === 'TakeOperator' || op.$type === 'TopOperator')) state.sawTake = true;
+        frame = applyOperator(op, frame, env, state);
+    }
+    return frame;
+}
+
+/** A part of a parallel run: its share of the scan, up to the mergeable step; the result goes to `state.partial`. */
+function runPart(p: ast.Pipeline, plan: PartitionPlan, need: OrderNeed, env: QueryEnv, state: RunState): Frame {
+    const ops = p.operators;
+    let frame = applyOps(evalSource(p.source, env, state, need), ops, 0, env, state, 'top', plan.kind === 'top' ? plan.opIndex + 1 : plan.opIndex);
+    const stats = (matched: number) => partialStats(state.stats, state.stats.rowsMatched ?? matched);
+    if (plan.kind === 'count') state.partial = { kind: 'count', count: frame.length, stats: stats(frame.length) };
+    else if (plan.kind === 'top') state.partial = { kind: 'top', rows: partialTopRows(frame), stats: stats(frame.length) };
+    else {
+        state.budget.checkpoint(ops[plan.opIndex]);
+        try {
+            state.partial = { ...partialSummarize(frame, ops[plan.opIndex] as ast.SummarizeOperator, env), stats: stats(frame.length) };
+        } catch (e) {
+            if (!(e instanceof PartitionUnsupported)) throw e;
+            state.partial = { kind: 'unsupported' };
+        }
+    }
+    frame = emptyFrame();
+    return frame;
+}
+
+/** The merge of a parallel run: the frame after the mergeable step, and the step to go on from (undefined for `top`). */
+function mergeParts(p: ast.Pipeline, plan: PartitionPlan, parts: PartialResult[], env: QueryEnv, state: RunState): { frame: Frame; next: number } | undefined {
+    const op = p.operators[plan.opIndex];
+    if (plan.kind === 'count') {
+        const total = parts.reduce((s, x) => s + (x.kind === 'count' ? x.count : 0), 0);
+        return { frame: applyOperator(op, new Frame([], total), env, state), next: plan.opIndex + 1 };
+    }
+    if (plan.kind === 'summarize') {
+        state.budget.checkpoint(op);
+        const { frame, groups } = mergeSummaries(parts.flatMap(x => (x.kind === 'summarize' ? [x] : [])));
+        state.stats.numGroups = groups;
+        return { frame, next: plan.opIndex + 1 };
+    }
+    return undefined; // top: the scan keeps the parts' rows (sources.ts), and the whole pipeline runs.
 }
 
 const STREAMABLE = new Set([

@@ -16,6 +16,7 @@ import Papa from 'papaparse';
 import type { OrderNeed, RunState } from './query.js';
 import { coerceCell, emptyFrame, globToRegex, optionValue } from './operators/common.js';
 import { search } from './operators/filter.js';
+import { partitionRange } from './parallel.js';
 
 /**
  * Where `externaldata` sources come from, injected by the embedder: `apl run` reads local files
@@ -131,6 +132,9 @@ function scanDataset(snap: Snapshot, need: OrderNeed, state: RunState): Frame {
     let hi = n;
     if (startTime !== undefined) lo = lowerBound(0, n, i => nsAt(i) >= startTime);
     if (endTime !== undefined) hi = lowerBound(lo, n, i => nsAt(i) >= endTime);
+    // A part of a parallel run covers its share of the range, in time order (parallel.ts).
+    const part = state.opts.partial;
+    if (part && part.plan.dataset === snap.dataset) [lo, hi] = partitionRange(lo, hi, part.part);
     state.stats.rowsExamined += hi - lo;
     if (hi > lo) state.stats.blocksExamined += 1;
     if (!state.stats.datasets.includes(snap.dataset)) state.stats.datasets.push(snap.dataset);
@@ -144,7 +148,7 @@ function scanDataset(snap: Snapshot, need: OrderNeed, state: RunState): Frame {
         if (state.order === 'asc') lo = lowerBound(lo, hi, i => (incl ? snap.compareWithCursor(asc[i], c) >= 0 : snap.compareWithCursor(asc[i], c) > 0));
         else hi = lowerBound(lo, hi, i => (incl ? snap.compareWithCursor(asc[i], c) > 0 : snap.compareWithCursor(asc[i], c) >= 0));
     }
-    const m = Math.max(0, hi - lo);
+    let m = Math.max(0, hi - lo);
     let sel: Uint32Array | null;
     if (need === 'desc') {
         const desc = snap.descOrder();
@@ -153,10 +157,28 @@ function scanDataset(snap: Snapshot, need: OrderNeed, state: RunState): Frame {
         sel = asc.subarray(lo, hi);
         if (lo === 0 && hi === n && isIdentity(asc)) sel = null;
     }
+    const merge = state.opts.merge;
+    if (merge?.plan.kind === 'top' && merge.plan.dataset === snap.dataset) {
+        sel = onlyRows(sel, m, merge.parts.flatMap(p => (p.kind === 'top' ? p.rows : [])), n);
+        m = sel.length;
+    }
     const cols: FrameCol[] = snap.fields.map(f => ({ name: f.name, type: f.type, data: snap.column(f.name)!, sel }));
     cols.push({ name: ROWID, type: 'string', data: new RowIdColumn(snap), sel, hidden: true });
     const meta: FrameMeta = { order: [{ field: '_time', desc: need !== 'asc' }], datasetOrder: need === 'asc' ? 'asc' : need === 'desc' ? 'desc' : undefined };
     return new Frame(cols, m, meta);
+}
+
+/** The merge of a parallel `top`: the scan's rows (in scan order) that are among `rows`. */
+function onlyRows(sel: Uint32Array | null, m: number, rows: readonly number[], n: number): Uint32Array {
+    const keep = new Uint8Array(n);
+    for (const r of rows) keep[r] = 1;
+    const out = new Uint32Array(rows.length);
+    let k = 0;
+    for (let i = 0; i < m && k < out.length; i++) {
+        const r = sel ? sel[i] : i;
+        if (keep[r] === 1) out[k++] = r;
+    }
+    return out.subarray(0, k);
 }
 
 const identityCache = new WeakMap<Uint32Array, boolean>();

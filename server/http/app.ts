@@ -69,6 +69,8 @@ export interface ServiceOptions {
     ingestWorkerHeapMb?: number;
     /** Worker threads that run queries (server/query). Default one per core; 0 runs them on the main thread. */
     queryWorkers?: number;
+    /** Datasets of at least this many rows are scanned by every idle query worker at once (default 100,000). */
+    parallelMinRows?: number;
     /** Time limit of one query in ms (default 60 s). */
     queryTimeoutMs?: number;
     /** Longest APL query text accepted (default DEFAULT_MAX_QUERY_LENGTH); longer ones get 413. */
@@ -140,7 +142,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
             generatedToken = (await store.tokens.createToken('generated at first start')).token;
         }
 
-        const engine = createEngineAdapter({ maxResultRows, queryWorkers: options.queryWorkers, queryTimeoutMs: options.queryTimeoutMs, log });
+        const engine = createEngineAdapter({ maxResultRows, queryWorkers: options.queryWorkers, queryTimeoutMs: options.queryTimeoutMs, parallelMinRows: options.parallelMinRows, log });
         const data = new DataPlane(store, engine, { maxBodyBytes, log, ingestWorkers: options.ingestWorkers, maxFieldsPerDataset: options.maxFieldsPerDataset, ingestWorkerHeapMb: options.ingestWorkerHeapMb });
         const recovered = await data.recover();
         // Load the parser and evaluator now (in every query worker), so the first user queries are not

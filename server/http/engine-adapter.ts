@@ -11,6 +11,7 @@ import { createEngine, SAMPLE_DATASETS, type ColumnarChunk, type DatasetLoader, 
 import { DEFAULT_QUERY_TIMEOUT_MS, QueryPool, type QueryPoolStats } from '../query/pool.js';
 import { interruption, type QuerySpec } from '../query/protocol.js';
 import { runJob } from '../query/run-job.js';
+import { DEFAULT_PARALLEL_MIN_ROWS, runParallel } from '../query/parallel-run.js';
 import { DEFAULT_PAGE_SIZE } from './paging.js';
 
 export interface FieldInfo {
@@ -69,6 +70,11 @@ export interface EngineAdapterOptions {
      * thread, with the time limit checked cooperatively only.
      */
     queryWorkers?: number;
+    /**
+     * A query over a dataset of at least this many rows runs on every idle worker at once when its
+     * shape allows (server/query/parallel-run.ts). Default DEFAULT_PARALLEL_MIN_ROWS.
+     */
+    parallelMinRows?: number;
     /** Per-query time limit in ms (default 60 s). */
     queryTimeoutMs?: number;
     /** Bounds of a query's intermediate results (default DEFAULT_QUERY_LIMITS). */
@@ -94,7 +100,9 @@ export function createEngineAdapter(opts: EngineAdapterOptions): EngineAdapter {
         );
     };
     const pool = workers > 0 ? new QueryPool(engine, { workers, timeoutMs, maxResultRows: opts.maxResultRows, defaultLimit, limits: opts.limits, log: opts.log ?? (() => undefined), fallback: inProcess }) : undefined;
-    const run = (job: QuerySpec, signal?: AbortSignal): Promise<string> => (pool ? pool.run(job, signal) : inProcess(job, signal));
+    const minRows = opts.parallelMinRows ?? DEFAULT_PARALLEL_MIN_ROWS;
+    const run = (job: QuerySpec, signal?: AbortSignal): Promise<string> =>
+        pool ? (runParallel(pool, engine, job, minRows, signal) ?? pool.run(job, signal)) : inProcess(job, signal);
     const hints = (meta: DatasetMeta) => ({ mapFields: meta.mapFields });
     return {
         resetDataset(name, meta) {

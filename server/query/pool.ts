@@ -57,6 +57,10 @@ export interface QueryPoolStats {
     cancelled: number;
     /** Workers terminated or lost and replaced. */
     replaced: number;
+    /** Groups of jobs started together (the parts of parallel queries). */
+    together: number;
+    /** Started workers without a job. */
+    idle: number;
 }
 
 interface Job {
@@ -89,7 +93,7 @@ export class QueryPool {
     /** Workers that died before they were ready, in a row; past MAX_START_FAILURES the pool gives up. */
     private startFailures = 0;
     private broken = false;
-    private readonly counters = { completed: 0, timedOut: 0, cancelled: 0, replaced: 0 };
+    private readonly counters = { completed: 0, timedOut: 0, cancelled: 0, replaced: 0, together: 0 };
     private readonly timeoutMs: number;
     private readonly graceMs: number;
     private readonly maxQueued: number;
@@ -108,7 +112,8 @@ export class QueryPool {
     }
 
     stats(): QueryPoolStats {
-        return { workers: this.broken ? 0 : this.slots.length, running: this.slots.filter(s => s.current).length, queued: this.queue.length, ...this.counters };
+        const idle = this.broken ? 0 : this.slots.filter(s => s.ready && !s.current).length;
+        return { workers: this.broken ? 0 : this.slots.length, running: this.slots.filter(s => s.current).length, queued: this.queue.length, idle, ...this.counters };
     }
 
     /** Runs a job; resolves with the response body (JSON text). `signal` cancels it. */
@@ -128,6 +133,31 @@ export class QueryPool {
             this.queue.push(j);
             this.dispatch();
         });
+    }
+
+    /** Workers without a job, when none waits in the queue (0 when the pool is broken or closed). */
+    idleWorkers(): number {
+        if (this.closed || this.broken || this.queue.length > 0) return 0;
+        return this.slots.filter(s => s.ready && !s.current).length;
+    }
+
+    /**
+     * Starts every job now, each on its own idle worker, in one synchronous step, so all of them
+     * read the same rows (the parts of a parallel run); undefined when there are not enough idle
+     * workers. Each job keeps its own time limit and cancellation.
+     */
+    runTogether(jobs: QuerySpec[], signal?: AbortSignal): Promise<string>[] | undefined {
+        if (jobs.length > this.idleWorkers() || signal?.aborted) return undefined;
+        const idle = this.slots.filter(s => s.ready && !s.current);
+        this.counters.together++;
+        return jobs.map((job, i) => new Promise<string>((resolve, reject) => {
+            const j: Job = { id: this.nextId++, job: { ...job, timeoutMs: this.timeoutMs }, resolve, reject, signal };
+            if (signal) {
+                j.onAbort = () => this.cancel(j);
+                signal.addEventListener('abort', j.onAbort, { once: true });
+            }
+            this.start(idle[i], j);
+        }));
     }
 
     /** Stops every worker; running and queued jobs fail with 503. */
@@ -164,22 +194,27 @@ export class QueryPool {
         for (const slot of this.slots) {
             if (this.queue.length === 0) return;
             if (slot.current) continue;
-            const j = this.queue.shift()!;
-            slot.current = j;
-            Atomics.store(slot.interrupt, 0, INTERRUPT_NONE);
-            // The delta fixes every dataset's row count now: the query sees what was acknowledged
-            // before it was dispatched.
-            const msg: WorkerRequest = { id: j.id, delta: this.engine.exportChanges(slot.sync), job: j.job };
-            j.timer = setTimeout(() => this.stop(slot, j, 'timeout'), this.timeoutMs);
-            try {
-                slot.worker.postMessage(msg);
-            } catch (err) {
-                // The request could not be cloned (too deeply nested, say): the worker's sync state
-                // was already advanced, so it is replaced, and the job fails as the query's fault.
-                this.replace(slot, new HttpError(400, `invalid query: it cannot be passed to a query worker (${(err as Error).message})`));
-                return;
-            }
+            if (!this.start(slot, this.queue.shift()!)) return;
         }
+    }
+
+    /** Hands a job to an idle worker; false when the worker had to be replaced. */
+    private start(slot: Slot, j: Job): boolean {
+        slot.current = j;
+        Atomics.store(slot.interrupt, 0, INTERRUPT_NONE);
+        // The delta fixes every dataset's row count now: the query sees what was acknowledged
+        // before it was dispatched.
+        const msg: WorkerRequest = { id: j.id, delta: this.engine.exportChanges(slot.sync), job: j.job };
+        j.timer = setTimeout(() => this.stop(slot, j, 'timeout'), this.timeoutMs);
+        try {
+            slot.worker.postMessage(msg);
+        } catch (err) {
+            // The request could not be cloned (too deeply nested, say): the worker's sync state
+            // was already advanced, so it is replaced, and the job fails as the query's fault.
+            this.replace(slot, new HttpError(400, `invalid query: it cannot be passed to a query worker (${(err as Error).message})`));
+            return false;
+        }
+        return true;
     }
 
     private onReply(slot: Slot, msg: WorkerReply): void {

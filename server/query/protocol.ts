@@ -3,7 +3,7 @@
  * Everything here crosses `postMessage`: plain data, bigints, and typed arrays on
  * SharedArrayBuffers (shared, not copied).
  */
-import type { EngineDelta, QueryLimits } from '../../language/index.js';
+import type { EngineDelta, PartitionPlan, PartitionSpec, QueryLimits } from '../../language/index.js';
 import type { AplQueryRequest } from '../http/engine-adapter.js';
 
 /** What a worker's engine is built with (the same as the main thread's query settings). */
@@ -33,7 +33,13 @@ export function interruption(kind: 'timeout' | 'cancelled', timeoutMs: number): 
  * A query as the routes ask for it. A legacy body travels as its JSON text: a structured clone of
  * a deeply nested object would overflow the stack in `postMessage`, and the text is flat.
  */
-export type QuerySpec = { kind: 'apl'; apl: string; request: AplQueryRequest } | { kind: 'legacy'; dataset: string; bodyJson: string; now: bigint };
+export type QuerySpec =
+    | { kind: 'apl'; apl: string; request: AplQueryRequest }
+    | { kind: 'legacy'; dataset: string; bodyJson: string; now: bigint }
+    /** A part of a parallel run (language/eval/parallel.ts); answers the part's result as text. */
+    | { kind: 'apl-part'; apl: string; request: AplQueryRequest; plan: PartitionPlan; part: PartitionSpec }
+    /** The merge of a parallel run: the parts' results (text), then the response body as for `apl`. */
+    | { kind: 'apl-merge'; apl: string; request: AplQueryRequest; plan: PartitionPlan; parts: string[] };
 
 /** A query as a worker runs it: with the time limit it runs under (for its error message). */
 export type QueryJob = QuerySpec & { timeoutMs: number };

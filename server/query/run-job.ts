@@ -5,7 +5,7 @@
  * `apl check` does before it runs (server/http/apl-check.ts).
  */
 import type { Engine, QueryInterruption, QueryOptions } from '../../language/index.js';
-import { legacyExecutor, type QueryEngine } from '../../language/index.js';
+import { deserializePartial, legacyExecutor, serializePartial, type QueryEngine } from '../../language/index.js';
 import { ServiceAplChecker } from '../http/apl-check.js';
 import type { QueryJob } from './protocol.js';
 import { mapQueryError } from './query-errors.js';
@@ -21,10 +21,11 @@ function checkerFor(engine: Engine): ServiceAplChecker {
 
 export async function runJob(engine: Engine, job: QueryJob, interrupt?: () => QueryInterruption | undefined): Promise<string> {
     try {
-        if (job.kind === 'apl') {
+        if (job.kind === 'apl' || job.kind === 'apl-part' || job.kind === 'apl-merge') {
             // `apl check`'s verdict first, against this engine's datasets: its errors, codes and
             // suggestions are the 400 (the check costs ~35 µs per character, hence here, off the event loop).
-            await checkerFor(engine).assertRunnable(job.apl);
+            // A parallel run is checked once, by its first part.
+            if (job.kind === 'apl' || (job.kind === 'apl-part' && job.part.index === 0)) await checkerFor(engine).assertRunnable(job.apl);
             const req = job.request;
             const options: QueryOptions = {
                 now: req.now,
@@ -37,6 +38,11 @@ export async function runJob(engine: Engine, job: QueryJob, interrupt?: () => Qu
                 variables: req.variables,
                 interrupt,
             };
+            if (job.kind === 'apl-part') {
+                const { run } = engine.run(job.apl, { ...options, partial: { plan: job.plan, part: job.part } });
+                return serializePartial(run.partial ?? { kind: 'unsupported' });
+            }
+            if (job.kind === 'apl-merge') options.merge = { plan: job.plan, parts: job.parts.map(deserializePartial) };
             const result = req.format === 'tabular' ? await engine.query(job.apl, options) : await engine.queryLegacyFormat(job.apl, options);
             return JSON.stringify(result);
         }

@@ -21,7 +21,7 @@ export const AGGREGATE_OPERATORS = {
     },
 } satisfies OperatorImpls<'SummarizeOperator' | 'MakeSeriesOperator' | 'CountOperator'>;
 
-interface GroupKey {
+export interface GroupKey {
     name: string;
     compiled: Compiled;
     vec: Vec;
@@ -29,7 +29,7 @@ interface GroupKey {
     timeBucket?: bigint;
 }
 
-function groupKeys(frame: Frame, groups: readonly ast.NamedExpression[], env: QueryEnv): GroupKey[] {
+export function groupKeys(frame: Frame, groups: readonly ast.NamedExpression[], env: QueryEnv): GroupKey[] {
     let k = 0;
     return groups.map(ne => {
         // The checker accepts it (Axiom does: `summarize count() by histogram(x, 10)`); this evaluator cannot run it.

@@ -1,0 +1,345 @@
+/**
+ * One query over row ranges in parallel (the service's query workers, server/query): each part
+ * runs the query over its share of a dataset scan up to a mergeable step and returns a small
+ * partial result; one merge run combines them and runs the rest of the pipeline.
+ *
+ * Planned shapes, over one dataset with only row-wise steps before the mergeable one:
+ * - `count`: the parts' counts add up;
+ * - `summarize` whose aggregations are count/countif/sum/sumif/min/max/minif/maxif/avg/avgif over
+ *   numbers (by any keys): per-group states merge exactly, except that sums of reals are added
+ *   in another order (the last bits may differ, as in every parallel database);
+ * - `top N by …` / `sort by … | take N` after `where` steps only: each part returns the physical
+ *   rows of its top N; the merge run scans just those rows, so ties break as in one run.
+ * Everything else runs as one job. The parts and the merge must read the same rows: the caller
+ * dispatches all parts at once (same snapshot), and the merge of a `top` keeps only the rows given.
+ */
+import type * as ast from '../generated/ast.js';
+import { lookupAggregate } from '../builtins/index.js';
+import { canonicalKey, compareValues } from '../runtime-values.js';
+import type { AplValue } from '../values.js';
+import { type Column, NumColumn, type ScalarType, columnFromValues } from './columns.js';
+import { compileAggregate, groupRows, keyColumn, permute, runAggregate, sortGroupsByKeys, type Grouping } from './aggregate.js';
+import { type QueryEnv, type Vec, vget } from './expr.js';
+import { Frame, ROWID, type AggInfo, type FrameCol, type FrameMeta } from './frame.js';
+import { groupKeys } from './operators/aggregate-ops.js';
+import { uniqueName } from './operators/common.js';
+import { decodeValue, encodeValue, type EncodedValue } from './replica.js';
+import type { RunStats } from './query.js';
+
+export type PartitionKind = 'count' | 'summarize' | 'top';
+
+export interface PartitionPlan {
+    kind: PartitionKind;
+    dataset: string;
+    /** Index of the mergeable operator in the top pipeline. */
+    opIndex: number;
+}
+
+/** Which part of each dataset scan a run covers. */
+export interface PartitionSpec {
+    index: number;
+    count: number;
+}
+
+type MergeKind = 'sum' | 'min' | 'max' | 'avg';
+
+const MERGEABLE: Record<string, MergeKind> = {
+    count: 'sum', countif: 'sum', sum: 'sum', sumif: 'sum', min: 'min', minif: 'min', max: 'max', maxif: 'max', avg: 'avg', avgif: 'avg',
+};
+/** Aggregations whose states are numbers only when their argument is a number. */
+const NUMERIC_ONLY = new Set(['sum', 'sumif', 'avg', 'avgif']);
+const NUMERIC: ReadonlySet<ScalarType> = new Set<ScalarType>(['long', 'real']);
+
+/** Row-wise steps the parts may run before the mergeable one. */
+const ROW_WISE = new Set(['WhereOperator', 'ExtendOperator', 'ProjectOperator', 'ProjectAwayOperator', 'ProjectKeepOperator', 'ProjectRenameOperator']);
+
+function unparen(e: ast.Expression): ast.Expression {
+    while (e.$type === 'ParenthesizedExpression') e = (e as ast.ParenthesizedExpression).expression;
+    return e;
+}
+
+/** The plan for a parsed query, or undefined when it runs as one job. */
+export function planPartition(model: ast.Model, isDataset: (name: string) => boolean): PartitionPlan | undefined {
+    if (model.statements.length !== 1 || model.statements[0].$type !== 'QueryStatement') return undefined;
+    const body = (model.statements[0] as ast.QueryStatement).body;
+    if (body.$type !== 'Pipeline') return undefined;
+    const p = body as ast.Pipeline;
+    if (p.source.$type !== 'NameReference' && p.source.$type !== 'BracketReference') return undefined;
+    const dataset = (p.source as ast.NameReference).name;
+    if (!isDataset(dataset)) return undefined;
+    const ops = p.operators;
+    let k = 0;
+    while (k < ops.length && ROW_WISE.has(ops[k].$type)) k++;
+    const op = ops[k];
+    if (!op) return undefined;
+    const whereOnly = ops.slice(0, k).every(o => o.$type === 'WhereOperator');
+    if (op.$type === 'CountOperator') return { kind: 'count', dataset, opIndex: k };
+    if (op.$type === 'TopOperator' && whereOnly) return { kind: 'top', dataset, opIndex: k };
+    if (op.$type === 'SortOperator' && ops[k + 1]?.$type === 'TakeOperator' && whereOnly) return { kind: 'top', dataset, opIndex: k + 1 };
+    if (op.$type === 'SummarizeOperator' && summarizeIsMergeable(op as ast.SummarizeOperator)) return { kind: 'summarize', dataset, opIndex: k };
+    return undefined;
+}
+
+function summarizeIsMergeable(op: ast.SummarizeOperator): boolean {
+    if (op.aggregates.length === 0) return false;
+    return op.aggregates.every(ne => {
+        const e = unparen(ne.expression);
+        if (e.$type !== 'FunctionCall') return false;
+        const call = e as ast.FunctionCall;
+        const fn = lookupAggregate(call.function);
+        return fn !== undefined && MERGEABLE[fn.name] !== undefined;
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Partial results (JSON text between threads)
+
+interface PartialStats {
+    rowsExamined: number;
+    rowsMatched: number;
+    blocksExamined: number;
+    minBlockTime?: string;
+    maxBlockTime?: string;
+    datasets: string[];
+}
+
+interface SummaryAgg {
+    name: string;
+    type: ScalarType;
+    info: AggInfo;
+    merge: MergeKind;
+}
+
+export type PartialResult =
+    /** The part's data do not fit the plan (a sum over strings, say): the query runs as one job. */
+    | { kind: 'unsupported' }
+    | { kind: 'count'; count: number; stats: PartialStats }
+    | { kind: 'top'; rows: number[]; stats: PartialStats }
+    | {
+          kind: 'summarize';
+          keys: { name: string; type: ScalarType }[];
+          /** Index of the `bin(_time, …)` key, and its bucket size in ns. */
+          timeKey?: { index: number; size: number };
+          aggs: SummaryAgg[];
+          /** Per group: the key values, then per aggregation its state (`[sum, n, own avg]` for avg). */
+          groups: EncodedValue[][];
+          stats: PartialStats;
+      };
+
+export function partialStats(stats: RunStats, rowsMatched: number): PartialStats {
+    return {
+        rowsExamined: stats.rowsExamined,
+        rowsMatched,
+        blocksExamined: stats.blocksExamined,
+        minBlockTime: stats.minBlockTime?.toString(),
+        maxBlockTime: stats.maxBlockTime?.toString(),
+        datasets: stats.datasets,
+    };
+}
+
+/** The merged statistics, as one run over all the parts' rows reports them. */
+export function mergeStats(stats: RunStats, parts: readonly Exclude<PartialResult, { kind: 'unsupported' }>[]): void {
+    let min: bigint | undefined;
+    let max: bigint | undefined;
+    stats.rowsExamined = 0;
+    stats.rowsMatched = 0;
+    stats.blocksExamined = 0;
+    for (const p of parts) {
+        stats.rowsExamined += p.stats.rowsExamined;
+        stats.rowsMatched += p.stats.rowsMatched;
+        stats.blocksExamined = Math.max(stats.blocksExamined, p.stats.blocksExamined);
+        if (p.stats.minBlockTime !== undefined) min = min === undefined || BigInt(p.stats.minBlockTime) < min ? BigInt(p.stats.minBlockTime) : min;
+        if (p.stats.maxBlockTime !== undefined) max = max === undefined || BigInt(p.stats.maxBlockTime) > max ? BigInt(p.stats.maxBlockTime) : max;
+        for (const d of p.stats.datasets) if (!stats.datasets.includes(d)) stats.datasets.push(d);
+    }
+    stats.minBlockTime = min;
+    stats.maxBlockTime = max;
+}
+
+/** The rows [lo, hi) of a scan range that part `index` of `count` covers. */
+export function partitionRange(lo: number, hi: number, part: PartitionSpec): [number, number] {
+    const n = hi - lo;
+    return [lo + Math.floor((n * part.index) / part.count), lo + Math.floor((n * (part.index + 1)) / part.count)];
+}
+
+/** A `top` part: the physical rows of its result (the scan's hidden row-id column points at them). */
+export function partialTopRows(frame: Frame): number[] {
+    const rid = frame.find(ROWID);
+    if (!rid) throw new Error('parallel top: the row ids were not carried along');
+    const rows: number[] = new Array(frame.length);
+    for (let i = 0; i < frame.length; i++) rows[i] = rid.sel ? rid.sel[i] : i;
+    return rows;
+}
+
+// ---------------------------------------------------------------------------------------------
+// summarize: partial states and their merge
+
+export function partialSummarize(frame: Frame, op: ast.SummarizeOperator, env: QueryEnv): Omit<Extract<PartialResult, { kind: 'summarize' }>, 'stats'> {
+    const keys = groupKeys(frame, op.groups, env);
+    const n = frame.length;
+    let grouping: Grouping = groupRows(
+        keys.map(k => k.vec),
+        n,
+        keys.map(k => (k.timeBucket !== undefined && k.timeBucket % 1_000_000n === 0n ? Number(k.timeBucket / 1_000_000n) : undefined)),
+    );
+    if (keys.length === 0 && n === 0) grouping = { gids: new Uint32Array(0), count: 1, first: new Uint32Array(0) };
+    const G = grouping.count;
+    const keyCols = keys.map(k => keyColumn(k.vec, k.compiled.type, grouping.first));
+    const named: FrameCol[] = keys.map((k, i) => ({ name: k.name, type: k.compiled.type, data: keyCols[i], sel: null }));
+    const aggs: SummaryAgg[] = [];
+    const states: ((g: number) => EncodedValue[])[] = [];
+    for (const ne of op.aggregates) {
+        const spec = compileAggregate(unparen(ne.expression) as ast.FunctionCall, ne.name, frame, env);
+        const merge = MERGEABLE[spec.fn.name];
+        if (NUMERIC_ONLY.has(spec.fn.name) && !NUMERIC.has(spec.args[0]?.type)) throw new PartitionUnsupported();
+        const [col] = runAggregate(spec, frame, grouping, { env });
+        const name = uniqueName(named, spec.outName);
+        named.push({ name, type: col.type, data: col, sel: null });
+        aggs.push({ name, type: col.type, info: spec.info, merge });
+        if (merge === 'avg') {
+            const { sums, counts } = sumsAndCounts(spec.args.map(a => a.run(frame)), grouping.gids, G, n);
+            states.push(g => [sums[g], counts[g], encodeValue(col.get(g))]);
+        } else states.push(g => [encodeValue(col.get(g))]);
+    }
+    const groups: EncodedValue[][] = [];
+    for (let g = 0; g < G; g++) {
+        const row: EncodedValue[] = keyCols.map(c => encodeValue(c.get(g)));
+        for (const s of states) row.push(...s(g));
+        groups.push(row);
+    }
+    const t = keys.findIndex(k => k.timeBucket !== undefined);
+    return {
+        kind: 'summarize',
+        keys: keys.map(k => ({ name: k.name, type: k.compiled.type })),
+        timeKey: t >= 0 ? { index: t, size: Number(keys[t].timeBucket) } : undefined,
+        aggs,
+        groups,
+    };
+}
+
+/** Thrown by a part whose data do not fit the plan (a sum over strings, say): the query runs as one job. */
+export class PartitionUnsupported extends Error {
+    constructor() {
+        super('this query runs as one job');
+    }
+}
+
+/** Per group: the sum and count of an avg/avgif argument's values (as the avg fast path counts them). */
+function sumsAndCounts(vecs: Vec[], gids: Uint32Array, G: number, n: number): { sums: Float64Array; counts: Float64Array } {
+    const sums = new Float64Array(G);
+    const counts = new Float64Array(G);
+    const [x, pred] = vecs;
+    const col = !x.c && x.col instanceof NumColumn ? x.col : undefined;
+    for (let i = 0; i < n; i++) {
+        if (pred && vget(pred, i) !== true) continue;
+        const g = gids[i];
+        if (col) {
+            const j = !x.c && x.sel ? x.sel[i] : i;
+            if (col.nulls !== null && col.nulls[j] === 1) continue;
+            sums[g] += col.vals[j];
+            counts[g]++;
+            continue;
+        }
+        const v = vget(x, i);
+        if (typeof v === 'number') sums[g] += v;
+        else if (typeof v === 'boolean') sums[g] += v ? 1 : 0;
+        else continue;
+        counts[g]++;
+    }
+    return { sums, counts };
+}
+
+/** Combines the parts' groups into what summarize over all their rows returns (same columns, order and meta). */
+export function mergeSummaries(parts: readonly Extract<PartialResult, { kind: 'summarize' }>[]): { frame: Frame; groups: number } {
+    const first = parts[0];
+    const main = mergeGroups(parts, first.keys.map((_, i) => i));
+    const meta: FrameMeta = {
+        groups: first.keys.filter((_, i) => i !== first.timeKey?.index).map(k => k.name),
+        order: first.keys.length ? [{ field: first.keys[0].name, desc: false }] : [],
+    };
+    if (first.timeKey) {
+        const tk = first.timeKey;
+        const rest = first.keys.map((_, i) => i).filter(i => i !== tk.index);
+        meta.buckets = { field: first.keys[tk.index].name, size: tk.size };
+        meta.timeBinned = { timeField: first.keys[tk.index].name, keys: rest.map(i => first.keys[i].name), firstAgg: first.aggs[0]?.name };
+        const totals = mergeGroups(parts, rest);
+        totals.meta = { groups: rest.map(i => first.keys[i].name) };
+        meta.totals = totals;
+    }
+    main.meta = meta;
+    return { frame: main, groups: main.length };
+}
+
+/** Groups the parts' rows by the keys at `keyIdx` and merges every aggregation's state. */
+function mergeGroups(parts: readonly Extract<PartialResult, { kind: 'summarize' }>[], keyIdx: number[]): Frame {
+    const { keys, aggs } = parts[0];
+    const K = keys.length;
+    const index = new Map<string, number>();
+    const keyVals: AplValue[][] = keyIdx.map(() => []);
+    const acc: AplValue[][] = aggs.map(() => []);
+    const avgState: { sum: number; n: number; own: AplValue }[][] = aggs.map(() => []);
+    for (const p of parts) {
+        for (const row of p.groups) {
+            const kv = keyIdx.map(i => decodeValue(row[i]));
+            const id = kv.map(v => (v === null ? '\u0000' : canonicalKey(v))).join('\u0001');
+            let g = index.get(id);
+            if (g === undefined) {
+                g = index.size;
+                index.set(id, g);
+                kv.forEach((v, i) => keyVals[i].push(v));
+            }
+            let at = K;
+            aggs.forEach((a, j) => {
+                if (a.merge === 'avg') {
+                    const sum = row[at] as number;
+                    const n = row[at + 1] as number;
+                    const own = decodeValue(row[at + 2]);
+                    at += 3;
+                    const s = (avgState[j][g!] ??= { sum: 0, n: 0, own });
+                    s.sum += sum;
+                    s.n += n;
+                    return;
+                }
+                const v = decodeValue(row[at++]);
+                acc[j][g!] = combine(a.merge, acc[j][g!] ?? null, v);
+            });
+        }
+    }
+    const G = index.size;
+    const keyCols: Column[] = keyIdx.map((ki, i) => columnFromValues(keys[ki].type, keyVals[i]));
+    const perm = sortGroupsByKeys(keyCols, G);
+    const cols: FrameCol[] = keyIdx.map((ki, i) => ({ name: keys[ki].name, type: keys[ki].type, data: permute(keyCols[i], perm), sel: null }));
+    aggs.forEach((a, j) => {
+        const values: AplValue[] = new Array(G);
+        for (let g = 0; g < G; g++) {
+            if (a.merge === 'avg') {
+                const s = avgState[j][g];
+                values[g] = s.n === 0 ? s.own : s.sum / s.n;
+            } else values[g] = acc[j][g] ?? null;
+        }
+        cols.push({ name: a.name, type: a.type, data: permute(columnFromValues(a.type, values), perm), sel: null, agg: a.info });
+    });
+    return new Frame(cols, G);
+}
+
+/** Merges two parts' states of one group; NaN propagates through sums and is skipped by min/max, as in one run. */
+function combine(kind: Exclude<MergeKind, 'avg'>, a: AplValue, b: AplValue): AplValue {
+    if (a === null) return b;
+    if (b === null) return a;
+    if (kind === 'sum') return (a as number) + (b as number);
+    if (typeof b === 'number' && Number.isNaN(b)) return a;
+    if (typeof a === 'number' && Number.isNaN(a)) return b;
+    const c = compareValues(b, a);
+    return (kind === 'min' ? c < 0 : c > 0) ? b : a;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Between threads: JSON text, with the numbers JSON has no words for (NaN, ±Infinity) kept.
+
+export function serializePartial(p: PartialResult): string {
+    return JSON.stringify(p, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? { $num: String(v) } : v));
+}
+
+export function deserializePartial(text: string): PartialResult {
+    return JSON.parse(text, (_k, v: unknown) => (v !== null && typeof v === 'object' && '$num' in v ? Number((v as { $num: string }).$num) : v)) as PartialResult;
+}

@@ -1,0 +1,31 @@
+/**
+ * One APL query over several query workers at once (language/eval/parallel.ts has the plan): each
+ * idle worker runs a part of the dataset scan up to the plan's mergeable step, then one worker
+ * merges the parts and runs the rest. Small scans, paged queries (a cursor) and shapes the plan
+ * does not cover run as one job.
+ */
+import type { Engine } from '../../language/index.js';
+import type { QueryPool } from './pool.js';
+import type { QuerySpec } from './protocol.js';
+
+/** Scans smaller than this run as one job (see `npm run bench -- --only eval`, parallel rows). */
+export const DEFAULT_PARALLEL_MIN_ROWS = 100_000;
+
+/** Queries longer than this are not planned on the main thread (the plan parses the query). */
+const MAX_PLANNED_LENGTH = 4096;
+
+/** Runs the query in parts when it can, else undefined (the caller runs it as one job). */
+export function runParallel(pool: QueryPool, engine: Engine, job: QuerySpec, minRows: number, signal?: AbortSignal): Promise<string> | undefined {
+    if (job.kind !== 'apl' || job.request.cursor || job.apl.length > MAX_PLANNED_LENGTH) return undefined;
+    const n = pool.idleWorkers();
+    if (n < 2) return undefined;
+    const plan = engine.planParallel(job.apl, minRows);
+    if (!plan) return undefined;
+    const { apl, request } = job;
+    const parts = pool.runTogether(Array.from({ length: n }, (_, index) => ({ kind: 'apl-part' as const, apl, request, plan, part: { index, count: n } })), signal);
+    if (!parts) return undefined;
+    return Promise.all(parts).then(texts =>
+        // A part whose data do not fit the plan (a sum over strings) sends the query back to one job.
+        texts.some(t => t.startsWith('{"kind":"unsupported"')) ? pool.run(job, signal) : pool.run({ kind: 'apl-merge', apl, request, plan, parts: texts }, signal),
+    );
+}

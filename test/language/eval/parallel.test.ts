@@ -1,0 +1,112 @@
+/**
+ * Parallel runs (language/eval/parallel.ts): a query run as N parts plus a merge answers as one run
+ * does, for 1 to 7 parts, in both result formats. The service runs the same parts on its query
+ * workers (test/server/query/parallel-query.test.ts). Sums and averages of reals may differ in the
+ * last bits (the additions happen in another order), so numbers compare to 1e-9 relative.
+ */
+import { describe, expect, it } from 'vitest';
+import { createEngine, type Engine, type QueryOptions } from '../../../language/eval/engine.js';
+import { deserializePartial, serializePartial } from '../../../language/eval/parallel.js';
+
+const T0 = Date.parse('2026-11-01T00:00:00Z');
+const OPTS: QueryOptions = { startTime: '2026-10-01T00:00:00Z', endTime: '2026-12-01T00:00:00Z', now: '2026-11-05T00:00:00Z' };
+
+function loaded(): Engine {
+    const e = createEngine();
+    const events = Array.from({ length: 5000 }, (_, i) => ({
+        _time: new Date(T0 + ((i * 7919) % 5000) * 60_000).toISOString(),
+        status: ['200', '200', '404', '500', '301'][i % 5],
+        method: ['GET', 'POST', 'GET', 'PUT'][i % 4],
+        n: i % 13 === 0 ? null : (i * 31) % 1000,
+        r: i % 17 === 0 ? null : ((i * 0.37) % 91) / 3,
+        ok: i % 3 === 0,
+        label: i % 11 === 0 ? undefined : `l${i % 23}`,
+    }));
+    e.ingest('d', events);
+    return e;
+}
+
+/** Runs `apl` as `count` parts and a merge, through the same serialisation the query workers use. */
+async function inParts(e: Engine, apl: string, count: number, format: 'tabular' | 'legacy'): Promise<unknown> {
+    const plan = e.planParallel(apl);
+    if (!plan) throw new Error(`no parallel plan for ${apl}`);
+    const parts = Array.from({ length: count }, (_, index) => e.run(apl, { ...OPTS, partial: { plan, part: { index, count } } }).run.partial!);
+    const merge = { plan, parts: parts.map(p => deserializePartial(serializePartial(p))) };
+    return format === 'tabular' ? e.query(apl, { ...OPTS, merge }) : e.queryLegacyFormat(apl, { ...OPTS, merge });
+}
+
+/** The answer without elapsed times, with numbers rounded to 9 significant digits. */
+function comparable(v: unknown): unknown {
+    return JSON.parse(JSON.stringify(v), (k, x: unknown) => (k === 'elapsedTime' ? undefined : typeof x === 'number' && !Number.isInteger(x) ? Number(x.toPrecision(9)) : x));
+}
+
+const PARALLEL = [
+    "['d'] | count",
+    "['d'] | where status == '500' | count",
+    "['d'] | summarize count() by status",
+    "['d'] | summarize c = count(), s = sum(n), a = avg(r), mn = min(r), mx = max(n), ci = countif(ok), si = sumif(n, ok), ai = avgif(r, ok), mni = minif(n, ok), mxi = maxif(r, ok) by status, method",
+    "['d'] | where method == 'GET' | summarize avg(r), max(r) by bin(_time, 1h)",
+    "['d'] | summarize count() by bin(_time, 1d), status | order by _time asc",
+    "['d'] | summarize count(), min(_time), max(_time), max(label), min(status)",
+    "['d'] | extend k = n % 7 | summarize total = sum(n) by k | order by k asc | take 3",
+    "['d'] | summarize count() by status | count",
+    "['d'] | where status == 'nope' | summarize count(), sum(n), avg(r), max(r)",
+    "['d'] | where status == 'nope' | summarize count() by status",
+    "['d'] | summarize count() by label",
+    "['d'] | top 10 by r",
+    "['d'] | top 7 by n asc",
+    "['d'] | where ok | sort by n asc | take 25",
+    "['d'] | where ok | top 5 by status asc, r desc | project status, r, n",
+];
+
+describe('parallel parts answer as one run', () => {
+    const e = loaded();
+    for (const apl of PARALLEL) {
+        it(apl, async () => {
+            const one = comparable(await e.query(apl, OPTS));
+            const oneLegacy = comparable(await e.queryLegacyFormat(apl, OPTS));
+            for (const count of [1, 2, 3, 4, 7]) {
+                expect(comparable(await inParts(e, apl, count, 'tabular')), `${count} parts`).toEqual(one);
+                expect(comparable(await inParts(e, apl, count, 'legacy')), `${count} parts, legacy`).toEqual(oneLegacy);
+            }
+        });
+    }
+});
+
+describe('queries that run as one job', () => {
+    const e = loaded();
+    for (const apl of [
+        "['d'] | summarize dcount(status) by method",
+        "['d'] | summarize percentile(n, 95)",
+        "['d'] | extend x = n | top 3 by x",
+        "['d'] | take 10",
+        "let t = ['d']; t | count",
+        "['d'] | order by n asc | count",
+        "['nope'] | count",
+        "print x = 1 | count",
+        "['d'] | summarize c = count() * 2 by status",
+    ]) {
+        it(apl, () => {
+            expect(e.planParallel(apl)).toBeUndefined();
+        });
+    }
+
+    it("['d'] | summarize count() with a row minimum above the dataset's rows", () => {
+        expect(e.planParallel("['d'] | summarize count()", 5001)).toBeUndefined();
+        expect(e.planParallel("['d'] | summarize count()", 5000)?.kind).toBe('summarize');
+    });
+
+    it("['d'] | summarize sum(ok) (a part finds that a bool argument does not fit the plan)", () => {
+        const apl = "['d'] | summarize sum(ok)";
+        const plan = e.planParallel(apl)!;
+        expect(plan.kind).toBe('summarize');
+        expect(e.run(apl, { ...OPTS, partial: { plan, part: { index: 0, count: 2 } } }).run.partial).toEqual({ kind: 'unsupported' });
+    });
+});
+
+describe('serialisation between threads', () => {
+    it('keeps NaN and infinities', () => {
+        const p = deserializePartial(serializePartial({ kind: 'summarize', keys: [], aggs: [], groups: [[Number.NaN, Infinity, -Infinity, 1.5, null, 'x']], stats: { rowsExamined: 1, rowsMatched: 1, blocksExamined: 1, datasets: ['d'] } }));
+        expect(p.kind === 'summarize' && p.groups[0]).toEqual([Number.NaN, Infinity, -Infinity, 1.5, null, 'x']);
+    });
+});
