@@ -159,7 +159,7 @@ function scanDataset(snap: Snapshot, need: OrderNeed, state: RunState): Frame {
     }
     const merge = state.opts.merge;
     if (merge?.plan.kind === 'top' && merge.plan.dataset === snap.dataset) {
-        sel = onlyRows(sel, m, merge.parts.flatMap(p => (p.kind === 'top' ? p.rows : [])), n);
+        sel = onlyRows(snap, merge.parts.flatMap(p => (p.kind === 'top' ? p.rows : [])), need === 'desc');
         m = sel.length;
     }
     const cols: FrameCol[] = snap.fields.map(f => ({ name: f.name, type: f.type, data: snap.column(f.name)!, sel }));
@@ -168,17 +168,13 @@ function scanDataset(snap: Snapshot, need: OrderNeed, state: RunState): Frame {
     return new Frame(cols, m, meta);
 }
 
-/** The merge of a parallel `top`: the scan's rows (in scan order) that are among `rows`. */
-function onlyRows(sel: Uint32Array | null, m: number, rows: readonly number[], n: number): Uint32Array {
-    const keep = new Uint8Array(n);
-    for (const r of rows) keep[r] = 1;
-    const out = new Uint32Array(rows.length);
-    let k = 0;
-    for (let i = 0; i < m && k < out.length; i++) {
-        const r = sel ? sel[i] : i;
-        if (keep[r] === 1) out[k++] = r;
-    }
-    return out.subarray(0, k);
+/**
+ * The merge of a parallel `top`: the parts' rows in scan order, (_time, row id) ascending or
+ * descending. They came from this scan's range, so sorting them is the whole scan.
+ */
+function onlyRows(snap: Snapshot, rows: readonly number[], desc: boolean): Uint32Array {
+    const sel = Uint32Array.from(rows).sort((a, b) => snap.compareRows(a, b));
+    return desc ? sel.reverse() : sel;
 }
 
 const identityCache = new WeakMap<Uint32Array, boolean>();

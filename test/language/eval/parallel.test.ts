@@ -7,21 +7,13 @@
 import { describe, expect, it } from 'vitest';
 import { createEngine, type Engine, type QueryOptions } from '../../../language/eval/engine.js';
 import { deserializePartial, serializePartial } from '../../../language/eval/parallel.js';
+import { comparable, mixedEvents } from '../../support/parallel-fixtures.js';
 
-const T0 = Date.parse('2026-11-01T00:00:00Z');
 const OPTS: QueryOptions = { startTime: '2026-10-01T00:00:00Z', endTime: '2026-12-01T00:00:00Z', now: '2026-11-05T00:00:00Z' };
 
 function loaded(): Engine {
     const e = createEngine();
-    const events = Array.from({ length: 5000 }, (_, i) => ({
-        _time: new Date(T0 + ((i * 7919) % 5000) * 60_000).toISOString(),
-        status: ['200', '200', '404', '500', '301'][i % 5],
-        method: ['GET', 'POST', 'GET', 'PUT'][i % 4],
-        n: i % 13 === 0 ? null : (i * 31) % 1000,
-        r: i % 17 === 0 ? null : ((i * 0.37) % 91) / 3,
-        ok: i % 3 === 0,
-        label: i % 11 === 0 ? undefined : `l${i % 23}`,
-    }));
+    const events = mixedEvents(5000);
     e.ingest('d', events);
     return e;
 }
@@ -33,11 +25,6 @@ async function inParts(e: Engine, apl: string, count: number, format: 'tabular' 
     const parts = Array.from({ length: count }, (_, index) => e.run(apl, { ...OPTS, partial: { plan, part: { index, count } } }).run.partial!);
     const merge = { plan, parts: parts.map(p => deserializePartial(serializePartial(p))) };
     return format === 'tabular' ? e.query(apl, { ...OPTS, merge }) : e.queryLegacyFormat(apl, { ...OPTS, merge });
-}
-
-/** The answer without elapsed times, with numbers rounded to 9 significant digits. */
-function comparable(v: unknown): unknown {
-    return JSON.parse(JSON.stringify(v), (k, x: unknown) => (k === 'elapsedTime' ? undefined : typeof x === 'number' && !Number.isInteger(x) ? Number(x.toPrecision(9)) : x));
 }
 
 const PARALLEL = [

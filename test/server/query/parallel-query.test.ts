@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type TestService } from '../http/helpers.js';
+import { comparable, mixedEvents } from '../../support/parallel-fixtures.js';
 
-const T0 = Date.parse('2026-11-01T00:00:00Z');
 const RANGE = { startTime: '2026-10-01T00:00:00Z', endTime: '2026-12-01T00:00:00Z' };
 
 /** `_sysTime` (the ingest time) differs between the services: queries of rows leave it out. */
@@ -20,22 +20,6 @@ const QUERIES = [
     "['d'] | top 10 by r | project-away _sysTime",
     "['d'] | where ok | sort by n asc | take 25 | project-away _sysTime",
 ];
-
-function events(n: number): object[] {
-    return Array.from({ length: n }, (_, i) => ({
-        _time: new Date(T0 + ((i * 7919) % n) * 60_000).toISOString(),
-        status: ['200', '200', '404', '500', '301'][i % 5],
-        method: ['GET', 'POST', 'GET', 'PUT'][i % 4],
-        n: i % 13 === 0 ? null : (i * 31) % 1000,
-        r: i % 17 === 0 ? null : ((i * 0.37) % 91) / 3,
-        ok: i % 3 === 0,
-        label: i % 11 === 0 ? undefined : `l${i % 23}`,
-    }));
-}
-
-function comparable(v: unknown): unknown {
-    return JSON.parse(JSON.stringify(v), (k, x: unknown) => (k === 'elapsedTime' || k === '_sysTime' ? undefined : typeof x === 'number' && !Number.isInteger(x) ? Number(x.toPrecision(9)) : x));
-}
 
 /** Waits until every query worker has started (idle workers are what a parallel run needs). */
 async function allIdle(s: TestService, workers: number): Promise<void> {
@@ -56,7 +40,7 @@ async function answers(s: TestService): Promise<unknown[]> {
 describe('a query answers the same at 1, 2 and 4 query workers', () => {
     const services = new Map<number, TestService>();
     beforeAll(async () => {
-        const body = events(6000).map(e => JSON.stringify(e)).join('\n');
+        const body = mixedEvents(6000).map(e => JSON.stringify(e)).join('\n');
         for (const workers of [1, 2, 4]) {
             const s = await startService({ queryWorkers: workers, parallelMinRows: 0 });
             services.set(workers, s);
