@@ -7,7 +7,9 @@
  *   process;
  * - Q2 latency over HTTP on 1M ingested events as a ratio to the in-process engine;
  * - start-up with 1M events on disk: spawn → first answer, and the peak resident memory of the
- *   server process during it.
+ *   server process during it; and spawn → the first answer of a count query over those events
+ *   (they load into memory after the server listens, and queries wait for that).
+ * `APL_BENCH_SERVICE=ingest` runs the ingest part only.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -140,6 +142,8 @@ export async function serviceSection(ctx: BenchContext): Promise<SectionResult> 
         });
         notes.push(`ingest: ${ingestEvents} sample-http-logs events, ${(totalBytes / 2 ** 20).toFixed(1)} MB NDJSON, ${INGEST_CONCURRENCY} requests in flight over node:http keep-alive to the service in a child process; ratio = our events/s ÷ JSON.parse events/s of the same bytes in the bench process (goal 0.8×)`);
         for (const name of names) await api(base, 'DELETE', `/v2/datasets/${name}`);
+        // APL_BENCH_SERVICE=ingest: only the ingest part (for iterating on the ingest path).
+        if (process.env.APL_BENCH_SERVICE === 'ingest') return { rows, notes };
 
         // --- Q2 over HTTP on 1M events vs the in-process engine with the same events.
         const fillEvents = ctx.quick ? 100_000 : 1_000_000;
@@ -188,15 +192,18 @@ export async function serviceSection(ctx: BenchContext): Promise<SectionResult> 
             }
             const f = summarize(full.map(x => x.ms));
             const e = summarize(empty.map(x => x.ms));
-            rows.push({ name: `start-up with ${label} events on disk`, ours: fmtMs(f.median), baseline: `${fmtMs(e.median)} empty dir`, ratio: f.median / e.median, bar: '—', pass: null });
-            notes.push(`start-up: spawn of the service bundle → first 200 on GET /v2/datasets (recovery happens before listen), then a count check; median of ${full.length} (min ${fmtMs(f.min)}, max ${fmtMs(f.max)}); baseline: the same start on an empty data dir`);
+            const q = summarize(full.map(x => x.firstAnswerMs ?? NaN));
+            rows.push({ name: `start-up with ${label} events on disk`, ours: fmtMs(f.median), baseline: `${fmtMs(e.median)} empty dir`, ratio: f.median / e.median, bar: '≤ 0.5 s', pass: f.median <= 500 });
+            rows.push({ name: `first query answer after start-up with ${label} events`, ours: fmtMs(q.median), baseline: `${fmtMs(f.median)} start-up above`, ratio: q.median / f.median, bar: '—', pass: null });
+            notes.push(`start-up: spawn of the service bundle → first 200 on GET /v2/datasets (metadata only before listening; the events load into memory right after, in the background), then a count check; median of ${full.length} (min ${fmtMs(f.min)}, max ${fmtMs(f.max)}); baseline: the same start on an empty data dir`);
+            notes.push(`first query answer: spawn → the answer of \`['sample-http-logs'] | count\`, sent right after that first 200 and a list; it waits until the dataset is fully loaded into memory (the whole of it still loads; median of ${full.length}, min ${fmtMs(q.min)}, max ${fmtMs(q.max)})`);
             const fr = full.map(x => x.peakRss).filter((x): x is number => x !== undefined);
             const er = empty.map(x => x.peakRss).filter((x): x is number => x !== undefined);
             if (fr.length && er.length) {
                 const fm = summarize(fr).median;
                 const em = summarize(er).median;
                 rows.push({ name: `peak RSS of that start-up`, ours: fmtBytes(fm), baseline: `${fmtBytes(em)} empty dir`, ratio: fm / em, bar: '< 1 GB', pass: fm < 2 ** 30 });
-                notes.push('peak RSS: VmHWM of the server process (/proc) when it first answers, i.e. the high-water mark of recovery');
+                notes.push('peak RSS: VmHWM of the server process (/proc) once the count query has answered (the events are then loaded), i.e. the high-water mark of start-up and loading');
             }
         } finally {
             rmSync(emptyDir, { recursive: true, force: true });
@@ -264,6 +271,8 @@ export interface Started {
 interface StartFigures {
     ms: number;
     peakRss?: number;
+    /** ms from spawn to the answer of the count query (with events on disk). */
+    firstAnswerMs?: number;
 }
 
 /** Spawns the service bundle on a free port and waits until it answers GET /v2/datasets. */
@@ -317,14 +326,17 @@ function peakRss(pid: number | undefined): number | undefined {
 
 async function startOnce(bundle: string, dataDir: string, expectEvents: number): Promise<StartFigures> {
     const s = await startServer(bundle, dataDir);
+    const spawnedAt = performance.now() - s.ms;
     try {
         if (expectEvents === 0) return { ms: s.ms, peakRss: s.peakRss };
         const list = (await api(s.base, 'GET', '/v2/datasets')) as unknown[];
         if (!Array.isArray(list) || list.length === 0) throw new Error('the restarted service lists no datasets');
         const r = (await api(s.base, 'POST', '/v1/datasets/_apl?format=tabular', JSON.stringify({ apl: "['sample-http-logs'] | count", ...RANGE }))) as { tables: { columns: unknown[][] }[] };
         const n = Number(r.tables[0]?.columns[0]?.[0]);
+        const firstAnswerMs = performance.now() - spawnedAt;
         if (n !== expectEvents) throw new Error(`the restarted service counts ${n} events, expected ${expectEvents}`);
-        return { ms: s.ms, peakRss: s.peakRss };
+        // The events load after the first answer: the high-water mark is read once they are in.
+        return { ms: s.ms, peakRss: peakRss(s.child.pid), firstAnswerMs };
     } finally {
         await s.stop();
     }

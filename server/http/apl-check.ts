@@ -26,11 +26,13 @@ export interface AplSchemaSource {
     datasets(): string[];
     /** Axiom field types (`integer`, `string`, `map`...). */
     fields(dataset: string): { name: string; type: string }[];
+    /** Settles once `fields` is complete (the service's start-up loads); absent = at once. */
+    ready?(): Promise<void>;
 }
 
-/** The data plane's datasets, with the fields its engine has. */
+/** The data plane's datasets, with the fields its engine has once they are loaded. */
 export function dataPlaneSchema(data: DataPlane): AplSchemaSource {
-    return { datasets: () => data.listDatasets().map((m) => m.name), fields: (name) => data.engine.fields(name) };
+    return { datasets: () => data.listDatasets().map((m) => m.name), fields: (name) => data.engine.fields(name), ready: () => data.allLoaded() };
 }
 
 /** Diagnostics that say the dataset does not exist: for a query, the evaluator's 404 (explainUnknownDataset) answers them. */
@@ -55,6 +57,7 @@ export class ServiceAplChecker {
         if (text.length > MAX_CHECKED_APL_LENGTH) {
             throw badRequest(`invalid ${field}: ${text.length} characters, at most ${MAX_CHECKED_APL_LENGTH} allowed`);
         }
+        await this.source.ready?.();
         let problems: AplDiagnostic[];
         try {
             problems = await this.problems(text);

@@ -75,6 +75,8 @@ export interface ServiceOptions {
     queryTimeoutMs?: number;
     /** Longest APL query text accepted (default DEFAULT_MAX_QUERY_LENGTH); longer ones get 413. */
     maxQueryLength?: number;
+    /** For tests: awaited after each part of a dataset's background load (see DataPlaneOptions). */
+    afterLoadPart?: (dataset: string, part: number) => Promise<void> | void;
 }
 
 export interface Service {
@@ -89,8 +91,10 @@ export interface Service {
     firstStart: boolean;
     /** Sample datasets loaded on this start. */
     samplesLoaded: string[];
-    /** What recovery fed into the engine. */
+    /** The datasets and events on disk at start (metadata: they load into the engine after listening). */
     recovered: { datasets: number; events: number };
+    /** Settles when the stored datasets are in the engine: what was loaded (damaged ones are not). */
+    loaded: Promise<{ datasets: number; events: number }>;
     app: FastifyInstance;
     data: DataPlane;
     close(): Promise<void>;
@@ -143,7 +147,10 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
         }
 
         const engine = createEngineAdapter({ maxResultRows, queryWorkers: options.queryWorkers, queryTimeoutMs: options.queryTimeoutMs, parallelMinRows: options.parallelMinRows, log });
-        const data = new DataPlane(store, engine, { maxBodyBytes, log, ingestWorkers: options.ingestWorkers, maxFieldsPerDataset: options.maxFieldsPerDataset, ingestWorkerHeapMb: options.ingestWorkerHeapMb });
+        const data = new DataPlane(store, engine, {
+            maxBodyBytes, log, ingestWorkers: options.ingestWorkers, maxFieldsPerDataset: options.maxFieldsPerDataset, ingestWorkerHeapMb: options.ingestWorkerHeapMb, afterLoadPart: options.afterLoadPart,
+        });
+        // Metadata only: the events go into the engine after listening (loadInBackground below).
         const recovered = await data.recover();
         // Load the parser and evaluator now (in every query worker), so the first user queries are not
         // the slow ones. Not awaited: the service listens meanwhile, and a query sent at once waits
@@ -171,6 +178,12 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
         const user: LocalUser = { id: state.userId, name: 'Local User', email: 'local@localhost', created: state.created };
         const app = buildApp({ data, auth: new Authenticator(configured, store.tokens), user, maxBodyBytes, maxResultRows, log, annotations, monitors, maxQueryLength: options.maxQueryLength });
         await app.listen({ host, port });
+        // Requests that need a dataset's events wait for its load; the lists answer meanwhile.
+        const started = performance.now();
+        const loaded = data.loadInBackground();
+        void loaded.then((r) => {
+            if (recovered.datasets > 0) log(`loaded ${r.events} events of ${r.datasets} dataset(s) into memory in ${Math.round(performance.now() - started)} ms`);
+        }, () => undefined);
         const addr = app.server.address();
         const boundPort = typeof addr === 'object' && addr ? addr.port : port;
         const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
@@ -184,11 +197,14 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
             firstStart,
             samplesLoaded,
             recovered,
+            loaded,
             app,
             data,
             close: () =>
                 (closing ??= (async () => {
                     try {
+                        // Requests still waiting for a dataset's load get 503 instead of hanging.
+                        void data.stopLoading();
                         // Stop accepting; running queries fail at once (503), in-flight ingests finish
                         // (each is acknowledged only once durable), and whatever still hangs after
                         // CLOSE_GRACE_MS is cut off.

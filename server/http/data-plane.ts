@@ -1,9 +1,11 @@
 /**
  * The service's data plane: the durable store plus ONE in-memory query engine per process.
  *
- * - On start the engine is fed from the store (recovery): every dataset, block by block column by
- *   column, then the WAL tail batch by batch, with the store's row ids (time, batch seq, row) kept
- *   exactly, so cursors survive restarts.
+ * - Start-up reads metadata only (`recover`); the server listens at once, and then the engine is
+ *   fed from the store in the background (`loadInBackground`), one dataset at a time: blocks column
+ *   by column, then the WAL tail batch by batch, with the store's row ids (time, batch seq, row)
+ *   kept exactly, so cursors survive restarts. Every request that needs a dataset's events waits
+ *   for its load (`loaded`, `allLoaded`); lists of datasets answer from metadata at once.
  * - An ingest request is decoded and validated, appended to the store (written + fsynced), then
  *   the same batch is fed into the engine, and only then acknowledged. A query therefore sees
  *   every acknowledged event, and each batch appears atomically (the engine append is synchronous).
@@ -31,7 +33,35 @@ export interface DataPlaneOptions {
     ingestWorkers?: number;
     /** Heap bound of each ingest worker (MB); default Node's. */
     ingestWorkerHeapMb?: number;
+    /**
+     * For tests: awaited after each part (block or WAL batch) a background load fed to the engine,
+     * so a test can hold a dataset half loaded without relying on timing.
+     */
+    afterLoadPart?: (dataset: string, part: number) => Promise<void> | void;
 }
+
+/** A stored dataset whose events are not in the engine yet. */
+interface PendingLoad {
+    done: Promise<void>;
+    settle(): void;
+    fail(err: Error): void;
+}
+
+function pendingLoad(): PendingLoad {
+    let settle!: () => void;
+    let fail!: (err: Error) => void;
+    const done = new Promise<void>((resolve, reject) => {
+        settle = resolve;
+        fail = reject;
+    });
+    done.catch(() => undefined); // nobody may be waiting when it fails
+    return { done, settle, fail };
+}
+
+/** Thrown inside a background load when the service stops: not damage, so nothing is marked. */
+class LoadStopped extends Error {}
+
+const yieldToLoop = (): Promise<void> => new Promise<void>((r) => setImmediate(r));
 
 export class DataPlane {
     private readonly locks = new KeyedRwLock();
@@ -44,6 +74,11 @@ export class DataPlane {
     /** Per dataset: its field names, plus those of ingests in flight (see reserveFields). */
     private readonly fieldNames = new Map<string, Set<string>>();
     private readonly maxFields: number;
+    /** Datasets found at start whose events are not in the engine yet, in load order. */
+    private readonly pending = new Map<string, PendingLoad>();
+    private background: Promise<void> = Promise.resolve();
+    private stopping = false;
+    private waiting = 0;
 
     constructor(
         readonly store: Store,
@@ -55,37 +90,111 @@ export class DataPlane {
         this.workers = n > 0 ? new IngestWorkers(n, opts.log, opts.ingestWorkerHeapMb) : undefined;
     }
 
-    /** Feeds every stored event into the engine. Call once, before serving. */
+    /**
+     * Start-up, metadata only: notes every stored dataset as not loaded yet, so that requests which
+     * need its events wait for `loadInBackground`. Counts the events on disk (manifests + WAL tail).
+     */
     async recover(): Promise<{ datasets: number; events: number }> {
-        let events = 0;
-        let datasets = 0;
+        const names: string[] = [];
         for (const meta of this.store.listDatasets()) {
             if (!this.store.hasDataset(meta.name)) continue; // could not be opened: reported by the store
             this.generation.set(meta.name, ++this.genCounter);
-            try {
-                events += await this.loadDataset(meta.name);
-                datasets++;
-            } catch (err) {
-                // A damaged block: this dataset goes out of service (423, files untouched), the others serve.
-                this.generation.delete(meta.name);
-                this.engine.deleteDataset(meta.name);
-                await this.store.markUnavailable(meta.name, err);
-            }
+            this.pending.set(meta.name, pendingLoad());
+            names.push(meta.name);
         }
-        return { datasets, events };
+        const stats = await Promise.all(names.map((name) => this.store.stats(name)));
+        return { datasets: names.length, events: stats.reduce((sum, s) => sum + s.events, 0) };
+    }
+
+    /**
+     * Feeds the stored events into the engine, one dataset at a time, yielding to the event loop
+     * between parts so requests keep being answered. Call once, after the server listens. A
+     * dataset whose load fails (a damaged block) goes out of service (423, files untouched).
+     */
+    loadInBackground(): Promise<{ datasets: number; events: number }> {
+        const run = async (): Promise<{ datasets: number; events: number }> => {
+            let events = 0;
+            let datasets = 0;
+            for (const [name, p] of [...this.pending]) {
+                if (this.stopping) break;
+                let stopped = false;
+                try {
+                    // Exclusive: no ingest, trim or delete of this dataset runs meanwhile.
+                    if (this.store.hasDataset(name)) {
+                        events += await this.locks.exclusive(name, () => this.loadDataset(name, true));
+                        datasets++;
+                    }
+                } catch (err) {
+                    if (err instanceof LoadStopped) stopped = true;
+                    else await this.outOfService(name, err).catch((e: unknown) => this.opts.log(`taking ${name} out of service failed: ${String(e)}`));
+                }
+                if (stopped) break; // its waiters get stopLoading's 503
+                this.pending.delete(name);
+                p.settle();
+            }
+            return { datasets, events };
+        };
+        const result = run();
+        this.background = result.then(() => undefined, (err: unknown) => this.opts.log(`loading the stored datasets failed: ${String(err)}`));
+        return result;
+    }
+
+    /** A damaged block: the dataset goes out of service (423, files untouched), the others serve. */
+    private async outOfService(name: string, err: unknown): Promise<void> {
+        this.generation.delete(name);
+        this.engine.deleteDataset(name);
+        await this.store.markUnavailable(name, err);
+    }
+
+    /** Requests waiting for a start-up load right now (for tests and diagnostics). */
+    get waitingForLoad(): number {
+        return this.waiting;
+    }
+
+    /** Resolves once the dataset's stored events are in the engine (at once for any other name). */
+    async loaded(name: string): Promise<void> {
+        const p = this.pending.get(name);
+        if (p === undefined) return;
+        this.waiting++;
+        try {
+            await p.done;
+        } finally {
+            this.waiting--;
+        }
+    }
+
+    /** Resolves once every dataset found at start is in the engine (queries that may name any). */
+    async allLoaded(): Promise<void> {
+        for (const name of [...this.pending.keys()]) await this.loaded(name);
+    }
+
+    /** The dataset's metadata once its events are loaded: 404, or 423 when its load failed. */
+    async loadedDataset(name: string): Promise<DatasetMeta> {
+        await this.loaded(name);
+        return this.getDataset(name);
+    }
+
+    /** Stops the background load; requests still waiting for it get 503. */
+    async stopLoading(): Promise<void> {
+        this.stopping = true;
+        await this.background;
+        const err = new HttpError(503, 'the service is shutting down');
+        for (const p of this.pending.values()) p.fail(err);
     }
 
     /**
      * (Re)builds the engine's copy of one dataset from a store snapshot, streaming: each block goes
      * in column by column, then each WAL tail batch, into a copy built off to the side that
      * replaces the current one in one synchronous step (queries see the old copy or the new one).
+     * `background`: the start-up load, which yields between parts and stops when the service does.
      */
-    private async loadDataset(name: string): Promise<number> {
+    private async loadDataset(name: string, background = false): Promise<number> {
         this.fieldNames.delete(name);
         const snap = await this.store.snapshot(name);
         let loader: DatasetLoader;
         try {
             loader = this.engine.beginLoad(name, this.store.getDataset(name), snap.size);
+            let n = 0;
             for await (const part of snap.parts()) {
                 if (part.kind === 'block') {
                     const b = part.block;
@@ -93,6 +202,12 @@ export class DataPlane {
                     loader.appendColumns({ rows: b.rows, times: b.times, batchOf: b.batchIdx, rowInBatch: b.rowIdx, batches, columns: b.columns, select: part.select });
                 } else {
                     loader.ingestBatch({ times: part.times, fields: part.fields, sysTime: part.sysTime, batchSeq: part.seq, select: part.select });
+                }
+                if (background) {
+                    // Let requests in between parts; the half-built copy stays invisible until commit.
+                    await this.opts.afterLoadPart?.(name, n++);
+                    await yieldToLoop();
+                    if (this.stopping) throw new LoadStopped();
                 }
             }
         } finally {
@@ -147,14 +262,15 @@ export class DataPlane {
     }
 
     async updateDataset(name: string, patch: UpdateDatasetInput): Promise<DatasetMeta> {
-        this.getDataset(name);
+        // After the load: a dataset whose load fails must keep its files as they are.
+        await this.loadedDataset(name);
         const meta = await this.store.updateDataset(name, patch);
         this.engine.updateMeta(name, meta);
         return meta;
     }
 
     async deleteDataset(name: string): Promise<void> {
-        this.getDataset(name);
+        await this.loadedDataset(name);
         await this.locks.exclusive(name, async () => {
             this.generation.delete(name);
             this.fieldNames.delete(name);
@@ -176,7 +292,7 @@ export class DataPlane {
 
     /** API E9: drops events older than now - maxDuration, in the store and in the engine. */
     async trim(name: string, maxDurationNs: bigint): Promise<void> {
-        this.getDataset(name);
+        await this.loadedDataset(name);
         await this.locks.exclusive(name, async () => {
             await this.store.trim(name, maxDurationNs);
             await this.loadDataset(name);
@@ -188,6 +304,8 @@ export class DataPlane {
      * events become `failures`), durable append, engine feed, IngestStatus.
      */
     async ingest(name: string, req: IngestRequest): Promise<IngestStatus> {
+        // The engine append must follow the start-up load of the dataset (which then holds its lock).
+        await this.loaded(name);
         const meta = this.getDataset(name);
         return this.locks.shared(name, async () => {
             const gen = this.generation.get(name);
@@ -290,6 +408,7 @@ export class DataPlane {
     }
 
     async close(): Promise<void> {
+        await this.stopLoading();
         await this.workers?.close();
         await this.store.close();
     }

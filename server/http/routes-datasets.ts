@@ -2,6 +2,9 @@
  * Datasets (API.md §7, E4–E11) on both `/v2/datasets` and `/v1/datasets`: list, create, get,
  * update, delete (204), trim, fields, map fields; plus `GET /v1/datasets/_fields` (every dataset's
  * fields, keyed by dataset name: what a live SchemaProvider reads).
+ *
+ * Every endpoint of one dataset waits for that dataset's start-up load (data-plane.ts), so fields,
+ * counts and a 423 for a damaged block are exact; the lists answer from metadata at once.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { formatDatetime, parseGoDuration } from '../../language/index.js';
@@ -94,6 +97,7 @@ export function registerDatasetRoutes(app: FastifyInstance, opts: DatasetRouteOp
 
         // `_fields` before `:id`: find-my-way matches static segments first anyway.
         app.get(`${base}/_fields`, async () => {
+            await data.allLoaded();
             const out: Record<string, unknown[]> = {};
             for (const m of data.listDatasets()) out[m.name] = data.engine.fields(m.name);
             return out;
@@ -101,14 +105,14 @@ export function registerDatasetRoutes(app: FastifyInstance, opts: DatasetRouteOp
 
         // The dataset object has no room for a storage status (go decodes it strictly): a header says it.
         app.get(`${base}/:id`, async (req, reply: FastifyReply) => {
-            const m = data.getDataset(param(req, 'id'));
+            const m = await data.loadedDataset(param(req, 'id'));
             const health = await data.store.health(m.name);
             reply.header('X-Apl-Storage-Status', health.status);
             return datasetObject(m);
         });
 
         app.get(`${base}/:id/info`, async (req, reply: FastifyReply) => {
-            const m = data.getDataset(param(req, 'id'));
+            const m = await data.loadedDataset(param(req, 'id'));
             const stats = await data.store.stats(m.name);
             const health = await data.store.health(m.name);
             reply.header('X-Apl-Storage-Status', health.status);
@@ -162,23 +166,23 @@ export function registerDatasetRoutes(app: FastifyInstance, opts: DatasetRouteOp
         });
 
         app.get(`${base}/:id/fields`, async (req) => {
-            const m = data.getDataset(param(req, 'id'));
+            const m = await data.loadedDataset(param(req, 'id'));
             return data.engine.fields(m.name);
         });
 
         app.get(`${base}/:id/fields/:field`, async (req) => {
-            const m = data.getDataset(param(req, 'id'));
+            const m = await data.loadedDataset(param(req, 'id'));
             const f = data.engine.fields(m.name).find((x) => x.name === param(req, 'field'));
             if (!f) throw new HttpError(404, `field "${param(req, 'field')}" not found in dataset "${m.name}"`);
             return f;
         });
 
         // ---- map fields (E11)
-        app.get(`${base}/:id/mapfields`, async (req) => data.getDataset(param(req, 'id')).mapFields);
+        app.get(`${base}/:id/mapfields`, async (req) => (await data.loadedDataset(param(req, 'id'))).mapFields);
 
         app.post(`${base}/:id/mapfields`, async (req) => {
             requireScope(req, 'admin');
-            const m = data.getDataset(param(req, 'id'));
+            const m = await data.loadedDataset(param(req, 'id'));
             const field = validateMapFieldName(jsonObjectBody(req).name);
             if (m.mapFields.includes(field)) throw new HttpError(409, `map field "${field}" already exists in dataset "${m.name}"`);
             await data.updateDataset(m.name, { mapFields: [...m.mapFields, field] });
@@ -187,7 +191,7 @@ export function registerDatasetRoutes(app: FastifyInstance, opts: DatasetRouteOp
 
         app.put(`${base}/:id/mapfields`, async (req) => {
             requireScope(req, 'admin');
-            const m = data.getDataset(param(req, 'id'));
+            const m = await data.loadedDataset(param(req, 'id'));
             const body = jsonBody(req);
             if (!Array.isArray(body)) throw badRequest('invalid map fields: expected a JSON array of field names');
             const fields = body.map(validateMapFieldName);
@@ -198,7 +202,7 @@ export function registerDatasetRoutes(app: FastifyInstance, opts: DatasetRouteOp
 
         app.delete(`${base}/:id/mapfields/:field`, async (req, reply: FastifyReply) => {
             requireScope(req, 'admin');
-            const m = data.getDataset(param(req, 'id'));
+            const m = await data.loadedDataset(param(req, 'id'));
             const field = param(req, 'field');
             if (!m.mapFields.includes(field)) throw new HttpError(404, `map field "${field}" not found in dataset "${m.name}"`);
             await data.updateDataset(m.name, { mapFields: m.mapFields.filter((f) => f !== field) });

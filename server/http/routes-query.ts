@@ -64,6 +64,9 @@ export function registerQueryRoutes(app: FastifyInstance, opts: QueryRouteOption
         }
         parseBool(queryParam(req, 'nocache'), 'nocache');
         historyHeader(req, reply);
+        // Which datasets a query reads is only known once it is analysed (wildcards, union, let):
+        // wait for every start-up load, so a query never sees a dataset missing or partly loaded.
+        await data.allLoaded();
         const json = await data.explainUnknownDataset(() => data.engine.queryApl(text, {
             format,
             now,
@@ -83,7 +86,7 @@ export function registerQueryRoutes(app: FastifyInstance, opts: QueryRouteOption
     app.post('/v1/datasets/:id/query', async (req: FastifyRequest, reply: FastifyReply) => {
         requireScope(req, 'query');
         const name = (req.params as { id: string }).id;
-        data.getDataset(name); // 404, or 423 for a dataset whose files cannot be read
+        await data.loadedDataset(name); // 404, or 423 for a dataset whose files cannot be read
         // Parsed here for a 400 that names the problem; the worker gets the text (engine-adapter.ts).
         const body = jsonBody(req, 'legacy query');
         if (body === undefined) throw badRequest('invalid legacy query: the body must be a JSON object with startTime and endTime');

@@ -61,7 +61,9 @@ export function banner(
         lines.push(`  listening on every network interface (${service.host}), reachable from other machines at:`);
         for (const address of interfaceAddresses(interfaces, service.host === '0.0.0.0')) lines.push(`    http://${address}:${service.port}`);
     }
-    lines.push(`  data directory: ${service.dataDir} (${service.recovered.datasets} datasets, ${service.recovered.events} events recovered)`);
+    const { datasets, events } = service.recovered;
+    // The events load into memory after the server listens: requests that need them wait for it.
+    lines.push(`  data directory: ${service.dataDir} (${datasets} datasets, ${events} events${events > 0 ? ', loading into memory' : ''})`);
     if (service.samplesLoaded.length) lines.push(`  sample datasets loaded: ${service.samplesLoaded.join(', ')}`);
     if (service.generatedToken) {
         lines.push(
