@@ -64,6 +64,10 @@ export interface EngineOptions {
      * copy (`exportChanges` / `applyChanges`, eval/replica.ts). Default false.
      */
     sharedMemory?: boolean;
+    /** Rows per block of a dataset scan (block pruning and `blocksExamined`, eval/zone-maps.ts). Default 65,536. */
+    zoneRows?: number;
+    /** Skip the blocks a query's leading `where` terms rule out (default true). */
+    pruneBlocks?: boolean;
 }
 
 export type TimeInput = string | Date | bigint | number | null | undefined;
@@ -284,6 +288,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
                 externalData: options.externalData,
                 limits: options.limits,
                 interrupt: opts.interrupt,
+                zoneRows: options.zoneRows,
+                pruneBlocks: options.pruneBlocks,
                 partial: opts.partial,
                 merge: opts.merge,
             };

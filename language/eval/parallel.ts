@@ -97,7 +97,8 @@ function summarizeIsMergeable(op: ast.SummarizeOperator): boolean {
 interface PartialStats {
     rowsExamined: number;
     rowsMatched: number;
-    blocksExamined: number;
+    /** The blocks read (a block cut by a part boundary is read by both parts, and counts once). */
+    blocks: number[];
     minBlockTime?: string;
     maxBlockTime?: string;
     datasets: string[];
@@ -130,7 +131,7 @@ export function partialStats(stats: RunStats, rowsMatched: number): PartialStats
     return {
         rowsExamined: stats.rowsExamined,
         rowsMatched,
-        blocksExamined: stats.blocksExamined,
+        blocks: [...stats.partBlocks],
         minBlockTime: stats.minBlockTime?.toString(),
         maxBlockTime: stats.maxBlockTime?.toString(),
         datasets: stats.datasets,
@@ -143,15 +144,16 @@ export function mergeStats(stats: RunStats, parts: readonly Exclude<PartialResul
     let max: bigint | undefined;
     stats.rowsExamined = 0;
     stats.rowsMatched = 0;
-    stats.blocksExamined = 0;
+    const blocks = new Set<number>();
     for (const p of parts) {
         stats.rowsExamined += p.stats.rowsExamined;
         stats.rowsMatched += p.stats.rowsMatched;
-        stats.blocksExamined = Math.max(stats.blocksExamined, p.stats.blocksExamined);
+        for (const b of p.stats.blocks) blocks.add(b);
         if (p.stats.minBlockTime !== undefined) min = min === undefined || BigInt(p.stats.minBlockTime) < min ? BigInt(p.stats.minBlockTime) : min;
         if (p.stats.maxBlockTime !== undefined) max = max === undefined || BigInt(p.stats.maxBlockTime) > max ? BigInt(p.stats.maxBlockTime) : max;
         for (const d of p.stats.datasets) if (!stats.datasets.includes(d)) stats.datasets.push(d);
     }
+    stats.blocksExamined = blocks.size;
     stats.minBlockTime = min;
     stats.maxBlockTime = max;
 }

@@ -49,6 +49,10 @@ export interface RunOptions {
     limits?: Partial<QueryLimits>;
     /** Asked at check points: a reason to stop ends the query (budget.ts). */
     interrupt?: () => QueryInterruption | undefined;
+    /** Rows per block of a dataset scan, for block pruning and `blocksExamined` (zone-maps.ts; default ZONE_ROWS). */
+    zoneRows?: number;
+    /** Skip blocks that the leading `where` terms rule out (default true; false for comparisons in tests). */
+    pruneBlocks?: boolean;
     /** A part of a parallel run (parallel.ts): its share of the scan, up to the plan's mergeable step. */
     partial?: { plan: PartitionPlan; part: PartitionSpec };
     /** The merge of a parallel run: the parts' results, then the rest of the pipeline. */
@@ -60,6 +64,8 @@ export interface RunStats {
     rowsMatched: number | undefined;
     numGroups: number;
     blocksExamined: number;
+    /** A part of a parallel run: the blocks it read (parts may share a block at their boundary). */
+    partBlocks: Set<number>;
     minBlockTime?: bigint;
     maxBlockTime?: bigint;
     datasets: string[];
@@ -121,7 +127,7 @@ export function runQuery(text: string, data: DataAccess, opts: RunOptions): Quer
         const p = problems[0];
         throw new AplQueryError(`syntax error: ${p.message}`, p.range.start.line + 1, p.range.start.character + 1, 'syntax');
     }
-    const stats: RunStats = { rowsExamined: 0, rowsMatched: undefined, numGroups: 0, blocksExamined: 0, datasets: [], messages: [], estimate: false };
+    const stats: RunStats = { rowsExamined: 0, rowsMatched: undefined, numGroups: 0, blocksExamined: 0, partBlocks: new Set(), datasets: [], messages: [], estimate: false };
     let cursor: ParsedCursor | undefined;
     if (opts.cursor) {
         cursor = parseCursor(opts.cursor);
@@ -249,7 +255,7 @@ function evalTable(expr: ast.Expression, env: QueryEnv, state: RunState, where: 
             if (where === 'top' && state.opts.partial) return runPart(p, state.opts.partial.plan, need, env, state);
             const merged = where === 'top' && state.opts.merge ? mergeParts(p, state.opts.merge.plan, state.opts.merge.parts, env, state) : undefined;
             if (merged) return applyOps(merged.frame, p.operators, merged.next, env, state, where);
-            let frame = evalSource(p.source, env, state, need);
+            let frame = evalSource(p.source, env, state, need, p.operators);
             let startAt = 0;
             // A streamable prefix followed by take: run it batch by batch and stop early.
             let k = 0;
@@ -294,7 +300,7 @@ function applyOps(frame: Frame, ops: readonly ast.TabularOperator[], start: numb
 /** A part of a parallel run: its share of the scan, up to the mergeable step; the result goes to `state.partial`. */
 function runPart(p: ast.Pipeline, plan: PartitionPlan, need: OrderNeed, env: QueryEnv, state: RunState): Frame {
     const ops = p.operators;
-    let frame = applyOps(evalSource(p.source, env, state, need), ops, 0, env, state, 'top', plan.kind === 'top' ? plan.opIndex + 1 : plan.opIndex);
+    let frame = applyOps(evalSource(p.source, env, state, need, ops), ops, 0, env, state, 'top', plan.kind === 'top' ? plan.opIndex + 1 : plan.opIndex);
     const stats = (matched: number) => partialStats(state.stats, state.stats.rowsMatched ?? matched);
     if (plan.kind === 'count') state.partial = { kind: 'count', count: frame.length, stats: stats(frame.length) };
     else if (plan.kind === 'top') state.partial = { kind: 'top', rows: partialTopRows(frame), stats: stats(frame.length) };

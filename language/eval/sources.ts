@@ -17,6 +17,7 @@ import type { OrderNeed, RunState } from './query.js';
 import { coerceCell, emptyFrame, globToRegex, optionValue } from './operators/common.js';
 import { search } from './operators/filter.js';
 import { partitionRange } from './parallel.js';
+import { ZONE_ROWS, pruneTerms, survivingBlocks, type PruneTerm } from './zone-maps.js';
 
 /**
  * Where `externaldata` sources come from, injected by the embedder: `apl run` reads local files
@@ -61,11 +62,12 @@ function isTableName(e: ast.Expression, env: QueryEnv, state: RunState): boolean
     return false;
 }
 
-export function evalSource(expr: ast.Expression, env: QueryEnv, state: RunState, need: OrderNeed): Frame {
+/** `ops`: the pipeline's operators after the source, whose leading `where` terms may prune a dataset's blocks (zone-maps.ts). */
+export function evalSource(expr: ast.Expression, env: QueryEnv, state: RunState, need: OrderNeed, ops: readonly ast.TabularOperator[] = []): Frame {
     switch (expr.$type) {
         case 'NameReference':
         case 'BracketReference':
-            return namedTable((expr as ast.NameReference).name, expr, env, state, need);
+            return namedTable((expr as ast.NameReference).name, expr, env, state, need, ops);
         case 'ParenthesizedExpression':
             return state.evalTable((expr as ast.ParenthesizedExpression).expression, env);
         case 'Pipeline':
@@ -100,16 +102,16 @@ export function evalSource(expr: ast.Expression, env: QueryEnv, state: RunState,
     }
 }
 
-function namedTable(name: string, node: AstNode, env: QueryEnv, state: RunState, need: OrderNeed): Frame {
+function namedTable(name: string, node: AstNode, env: QueryEnv, state: RunState, need: OrderNeed, ops: readonly ast.TabularOperator[] = []): Frame {
     const b = env.bindings.get(name);
     if (b?.kind === 'table') return state.evalTable(b.expression, b.env);
     if (b?.kind === 'frame') return b.frame;
     const snap = state.data.snapshot(name);
     if (!snap) {
-        if (b?.kind === 'scalar' && typeof b.value === 'string') return namedTable(b.value, node, env, state, need);
+        if (b?.kind === 'scalar' && typeof b.value === 'string') return namedTable(b.value, node, env, state, need, ops);
         throw errorAt(node, `unknown dataset or table '${name}'`);
     }
-    return scanDataset(snap, need, state);
+    return scanDataset(snap, need, state, state.opts.pruneBlocks === false ? [] : pruneTerms(ops, env));
 }
 
 /** Binary search: the first position in [lo, hi) where `pred` holds (pred monotone false..true). */
@@ -122,7 +124,7 @@ function lowerBound(lo: number, hi: number, pred: (i: number) => boolean): numbe
     return lo;
 }
 
-function scanDataset(snap: Snapshot, need: OrderNeed, state: RunState): Frame {
+function scanDataset(snap: Snapshot, need: OrderNeed, state: RunState, terms: readonly PruneTerm[]): Frame {
     const n = snap.rows;
     const asc = snap.ascOrder();
     const t = snap.time;
@@ -136,7 +138,6 @@ function scanDataset(snap: Snapshot, need: OrderNeed, state: RunState): Frame {
     const part = state.opts.partial;
     if (part && part.plan.dataset === snap.dataset) [lo, hi] = partitionRange(lo, hi, part.part);
     state.stats.rowsExamined += hi - lo;
-    if (hi > lo) state.stats.blocksExamined += 1;
     if (!state.stats.datasets.includes(snap.dataset)) state.stats.datasets.push(snap.dataset);
     const minT = snap.minTime();
     const maxT = snap.maxTime();
@@ -157,6 +158,18 @@ function scanDataset(snap: Snapshot, need: OrderNeed, state: RunState): Frame {
         sel = asc.subarray(lo, hi);
         if (lo === 0 && hi === n && isIdentity(asc)) sel = null;
     }
+    const zoneRows = state.opts.zoneRows ?? ZONE_ROWS;
+    const keep = terms.length > 0 && m > 0 ? survivingBlocks(snap, terms, zoneRows) : undefined;
+    if (keep && keep.includes(0)) {
+        const kept = keptRows(sel, lo, m, keep, zoneRows);
+        state.stats.rowsExamined -= m - kept.length;
+        sel = kept;
+        m = kept.length;
+    }
+    const blocks = blocksOf(sel, lo, m, zoneRows, n, sel === null || isIdentity(asc));
+    state.stats.blocksExamined += blocks.count;
+    // A part of a parallel run says which blocks, so that a block cut by a part boundary counts once.
+    if (state.opts.partial) for (const b of blocks.ids()) state.stats.partBlocks.add(b);
     const merge = state.opts.merge;
     if (merge?.plan.kind === 'top' && merge.plan.dataset === snap.dataset) {
         sel = onlyRows(snap, merge.parts.flatMap(p => (p.kind === 'top' ? p.rows : [])), need === 'desc');
@@ -166,6 +179,42 @@ function scanDataset(snap: Snapshot, need: OrderNeed, state: RunState): Frame {
     cols.push({ name: ROWID, type: 'string', data: new RowIdColumn(snap), sel, hidden: true });
     const meta: FrameMeta = { order: [{ field: '_time', desc: need !== 'asc' }], datasetOrder: need === 'asc' ? 'asc' : need === 'desc' ? 'desc' : undefined };
     return new Frame(cols, m, meta);
+}
+
+/** The scan's rows (`sel`, or rows lo.. when null) whose block survived pruning, in scan order. */
+function keptRows(sel: Uint32Array | null, lo: number, m: number, keep: Uint8Array, zoneRows: number): Uint32Array {
+    const out = new Uint32Array(m);
+    let k = 0;
+    for (let i = 0; i < m; i++) {
+        const r = sel ? sel[i] : lo + i;
+        if (keep[(r / zoneRows) | 0] === 1) out[k++] = r;
+    }
+    return out.subarray(0, k);
+}
+
+/** The blocks the scan's rows come from (`monotone`: `sel` runs in physical order, up or down). */
+function blocksOf(sel: Uint32Array | null, lo: number, m: number, zoneRows: number, rows: number, monotone: boolean): { count: number; ids: () => number[] } {
+    if (m === 0) return { count: 0, ids: () => [] };
+    // Rows ingested in time order (the usual case) and not pruned: the blocks of one range.
+    if (sel === null || monotone) {
+        const a = sel ? Math.min(sel[0], sel[m - 1]) : lo;
+        const b = sel ? Math.max(sel[0], sel[m - 1]) : lo + m - 1;
+        if (b - a === m - 1) {
+            const first = Math.floor(a / zoneRows);
+            const last = Math.floor(b / zoneRows);
+            return { count: last - first + 1, ids: () => Array.from({ length: last - first + 1 }, (_, i) => first + i) };
+        }
+    }
+    const seen = new Uint8Array(Math.ceil(rows / zoneRows));
+    let count = 0;
+    for (let i = 0; i < m; i++) {
+        const b = (sel![i] / zoneRows) | 0;
+        if (seen[b] === 0) {
+            seen[b] = 1;
+            count++;
+        }
+    }
+    return { count, ids: () => [...seen.keys()].filter(b => seen[b] === 1) };
 }
 
 /**
@@ -239,7 +288,7 @@ export function union(
 ): Frame {
     const parts: { frame: Frame; source: string }[] = [];
     if (first) parts.push({ frame: first, source: '' });
-    const sub = (name: string) => scanDataset(state.data.snapshot(name)!, 'desc', state);
+    const sub = (name: string) => scanDataset(state.data.snapshot(name)!, 'desc', state, []);
     for (const name of datasetNames ?? []) parts.push({ frame: sub(name), source: name });
     for (const t of tables) {
         if (t.$type === 'TableWildcard') {

@@ -93,7 +93,7 @@ describe('queries that run as one job', () => {
 
 describe('serialisation between threads', () => {
     it('keeps NaN and infinities', () => {
-        const p = deserializePartial(serializePartial({ kind: 'summarize', keys: [], aggs: [], groups: [[Number.NaN, Infinity, -Infinity, 1.5, null, 'x']], stats: { rowsExamined: 1, rowsMatched: 1, blocksExamined: 1, datasets: ['d'] } }));
+        const p = deserializePartial(serializePartial({ kind: 'summarize', keys: [], aggs: [], groups: [[Number.NaN, Infinity, -Infinity, 1.5, null, 'x']], stats: { rowsExamined: 1, rowsMatched: 1, blocks: [0], datasets: ['d'] } }));
         expect(p.kind === 'summarize' && p.groups[0]).toEqual([Number.NaN, Infinity, -Infinity, 1.5, null, 'x']);
     });
 });
