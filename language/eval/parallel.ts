@@ -74,10 +74,18 @@ export function planPartition(model: ast.Model, isDataset: (name: string) => boo
     if (!op) return undefined;
     const whereOnly = ops.slice(0, k).every(o => o.$type === 'WhereOperator');
     if (op.$type === 'CountOperator') return { kind: 'count', dataset, opIndex: k };
-    if (op.$type === 'TopOperator' && whereOnly) return { kind: 'top', dataset, opIndex: k };
-    if (op.$type === 'SortOperator' && ops[k + 1]?.$type === 'TakeOperator' && whereOnly) return { kind: 'top', dataset, opIndex: k + 1 };
+    if (op.$type === 'TopOperator' && whereOnly && smallCount((op as ast.TopOperator).count)) return { kind: 'top', dataset, opIndex: k };
+    const take = ops[k + 1];
+    if (op.$type === 'SortOperator' && take?.$type === 'TakeOperator' && whereOnly && smallCount((take as ast.TakeOperator).count)) return { kind: 'top', dataset, opIndex: k + 1 };
     if (op.$type === 'SummarizeOperator' && summarizeIsMergeable(op as ast.SummarizeOperator)) return { kind: 'summarize', dataset, opIndex: k };
     return undefined;
+}
+
+/** Each part of a `top` returns up to N rows: only a literal N up to MAX_TOP_ROWS is split. */
+const MAX_TOP_ROWS = 10_000;
+
+function smallCount(e: ast.Expression): boolean {
+    return e.$type === 'LongLiteral' && Number((e as ast.LongLiteral).value) <= MAX_TOP_ROWS;
 }
 
 function summarizeIsMergeable(op: ast.SummarizeOperator): boolean {

@@ -67,6 +67,8 @@ describe('queries that run as one job', () => {
         "['d'] | summarize percentile(n, 95)",
         "['d'] | extend x = n | top 3 by x",
         "['d'] | take 10",
+        "['d'] | top 20000 by n",
+        "let k = 5; ['d'] | top k by n",
         "let t = ['d']; t | count",
         "['d'] | order by n asc | count",
         "['nope'] | count",
