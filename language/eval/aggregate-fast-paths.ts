@@ -1,6 +1,8 @@
 /**
  * Columnar fast paths of catalogue aggregations: typed-array loops over whole columns for the
  * common cases of count, countif, sum, avg, min, max, dcount, percentile and percentiles_array.
+ * The loops themselves are the kernels of kernels/aggregate.ts (why: see kernels/select.ts); a
+ * fast path picks the kernel and shapes its result.
  *
  * They are looked up in one place, AGGREGATE_FAST_PATHS, by the `name` of the aggregation's entry
  * in AGGREGATES (language/builtins/aggregates.ts); each such entry carries a comment pointing here.
@@ -13,6 +15,7 @@
 import type { AplValue } from '../values.js';
 import { type Column, NumColumn, type ScalarType, StrColumn, TimeColumn, columnFromValues } from './columns.js';
 import { type Vec, triArray } from './expr.js';
+import { bucketValuesByGroup, countByGroup, countTrueByGroup, dcountCodesDense, dcountCodesOne, extremeByGroup, quickselect, sumCountByGroup, timeExtremeByGroup } from './kernels/aggregate.js';
 
 /**
  * One aggregation over grouped rows: `gids[i]` is the group of logical row `i` (of `rows`); the
@@ -27,17 +30,12 @@ function numVec(v: Vec): NumColumn | undefined {
 
 /** count(): rows per group. */
 function count(_vecs: Vec[], gids: Uint32Array, G: number, n: number): Column {
-    const out = new Float64Array(G);
-    for (let i = 0; i < n; i++) out[gids[i]]++;
-    return new NumColumn('long', out, null, G);
+    return new NumColumn('long', countByGroup(gids, n, G), null, G);
 }
 
 /** countif(predicate): rows per group where the predicate is true. */
 function countif(vecs: Vec[], gids: Uint32Array, G: number, n: number): Column {
-    const t = triArray(vecs[0], n);
-    const out = new Float64Array(G);
-    for (let i = 0; i < n; i++) if (t[i] === 1) out[gids[i]]++;
-    return new NumColumn('long', out, null, G);
+    return new NumColumn('long', countTrueByGroup(triArray(vecs[0], n), gids, n, G), null, G);
 }
 
 /** sum(x) and avg(x) over a numeric column. */
@@ -48,15 +46,7 @@ function sumOrAvg(name: 'sum' | 'avg'): AggregateFastPath {
         const sel = (vecs[0] as { sel: Uint32Array | null }).sel;
         const sums = new Float64Array(G);
         const counts = new Float64Array(G);
-        const vals = col.vals;
-        const nulls = col.nulls;
-        for (let i = 0; i < n; i++) {
-            const j = sel ? sel[i] : i;
-            if (nulls !== null && nulls[j] === 1) continue;
-            const g = gids[i];
-            sums[g] += vals[j];
-            counts[g]++;
-        }
+        sumCountByGroup(col.vals, col.nulls, sel, gids, n, sums, counts);
         if (name === 'sum') {
             if (outType === 'long') for (let g = 0; g < G; g++) if (!Number.isSafeInteger(sums[g])) sums[g] = Number(BigInt.asIntN(64, BigInt(Math.trunc(sums[g]))));
             return new NumColumn(outType === 'long' ? 'long' : 'real', sums, null, G);
@@ -83,17 +73,7 @@ function minOrMax(name: 'min' | 'max'): AggregateFastPath {
             const sel = (v as { sel: Uint32Array | null }).sel;
             const best = new Float64Array(G);
             const seen = new Uint8Array(G);
-            for (let i = 0; i < n; i++) {
-                const j = sel ? sel[i] : i;
-                if (col.nulls !== null && col.nulls[j] === 1) continue;
-                const x = col.vals[j];
-                if (x !== x) continue;
-                const g = gids[i];
-                if (seen[g] === 0 || (sign > 0 ? x > best[g] : x < best[g])) {
-                    best[g] = x;
-                    seen[g] = 1;
-                }
-            }
+            extremeByGroup(col.vals, col.nulls, sel, gids, n, sign, best, seen);
             const nulls = new Uint8Array(G);
             let any = false;
             for (let g = 0; g < G; g++) if (!seen[g]) {
@@ -104,21 +84,9 @@ function minOrMax(name: 'min' | 'max'): AggregateFastPath {
         }
         if (!v.c && v.col instanceof TimeColumn) {
             const tc = v.col;
-            const sel = v.sel;
             const ms = new Float64Array(G).fill(NaN);
             const sub = new Int32Array(G);
-            for (let i = 0; i < n; i++) {
-                const j = sel ? sel[i] : i;
-                const m = tc.ms[j];
-                if (m !== m) continue;
-                const g = gids[i];
-                const bm = ms[g];
-                const s = tc.sub[j];
-                if (bm !== bm || (sign > 0 ? m > bm || (m === bm && s > sub[g]) : m < bm || (m === bm && s < sub[g]))) {
-                    ms[g] = m;
-                    sub[g] = s;
-                }
-            }
+            timeExtremeByGroup(tc.ms, tc.sub, v.sel, gids, n, sign, ms, sub);
             return new TimeColumn(tc.type, ms, sub, G);
         }
         return undefined;
@@ -133,19 +101,9 @@ function dcount(vecs: Vec[], gids: Uint32Array, G: number, n: number): Column | 
     const sel = v.sel;
     const D = col.dict.length;
     const out = new Float64Array(G);
-    if (G * D <= 1 << 25) {
-        const seen = new Uint8Array(G * D);
-        for (let i = 0; i < n; i++) {
-            const c = col.codes[sel ? sel[i] : i];
-            if (c === 0) continue;
-            const g = gids[i];
-            const k = g * D + c;
-            if (seen[k] === 0) {
-                seen[k] = 1;
-                out[g]++;
-            }
-        }
-    } else {
+    if (G === 1) out[0] = dcountCodesOne(col.codes, sel, n, D);
+    else if (G * D <= 1 << 25) dcountCodesDense(col.codes, sel, gids, n, D, new Uint8Array(G * D), out);
+    else {
         const seen = new Set<number>();
         for (let i = 0; i < n; i++) {
             const c = col.codes[sel ? sel[i] : i];
@@ -180,23 +138,7 @@ function percentiles(name: 'percentile' | 'percentiles_array'): AggregateFastPat
         if (ranks.length === 0) return undefined;
         const sel = (v as { sel: Uint32Array | null }).sel;
         const counts = new Uint32Array(G + 1);
-        for (let i = 0; i < n; i++) {
-            const j = sel ? sel[i] : i;
-            if (col.nulls !== null && col.nulls[j] === 1) continue;
-            const x = col.vals[j];
-            if (x !== x) continue;
-            counts[gids[i] + 1]++;
-        }
-        for (let g = 0; g < G; g++) counts[g + 1] += counts[g];
-        const pos = counts.slice(0, G);
-        const all = new Float64Array(counts[G]);
-        for (let i = 0; i < n; i++) {
-            const j = sel ? sel[i] : i;
-            if (col.nulls !== null && col.nulls[j] === 1) continue;
-            const x = col.vals[j];
-            if (x !== x) continue;
-            all[pos[gids[i]]++] = x;
-        }
+        const all = bucketValuesByGroup(col.vals, col.nulls, sel, gids, n, G, counts);
         const pick = (seg: Float64Array, p: number): number | null => {
             const m = seg.length;
             if (m === 0 || !Number.isFinite(p)) return null;
@@ -227,51 +169,6 @@ function percentiles(name: 'percentile' | 'percentiles_array'): AggregateFastPat
         }
         return columnFromValues('dynamic', vals);
     };
-}
-
-/** The k-th smallest value (0-based) of `a`, partially reordering it (Hoare selection, median of three). */
-function quickselect(a: Float64Array, k: number): number {
-    let lo = 0;
-    let hi = a.length - 1;
-    while (hi > lo) {
-        if (hi - lo < 16) {
-            for (let i = lo + 1; i <= hi; i++) {
-                const x = a[i];
-                let j = i - 1;
-                while (j >= lo && a[j] > x) {
-                    a[j + 1] = a[j];
-                    j--;
-                }
-                a[j + 1] = x;
-            }
-            return a[k];
-        }
-        const mid = (lo + hi) >>> 1;
-        // Median of three as the pivot.
-        let x = a[lo], y = a[mid];
-        const z = a[hi];
-        if (x > y) { const t = x; x = y; y = t; }
-        if (y > z) { y = z; }
-        if (x > y) { y = x; }
-        const pivot = y;
-        let i = lo;
-        let j = hi;
-        while (i <= j) {
-            while (a[i] < pivot) i++;
-            while (a[j] > pivot) j--;
-            if (i <= j) {
-                const t = a[i];
-                a[i] = a[j];
-                a[j] = t;
-                i++;
-                j--;
-            }
-        }
-        if (k <= j) hi = j;
-        else if (k >= i) lo = i;
-        else return a[k];
-    }
-    return a[k];
 }
 
 /** The fast paths by catalogue entry name (see the module comment). */

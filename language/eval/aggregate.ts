@@ -13,12 +13,40 @@ import { Datetime, Timespan, type AplValue, type JsonValue } from '../values.js'
 import { BoolColumn, type Column, NumColumn, type ScalarType, StrColumn, TimeColumn, builderFor, columnFromValues } from './columns.js';
 import { errorAt, unsupportedAt } from './errors.js';
 import { AGGREGATE_FAST_PATHS } from './aggregate-fast-paths.js';
+import { binnedTimeGroupIds, byteGroupIds, codeGroupIds, combineIdsDense, denseGroupIds, denseKeyRange, firstRows } from './kernels/group.js';
+import { composeSel } from './kernels/select.js';
+import { allZero, ascendingPerm } from './kernels/sort.js';
+import { binMs } from './kernels/time.js';
 import { type Compiled, type QueryEnv, type Vec, compileColumnRef, compileExpr, defaultName, normType, vget } from './expr.js';
 import { aggregationArgumentNames } from '../column-names.js';
 import { Frame, type AggInfo } from './frame.js';
 
 // ---------------------------------------------------------------------------------------------
 // Group ids
+
+/**
+ * A time column binned by whole milliseconds, `bin(t, step)`, as a group key: rows are grouped by
+ * floor(ms / step) straight from the column, and only each group's key is binned.
+ */
+export interface BinnedTimeKey {
+    binned: TimeColumn;
+    sel: Uint32Array | null;
+    stepMs: number;
+    /** The type of `bin(t, step)`: t's. */
+    type: 'datetime' | 'timespan';
+}
+
+/** What rows are grouped by: a key's values, or a binned time column. */
+export type KeyInput = Vec | BinnedTimeKey;
+
+function isBinned(k: KeyInput): k is BinnedTimeKey {
+    return 'binned' in k;
+}
+
+/** The values of a binned time key, computed (the fallback when the bins do not fit a table). */
+export function binnedValues(k: BinnedTimeKey, n: number): Vec {
+    return { c: false, col: new TimeColumn(k.type, binMs(k.binned.ms, k.sel, n, k.stepMs), new Int32Array(n), n), sel: null };
+}
 
 export interface Grouping {
     gids: Uint32Array;
@@ -27,34 +55,26 @@ export interface Grouping {
     first: Uint32Array;
 }
 
-function keyIds(v: Vec, n: number, stepMs?: number): { ids: Uint32Array; card: number } {
+/** Group ids of one key; `first` (each group's first row) when the kernel noted it on the way. */
+function keyIds(key: KeyInput, n: number, stepMs?: number): { ids: Uint32Array; card: number; first?: Uint32Array } {
     const ids = new Uint32Array(n);
+    if (isBinned(key)) {
+        const maxBins = (1 << 20) + 1;
+        // There are at most min(n, bins) groups.
+        const first = new Uint32Array(Math.min(n, maxBins));
+        const card = binnedTimeGroupIds(key.binned.ms, key.sel, n, key.stepMs, maxBins, ids, first);
+        return card >= 0 ? { ids, card, first: first.slice(0, card) } : keyIds(binnedValues(key, n), n, key.stepMs);
+    }
+    const v = key;
     if (v.c) return { ids, card: 1 };
     const col = v.col;
     const sel = v.sel;
     if (col instanceof StrColumn) {
-        const map = new Int32Array(col.dict.length).fill(-1);
-        let card = 0;
-        const codes = col.codes;
-        for (let i = 0; i < n; i++) {
-            const c = codes[sel ? sel[i] : i];
-            let g = map[c];
-            if (g < 0) g = map[c] = card++;
-            ids[i] = g;
-        }
-        return { ids, card };
+        const first = new Uint32Array(col.dict.length);
+        const card = codeGroupIds(col.codes, sel, n, col.dict.length, ids, first);
+        return { ids, card, first: first.slice(0, card) };
     }
-    if (col instanceof BoolColumn) {
-        const map = [-1, -1, -1];
-        let card = 0;
-        for (let i = 0; i < n; i++) {
-            const c = col.vals[sel ? sel[i] : i];
-            let g = map[c];
-            if (g < 0) g = map[c] = card++;
-            ids[i] = g;
-        }
-        return { ids, card };
-    }
+    if (col instanceof BoolColumn) return { ids, card: byteGroupIds(col.vals, sel, n, ids) };
     if ((col instanceof NumColumn || col instanceof TimeColumn) && n > 0) {
         const dense = denseKeyIds(col, sel, n, stepMs, ids);
         if (dense >= 0) return { ids, card: dense };
@@ -112,49 +132,28 @@ function denseKeyIds(col: NumColumn | TimeColumn, sel: Uint32Array | null, n: nu
     const nulls = col instanceof NumColumn ? col.nulls : null;
     const sub = col instanceof TimeColumn ? col.sub : null;
     const step = stepMs && stepMs > 0 ? stepMs : 1;
-    let min = Infinity;
-    let max = -Infinity;
-    for (let i = 0; i < n; i++) {
-        const j = sel ? sel[i] : i;
-        if (nulls !== null && nulls[j] === 1) return -1;
-        const x = vals[j];
-        if (x !== x || (sub !== null && sub[j] !== 0)) return -1;
-        if (x < min) min = x;
-        if (x > max) max = x;
-    }
-    const range = (max - min) / step;
+    const range2 = new Float64Array(2);
+    if (!denseKeyRange(vals, nulls, sub, sel, n, range2)) return -1;
+    const min = range2[0];
+    const range = (range2[1] - min) / step;
     if (!(range <= 1 << 20) || !Number.isInteger(range)) return -1;
-    const table = new Int32Array(range + 1).fill(-1);
-    let card = 0;
-    for (let i = 0; i < n; i++) {
-        const x = (vals[sel ? sel[i] : i] - min) / step;
-        if (x !== Math.floor(x)) return -1;
-        let g = table[x];
-        if (g < 0) g = table[x] = card++;
-        ids[i] = g;
-    }
-    return card;
+    return denseGroupIds(vals, sel, n, min, step, range + 1, ids);
 }
 
 /** Group ids over several key vectors; groups are numbered in order of first appearance. */
-export function groupRows(keys: Vec[], n: number, stepsMs: (number | undefined)[] = []): Grouping {
+export function groupRows(keys: readonly KeyInput[], n: number, stepsMs: (number | undefined)[] = []): Grouping {
     if (keys.length === 0) {
         return { gids: new Uint32Array(n), count: n > 0 ? 1 : 0, first: new Uint32Array(n > 0 ? 1 : 0) };
     }
-    let { ids, card } = keyIds(keys[0], n, stepsMs[0]);
+    const one = keyIds(keys[0], n, stepsMs[0]);
+    if (keys.length === 1 && one.first) return { gids: one.ids, count: one.card, first: one.first };
+    let { ids, card } = one;
     for (let k = 1; k < keys.length; k++) {
         const next = keyIds(keys[k], n, stepsMs[k]);
         const out = new Uint32Array(n);
         let count = 0;
-        if (card * next.card <= 1 << 22) {
-            const map = new Int32Array(card * next.card).fill(-1);
-            for (let i = 0; i < n; i++) {
-                const key = ids[i] * next.card + next.ids[i];
-                let g = map[key];
-                if (g < 0) g = map[key] = count++;
-                out[i] = g;
-            }
-        } else {
+        if (card * next.card <= 1 << 22) count = combineIdsDense(ids, next.ids, next.card, n, card * next.card, out);
+        else {
             const map = new Map<number, number>();
             for (let i = 0; i < n; i++) {
                 const key = ids[i] * next.card + next.ids[i];
@@ -166,12 +165,7 @@ export function groupRows(keys: Vec[], n: number, stepsMs: (number | undefined)[
         ids = out;
         card = count;
     }
-    const first = new Uint32Array(card).fill(0xffffffff);
-    for (let i = 0; i < n; i++) {
-        const g = ids[i];
-        if (first[g] === 0xffffffff) first[g] = i;
-    }
-    return { gids: ids, count: card, first };
+    return { gids: ids, count: card, first: firstRows(ids, n, card) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -332,8 +326,12 @@ export function runAggregate(spec: AggSpec, frame: Frame, grouping: Grouping, ac
 // Key columns and group ordering
 
 /** Gathers the key value of each group (from its first row). */
-export function keyColumn(v: Vec, type: ScalarType, first: Uint32Array): Column {
+export function keyColumn(v: KeyInput, type: ScalarType, first: Uint32Array): Column {
     const G = first.length;
+    if (isBinned(v)) {
+        const rows = v.sel ? composeSel(v.sel, first) : first;
+        return new TimeColumn(v.type, binMs(v.binned.ms, rows, G, v.stepMs), new Int32Array(G), G);
+    }
     if (!v.c && v.col instanceof StrColumn) {
         const codes = new Uint32Array(G);
         for (let g = 0; g < G; g++) codes[g] = v.col.codes[v.sel ? v.sel[first[g]] : first[g]];
@@ -359,6 +357,14 @@ export function sortGroupsByKeys(keys: Column[], G: number): Uint32Array {
     const perm = new Uint32Array(G);
     for (let g = 0; g < G; g++) perm[g] = g;
     if (keys.length === 0 || G < 2) return perm;
+    // One number or whole-millisecond time key: group keys are distinct, so a value order suffices.
+    const k0 = keys[0];
+    if (keys.length === 1 && k0 instanceof NumColumn && k0.nulls === null) return ascendingPerm(k0.vals, G) ?? sortGroupsByComparators(keys, perm);
+    if (keys.length === 1 && k0 instanceof TimeColumn && allZero(k0.sub, G)) return ascendingPerm(k0.ms, G) ?? sortGroupsByComparators(keys, perm);
+    return sortGroupsByComparators(keys, perm);
+}
+
+function sortGroupsByComparators(keys: Column[], perm: Uint32Array): Uint32Array {
     const cmps = keys.map(k => comparatorFor(k, false, 'first'));
     perm.sort((a, b) => {
         for (const c of cmps) {

@@ -32,14 +32,15 @@ import {
     splitNs,
 } from './columns.js';
 import { errorAt, unsupportedAt, AplQueryError } from './errors.js';
+import { cmpOpCode, codesEqual, codesLookup, gatherBytes, numCompare, numEqual, tableMatchRows, triAnd, triNot, triOr } from './kernels/select.js';
+import { arithColumns, arithOpCode, type ArithSide } from './kernels/arith.js';
+import { binMs } from './kernels/time.js';
 import { Frame, ROWID, type FrameCol } from './frame.js';
 import {
     arith,
     arithType,
     compareTri,
     equalsTri,
-    longArith,
-    realArith,
     searchTermPredicate,
     stringPredicate,
     truthTri,
@@ -57,6 +58,13 @@ export interface Compiled {
     isConst: boolean;
     value?: AplValue;
     run(frame: Frame): Vec;
+    /**
+     * For predicates that can say so without a per-row mask (string columns against a constant):
+     * the logical rows where the predicate is true; undefined when this input does not qualify.
+     */
+    matchRows?(frame: Frame): Uint32Array | undefined;
+    /** `bin(x, step)` of a time `x` with whole milliseconds as step: x and the step (ms). */
+    timeBin?: { x: Compiled; stepMs: number };
     /** For plain column references: the column name. */
     columnName?: string;
 }
@@ -354,15 +362,8 @@ export class ExprCompiler {
             type: 'bool',
             isConst: false,
             run: f => {
-                const v = x.run(f);
                 const n = f.length;
-                const out = new Uint8Array(n);
-                const t = triArray(v, n);
-                for (let i = 0; i < n; i++) {
-                    const a = t[i];
-                    out[i] = a === 2 ? 2 : a === 1 ? 0 : 1;
-                }
-                return { c: false, col: new BoolColumn(out, n), sel: null };
+                return { c: false, col: new BoolColumn(triNot(triArray(x.run(f), n), n), n), sel: null };
             },
         };
     }
@@ -401,18 +402,7 @@ export class ExprCompiler {
                 const n = f.length;
                 const x = triArray(a.run(f), n);
                 const y = triArray(b.run(f), n);
-                const out = new Uint8Array(n);
-                if (op === 'and') for (let i = 0; i < n; i++) {
-                    const p = x[i];
-                    const q = y[i];
-                    out[i] = p === 0 || q === 0 ? 0 : p === 2 || q === 2 ? 2 : 1;
-                }
-                else for (let i = 0; i < n; i++) {
-                    const p = x[i];
-                    const q = y[i];
-                    out[i] = p === 1 || q === 1 ? 1 : p === 2 || q === 2 ? 2 : 0;
-                }
-                return { c: false, col: new BoolColumn(out, n), sel: null };
+                return { c: false, col: new BoolColumn(op === 'and' ? triAnd(x, y, n) : triOr(x, y, n), n), sel: null };
             },
         };
     }
@@ -446,6 +436,7 @@ export class ExprCompiler {
                 type: 'bool',
                 isConst: false,
                 run: f => ({ c: false, col: eqConst(a.run(f), k, f.length, neg), sel: null }),
+                matchRows: f => eqConstRows(a.run(f), k, f.length, neg),
             };
         }
         return this.rowwise('bool', [a, b], ([x, y]) => triValue(fix(equalsTri(x, y))));
@@ -488,7 +479,12 @@ export class ExprCompiler {
             const negate = pred.negate !== negateOuter;
             const test = (s: string) => pred.fn(s) !== negate;
             if (a.isConst) return constant('bool', test(textOf(a.value ?? null, pred.lower)));
-            return { type: 'bool', isConst: false, run: f => ({ c: false, col: stringPredicateVec(a.run(f), f.length, test, pred.lower), sel: null }) };
+            return {
+                type: 'bool',
+                isConst: false,
+                run: f => ({ c: false, col: stringPredicateVec(a.run(f), f.length, test, pred.lower), sel: null }),
+                matchRows: f => stringPredicateRows(a.run(f), f.length, test, pred.lower),
+            };
         }
         return this.rowwise('bool', [a, b], ([x, y]) => {
             const pred = stringPredicate(opName, y);
@@ -833,13 +829,8 @@ function triValue(t: Tri): AplValue {
 export function triArray(v: Vec, n: number): Uint8Array {
     if (v.c) return new Uint8Array(n).fill(truthTri(v.v));
     if (v.col instanceof BoolColumn && v.sel === null) return v.col.vals;
+    if (v.col instanceof BoolColumn) return gatherBytes(v.col.vals, v.sel!, n);
     const out = new Uint8Array(n);
-    if (v.col instanceof BoolColumn) {
-        const src = v.col.vals;
-        const sel = v.sel!;
-        for (let i = 0; i < n; i++) out[i] = src[sel[i]];
-        return out;
-    }
     for (let i = 0; i < n; i++) out[i] = truthTri(vget(v, i));
     return out;
 }
@@ -900,9 +891,9 @@ export function stringPredicateVec(v: Vec, n: number, test: (s: string) => boole
 /** out[i] = test(dict[code[i]]), computed per dictionary entry (or per row when the dictionary is much larger). */
 function mapDict(col: StrColumn, sel: Uint32Array | null, n: number, test: (s: string) => boolean, dict: string[], nullResult: boolean): BoolColumn {
     const codes = col.codes;
-    const out = new Uint8Array(n);
     const nullBit = nullResult ? 1 : 0;
     if (dict.length > 4 * n + 64) {
+        const out = new Uint8Array(n);
         const memo = new Map<number, number>();
         for (let i = 0; i < n; i++) {
             const c = codes[sel ? sel[i] : i];
@@ -919,12 +910,34 @@ function mapDict(col: StrColumn, sel: Uint32Array | null, n: number, test: (s: s
         }
         return bool(out, n);
     }
+    return bool(codesLookup(codes, sel, n, dictTable(dict, test)), n);
+}
+
+/** The per-entry table of a string test over a dictionary (entry 0, null, tests as ''). */
+function dictTable(dict: string[], test: (s: string) => boolean): Uint8Array {
     const table = new Uint8Array(dict.length);
-    table[0] = nullBit;
+    table[0] = test('') ? 1 : 0;
     for (let k = 1; k < dict.length; k++) table[k] = test(dict[k]) ? 1 : 0;
-    if (sel) for (let i = 0; i < n; i++) out[i] = table[codes[sel[i]]];
-    else for (let i = 0; i < n; i++) out[i] = table[codes[i]];
-    return bool(out, n);
+    return table;
+}
+
+/** stringPredicateVec's true rows, for a string column whose dictionary is not much larger than the rows. */
+function stringPredicateRows(v: Vec, n: number, test: (s: string) => boolean, lower: boolean): Uint32Array | undefined {
+    if (v.c || !(v.col instanceof StrColumn)) return undefined;
+    const dict = lower ? v.col.lowerDict() : v.col.dict;
+    if (dict.length > 4 * n + 64) return undefined;
+    return tableMatchRows(v.col.codes, v.sel, n, dictTable(dict, test));
+}
+
+/** eqConst's true rows for a string column: the constant is looked up in the dictionary once. */
+function eqConstRows(v: Vec, k: AplValue, n: number, neg: boolean): Uint32Array | undefined {
+    if (v.c || !(v.col instanceof StrColumn) || !(typeof k === 'string' || typeof k === 'number')) return undefined;
+    const col = v.col;
+    const code = col.codeOf(typeof k === 'string' ? k : toText(k));
+    // Null rows (code 0) are false for ==, true for !=, like every other non-matching code.
+    const table = new Uint8Array(col.dict.length).fill(neg ? 1 : 0);
+    if (code >= 0) table[code] = neg ? 0 : 1;
+    return tableMatchRows(col.codes, v.sel, n, table);
 }
 
 function eqConst(v: Vec, k: AplValue, n: number, neg: boolean): Column {
@@ -948,19 +961,9 @@ function eqConst(v: Vec, k: AplValue, n: number, neg: boolean): Column {
             out.fill(F);
             return bool(out, n);
         }
-        if (sel) for (let i = 0; i < n; i++) out[i] = codes[sel[i]] === code ? T : F;
-        else for (let i = 0; i < n; i++) out[i] = codes[i] === code ? T : F;
-        return bool(out, n);
+        return bool(codesEqual(codes, sel, n, code, T, F), n);
     }
-    if (col instanceof NumColumn && typeof k === 'number') {
-        const vals = col.vals;
-        const nulls = col.nulls;
-        for (let i = 0; i < n; i++) {
-            const j = sel ? sel[i] : i;
-            out[i] = nulls !== null && nulls[j] === 1 ? F : vals[j] === k ? T : F;
-        }
-        return bool(out, n);
-    }
+    if (col instanceof NumColumn && typeof k === 'number') return bool(numEqual(col.vals, col.nulls, sel, n, k, T, F, F), n);
     if (col instanceof TimeColumn && (k instanceof Datetime || k instanceof Timespan)) {
         const [km, ks] = splitNs(k.ns);
         const ms = col.ms;
@@ -1002,25 +1005,7 @@ function cmpConst(op: string, v: Vec, k: AplValue, n: number): Column {
     if (k === null) return bool(out.fill(2), n);
     const col = v.col;
     const sel = v.sel;
-    if (col instanceof NumColumn && typeof k === 'number') {
-        const vals = col.vals;
-        const nulls = col.nulls;
-        for (let i = 0; i < n; i++) {
-            const j = sel ? sel[i] : i;
-            if (nulls !== null && nulls[j] === 1) {
-                out[i] = 2;
-                continue;
-            }
-            const x = vals[j];
-            switch (op) {
-                case '<': out[i] = x < k ? 1 : 0; break;
-                case '<=': out[i] = x <= k ? 1 : 0; break;
-                case '>': out[i] = x > k ? 1 : 0; break;
-                default: out[i] = x >= k ? 1 : 0; break;
-            }
-        }
-        return bool(out, n);
-    }
+    if (col instanceof NumColumn && typeof k === 'number') return bool(numCompare(col.vals, col.nulls, sel, n, cmpOpCode(op), k), n);
     if (col instanceof TimeColumn && (k instanceof Datetime || k instanceof Timespan)) {
         const [km, ks] = splitNs(k.ns);
         const ms = col.ms;
@@ -1052,13 +1037,17 @@ function cmpConst(op: string, v: Vec, k: AplValue, n: number): Column {
     return bool(out, n);
 }
 
-function numView(v: Vec): { vals: Float64Array; nulls: Uint8Array | null; sel: Uint32Array | null; k?: number | null } {
+const NO_VALS = new Float64Array(0);
+
+/** A number vector as a kernel operand; null for a constant that is not a number (a null). */
+function numView(v: Vec): ArithSide | null {
     if (v.c) {
         const x = v.v;
-        return { vals: new Float64Array(0), nulls: null, sel: null, k: typeof x === 'number' ? x : typeof x === 'boolean' ? Number(x) : null };
+        const k = typeof x === 'number' ? x : typeof x === 'boolean' ? Number(x) : null;
+        return k === null ? null : { vals: NO_VALS, nulls: null, sel: null, k, isConst: true };
     }
     const col = v.col as NumColumn;
-    return { vals: col.vals, nulls: col.nulls, sel: v.sel };
+    return { vals: col.vals, nulls: col.nulls, sel: v.sel, k: 0, isConst: false };
 }
 
 function cmpNumNum(op: string, a: Vec, b: Vec, n: number): Column {
@@ -1069,7 +1058,7 @@ function cmpNumNum(op: string, a: Vec, b: Vec, n: number): Column {
 
 /** Vectorised numeric arithmetic (long semantics when `rt` is long). */
 function numArith(op: string, rt: 'long' | 'real' | ScalarType, a: Vec, b: Vec, n: number): Column {
-    if (!(a.c || a.col instanceof NumColumn) || !(b.c || b.col instanceof NumColumn)) {
+    if (!(a.c || a.col instanceof NumColumn) || !(b.c || b.col instanceof NumColumn) || arithOpCode(op) < 0) {
         const bld = builderFor(rt, n);
         for (let i = 0; i < n; i++) bld.push(arith(op, vget(a, i), vget(b, i), rt));
         return bld.build();
@@ -1077,56 +1066,12 @@ function numArith(op: string, rt: 'long' | 'real' | ScalarType, a: Vec, b: Vec, 
     const A = numView(a);
     const B = numView(b);
     const vals = new Float64Array(n);
-    let nulls: Uint8Array | null = null;
-    const markNull = (i: number) => {
-        nulls ??= new Uint8Array(n);
-        nulls[i] = 1;
-    };
-    if (A.k === null || B.k === null) {
+    if (A === null || B === null) {
         return new NumColumn(rt as 'long' | 'real', vals, new Uint8Array(n).fill(1), n);
     }
-    const isLong = rt === 'long';
-    for (let i = 0; i < n; i++) {
-        let x: number;
-        let y: number;
-        if (A.k !== undefined) x = A.k;
-        else {
-            const j = A.sel ? A.sel[i] : i;
-            if (A.nulls !== null && A.nulls[j] === 1) {
-                markNull(i);
-                continue;
-            }
-            x = A.vals[j];
-        }
-        if (B.k !== undefined) y = B.k;
-        else {
-            const j = B.sel ? B.sel[i] : i;
-            if (B.nulls !== null && B.nulls[j] === 1) {
-                markNull(i);
-                continue;
-            }
-            y = B.vals[j];
-        }
-        if (isLong) {
-            if (op === '+' || op === '-') {
-                const r = op === '+' ? x + y : x - y;
-                if (r <= 9007199254740991 && r >= -9007199254740991) vals[i] = r;
-                else vals[i] = longArith(op, x, y)!;
-            } else if (op === '/') {
-                if (y === 0) markNull(i);
-                else {
-                    const q = x / y;
-                    vals[i] = q < 0 ? Math.ceil(q) : Math.floor(q);
-                    if (Math.abs(x) >= 2 ** 52) vals[i] = longArith('/', x, y)!;
-                }
-            } else {
-                const r = longArith(op, x, y);
-                if (r === null) markNull(i);
-                else vals[i] = r;
-            }
-        } else vals[i] = realArith(op, x, y);
-    }
-    return new NumColumn(rt as 'long' | 'real', vals, nulls, n);
+    const nulls = new Uint8Array(n);
+    const nullCount = arithColumns(arithOpCode(op), rt === 'long', A, B, n, vals, nulls);
+    return new NumColumn(rt as 'long' | 'real', vals, nullCount > 0 ? nulls : null, n);
 }
 
 /** `bin(x, size)` with a constant size over numbers or times. */
@@ -1139,6 +1084,7 @@ function binFast(x: Compiled, size: AplValue): Compiled | undefined {
         return {
             type,
             isConst: false,
+            timeBin: sizeNs % 1_000_000n === 0n ? { x, stepMs: Number(sizeNs / 1_000_000n) } : undefined,
             run: f => {
                 const v = x.run(f);
                 const n = f.length;
@@ -1155,28 +1101,21 @@ function binFast(x: Compiled, size: AplValue): Compiled | undefined {
                 }
                 const col = v.col;
                 const sel = v.sel;
-                const ms = new Float64Array(n);
                 const sub = new Int32Array(n);
-                if (sizeNs % 1_000_000n === 0n) {
-                    const s = Number(sizeNs / 1_000_000n);
-                    const src = col.ms;
-                    for (let i = 0; i < n; i++) {
-                        const m = src[sel ? sel[i] : i];
-                        ms[i] = Math.floor(m / s) * s;
+                // Whole milliseconds: the sub-millisecond part never crosses a bin edge.
+                if (sizeNs % 1_000_000n === 0n) return { c: false, col: new TimeColumn(type, binMs(col.ms, sel, n, Number(sizeNs / 1_000_000n)), sub, n), sel: null };
+                const ms = new Float64Array(n);
+                for (let i = 0; i < n; i++) {
+                    const j = sel ? sel[i] : i;
+                    const m = col.ms[j];
+                    if (m !== m) {
+                        ms[i] = NaN;
+                        continue;
                     }
-                } else {
-                    for (let i = 0; i < n; i++) {
-                        const j = sel ? sel[i] : i;
-                        const m = col.ms[j];
-                        if (m !== m) {
-                            ms[i] = NaN;
-                            continue;
-                        }
-                        const q = floorDivBig(BigInt(m) * 1_000_000n + BigInt(col.sub[j]), sizeNs) * sizeNs;
-                        const [a, b] = splitNs(q);
-                        ms[i] = a;
-                        sub[i] = b;
-                    }
+                    const q = floorDivBig(BigInt(m) * 1_000_000n + BigInt(col.sub[j]), sizeNs) * sizeNs;
+                    const [a, b] = splitNs(q);
+                    ms[i] = a;
+                    sub[i] = b;
                 }
                 return { c: false, col: new TimeColumn(type, ms, sub, n), sel: null };
             },

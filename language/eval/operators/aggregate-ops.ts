@@ -3,11 +3,11 @@ import { type AstNode } from 'langium';
 import type * as ast from '../../generated/ast.js';
 import { Datetime, Timespan, type AplValue } from '../../values.js';
 import { lookupAggregate, autoBinSizeFor } from '../../builtins/index.js';
-import { DynColumn, NumColumn, columnFromValues } from '../columns.js';
+import { type Column, DynColumn, NumColumn, TimeColumn, columnFromValues } from '../columns.js';
 import { errorAt, unsupportedAt } from '../errors.js';
 import { type Compiled, type QueryEnv, type Vec, compileExpr, defaultName, vecToFrameCol, vget } from '../expr.js';
 import { Frame, type FrameCol, type FrameMeta, selectRows } from '../frame.js';
-import { type AggSpec, compileAggregate, findAggregateCalls, groupRows, keyColumn, permute, runAggregate, sortGroupsByKeys } from '../aggregate.js';
+import { type AggSpec, type BinnedTimeKey, type KeyInput, compileAggregate, findAggregateCalls, groupRows, keyColumn, permute, runAggregate, sortGroupsByKeys } from '../aggregate.js';
 import { toJson } from '../../runtime-values.js';
 import type { RunState } from '../query.js';
 import { emptyFrame, uniqueName, type OperatorImpls } from './common.js';
@@ -24,7 +24,10 @@ export const AGGREGATE_OPERATORS = {
 export interface GroupKey {
     name: string;
     compiled: Compiled;
-    vec: Vec;
+    /** The key's values, computed on first use (a binned time key groups without them). */
+    readonly vec: Vec;
+    /** What to group by: `vec`, or for bin(t, whole ms) the time column itself. */
+    readonly input: KeyInput;
     /** bin(_time, size) / bin_auto(_time): the bucket size in ns. */
     timeBucket?: bigint;
 }
@@ -51,8 +54,29 @@ export function groupKeys(frame: Frame, groups: readonly ast.NamedExpression[], 
                 }
             }
         }
-        return { name, compiled, vec: compiled.run(frame), timeBucket };
+        let vec: Vec | undefined;
+        let input: KeyInput | undefined;
+        const bin = timeBucket !== undefined ? compiled.timeBin : undefined;
+        return {
+            name,
+            compiled,
+            timeBucket,
+            get vec(): Vec {
+                return (vec ??= compiled.run(frame));
+            },
+            get input(): KeyInput {
+                return (input ??= (bin && binnedKey(bin, frame)) ?? this.vec);
+            },
+        };
     });
+}
+
+/** `bin(t, step)` as a key over t's time column itself, when t evaluates to one. */
+function binnedKey(bin: NonNullable<Compiled['timeBin']>, frame: Frame): BinnedTimeKey | undefined {
+    const x = bin.x.run(frame);
+    const type = bin.x.type;
+    if (x.c || !(x.col instanceof TimeColumn) || (type !== 'datetime' && type !== 'timespan')) return undefined;
+    return { binned: x.col, sel: x.sel, stepMs: bin.stepMs, type };
 }
 
 /** Same rule as the catalogue's bin_auto. */
@@ -64,20 +88,21 @@ function summarize(frame: Frame, op: ast.SummarizeOperator, env: QueryEnv, state
     state.stats.rowsMatched ??= frame.length;
     const keys = groupKeys(frame, op.groups, env);
     const n = frame.length;
-    let grouping = groupRows(keys.map(k => k.vec), n, keys.map(k => (k.timeBucket !== undefined && k.timeBucket % 1_000_000n === 0n ? Number(k.timeBucket / 1_000_000n) : undefined)));
+    let grouping = groupRows(keys.map(k => k.input), n, keys.map(k => (k.timeBucket !== undefined && k.timeBucket % 1_000_000n === 0n ? Number(k.timeBucket / 1_000_000n) : undefined)));
     // A summarize without keys over no rows still gives one row (count() = 0).
     if (keys.length === 0 && n === 0) grouping = { gids: new Uint32Array(0), count: 1, first: new Uint32Array(0) };
     const G = grouping.count;
     // Key columns and group order (ascending by key).
-    let keyCols = keys.map(k => (n === 0 && keys.length === 0 ? columnFromValues(k.compiled.type, []) : keyColumn(k.vec, k.compiled.type, grouping.first)));
+    let keyCols = keys.map(k => (n === 0 && keys.length === 0 ? columnFromValues(k.compiled.type, []) : keyColumn(k.input, k.compiled.type, grouping.first)));
     const perm = sortGroupsByKeys(keyCols, G);
     keyCols = keyCols.map(c => permute(c, perm));
     // Aggregations: plain calls, and expressions over aggregate calls.
     const outCols: FrameCol[] = keys.map((k, i) => ({ name: k.name, type: k.compiled.type, data: keyCols[i], sel: null }));
     const timeKey = keys.find(k => k.timeBucket !== undefined);
+    let timeKeyCol: Column | undefined;
     const windows = timeKey
         ? (g: number) => {
-            const v = keyColumn(timeKey.vec, 'datetime', grouping.first).get(g);
+            const v = (timeKeyCol ??= keyColumn(timeKey.input, 'datetime', grouping.first)).get(g);
             return v instanceof Datetime ? { start: v.ns, end: v.ns + timeKey.timeBucket! } : undefined;
         }
         : undefined;

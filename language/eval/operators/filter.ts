@@ -8,6 +8,7 @@ import { groupRows, keyColumn } from '../aggregate.js';
 import { searchTermPredicate, truthTri } from '../scalar-ops.js';
 import type { RunState } from '../query.js';
 import { emptyFrame, optionValue, type OperatorImpls } from './common.js';
+import { countTrue, trueIndexes } from '../kernels/select.js';
 
 export const FILTER_OPERATORS = {
     WhereOperator: (op, frame, env) => filterBy(frame, compileExpr(op.predicate, frame, env)),
@@ -21,16 +22,14 @@ export const FILTER_OPERATORS = {
 
 function filterBy(frame: Frame, pred: Compiled): Frame {
     const n = frame.length;
+    const rows = pred.matchRows?.(frame);
+    if (rows) return rows.length === n ? frame : selectRows(frame, rows);
     const v = pred.run(frame);
     if (v.c) return truthTri(v.v) === 1 ? frame : selectRows(frame, new Uint32Array(0));
     const t = triArray(v, n);
-    let m = 0;
-    for (let i = 0; i < n; i++) if (t[i] === 1) m++;
+    const m = countTrue(t, n);
     if (m === n) return frame;
-    const idx = new Uint32Array(m);
-    let k = 0;
-    for (let i = 0; i < n; i++) if (t[i] === 1) idx[k++] = i;
-    return selectRows(frame, idx);
+    return selectRows(frame, trueIndexes(t, n, m));
 }
 
 export function search(frame: Frame, predicate: ast.Expression, options: readonly ast.OperatorOption[], env: QueryEnv): Frame {

@@ -6,6 +6,7 @@ import { Frame, ROWID, type FrameMeta, cellOf, selectRows, takeRows } from '../f
 import { groupRows, comparatorFor } from '../aggregate.js';
 import { RowIdColumn } from '../tables.js';
 import { constLong, type OperatorImpls } from './common.js';
+import { topNumeric } from '../kernels/topn.js';
 
 export const SORT_OPERATORS = {
     SortOperator: (op, frame, env) => sortFrame(frame, op.items, env),
@@ -101,8 +102,13 @@ export function topN(frame: Frame, items: readonly ast.SortItem[], k: number, en
     const n = frame.length;
     if (k >= n / 4) return takeRows(sortFrame(frame, items, env), k);
     const keys = sortKeys(frame, items, env, false);
-    const cmps = keys.map(logicalComparator);
     const tie = rowIdTiebreak(frame, keys);
+    const only = keys.length === 1 ? keys[0] : undefined;
+    if (!tie && only && only.col instanceof NumColumn && only.col.nulls === null) {
+        // One numeric key without nulls: the typed-array heap kernel (no comparator closures).
+        return selectRows(frame, topNumeric(only.col.vals, only.sel, n, k, only.desc ? -1 : 1), sortMeta(keys, frame));
+    }
+    const cmps = keys.map(logicalComparator);
     if (tie) cmps.push(tie);
     const cmp = (a: number, b: number): number => {
         for (const c of cmps) {
@@ -139,27 +145,7 @@ export function topN(frame: Frame, items: readonly ast.SortItem[], k: number, en
             i = m;
         }
     };
-    const only = keys.length === 1 ? keys[0] : undefined;
-    if (k > 0 && only && only.col instanceof NumColumn && only.col.nulls === null) {
-        // One numeric key without nulls: skip rows that cannot beat the worst kept row.
-        const vals = only.col.vals;
-        const desc = only.desc;
-        const sel = only.sel;
-        for (let i = 0; i < n; i++) {
-            const x = vals[sel ? sel[i] : i];
-            if (size < k) {
-                heap[size++] = i;
-                siftUp(size - 1);
-                continue;
-            }
-            const w = vals[sel ? sel[heap[0]] : heap[0]];
-            if (x === x && w === w && (desc ? x <= w : x >= w)) continue;
-            if (cmp(i, heap[0]) < 0) {
-                heap[0] = i;
-                siftDown(0);
-            }
-        }
-    } else if (k > 0) {
+    if (k > 0) {
         for (let i = 0; i < n; i++) {
             if (size < k) {
                 heap[size++] = i;

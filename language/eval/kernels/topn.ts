@@ -1,0 +1,99 @@
+/**
+ * Top-N over one numeric key without nulls: a bounded binary heap of logical row numbers in a
+ * typed array. Module-level functions over typed arrays so their optimized code survives major
+ * GCs (see select.ts); the comparison is inlined rather than a per-query comparator closure.
+ *
+ * Order: the value order of `comparatorFor` (NaN after every number ascending, before them
+ * descending), ties by row number, so the result equals a stable sort's first k rows.
+ */
+
+/** < 0 when logical row a comes before row b. sgn is 1 ascending, -1 descending. */
+function cmpRows(vals: Float64Array, sel: Uint32Array | null, sgn: number, a: number, b: number): number {
+    const x = vals[sel === null ? a : sel[a]];
+    const y = vals[sel === null ? b : sel[b]];
+    if (x !== y) {
+        if (x !== x) return y !== y ? a - b : sgn;
+        if (y !== y) return -sgn;
+        return x < y ? -sgn : sgn;
+    }
+    return a - b;
+}
+
+function siftUp(heap: Uint32Array, vals: Float64Array, sel: Uint32Array | null, sgn: number, i: number): void {
+    while (i > 0) {
+        const p = (i - 1) >> 1;
+        if (cmpRows(vals, sel, sgn, heap[i], heap[p]) <= 0) return;
+        const t = heap[i];
+        heap[i] = heap[p];
+        heap[p] = t;
+        i = p;
+    }
+}
+
+function siftDown(heap: Uint32Array, size: number, vals: Float64Array, sel: Uint32Array | null, sgn: number, i: number): void {
+    for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < size && cmpRows(vals, sel, sgn, heap[l], heap[m]) > 0) m = l;
+        if (r < size && cmpRows(vals, sel, sgn, heap[r], heap[m]) > 0) m = r;
+        if (m === i) return;
+        const t = heap[i];
+        heap[i] = heap[m];
+        heap[m] = t;
+        i = m;
+    }
+}
+
+/**
+ * Offers rows from..n-1 to a full heap. A row is skipped when it cannot beat the worst kept row
+ * (a later row loses ties); comparisons with NaN are false, so NaN rows take the full compare.
+ * `w`, the worst kept value, stays in a local: one compare per row in the common case.
+ */
+function offerDesc(heap: Uint32Array, size: number, vals: Float64Array, sel: Uint32Array | null, from: number, n: number): void {
+    let w = vals[sel === null ? heap[0] : sel[heap[0]]];
+    for (let i = from; i < n; i++) {
+        const x = vals[sel === null ? i : sel[i]];
+        if (x <= w) continue;
+        if (cmpRows(vals, sel, -1, i, heap[0]) < 0) {
+            heap[0] = i;
+            siftDown(heap, size, vals, sel, -1, 0);
+            w = vals[sel === null ? heap[0] : sel[heap[0]]];
+        }
+    }
+}
+
+function offerAsc(heap: Uint32Array, size: number, vals: Float64Array, sel: Uint32Array | null, from: number, n: number): void {
+    let w = vals[sel === null ? heap[0] : sel[heap[0]]];
+    for (let i = from; i < n; i++) {
+        const x = vals[sel === null ? i : sel[i]];
+        if (x >= w) continue;
+        if (cmpRows(vals, sel, 1, i, heap[0]) < 0) {
+            heap[0] = i;
+            siftDown(heap, size, vals, sel, 1, 0);
+            w = vals[sel === null ? heap[0] : sel[heap[0]]];
+        }
+    }
+}
+
+/** The logical rows of the first `k` of `n` rows in order (ascending when sgn is 1). */
+export function topNumeric(vals: Float64Array, sel: Uint32Array | null, n: number, k: number, sgn: number): Uint32Array {
+    if (k <= 0 || n === 0) return new Uint32Array(0);
+    // Max-heap of the best k (the root is the worst kept row), filled with the first rows.
+    const size = Math.min(k, n);
+    const heap = new Uint32Array(size);
+    for (let i = 0; i < size; i++) {
+        heap[i] = i;
+        siftUp(heap, vals, sel, sgn, i);
+    }
+    if (sgn < 0) offerDesc(heap, size, vals, sel, size, n);
+    else offerAsc(heap, size, vals, sel, size, n);
+    // Pop the worst row into the last free slot until the heap is empty: the rows in order.
+    const out = new Uint32Array(size);
+    for (let s = size; s > 0; s--) {
+        out[s - 1] = heap[0];
+        heap[0] = heap[s - 1];
+        siftDown(heap, s - 1, vals, sel, sgn, 0);
+    }
+    return out;
+}

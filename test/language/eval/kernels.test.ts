@@ -1,0 +1,193 @@
+/**
+ * The evaluator's typed-array kernels (language/eval/kernels/) against plain reference code on
+ * data shaped to reach their special cases: time-ordered and shuffled rows, selections, nulls,
+ * NaN, ties, bins far apart (the growing bin table) and out-of-range bins.
+ */
+import { describe, expect, it } from 'vitest';
+import { binnedTimeGroupIds, codeGroupIds } from '../../../language/eval/kernels/group.js';
+import { countByGroup, extremeByGroup, sumCountByGroup } from '../../../language/eval/kernels/aggregate.js';
+import { tableMatchRows, trueIndexes } from '../../../language/eval/kernels/select.js';
+import { topNumeric } from '../../../language/eval/kernels/topn.js';
+import { ascendingPerm } from '../../../language/eval/kernels/sort.js';
+
+/** A small deterministic generator (mulberry32), so failures replay. */
+function rng(seed: number): () => number {
+    let s = seed >>> 0;
+    return () => {
+        s = (s + 0x6d2b79f5) >>> 0;
+        let t = s;
+        t = Math.imul(t ^ (t >>> 15), t | 1);
+        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+}
+
+/** Group ids in order of first appearance, and each group's first row, by a Map. */
+function refGroups(keys: number[]): { ids: number[]; first: number[] } {
+    const map = new Map<number, number>();
+    const ids: number[] = [];
+    const first: number[] = [];
+    keys.forEach((k, i) => {
+        let g = map.get(k);
+        if (g === undefined) {
+            map.set(k, (g = map.size));
+            first.push(i);
+        }
+        ids.push(g);
+    });
+    return { ids, first };
+}
+
+function everyOther(n: number): Uint32Array {
+    return Uint32Array.from({ length: Math.ceil(n / 2) }, (_, i) => 2 * i);
+}
+
+describe('group-id kernels', () => {
+    const HOUR = 3_600_000;
+    const cases: [string, (r: () => number, i: number) => number][] = [
+        ['time-ordered, descending', (_r, i) => 1_735_689_600_000 - i * 61_000],
+        ['shuffled', r => 1_735_689_600_000 - Math.floor(r() * 30 * 24) * HOUR - Math.floor(r() * HOUR)],
+        ['before 1970', (_r, i) => -5 * HOUR + i * 7_777],
+        ['far apart (the table grows both ways)', r => (r() < 0.5 ? 1 : -1) * Math.floor(r() * 40_000) * HOUR],
+    ];
+    for (const [name, gen] of cases) {
+        for (const withSel of [false, true]) {
+            it(`binnedTimeGroupIds: ${name}${withSel ? ', through a selection' : ''}`, () => {
+                const r = rng(7);
+                const N = 5000;
+                const ms = Float64Array.from({ length: N }, (_, i) => gen(r, i));
+                const sel = withSel ? everyOther(N) : null;
+                const n = sel ? sel.length : N;
+                const ids = new Uint32Array(n);
+                const first = new Uint32Array(n);
+                const card = binnedTimeGroupIds(ms, sel, n, HOUR, (1 << 20) + 1, ids, first);
+                const ref = refGroups(Array.from({ length: n }, (_, i) => Math.floor(ms[sel ? sel[i] : i] / HOUR) * HOUR));
+                expect(card).toBe(ref.first.length);
+                expect([...ids]).toEqual(ref.ids);
+                expect([...first.subarray(0, card)]).toEqual(ref.first);
+            });
+        }
+    }
+
+    it('binnedTimeGroupIds declines a null time and bins beyond maxBins', () => {
+        const ids = new Uint32Array(3);
+        const first = new Uint32Array(3);
+        expect(binnedTimeGroupIds(Float64Array.of(0, NaN, 5), null, 3, 10, 100, ids, first)).toBe(-1);
+        expect(binnedTimeGroupIds(Float64Array.of(0, 2000, 5), null, 3, 10, 100, ids, first)).toBe(-1);
+        expect(binnedTimeGroupIds(Float64Array.of(0, 990, 5), null, 3, 10, 100, ids, first)).toBe(2);
+    });
+
+    it('codeGroupIds numbers codes by first appearance and notes first rows', () => {
+        const r = rng(3);
+        const codes = Uint32Array.from({ length: 1000 }, () => Math.floor(r() * 9));
+        const sel = everyOther(1000);
+        const ids = new Uint32Array(sel.length);
+        const first = new Uint32Array(9);
+        const card = codeGroupIds(codes, sel, sel.length, 9, ids, first);
+        const ref = refGroups(Array.from(sel, j => codes[j]));
+        expect([...ids]).toEqual(ref.ids);
+        expect([...first.subarray(0, card)]).toEqual(ref.first);
+    });
+});
+
+describe('aggregation kernels', () => {
+    // Long runs of one group (time-ordered keys) and short ones take different loops.
+    const layouts: [string, (i: number, r: () => number) => number][] = [
+        ['long runs', i => Math.floor(i / 97) % 13],
+        ['short runs', (_i, r) => Math.floor(r() * 13)],
+        ['one group', () => 0],
+    ];
+    for (const [name, groupOf] of layouts) {
+        it(`sum, count, min and max per group: ${name}`, () => {
+            const r = rng(11);
+            const N = 4000;
+            const vals = Float64Array.from({ length: N }, () => (r() < 0.05 ? NaN : (r() - 0.5) * 1e6));
+            const nulls = Uint8Array.from({ length: N }, () => (r() < 0.05 ? 1 : 0));
+            const sel = everyOther(N);
+            const n = sel.length;
+            const gids = Uint32Array.from({ length: n }, (_, i) => groupOf(i, r));
+            const G = Math.max(...gids) + 1;
+            const sums = new Float64Array(G);
+            const counts = new Float64Array(G);
+            sumCountByGroup(vals, nulls, sel, gids, n, sums, counts);
+            const refSums = new Array<number>(G).fill(0);
+            const refCounts = new Array<number>(G).fill(0);
+            const refMax = new Array<number | null>(G).fill(null);
+            const refMin = new Array<number | null>(G).fill(null);
+            const refRows = new Array<number>(G).fill(0);
+            for (let i = 0; i < n; i++) {
+                const j = sel[i];
+                const g = gids[i];
+                refRows[g]++;
+                if (nulls[j] === 1) continue;
+                refSums[g] += vals[j]; // row order: the kernels must add in the same order
+                refCounts[g]++;
+                const x = vals[j];
+                if (x !== x) continue;
+                if (refMax[g] === null || x > refMax[g]!) refMax[g] = x;
+                if (refMin[g] === null || x < refMin[g]!) refMin[g] = x;
+            }
+            expect([...sums]).toEqual(refSums);
+            expect([...counts]).toEqual(refCounts);
+            expect([...countByGroup(gids, n, G)]).toEqual(refRows);
+            for (const [sign, ref] of [[1, refMax], [-1, refMin]] as const) {
+                const best = new Float64Array(G);
+                const seen = new Uint8Array(G);
+                extremeByGroup(vals, nulls, sel, gids, n, sign, best, seen);
+                expect(Array.from(best, (b, g) => (seen[g] ? b : null))).toEqual(ref);
+            }
+        });
+    }
+});
+
+describe('selection kernels', () => {
+    it('tableMatchRows and trueIndexes give the rows a per-row test gives', () => {
+        const r = rng(5);
+        const codes = Uint32Array.from({ length: 3000 }, () => Math.floor(r() * 6));
+        const table = Uint8Array.of(0, 1, 0, 1, 1, 0);
+        for (const sel of [null, everyOther(3000)]) {
+            const n = sel ? sel.length : codes.length;
+            const want = Array.from({ length: n }, (_, i) => i).filter(i => table[codes[sel ? sel[i] : i]] === 1);
+            expect([...tableMatchRows(codes, sel, n, table)]).toEqual(want);
+        }
+        const tri = Uint8Array.from({ length: 3000 }, () => Math.floor(r() * 3));
+        const want = [...tri.keys()].filter(i => tri[i] === 1);
+        expect([...trueIndexes(tri, tri.length, want.length)]).toEqual(want);
+    });
+});
+
+describe('ordering kernels', () => {
+    /** The stable sort's order: value (NaN after numbers ascending, before them descending), then row. */
+    function refTop(vals: Float64Array, sel: Uint32Array | null, n: number, k: number, sgn: number): number[] {
+        const key = (i: number) => vals[sel ? sel[i] : i];
+        const rows = Array.from({ length: n }, (_, i) => i);
+        rows.sort((a, b) => {
+            const x = key(a);
+            const y = key(b);
+            if (x === y || (x !== x && y !== y)) return a - b;
+            if (x !== x) return sgn;
+            if (y !== y) return -sgn;
+            return x < y ? -sgn : sgn;
+        });
+        return rows.slice(0, k);
+    }
+
+    for (const sgn of [1, -1]) {
+        it(`topNumeric ${sgn > 0 ? 'ascending' : 'descending'} with ties and NaN`, () => {
+            const r = rng(sgn > 0 ? 1 : 2);
+            const vals = Float64Array.from({ length: 5000 }, () => (r() < 0.01 ? NaN : Math.floor(r() * 300)));
+            for (const sel of [null, everyOther(5000)]) {
+                const n = sel ? sel.length : vals.length;
+                for (const k of [0, 1, 10, 57]) expect([...topNumeric(vals, sel, n, k, sgn)]).toEqual(refTop(vals, sel, n, k, sgn));
+            }
+        });
+    }
+
+    it('ascendingPerm orders distinct values, and declines NaN and duplicates', () => {
+        expect([...ascendingPerm(Float64Array.of(1, 2, 3), 3)!]).toEqual([0, 1, 2]);
+        expect([...ascendingPerm(Float64Array.of(3, 2, 1), 3)!]).toEqual([2, 1, 0]);
+        expect([...ascendingPerm(Float64Array.of(5, -1, 7, 0), 4)!]).toEqual([1, 3, 0, 2]);
+        expect(ascendingPerm(Float64Array.of(1, NaN, 0), 3)).toBeUndefined();
+        expect(ascendingPerm(Float64Array.of(1, 0, 1), 3)).toBeUndefined();
+    });
+});
