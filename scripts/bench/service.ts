@@ -137,10 +137,10 @@ export async function serviceSection(ctx: BenchContext): Promise<SectionResult> 
             ours: `${fmtRate(ours, 'ev')} (${((totalBytes / http.median) * 1000 / 2 ** 20).toFixed(1)} MB/s)`,
             baseline: `${fmtRate(theirs, 'ev')} JSON.parse`,
             ratio: ours / theirs,
-            bar: '≥ 0.5×',
-            pass: ours / theirs >= 0.5,
+            bar: '≥ 0.8×',
+            pass: ours / theirs >= 0.8,
         });
-        notes.push(`ingest: ${ingestEvents} sample-http-logs events, ${(totalBytes / 2 ** 20).toFixed(1)} MB NDJSON, ${INGEST_CONCURRENCY} requests in flight over node:http keep-alive to the service in a child process; ratio = our events/s ÷ JSON.parse events/s of the same bytes in the bench process (goal 0.8×)`);
+        notes.push(`ingest: ${ingestEvents} sample-http-logs events, ${(totalBytes / 2 ** 20).toFixed(1)} MB NDJSON, ${INGEST_CONCURRENCY} requests in flight over node:http keep-alive to the service in a child process; ratio = our events/s ÷ JSON.parse events/s of the same bytes in the bench process (issue 14's bar)`);
         for (const name of names) await api(base, 'DELETE', `/v2/datasets/${name}`);
         // APL_BENCH_SERVICE=ingest: only the ingest part (for iterating on the ingest path).
         if (process.env.APL_BENCH_SERVICE === 'ingest') return { rows, notes };
