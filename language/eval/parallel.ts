@@ -188,13 +188,13 @@ export function partialSummarize(frame: Frame, op: ast.SummarizeOperator, env: Q
     const keys = groupKeys(frame, op.groups, env);
     const n = frame.length;
     let grouping: Grouping = groupRows(
-        keys.map(k => k.vec),
+        keys.map(k => k.input),
         n,
         keys.map(k => (k.timeBucket !== undefined && k.timeBucket % 1_000_000n === 0n ? Number(k.timeBucket / 1_000_000n) : undefined)),
     );
     if (keys.length === 0 && n === 0) grouping = { gids: new Uint32Array(0), count: 1, first: new Uint32Array(0) };
     const G = grouping.count;
-    const keyCols = keys.map(k => keyColumn(k.vec, k.compiled.type, grouping.first));
+    const keyCols = keys.map(k => keyColumn(k.input, k.compiled.type, grouping.first));
     const named: FrameCol[] = keys.map((k, i) => ({ name: k.name, type: k.compiled.type, data: keyCols[i], sel: null }));
     const aggs: SummaryAgg[] = [];
     const states: ((g: number) => EncodedValue[])[] = [];
@@ -288,15 +288,16 @@ function mergeGroups(parts: readonly Extract<PartialResult, { kind: 'summarize' 
     const keyVals: AplValue[][] = keyIdx.map(() => []);
     const acc: AplValue[][] = aggs.map(() => []);
     const avgState: { sum: number; n: number; own: AplValue }[][] = aggs.map(() => []);
+    // Scalar keys are equal exactly when their encodings are; dynamic ones compare canonically.
+    const scalarKeys = keyIdx.every(i => keys[i].type !== 'dynamic');
     for (const p of parts) {
         for (const row of p.groups) {
-            const kv = keyIdx.map(i => decodeValue(row[i]));
-            const id = kv.map(v => (v === null ? '\u0000' : canonicalKey(v))).join('\u0001');
+            const id = scalarKeys ? JSON.stringify(keyIdx.map(i => row[i])) : keyIdx.map(i => decodeValue(row[i])).map(v => (v === null ? '\u0000' : canonicalKey(v))).join('\u0001');
             let g = index.get(id);
             if (g === undefined) {
                 g = index.size;
                 index.set(id, g);
-                kv.forEach((v, i) => keyVals[i].push(v));
+                keyIdx.forEach((ki, i) => keyVals[i].push(decodeValue(row[ki])));
             }
             let at = K;
             aggs.forEach((a, j) => {
