@@ -2,10 +2,11 @@
  * In-memory datasets: append-friendly column builders with type widening, row ids, and consistent
  * snapshots for queries.
  *
- * Each field is a growable column (typed arrays doubled on demand). A query takes a `Snapshot`:
- * the row count and a view of every column at that moment. Appends after the snapshot write past
- * its row count (or into a new, larger buffer), and a type change replaces the field's column with
- * a new object, so a snapshot never sees rows or types that arrived after it was taken.
+ * Each field is a growable column (typed arrays doubled on demand, big ones grown in place: see
+ * column-buffers.ts). A query takes a `Snapshot`: the row count and a view of every column at that
+ * moment. Appends after the snapshot write past its row count, and a type change replaces the
+ * field's column with a new object, so a snapshot never sees rows or types that arrived after it
+ * was taken.
  */
 import { parseGoDuration } from '../values.js';
 import type { ScalarType } from './columns.js';
@@ -14,6 +15,7 @@ import type { AplValue, JsonValue } from '../values.js';
 import { flattenLabels, normalizeEvents, parseTimeValue, type NormalizeOptions } from '../ingest/normalize-event.js';
 import { batchIdHex, formatRowId, newBatchId, parseRowIdFast, type ParsedCursor } from '../api/row-id.js';
 import type { IngestFailure } from '../api/ingest.js';
+import { allocColumn, growColumn } from './column-buffers.js';
 import { decodeValue, encodeValue, type DatasetDelta, type DatasetSyncState, type FieldDelta, type FieldSyncState } from './replica.js';
 
 /** Events normalised and appended as one batch by `ingest` (bounds the normaliser's arrays). */
@@ -22,17 +24,6 @@ const INGEST_CHUNK = 4096;
 /** A time given as ns (bigint) or as the ingest path reads times (RFC 3339 text, an epoch number). */
 function timeOf(v: unknown): bigint | undefined {
     return typeof v === 'bigint' ? v : parseTimeValue(v);
-}
-
-type TypedArrayCtor<T> = { new (n: number): T; new (buffer: SharedArrayBuffer): T; readonly BYTES_PER_ELEMENT: number };
-
-/**
- * A zero-filled typed array, on a SharedArrayBuffer when `shared`: query worker threads then read
- * the same memory without a copy (server/query). Growth always allocates a new buffer, so rows a
- * reader already sees never change under it.
- */
-function typed<T>(C: TypedArrayCtor<T>, n: number, shared: boolean): T {
-    return shared ? new C(new SharedArrayBuffer(n * C.BYTES_PER_ELEMENT)) : new C(n);
 }
 
 /** Field type hints: a sample dataset's schema, or what the caller declares. */
@@ -103,36 +94,27 @@ class FieldColumn {
 
     private grow(min: number): void {
         const cap = Math.max(min, 1024, this.capacity() === Infinity ? 0 : this.capacity() * 2);
+        const n = this.length;
+        const sh = this.shared;
         switch (this.kind) {
-            case 'string': {
-                const c = typed(Uint32Array, cap, this.shared);
-                c.set(this.codes.subarray(0, this.length));
-                this.codes = c;
+            case 'string': this.codes = growColumn(Uint32Array, this.codes, n, cap, sh); break;
+            case 'long': case 'real': case 'datetime': case 'timespan':
+                this.vals = growColumn(Float64Array, this.vals, n, cap, sh);
+                if (this.kind === 'datetime' || this.kind === 'timespan') this.sub = growColumn(Int32Array, this.sub, n, cap, sh);
+                else if (this.nulls) this.nulls = growColumn(Uint8Array, this.nulls, n, cap, sh);
                 break;
-            }
-            case 'long': case 'real': case 'datetime': case 'timespan': {
-                const v = typed(Float64Array, cap, this.shared);
-                v.set(this.vals.subarray(0, this.length));
-                this.vals = v;
-                if (this.kind === 'datetime' || this.kind === 'timespan') {
-                    const s = typed(Int32Array, cap, this.shared);
-                    s.set(this.sub.subarray(0, this.length));
-                    this.sub = s;
-                } else if (this.nulls) {
-                    const nn = typed(Uint8Array, cap, this.shared);
-                    nn.set(this.nulls.subarray(0, this.length));
-                    this.nulls = nn;
-                }
-                break;
-            }
-            case 'bool': {
-                const b = typed(Uint8Array, cap, this.shared);
-                b.set(this.bools.subarray(0, this.length));
-                this.bools = b;
-                break;
-            }
+            case 'bool': this.bools = growColumn(Uint8Array, this.bools, n, cap, sh); break;
             default: break;
         }
+    }
+
+    /** Adds a string that is not in the dictionary yet; returns its code. */
+    private addString(s: string): number {
+        const c = this.dict.length;
+        const own = ownString(s);
+        this.dict.push(own);
+        this.index.set(own, c);
+        return c;
     }
 
     /** Pads with nulls up to `row`. */
@@ -146,7 +128,7 @@ class FieldColumn {
         switch (this.kind) {
             case 'string': this.codes.fill(0, this.length, row); break;
             case 'long': case 'real':
-                this.nulls ??= typed(Uint8Array, this.vals.length, this.shared);
+                this.nulls ??= allocColumn(Uint8Array, this.vals.length, this.shared);
                 this.nulls.fill(1, this.length, row);
                 break;
             case 'datetime': case 'timespan': this.vals.fill(NaN, this.length, row); break;
@@ -189,13 +171,7 @@ class FieldColumn {
         if (kind === 'string') {
             if (typeof value === 'string' && this.declared === undefined) {
                 if (this.length === this.codes.length) this.grow(this.length + 1);
-                let c = this.index.get(value);
-                if (c === undefined) {
-                    c = this.dict.length;
-                    this.dict.push(value);
-                    this.index.set(value, c);
-                }
-                this.codes[this.length++] = c;
+                this.codes[this.length++] = this.index.get(value) ?? this.addString(value);
                 return;
             }
         } else if (kind === 'long' || kind === 'real') {
@@ -243,13 +219,7 @@ class FieldColumn {
                 if (this.kind === 'empty') this.becomeKind('string');
                 if (this.kind === 'string') {
                     if (this.length === this.codes.length) this.grow(this.length + 1);
-                    let c = this.index.get(value);
-                    if (c === undefined) {
-                        c = this.dict.length;
-                        this.dict.push(value);
-                        this.index.set(value, c);
-                    }
-                    this.codes[this.length++] = c;
+                    this.codes[this.length++] = this.index.get(value) ?? this.addString(value);
                     return;
                 }
                 break;
@@ -344,7 +314,7 @@ class FieldColumn {
             }
         }
         if (absent > 0) {
-            this.nulls ??= typed(Uint8Array, vals.length, this.shared);
+            this.nulls ??= allocColumn(Uint8Array, vals.length, this.shared);
             const nulls = this.nulls;
             for (let i = 0; i < n; i++) {
                 const s = sel === null ? i : sel[i];
@@ -383,13 +353,7 @@ class FieldColumn {
             let c = map[k];
             if (c === 0xffffffff) {
                 const str = dict[k - 1];
-                let own = this.index.get(str);
-                if (own === undefined) {
-                    own = this.dict.length;
-                    this.dict.push(str);
-                    this.index.set(str, own);
-                }
-                map[k] = c = own;
+                map[k] = c = this.index.get(str) ?? this.addString(str);
             }
             out[row0 + i] = c;
         }
@@ -432,13 +396,7 @@ class FieldColumn {
             case 'bool': this.bools[this.length] = v ? 1 : 0; break;
             case 'string': {
                 const s = v as string;
-                let c = this.index.get(s);
-                if (c === undefined) {
-                    c = this.dict.length;
-                    this.dict.push(s);
-                    this.index.set(s, c);
-                }
-                this.codes[this.length] = c;
+                this.codes[this.length] = this.index.get(s) ?? this.addString(s);
                 break;
             }
             default: this.dyn.push(v as AplValue); break;
@@ -491,6 +449,16 @@ class FieldColumn {
             default: return this.dyn.length * 32;
         }
     }
+}
+
+/**
+ * A compact copy of a string a dictionary keeps. Values often arrive as cons or sliced strings
+ * (built by concatenation, cut from a larger text) that keep their parts alive, and they sit on heap
+ * pages full of the batch's garbage, which one kept string pins: a fresh flat copy avoids both.
+ * Strings this short are never cons or sliced in V8.
+ */
+function ownString(s: string): string {
+    return s.length < 13 ? s : (JSON.parse(JSON.stringify(s)) as string);
 }
 
 function jsonKind(v: unknown): string {
@@ -574,8 +542,12 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 /**
  * Splits ns times into (ms, ns within the ms) without BigInt arithmetic: a little-endian int64 is
  * hi * 2^32 + lo, and 2^32 = 4294 * 1e6 + 967296, so every step stays an exact double.
+ * Rows of `sub` from `touched` on are still zero: a zero is not written there (see `timeSubTouched`).
+ * Returns the new `touched`.
  */
-function splitTimes(times: BigInt64Array | readonly bigint[], sel: ArrayLike<number> | null, n: number, ms: Float64Array, sub: Int32Array, at: number): void {
+function splitTimes(times: BigInt64Array | readonly bigint[], sel: ArrayLike<number> | null, n: number, ms: Float64Array, sub: Int32Array, at: number, touched: number): number {
+    const dirty = at < touched;
+    let wrote = false;
     if (times instanceof BigInt64Array && LITTLE_ENDIAN) {
         const w = new Int32Array(times.buffer, times.byteOffset, times.length * 2);
         for (let i = 0; i < n; i++) {
@@ -593,15 +565,22 @@ function splitTimes(times: BigInt64Array | readonly bigint[], sel: ArrayLike<num
                 rest -= 1e6;
             }
             ms[at + i] = hi * 4294 + q;
-            sub[at + i] = rest;
+            if (rest !== 0 || dirty) {
+                sub[at + i] = rest;
+                wrote = true;
+            }
         }
-        return;
+    } else {
+        for (let i = 0; i < n; i++) {
+            const [a, b] = splitNs(times[sel === null ? i : sel[i]]);
+            ms[at + i] = a;
+            if (b !== 0 || dirty) {
+                sub[at + i] = b;
+                wrote = true;
+            }
+        }
     }
-    for (let i = 0; i < n; i++) {
-        const [a, b] = splitNs(times[sel === null ? i : sel[i]]);
-        ms[at + i] = a;
-        sub[at + i] = b;
-    }
+    return wrote ? Math.max(touched, at + n) : touched;
 }
 
 /** A consistent view of a dataset for one query. */
@@ -638,6 +617,13 @@ export class DatasetStore {
     // system columns
     private timeMs: Float64Array;
     private timeSub: Int32Array;
+    /**
+     * Rows of `timeSub` / `sysSub` ever written; past them the arrays are still zero-filled. Sub-ms
+     * parts are mostly 0 (clocks in ms), and a zero is not written over zeros, so pages that stay
+     * all zero are never touched and the OS gives them no memory (see column-buffers.ts).
+     */
+    private timeSubTouched = 0;
+    private sysSubTouched = 0;
     private sysMs: Float64Array;
     private sysSub: Int32Array;
     /** Row id parts: index into `batches` and the row's index within its batch. */
@@ -667,12 +653,12 @@ export class DatasetStore {
         options: { shared?: boolean } = {},
     ) {
         this.shared = options.shared === true;
-        this.timeMs = typed(Float64Array, 1024, this.shared);
-        this.timeSub = typed(Int32Array, 1024, this.shared);
-        this.sysMs = typed(Float64Array, 1024, this.shared);
-        this.sysSub = typed(Int32Array, 1024, this.shared);
-        this.batchOf = typed(Uint32Array, 1024, this.shared);
-        this.seqOf = typed(Uint32Array, 1024, this.shared);
+        this.timeMs = allocColumn(Float64Array, 1024, this.shared);
+        this.timeSub = allocColumn(Int32Array, 1024, this.shared);
+        this.sysMs = allocColumn(Float64Array, 1024, this.shared);
+        this.sysSub = allocColumn(Int32Array, 1024, this.shared);
+        this.batchOf = allocColumn(Uint32Array, 1024, this.shared);
+        this.seqOf = allocColumn(Uint32Array, 1024, this.shared);
         this.declared = { ...(hints.fieldTypes ?? {}) };
         this.mapFields = new Set(hints.mapFields ?? []);
         for (const m of this.mapFields) this.declared[m] = 'dynamic';
@@ -688,18 +674,22 @@ export class DatasetStore {
         let cap = this.timeMs.length;
         while (cap < n) cap *= 2;
         if (this.rows === 0) cap = Math.max(n, 1024);
-        const g = <T extends Float64Array | Int32Array | Uint32Array>(a: T, make: (n: number) => T): T => {
-            const b = make(cap);
-            b.set(a.subarray(0, this.rows) as never);
-            return b;
-        };
+        const rows = this.rows;
         const sh = this.shared;
-        this.timeMs = g(this.timeMs, c => typed(Float64Array, c, sh));
-        this.timeSub = g(this.timeSub, c => typed(Int32Array, c, sh));
-        this.sysMs = g(this.sysMs, c => typed(Float64Array, c, sh));
-        this.sysSub = g(this.sysSub, c => typed(Int32Array, c, sh));
-        this.batchOf = g(this.batchOf, c => typed(Uint32Array, c, sh));
-        this.seqOf = g(this.seqOf, c => typed(Uint32Array, c, sh));
+        this.timeMs = growColumn(Float64Array, this.timeMs, rows, cap, sh);
+        this.timeSub = growColumn(Int32Array, this.timeSub, rows, cap, sh);
+        this.sysMs = growColumn(Float64Array, this.sysMs, rows, cap, sh);
+        this.sysSub = growColumn(Int32Array, this.sysSub, rows, cap, sh);
+        this.batchOf = growColumn(Uint32Array, this.batchOf, rows, cap, sh);
+        this.seqOf = growColumn(Uint32Array, this.seqOf, rows, cap, sh);
+    }
+
+    /** Writes the event times of rows [row0, row0 + n). */
+    private writeTimes(times: BigInt64Array | readonly bigint[], sel: ArrayLike<number> | null, n: number, row0: number): void {
+        const touched = this.timeSubTouched;
+        // Pessimistic while writing: a bad time that throws midway leaves every written row covered.
+        this.timeSubTouched = Math.max(touched, row0 + n);
+        this.timeSubTouched = splitTimes(times, sel, n, this.timeMs, this.timeSub, row0, touched);
     }
 
     private field(name: string): FieldColumn {
@@ -821,10 +811,13 @@ export class DatasetStore {
         this.ensureCapacity(row0 + n);
         const b = this.addBatch(batch.batchSeq === undefined ? newBatchId() : batchIdHex(batch.batchSeq));
         const end = row0 + n;
-        splitTimes(batch.times, sel, n, this.timeMs, this.timeSub, row0);
+        this.writeTimes(batch.times, sel, n, row0);
         const [sm, ss] = splitNs(batch.sysTime);
         this.sysMs.fill(sm, row0, end);
-        this.sysSub.fill(ss, row0, end);
+        if (ss !== 0 || row0 < this.sysSubTouched) {
+            this.sysSub.fill(ss, row0, end);
+            this.sysSubTouched = Math.max(this.sysSubTouched, end);
+        }
         this.batchOf.fill(b, row0, end);
         const seqOf = this.seqOf;
         for (let i = 0; i < n; i++) {
@@ -855,8 +848,10 @@ export class DatasetStore {
             bmap[j] = this.addBatch(batchIdHex(bt.seq));
             [bms[j], bsub[j]] = splitNs(bt.sysTime);
         }
-        splitTimes(chunk.times, sel, n, this.timeMs, this.timeSub, row0);
+        this.writeTimes(chunk.times, sel, n, row0);
         const { batchOf, seqOf, sysMs, sysSub } = this;
+        const writeSub = row0 < this.sysSubTouched || bsub.some(v => v !== 0);
+        if (writeSub) this.sysSubTouched = Math.max(this.sysSubTouched, end);
         const cbo = chunk.batchOf;
         const crow = chunk.rowInBatch;
         for (let i = 0; i < n; i++) {
@@ -865,7 +860,7 @@ export class DatasetStore {
             batchOf[row0 + i] = bmap[j];
             seqOf[row0 + i] = crow[s];
             sysMs[row0 + i] = bms[j];
-            sysSub[row0 + i] = bsub[j];
+            if (writeSub) sysSub[row0 + i] = bsub[j];
         }
         for (const col of chunk.columns) {
             const k = col.name;
@@ -894,6 +889,8 @@ export class DatasetStore {
             this.ensureCapacity(row + 1);
             const t = timeOf(rec._time) ?? now;
             const st = timeOf(rec._sysTime) ?? now;
+            this.timeSubTouched = Math.max(this.timeSubTouched, row + 1);
+            this.sysSubTouched = Math.max(this.sysSubTouched, row + 1);
             [this.timeMs[row], this.timeSub[row]] = splitNs(t);
             [this.sysMs[row], this.sysSub[row]] = splitNs(st);
             const rid = typeof rec._rowId === 'string' ? rec._rowId : typeof rec._rowID === 'string' ? rec._rowID : undefined;
