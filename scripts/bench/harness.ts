@@ -110,6 +110,23 @@ export function settle(): void {
     }
 }
 
+/**
+ * `settle()`, then waits until RSS stops falling (at most 2 s): V8 hands freed heap pages back to
+ * the OS on a background thread after a collection, so a reading right after `gc()` still counts
+ * pages about to go.
+ */
+export async function settleRss(): Promise<void> {
+    settle();
+    let last = process.memoryUsage().rss;
+    for (let i = 0; i < 40; i++) {
+        await new Promise(r => setTimeout(r, 50));
+        gc();
+        const rss = process.memoryUsage().rss;
+        if (last - rss < 1 << 20) return;
+        last = rss;
+    }
+}
+
 export interface MemorySample {
     rss: number;
     heapUsed: number;
