@@ -985,6 +985,11 @@ export class DatasetStore {
             this.batchOf = y.batchOf;
             this.seqOf = y.seqOf;
         }
+        // The row orders stay valid unless rows, batches (their ranks break time ties) or row-id
+        // overrides changed: an empty delta (the usual one, between ingests) keeps them, so a
+        // worker does not sort or reverse millions of rows per query.
+        const reorder =
+            delta.rows !== this.rows || delta.sortedAsc !== this.sortedAsc || delta.overrides.length > 0 || delta.batches.entries.length > 0 || delta.batches.from !== this.batches.length;
         this.batches.length = delta.batches.from;
         for (const b of delta.batches.entries) this.batches.push(b);
         this.batchesAscending = delta.batchesAscending;
@@ -993,8 +998,10 @@ export class DatasetStore {
         for (const fd of delta.fields) applyField(this.field(fd.name), fd);
         this.rows = delta.rows;
         this.sortedAsc = delta.sortedAsc;
-        this.orderCache = undefined;
-        this.descCache = undefined;
+        if (reorder) {
+            this.orderCache = undefined;
+            this.descCache = undefined;
+        }
     }
 
     fieldList(): { name: string; type: ScalarType; axiomType: string }[] {
