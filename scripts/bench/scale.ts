@@ -80,7 +80,7 @@ export async function scaleSection(ctx: BenchContext): Promise<SectionResult> {
     const cores = availableParallelism();
     const rows: Row[] = [];
     const notes: string[] = [
-        `through the pool: the query runs on worker threads over the engine's shared columns; with ${cores} workers, count/summarize/top queries over 100k+ rows run as one part per idle worker plus a merge (language/eval/parallel.ts); times include serialising the answer to JSON on the worker; DuckDB reads its rows with getRowsJson`,
+        `through the pool: the query runs on worker threads over the engine's shared columns; with ${cores} workers, count/summarize/top queries run as one part per idle worker plus a merge (language/eval/parallel.ts; here at any size, the service from 2M rows); times include serialising the answer to JSON on the worker; DuckDB reads its rows with getRowsJson`,
     ];
 
     ctx.log('scale: loading 1M events into a shared-memory engine and into DuckDB');

@@ -69,7 +69,7 @@ export interface ServiceOptions {
     ingestWorkerHeapMb?: number;
     /** Worker threads that run queries (server/query). Default one per core; 0 runs them on the main thread. */
     queryWorkers?: number;
-    /** Datasets of at least this many rows are scanned by every idle query worker at once (default 100,000). */
+    /** Datasets of at least this many rows are scanned by every idle query worker at once (default 2,000,000). */
     parallelMinRows?: number;
     /** Time limit of one query in ms (default 60 s). */
     queryTimeoutMs?: number;

@@ -8,8 +8,11 @@ import type { Engine } from '../../language/index.js';
 import type { QueryPool } from './pool.js';
 import type { QuerySpec } from './protocol.js';
 
-/** Scans smaller than this run as one job (see `npm run bench -- --only eval`, parallel rows). */
-export const DEFAULT_PARALLEL_MIN_ROWS = 100_000;
+/**
+ * Scans smaller than this run as one job. On 2 cores (`npm run bench -- --only scale`) splitting
+ * is about even at 1M rows and halves Q1, Q2 and Q7 at 10M.
+ */
+export const DEFAULT_PARALLEL_MIN_ROWS = 2_000_000;
 
 /** Queries longer than this are not planned on the main thread (the plan parses the query). */
 const MAX_PLANNED_LENGTH = 4096;
