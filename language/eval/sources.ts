@@ -17,7 +17,7 @@ import type { OrderNeed, RunState } from './query.js';
 import { coerceCell, emptyFrame, globToRegex, optionValue } from './operators/common.js';
 import { search } from './operators/filter.js';
 import { partitionRange } from './parallel.js';
-import { ZONE_ROWS, pruneTerms, survivingBlocks, type PruneTerm } from './zone-maps.js';
+import { ZONE_ROWS, blocksInTimeSpan, pruneTerms, survivingBlocks, type PruneTerm } from './zone-maps.js';
 
 /**
  * Where `externaldata` sources come from, injected by the embedder: `apl run` reads local files
@@ -166,10 +166,10 @@ function scanDataset(snap: Snapshot, need: OrderNeed, state: RunState, terms: re
         sel = kept;
         m = kept.length;
     }
-    const blocks = blocksOf(sel, lo, m, zoneRows, n, sel === null || isIdentity(asc));
-    state.stats.blocksExamined += blocks.count;
+    const blocks = blocksRead(snap, sel, lo, m, keep, zoneRows);
+    state.stats.blocksExamined += blocks.length;
     // A part of a parallel run says which blocks, so that a block cut by a part boundary counts once.
-    if (state.opts.partial) for (const b of blocks.ids()) state.stats.partBlocks.add(b);
+    if (state.opts.partial) for (const b of blocks) state.stats.partBlocks.add(b);
     const merge = state.opts.merge;
     if (merge?.plan.kind === 'top' && merge.plan.dataset === snap.dataset) {
         sel = onlyRows(snap, merge.parts.flatMap(p => (p.kind === 'top' ? p.rows : [])), need === 'desc');
@@ -192,29 +192,13 @@ function keptRows(sel: Uint32Array | null, lo: number, m: number, keep: Uint8Arr
     return out.subarray(0, k);
 }
 
-/** The blocks the scan's rows come from (`monotone`: `sel` runs in physical order, up or down). */
-function blocksOf(sel: Uint32Array | null, lo: number, m: number, zoneRows: number, rows: number, monotone: boolean): { count: number; ids: () => number[] } {
-    if (m === 0) return { count: 0, ids: () => [] };
-    // Rows ingested in time order (the usual case) and not pruned: the blocks of one range.
-    if (sel === null || monotone) {
-        const a = sel ? Math.min(sel[0], sel[m - 1]) : lo;
-        const b = sel ? Math.max(sel[0], sel[m - 1]) : lo + m - 1;
-        if (b - a === m - 1) {
-            const first = Math.floor(a / zoneRows);
-            const last = Math.floor(b / zoneRows);
-            return { count: last - first + 1, ids: () => Array.from({ length: last - first + 1 }, (_, i) => first + i) };
-        }
-    }
-    const seen = new Uint8Array(Math.ceil(rows / zoneRows));
-    let count = 0;
-    for (let i = 0; i < m; i++) {
-        const b = (sel![i] / zoneRows) | 0;
-        if (seen[b] === 0) {
-            seen[b] = 1;
-            count++;
-        }
-    }
-    return { count, ids: () => [...seen.keys()].filter(b => seen[b] === 1) };
+/** The blocks the scan reads: the rows run in time order, so the first and last carry its time span. */
+function blocksRead(snap: Snapshot, sel: Uint32Array | null, lo: number, m: number, keep: Uint8Array | undefined, zoneRows: number): number[] {
+    if (m === 0) return [];
+    const ms = snap.time.ms;
+    const a = ms[sel ? sel[0] : lo];
+    const b = ms[sel ? sel[m - 1] : lo + m - 1];
+    return blocksInTimeSpan(snap, Math.min(a, b), Math.max(a, b), keep, zoneRows);
 }
 
 /**

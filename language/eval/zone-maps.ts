@@ -197,3 +197,19 @@ export function survivingBlocks(snap: Snapshot, terms: readonly PruneTerm[], zon
     }
     return keep;
 }
+
+/**
+ * The blocks a scan reads: those pruning kept (`keep`, all when undefined) whose `_time` span
+ * meets [fromMs, toMs], the span of the scanned rows. O(blocks) once the blocks are measured.
+ */
+export function blocksInTimeSpan(snap: Snapshot, fromMs: number, toMs: number, keep: Uint8Array | undefined, zoneRows = ZONE_ROWS): number[] {
+    const m = measured(snap.time)!;
+    const out: number[] = [];
+    const blocks = Math.ceil(snap.rows / zoneRows);
+    for (let b = 0; b < blocks; b++) {
+        if (keep && keep[b] === 0) continue;
+        const [min, max] = blockRange(m, snap.rows, b, zoneRows);
+        if (max >= fromMs && min <= toMs) out.push(b);
+    }
+    return out;
+}
