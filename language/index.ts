@@ -25,7 +25,7 @@ export { translate, TranslationError } from './legacy/translate.js';
 export { parseLegacyQuery, LegacyQueryError } from './legacy/legacy-types.js';
 export type { LegacyQuery, LegacyResult } from './legacy/legacy-types.js';
 export {
-    AplQueryError, ExternalDataError, isResourceError, newSyncState, deserializePartial, serializePartial,
+    AplQueryError, ExternalDataError, isResourceError, newSyncState, deserializePartial, partialIsUnsupported, serializePartial,
     type PartialResult, type PartitionPlan, type PartitionSpec, type EngineDelta, type EngineSyncState, type QueryInterruption,
     type ColumnarChunk, type DatasetLoader, type Engine, type EngineOptions, type ExternalDataReader, type FlatBatch, type QueryLimits, type QueryOptions, type TabularResult,
 } from './eval/engine.js';

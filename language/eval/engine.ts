@@ -17,7 +17,7 @@
 import { type ColumnarChunk, DatasetStore, type DatasetSchemaHints, type FlatBatch, type IngestCounts, type IngestOptions, type Snapshot } from './tables.js';
 import { parseCached, runQuery, type ExternalDataReader, type QueryRun, type RunOptions } from './query.js';
 import { planPartition, type PartialResult, type PartitionPlan, type PartitionSpec } from './parallel.js';
-export { deserializePartial, serializePartial, type PartialResult, type PartitionPlan, type PartitionSpec } from './parallel.js';
+export { deserializePartial, partialIsUnsupported, serializePartial, type PartialResult, type PartitionPlan, type PartitionSpec } from './parallel.js';
 import { renderLegacy, renderTabular, type AplLegacyResult, type FieldMeta, type RenderContext, type TabularResult } from './result.js';
 import { AplQueryError } from './errors.js';
 import { isResourceError, type QueryInterruption, type QueryLimits } from './budget.js';

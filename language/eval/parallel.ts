@@ -18,6 +18,7 @@ import { lookupAggregate } from '../builtins/index.js';
 import { canonicalKey, compareValues } from '../runtime-values.js';
 import type { AplValue } from '../values.js';
 import { type Column, NumColumn, type ScalarType, columnFromValues } from './columns.js';
+import { sumCountByGroup } from './kernels/aggregate.js';
 import { compileAggregate, groupRows, keyColumn, permute, runAggregate, sortGroupsByKeys, type Grouping } from './aggregate.js';
 import { type QueryEnv, type Vec, vget } from './expr.js';
 import { Frame, ROWID, type AggInfo, type FrameCol, type FrameMeta } from './frame.js';
@@ -130,7 +131,7 @@ export type PartialResult =
           /** Index of the `bin(_time, …)` key, and its bucket size in ns. */
           timeKey?: { index: number; size: number };
           aggs: SummaryAgg[];
-          /** Per group: the key values, then per aggregation its state (`[sum, n, own avg]` for avg). */
+          /** Per group: the key values, then per aggregation its state (`[sum, n]` for avg). */
           groups: EncodedValue[][];
           stats: PartialStats;
       };
@@ -202,14 +203,19 @@ export function partialSummarize(frame: Frame, op: ast.SummarizeOperator, env: Q
         const spec = compileAggregate(unparen(ne.expression) as ast.FunctionCall, ne.name, frame, env);
         const merge = MERGEABLE[spec.fn.name];
         if (NUMERIC_ONLY.has(spec.fn.name) && !NUMERIC.has(spec.args[0]?.type)) throw new PartitionUnsupported();
-        const [col] = runAggregate(spec, frame, grouping, { env });
         const name = uniqueName(named, spec.outName);
+        if (merge === 'avg') {
+            // The state is the sum and count alone: the part's own average is never needed.
+            const { sums, counts } = sumsAndCounts(spec.args.map(a => a.run(frame)), grouping.gids, G, n);
+            named.push({ name, type: spec.outType, data: new NumColumn('real', sums, null, G), sel: null });
+            aggs.push({ name, type: spec.outType, info: spec.info, merge });
+            states.push(g => [sums[g], counts[g]]);
+            continue;
+        }
+        const [col] = runAggregate(spec, frame, grouping, { env });
         named.push({ name, type: col.type, data: col, sel: null });
         aggs.push({ name, type: col.type, info: spec.info, merge });
-        if (merge === 'avg') {
-            const { sums, counts } = sumsAndCounts(spec.args.map(a => a.run(frame)), grouping.gids, G, n);
-            states.push(g => [sums[g], counts[g], encodeValue(col.get(g))]);
-        } else states.push(g => [encodeValue(col.get(g))]);
+        states.push(g => [encodeValue(col.get(g))]);
     }
     const groups: EncodedValue[][] = [];
     for (let g = 0; g < G; g++) {
@@ -239,17 +245,13 @@ function sumsAndCounts(vecs: Vec[], gids: Uint32Array, G: number, n: number): { 
     const sums = new Float64Array(G);
     const counts = new Float64Array(G);
     const [x, pred] = vecs;
-    const col = !x.c && x.col instanceof NumColumn ? x.col : undefined;
+    if (!pred && !x.c && x.col instanceof NumColumn) {
+        sumCountByGroup(x.col.vals, x.col.nulls, x.sel, gids, n, sums, counts);
+        return { sums, counts };
+    }
     for (let i = 0; i < n; i++) {
         if (pred && vget(pred, i) !== true) continue;
         const g = gids[i];
-        if (col) {
-            const j = !x.c && x.sel ? x.sel[i] : i;
-            if (col.nulls !== null && col.nulls[j] === 1) continue;
-            sums[g] += col.vals[j];
-            counts[g]++;
-            continue;
-        }
         const v = vget(x, i);
         if (typeof v === 'number') sums[g] += v;
         else if (typeof v === 'boolean') sums[g] += v ? 1 : 0;
@@ -287,7 +289,7 @@ function mergeGroups(parts: readonly Extract<PartialResult, { kind: 'summarize' 
     const index = new Map<string, number>();
     const keyVals: AplValue[][] = keyIdx.map(() => []);
     const acc: AplValue[][] = aggs.map(() => []);
-    const avgState: { sum: number; n: number; own: AplValue }[][] = aggs.map(() => []);
+    const avgState: { sum: number; n: number }[][] = aggs.map(() => []);
     // Scalar keys are equal exactly when their encodings are; dynamic ones compare canonically.
     const scalarKeys = keyIdx.every(i => keys[i].type !== 'dynamic');
     for (const p of parts) {
@@ -304,9 +306,8 @@ function mergeGroups(parts: readonly Extract<PartialResult, { kind: 'summarize' 
                 if (a.merge === 'avg') {
                     const sum = row[at] as number;
                     const n = row[at + 1] as number;
-                    const own = decodeValue(row[at + 2]);
-                    at += 3;
-                    const s = (avgState[j][g!] ??= { sum: 0, n: 0, own });
+                    at += 2;
+                    const s = (avgState[j][g!] ??= { sum: 0, n: 0 });
                     s.sum += sum;
                     s.n += n;
                     return;
@@ -325,7 +326,7 @@ function mergeGroups(parts: readonly Extract<PartialResult, { kind: 'summarize' 
         for (let g = 0; g < G; g++) {
             if (a.merge === 'avg') {
                 const s = avgState[j][g];
-                values[g] = s.n === 0 ? s.own : s.sum / s.n;
+                values[g] = s.n === 0 ? null : s.sum / s.n;
             } else values[g] = acc[j][g] ?? null;
         }
         cols.push({ name: a.name, type: a.type, data: permute(columnFromValues(a.type, values), perm), sel: null, agg: a.info });
@@ -352,5 +353,14 @@ export function serializePartial(p: PartialResult): string {
 }
 
 export function deserializePartial(text: string): PartialResult {
-    return JSON.parse(text, (_k, v: unknown) => (v !== null && typeof v === 'object' && '$num' in v ? Number((v as { $num: string }).$num) : v)) as PartialResult;
+    return JSON.parse(text, (_k, v: unknown) => (isNumberWord(v) ? Number(v.$num) : v)) as PartialResult;
+}
+
+function isNumberWord(v: unknown): v is { $num: string } {
+    return v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1 && typeof (v as { $num?: unknown }).$num === 'string';
+}
+
+/** Whether a part's text says the data did not fit the plan (read without parsing the rest). */
+export function partialIsUnsupported(text: string): boolean {
+    return text.startsWith('{"kind":"unsupported"');
 }

@@ -300,7 +300,7 @@ function applyOps(frame: Frame, ops: readonly ast.TabularOperator[], start: numb
 /** A part of a parallel run: its share of the scan, up to the mergeable step; the result goes to `state.partial`. */
 function runPart(p: ast.Pipeline, plan: PartitionPlan, need: OrderNeed, env: QueryEnv, state: RunState): Frame {
     const ops = p.operators;
-    let frame = applyOps(evalSource(p.source, env, state, need, ops), ops, 0, env, state, 'top', plan.kind === 'top' ? plan.opIndex + 1 : plan.opIndex);
+    const frame = applyOps(evalSource(p.source, env, state, need, ops), ops, 0, env, state, 'top', plan.kind === 'top' ? plan.opIndex + 1 : plan.opIndex);
     const stats = (matched: number) => partialStats(state.stats, state.stats.rowsMatched ?? matched);
     if (plan.kind === 'count') state.partial = { kind: 'count', count: frame.length, stats: stats(frame.length) };
     else if (plan.kind === 'top') state.partial = { kind: 'top', rows: partialTopRows(frame), stats: stats(frame.length) };
@@ -313,8 +313,7 @@ function runPart(p: ast.Pipeline, plan: PartitionPlan, need: OrderNeed, env: Que
             state.partial = { kind: 'unsupported' };
         }
     }
-    frame = emptyFrame();
-    return frame;
+    return emptyFrame();
 }
 
 /** The merge of a parallel run: the frame after the mergeable step, and the step to go on from (undefined for `top`). */

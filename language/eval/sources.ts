@@ -158,22 +158,24 @@ function scanDataset(snap: Snapshot, need: OrderNeed, state: RunState, terms: re
         sel = asc.subarray(lo, hi);
         if (lo === 0 && hi === n && isIdentity(asc)) sel = null;
     }
-    const zoneRows = state.opts.zoneRows ?? ZONE_ROWS;
-    const keep = terms.length > 0 && m > 0 ? survivingBlocks(snap, terms, zoneRows) : undefined;
-    if (keep && keep.includes(0)) {
-        const kept = keptRows(sel, lo, m, keep, zoneRows);
-        state.stats.rowsExamined -= m - kept.length;
-        sel = kept;
-        m = kept.length;
-    }
-    const blocks = blocksRead(snap, sel, lo, m, keep, zoneRows);
-    state.stats.blocksExamined += blocks.length;
-    // A part of a parallel run says which blocks, so that a block cut by a part boundary counts once.
-    if (state.opts.partial) for (const b of blocks) state.stats.partBlocks.add(b);
     const merge = state.opts.merge;
     if (merge?.plan.kind === 'top' && merge.plan.dataset === snap.dataset) {
+        // The merge of a parallel top reads the parts' rows only (its statistics are the parts').
         sel = onlyRows(snap, merge.parts.flatMap(p => (p.kind === 'top' ? p.rows : [])), need === 'desc');
         m = sel.length;
+    } else {
+        const zoneRows = state.opts.zoneRows ?? ZONE_ROWS;
+        const keep = terms.length > 0 && m > 0 ? survivingBlocks(snap, terms, zoneRows) : undefined;
+        if (keep && keep.includes(0)) {
+            const kept = keptRows(sel, lo, m, keep, zoneRows);
+            state.stats.rowsExamined -= m - kept.length;
+            sel = kept;
+            m = kept.length;
+        }
+        const blocks = blocksRead(snap, sel, lo, m, keep, zoneRows);
+        state.stats.blocksExamined += blocks.length;
+        // A part of a parallel run says which blocks, so that a block cut by a part boundary counts once.
+        if (state.opts.partial) for (const b of blocks) state.stats.partBlocks.add(b);
     }
     const cols: FrameCol[] = snap.fields.map(f => ({ name: f.name, type: f.type, data: snap.column(f.name)!, sel }));
     cols.push({ name: ROWID, type: 'string', data: new RowIdColumn(snap), sel, hidden: true });

@@ -178,7 +178,8 @@ export function survivingBlocks(snap: Snapshot, terms: readonly PruneTerm[], zon
         if (m.kind === 'str') {
             if (typeof t.value !== 'string') continue;
             c = m.col.codeOf(t.value);
-            if (c < 0) c = -1; // in no block
+            // A string in no row: no block can match.
+            if (c < 0) return new Uint8Array(blocks);
         } else if (m.kind === 'time') {
             if (!(t.value instanceof Datetime)) continue;
             // Whole ms of the constant, rounded down: conservative for every operator above.
@@ -191,8 +192,7 @@ export function survivingBlocks(snap: Snapshot, terms: readonly PruneTerm[], zon
         for (let b = 0; b < blocks; b++) {
             if (keep[b] === 0) continue;
             const [min, max] = blockRange(m, rows, b, zoneRows);
-            if (c === -1 && m.kind === 'str') keep[b] = 0;
-            else if (!mayMatch(t.op, min, max, c, m.kind === 'time')) keep[b] = 0;
+            if (!mayMatch(t.op, min, max, c, m.kind === 'time')) keep[b] = 0;
         }
     }
     return keep;

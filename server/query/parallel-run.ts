@@ -4,7 +4,7 @@
  * merges the parts and runs the rest. Small scans, paged queries (a cursor) and shapes the plan
  * does not cover run as one job.
  */
-import type { Engine } from '../../language/index.js';
+import { partialIsUnsupported, type Engine } from '../../language/index.js';
 import type { QueryPool } from './pool.js';
 import type { QuerySpec } from './protocol.js';
 
@@ -29,6 +29,6 @@ export function runParallel(pool: QueryPool, engine: Engine, job: QuerySpec, min
     if (!parts) return undefined;
     return Promise.all(parts).then(texts =>
         // A part whose data do not fit the plan (a sum over strings) sends the query back to one job.
-        texts.some(t => t.startsWith('{"kind":"unsupported"')) ? pool.run(job, signal) : pool.run({ kind: 'apl-merge', apl, request, plan, parts: texts }, signal),
+        texts.some(partialIsUnsupported) ? pool.run(job, signal) : pool.run({ kind: 'apl-merge', apl, request, plan, parts: texts }, signal),
     );
 }

@@ -125,12 +125,7 @@ export class QueryPool {
             return Promise.reject(new HttpError(429, `query limit exceeded: ${this.slots.length} queries are running and ${this.queue.length} are waiting; try again shortly`));
         }
         return new Promise<string>((resolve, reject) => {
-            const j: Job = { id: this.nextId++, job: { ...job, timeoutMs: this.timeoutMs }, resolve, reject, signal };
-            if (signal) {
-                j.onAbort = () => this.cancel(j);
-                signal.addEventListener('abort', j.onAbort, { once: true });
-            }
-            this.queue.push(j);
+            this.queue.push(this.newJob(job, resolve, reject, signal));
             this.dispatch();
         });
     }
@@ -151,13 +146,18 @@ export class QueryPool {
         const idle = this.slots.filter(s => s.ready && !s.current);
         this.counters.together++;
         return jobs.map((job, i) => new Promise<string>((resolve, reject) => {
-            const j: Job = { id: this.nextId++, job: { ...job, timeoutMs: this.timeoutMs }, resolve, reject, signal };
-            if (signal) {
-                j.onAbort = () => this.cancel(j);
-                signal.addEventListener('abort', j.onAbort, { once: true });
-            }
-            this.start(idle[i], j);
+            this.start(idle[i], this.newJob(job, resolve, reject, signal));
         }));
+    }
+
+    /** A job that `signal` cancels, queued or running. */
+    private newJob(job: QuerySpec, resolve: (json: string) => void, reject: (err: unknown) => void, signal?: AbortSignal): Job {
+        const j: Job = { id: this.nextId++, job: { ...job, timeoutMs: this.timeoutMs }, resolve, reject, signal };
+        if (signal) {
+            j.onAbort = () => this.cancel(j);
+            signal.addEventListener('abort', j.onAbort, { once: true });
+        }
+        return j;
     }
 
     /** Stops every worker; running and queued jobs fail with 503. */

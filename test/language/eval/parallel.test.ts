@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createEngine, type Engine, type QueryOptions } from '../../../language/eval/engine.js';
-import { deserializePartial, serializePartial } from '../../../language/eval/parallel.js';
+import { deserializePartial, partialIsUnsupported, serializePartial } from '../../../language/eval/parallel.js';
 import { comparable, mixedEvents } from '../../support/parallel-fixtures.js';
 
 const OPTS: QueryOptions = { startTime: '2026-10-01T00:00:00Z', endTime: '2026-12-01T00:00:00Z', now: '2026-11-05T00:00:00Z' };
@@ -89,7 +89,9 @@ describe('queries that run as one job', () => {
         const apl = "['d'] | summarize sum(ok)";
         const plan = e.planParallel(apl)!;
         expect(plan.kind).toBe('summarize');
-        expect(e.run(apl, { ...OPTS, partial: { plan, part: { index: 0, count: 2 } } }).run.partial).toEqual({ kind: 'unsupported' });
+        const partial = e.run(apl, { ...OPTS, partial: { plan, part: { index: 0, count: 2 } } }).run.partial!;
+        expect(partial).toEqual({ kind: 'unsupported' });
+        expect(partialIsUnsupported(serializePartial(partial))).toBe(true);
     });
 });
 
@@ -97,5 +99,6 @@ describe('serialisation between threads', () => {
     it('keeps NaN and infinities', () => {
         const p = deserializePartial(serializePartial({ kind: 'summarize', keys: [], aggs: [], groups: [[Number.NaN, Infinity, -Infinity, 1.5, null, 'x']], stats: { rowsExamined: 1, rowsMatched: 1, blocks: [0], datasets: ['d'] } }));
         expect(p.kind === 'summarize' && p.groups[0]).toEqual([Number.NaN, Infinity, -Infinity, 1.5, null, 'x']);
+        expect(partialIsUnsupported(serializePartial(p))).toBe(false);
     });
 });
