@@ -15,7 +15,9 @@
  *   `setLegacyExecutor` (the APL → legacy compiler lives in language/legacy/).
  */
 import { type ColumnarChunk, DatasetStore, type DatasetSchemaHints, type FlatBatch, type IngestCounts, type IngestOptions, type Snapshot } from './tables.js';
-import { parseCached, runQuery, type ExternalDataReader, type QueryRun, type RunOptions } from './query.js';
+import { parseCached, runQuery, type DataAccess, type ExternalDataReader, type QueryRun, type RunOptions } from './query.js';
+import { ColdBlockCache, mergeColdFields, type ColdAccess, type ColdBlockReader, type ColdDataset } from './cold-blocks.js';
+export type { ColdBlock, ColdBlockReader, ColdDataset, ColdField, ColdKeep } from './cold-blocks.js';
 import { planPartition, type PartialResult, type PartitionPlan, type PartitionSpec } from './parallel.js';
 export { deserializePartial, partialIsUnsupported, serializePartial, type PartialResult, type PartitionPlan, type PartitionSpec } from './parallel.js';
 import { renderLegacy, renderTabular, type AplLegacyResult, type FieldMeta, type RenderContext, type TabularResult } from './result.js';
@@ -68,6 +70,13 @@ export interface EngineOptions {
     zoneRows?: number;
     /** Skip the blocks a query's leading `where` terms rule out (default true). */
     pruneBlocks?: boolean;
+    /**
+     * Reads the blocks of datasets that keep events on disk (`DatasetLoader.setCold`,
+     * cold-blocks.ts). Without one, such a dataset cannot be queried.
+     */
+    coldReader?: ColdBlockReader;
+    /** Bytes of blocks read from disk kept in memory (the LRU of cold-blocks.ts), default 256 MiB. */
+    coldCacheBytes?: number;
 }
 
 export type TimeInput = string | Date | bigint | number | null | undefined;
@@ -157,6 +166,8 @@ export interface Engine {
     exportChanges(state: EngineSyncState): EngineDelta;
     /** Makes this engine a replica: applies a delta from another engine's `exportChanges`. */
     applyChanges(delta: EngineDelta): void;
+    /** The blocks read from disk and held in memory now, their bound, and the reads so far. */
+    coldCacheStats(): { bytes: number; blocks: number; capacity: number; reads: number };
 }
 
 /** A dataset being (re)built; see `Engine.loadDataset`. */
@@ -164,6 +175,11 @@ export interface DatasetLoader {
     ingestBatch(batch: FlatBatch): IngestCounts;
     appendColumns(chunk: ColumnarChunk): number;
     readonly rows: number;
+    /**
+     * The events of the dataset that stay on disk (read per query through the engine's
+     * `coldReader`); the rows appended to the loader are the rest. Default none.
+     */
+    setCold(cold: ColdDataset | undefined): void;
     /** Makes the new contents the dataset (replacing any current copy). */
     commit(): void;
 }
@@ -181,8 +197,14 @@ export function parseTimeInput(v: TimeInput, nowNs: bigint, what = 'time'): bigi
     return parsed.ns;
 }
 
+/** Default bound of the blocks read from disk kept in memory. */
+export const DEFAULT_COLD_CACHE_BYTES = 256 * 1024 * 1024;
+
 export function createEngine(options: EngineOptions = {}): Engine {
     const stores = new Map<string, DatasetStore>();
+    /** Datasets with events on disk: their blocks, and a version that replicas follow. */
+    const colds = new Map<string, { cold: ColdDataset; version: number }>();
+    let coldVersions = 0;
     const memory = { shared: options.sharedMemory === true };
     const clock = options.clock ?? Date.now;
     const maxLimit = options.maxLimit ?? 50_000;
@@ -202,6 +224,22 @@ export function createEngine(options: EngineOptions = {}): Engine {
         }
     }
 
+    const coldCache = new ColdBlockCache(options.coldCacheBytes ?? DEFAULT_COLD_CACHE_BYTES, options.coldReader, name => sampleHints.get(name));
+    const setCold = (name: string, cold: ColdDataset | undefined): void => {
+        coldCache.forget(name);
+        if (cold && cold.blocks.length > 0) colds.set(name, { cold, version: ++coldVersions });
+        else colds.delete(name);
+    };
+    const coldAccess = (name: string): ColdAccess | undefined => {
+        const c = colds.get(name)?.cold;
+        return c && { blocks: c.blocks, load: block => coldCache.load(name, c, block), capacity: coldCache.capacity };
+    };
+    /** A dataset's fields: its in-memory rows' and its blocks'. */
+    const fieldsOf = (name: string) => {
+        const s = stores.get(name);
+        return s ? mergeColdFields(s.fieldList(), colds.get(name)?.cold) : [];
+    };
+
     const storeFor = (name: string): DatasetStore => {
         let s = stores.get(name);
         if (!s) {
@@ -214,8 +252,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const fieldsMeta = (names: string[]): Record<string, FieldMeta[]> => {
         const out: Record<string, FieldMeta[]> = {};
         for (const n of names) {
-            const s = stores.get(n);
-            if (s) out[n] = s.fieldList().map(f => ({ name: f.name, type: f.axiomType, unit: '', hidden: false, description: '' }));
+            if (stores.has(n)) out[n] = fieldsOf(n).map(f => ({ name: f.name, type: f.axiomType, unit: '', hidden: false, description: '' }));
         }
         return out;
     };
@@ -238,6 +275,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
             const store = new DatasetStore(name, { ...sampleHints.get(name), ...o.hints }, memory);
             if (o.rows !== undefined && o.rows > 0) store.reserve(o.rows);
             let done = false;
+            let cold: ColdDataset | undefined;
             const check = () => {
                 if (done) throw new Error(`dataset ${name}: load already committed`);
             };
@@ -253,10 +291,15 @@ export function createEngine(options: EngineOptions = {}): Engine {
                 get rows() {
                     return store.rows;
                 },
+                setCold(c) {
+                    check();
+                    cold = c;
+                },
                 commit() {
                     check();
                     done = true;
                     stores.set(name, store);
+                    setCold(name, cold);
                 },
             };
         },
@@ -273,6 +316,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
                     return snaps.get(name);
                 },
                 datasetNames: () => [...stores.keys()],
+                cold: coldAccess,
             };
             const runOpts: RunOptions = {
                 now: nowNs,
@@ -295,6 +339,10 @@ export function createEngine(options: EngineOptions = {}): Engine {
             };
             let run: QueryRun;
             try {
+                if (colds.size > 0 && !opts.partial && !opts.merge) {
+                    const merge = runColdParts(apl, data, runOpts);
+                    if (merge) runOpts.merge = merge;
+                }
                 run = runQuery(apl, data, runOpts);
             } catch (e) {
                 // What the guards did not foresee still fails this query alone, as a limit.
@@ -314,7 +362,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
         planParallel(apl, minRows = 0) {
             const { model, problems } = parseCached(apl);
             const plan = problems.length > 0 ? undefined : planPartition(model, name => stores.has(name));
-            return plan && stores.get(plan.dataset)!.rows >= minRows ? plan : undefined;
+            // A dataset with blocks on disk runs its parts block by block in one job (runColdParts).
+            return plan && !colds.has(plan.dataset) && stores.get(plan.dataset)!.rows >= minRows ? plan : undefined;
         },
         async query(apl, opts) {
             const started = performance.now();
@@ -345,21 +394,36 @@ export function createEngine(options: EngineOptions = {}): Engine {
         hasDataset: name => stores.has(name),
         datasets: () => [...stores.keys()].sort(),
         fields(dataset) {
-            const s = stores.get(dataset);
-            if (!s) return [];
-            return s.fieldList().map(f => ({ name: f.name, type: f.axiomType }));
+            return fieldsOf(dataset).map(f => ({ name: f.name, type: f.axiomType }));
         },
-        deleteDataset: name => stores.delete(name),
+        deleteDataset(name) {
+            setCold(name, undefined);
+            return stores.delete(name);
+        },
         stats(dataset) {
-            return stores.get(dataset)?.stats();
+            const s = stores.get(dataset)?.stats();
+            const c = colds.get(dataset)?.cold;
+            return s && c ? withCold(s, c, fieldsOf(dataset).length) : s;
         },
+        coldCacheStats: () => ({ bytes: coldCache.bytes, blocks: coldCache.blocks, capacity: coldCache.capacity, reads: coldCache.reads }),
         snapshot(dataset) {
             return stores.get(dataset)?.snapshot();
         },
         exportChanges(state) {
-            const delta: EngineDelta = { datasets: [], deleted: [] };
+            const delta: EngineDelta = { datasets: [], deleted: [], cold: [] };
             for (const name of state.datasets.keys()) if (!stores.has(name)) delta.deleted.push(name);
             for (const name of delta.deleted) state.datasets.delete(name);
+            for (const name of state.cold.keys()) {
+                if (!colds.has(name)) {
+                    delta.cold!.push({ name, cold: null });
+                    state.cold.delete(name);
+                }
+            }
+            for (const [name, c] of colds) {
+                if (state.cold.get(name) === c.version) continue;
+                delta.cold!.push({ name, cold: c.cold });
+                state.cold.set(name, c.version);
+            }
             for (const [name, store] of stores) {
                 const { delta: d, state: st } = store.exportDelta(state.datasets.get(name));
                 state.datasets.set(name, st);
@@ -377,7 +441,45 @@ export function createEngine(options: EngineOptions = {}): Engine {
                 }
                 store.applyDelta(d);
             }
+            for (const c of delta.cold ?? []) setCold(c.name, c.cold ?? undefined);
         },
     };
     return engine;
+
+    /**
+     * A mergeable query (parallel.ts) over a dataset with blocks on disk: one part per source (each
+     * block the query needs, then the in-memory rows), run one after the other, so that one block at
+     * a time is in memory; their merge is the query's answer. Undefined: it runs as one scan.
+     */
+    function runColdParts(apl: string, data: DataAccess, runOpts: RunOptions): RunOptions['merge'] {
+        const { model, problems } = parseCached(apl);
+        const plan = problems.length > 0 ? undefined : planPartition(model, name => stores.has(name));
+        if (!plan || !colds.has(plan.dataset)) return undefined;
+        const parts: PartialResult[] = [];
+        let sources = 1;
+        for (let k = 0; k < sources; k++) {
+            const r = runQuery(apl, data, { ...runOpts, partial: { plan, part: { index: 0, count: 1 }, coldSource: k } });
+            sources = r.coldSources ?? 1;
+            const p = r.partial;
+            if (!p || p.kind === 'unsupported') return undefined;
+            // Zone numbers are per source: make them distinct, so the merge counts every block read.
+            p.stats.blocks = p.stats.blocks.map(b => k * 2 ** 24 + b);
+            parts.push(p);
+        }
+        return { plan, parts };
+    }
+}
+
+/** A dataset's statistics with its blocks on disk counted in. */
+function withCold(s: DatasetStats, c: ColdDataset, fields: number): DatasetStats {
+    let rows = s.rows;
+    let min = s.minTime === undefined ? undefined : BigInt(Date.parse(s.minTime)) * NS_PER_MS;
+    let max = s.maxTime === undefined ? undefined : BigInt(Date.parse(s.maxTime)) * NS_PER_MS;
+    for (const b of c.blocks) {
+        rows += b.rows;
+        if (min === undefined || b.minTime < min) min = b.minTime;
+        if (max === undefined || b.maxTime > max) max = b.maxTime;
+    }
+    const iso = (ns: bigint | undefined) => (ns === undefined ? undefined : new Date(Number(ns / NS_PER_MS)).toISOString());
+    return { ...s, rows, fields, minTime: iso(min), maxTime: iso(max) };
 }

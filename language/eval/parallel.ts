@@ -124,7 +124,8 @@ export type PartialResult =
     /** The part's data do not fit the plan (a sum over strings, say): the query runs as one job. */
     | { kind: 'unsupported' }
     | { kind: 'count'; count: number; stats: PartialStats }
-    | { kind: 'top'; rows: number[]; stats: PartialStats }
+    /** `source`: over a dataset with blocks on disk, whose rows these are (a block's id; '' = memory). */
+    | { kind: 'top'; rows: number[]; stats: PartialStats; source?: string }
     | {
           kind: 'summarize';
           keys: { name: string; type: ScalarType }[];

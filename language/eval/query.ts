@@ -16,6 +16,7 @@ import { type Binding, type QueryEnv, castValue, compileExpr, defaultName, normT
 import { Frame, takeRows } from './frame.js';
 import { aggregateIsOrderInsensitive, findAggregateCalls } from './aggregate.js';
 import type { Snapshot } from './tables.js';
+import type { ColdAccess } from './cold-blocks.js';
 import { type ParsedCursor, parseCursor } from '../api/row-id.js';
 import { concatFrames, evalSource, letBinding, type ExternalDataReader } from './sources.js';
 import { constLong, emptyFrame, type OperatorImpl } from './operators/common.js';
@@ -28,6 +29,8 @@ export { ExternalDataError, type ExternalDataReader } from './sources.js';
 export interface DataAccess {
     snapshot(name: string): Snapshot | undefined;
     datasetNames(): string[];
+    /** A dataset with blocks on disk besides its in-memory rows (cold-blocks.ts). */
+    cold?(name: string): ColdAccess | undefined;
 }
 
 export interface RunOptions {
@@ -53,8 +56,12 @@ export interface RunOptions {
     zoneRows?: number;
     /** Skip blocks that the leading `where` terms rule out (default true; false for comparisons in tests). */
     pruneBlocks?: boolean;
-    /** A part of a parallel run (parallel.ts): its share of the scan, up to the plan's mergeable step. */
-    partial?: { plan: PartitionPlan; part: PartitionSpec };
+    /**
+     * A part of a parallel run (parallel.ts): its share of the scan, up to the plan's mergeable step.
+     * `coldSource`: over a dataset with blocks on disk, the part is the k-th of its sources (the
+     * blocks the query needs, then the in-memory rows) instead of a share of one scan.
+     */
+    partial?: { plan: PartitionPlan; part: PartitionSpec; coldSource?: number };
     /** The merge of a parallel run: the parts' results, then the rest of the pipeline. */
     merge?: { plan: PartitionPlan; parts: PartialResult[] };
 }
@@ -82,6 +89,8 @@ export interface QueryRun {
     totalRows: number;
     /** Set by a part of a parallel run instead of tables. */
     partial?: PartialResult;
+    /** A part over a dataset with blocks on disk: how many sources (blocks, then memory) the parts go over. */
+    coldSources?: number;
 }
 
 export type OrderNeed = 'asc' | 'desc' | 'none';
@@ -96,6 +105,8 @@ export interface RunState {
     depth: number;
     /** A part of a parallel run leaves its result here. */
     partial?: PartialResult;
+    /** A part over one source of a dataset with blocks on disk: the sources' count, and this one's id ('' = memory). */
+    cold?: { sources: number; source: string };
     budget: QueryBudget;
     /** Evaluates a nested tabular expression (a let-bound table, a join's right side, a union part) in this run. */
     evalTable(expr: ast.Expression, env: QueryEnv): Frame;
@@ -178,7 +189,7 @@ export function runQuery(text: string, data: DataAccess, opts: RunOptions): Quer
         }
     }
     if (tables.length === 0) throw new AplQueryError('the query has no tabular expression to run', 1, 1, 'semantic');
-    if (opts.partial) return { tables: [], stats, order: state.order, totalRows: 0, partial: state.partial };
+    if (opts.partial) return { tables: [], stats, order: state.order, totalRows: 0, partial: state.partial, coldSources: state.cold?.sources };
     if (opts.merge) mergeStats(stats, opts.merge.parts.filter(p => p.kind !== 'unsupported'));
     // The page cap.
     const hasLimit = state.sawTake;
@@ -303,7 +314,7 @@ function runPart(p: ast.Pipeline, plan: PartitionPlan, need: OrderNeed, env: Que
     const frame = applyOps(evalSource(p.source, env, state, need, ops), ops, 0, env, state, 'top', plan.kind === 'top' ? plan.opIndex + 1 : plan.opIndex);
     const stats = (matched: number) => partialStats(state.stats, state.stats.rowsMatched ?? matched);
     if (plan.kind === 'count') state.partial = { kind: 'count', count: frame.length, stats: stats(frame.length) };
-    else if (plan.kind === 'top') state.partial = { kind: 'top', rows: partialTopRows(frame), stats: stats(frame.length) };
+    else if (plan.kind === 'top') state.partial = { kind: 'top', rows: partialTopRows(frame), stats: stats(frame.length), source: state.cold?.source };
     else {
         state.budget.checkpoint(ops[plan.opIndex]);
         try {

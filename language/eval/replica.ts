@@ -13,6 +13,7 @@
  * Pure data in and out (no threads here): `DatasetStore.exportDelta` / `applyDelta` and the
  * engine's `exportChanges` / `applyChanges` use these types.
  */
+import type { ColdDataset } from './cold-blocks.js';
 import { Datetime, Timespan, type AplValue } from '../values.js';
 
 export type FieldKind = 'string' | 'long' | 'real' | 'bool' | 'datetime' | 'timespan' | 'dynamic' | 'empty';
@@ -67,6 +68,8 @@ export interface EngineDelta {
     datasets: DatasetDelta[];
     /** Datasets the replica must forget. */
     deleted: string[];
+    /** Datasets whose blocks on disk changed (cold-blocks.ts): the whole list; null = none any more. */
+    cold?: { name: string; cold: ColdDataset | null }[];
 }
 
 /** What one replica holds of one field (kept by the sender, per replica). */
@@ -97,10 +100,12 @@ export interface DatasetSyncState {
 /** What one replica holds of the whole engine (kept by the sender). */
 export interface EngineSyncState {
     datasets: Map<string, DatasetSyncState>;
+    /** The version of each dataset's cold list the replica holds. */
+    cold: Map<string, number>;
 }
 
 export function newSyncState(): EngineSyncState {
-    return { datasets: new Map() };
+    return { datasets: new Map(), cold: new Map() };
 }
 
 /**

@@ -6,12 +6,13 @@
 import { GrammarUtils, type AstNode } from 'langium';
 import type * as ast from '../generated/ast.js';
 import { typeFromName } from '../types/apl-types.js';
-import { type AplValue } from '../values.js';
+import { type AplValue, type Datetime } from '../values.js';
 import { type ScalarType, StrBuilder, builderFor } from './columns.js';
 import { errorAt } from './errors.js';
 import { type Binding, type QueryEnv, compileExpr, isTabular, normType, vecToFrameCol } from './expr.js';
-import { Frame, ROWID, type FrameCol, type FrameMeta, concatColumns } from './frame.js';
-import { RowIdColumn, type Snapshot } from './tables.js';
+import { Frame, ROWID, type FrameCol, type FrameMeta, cellOf, concatColumns, selectRows } from './frame.js';
+import { DatasetStore, RowIdColumn, type Snapshot } from './tables.js';
+import { ColdScan, pickBlocks, type ColdAccess, type ColdBlock } from './cold-blocks.js';
 import Papa from 'papaparse';
 import type { OrderNeed, RunState } from './query.js';
 import { coerceCell, emptyFrame, globToRegex, optionValue } from './operators/common.js';
@@ -111,7 +112,94 @@ function namedTable(name: string, node: AstNode, env: QueryEnv, state: RunState,
         if (b?.kind === 'scalar' && typeof b.value === 'string') return namedTable(b.value, node, env, state, need, ops);
         throw errorAt(node, `unknown dataset or table '${name}'`);
     }
-    return scanDataset(snap, need, state, state.opts.pruneBlocks === false ? [] : pruneTerms(ops, env));
+    const terms = state.opts.pruneBlocks === false ? [] : pruneTerms(ops, env);
+    const cold = state.data.cold?.(name);
+    return cold ? scanCold(snap, cold, need, state, terms) : scanDataset(snap, need, state, terms);
+}
+
+/**
+ * The scan of a dataset with blocks on disk (cold-blocks.ts): the blocks the query's time range
+ * and leading `_time` terms need, each scanned as a dataset of its own, then the in-memory rows;
+ * joined in the scan's time order. A part of a parallel run (engine.ts runs one per source) scans
+ * just its source; the merge of a `top` reads back the rows its parts chose.
+ */
+function scanCold(hot: Snapshot, cold: ColdAccess, need: OrderNeed, state: RunState, terms: readonly PruneTerm[]): Frame {
+    const name = hot.dataset;
+    const merge = state.opts.merge;
+    const frames: Frame[] = [];
+    if (merge?.plan.kind === 'top' && merge.plan.dataset === name) {
+        const bySource = new Map<string, number[]>();
+        for (const p of merge.parts) if (p.kind === 'top') bySource.set(p.source ?? '', [...(bySource.get(p.source ?? '') ?? []), ...p.rows]);
+        for (const [id, rows] of bySource) {
+            const block = cold.blocks.find(b => b.id === id);
+            const snap = block ? cold.load(block)?.snapshot : hot;
+            if (!snap) continue; // gone since the parts ran: a trim or retention hid all its rows
+            const sel = onlyRows(snap, rows, need === 'desc');
+            frames.push(snapshotFrame(snap, sel, sel.length, need));
+        }
+        return inTimeOrder(frames, need);
+    }
+    const blocks = pickBlocks(cold.blocks, state.opts.startTime, state.opts.endTime, terms);
+    const part = state.opts.partial;
+    if (part?.coldSource !== undefined && part.plan.dataset === name) {
+        const k = part.coldSource;
+        const block = blocks[k] as ColdBlock | undefined;
+        state.cold = { sources: blocks.length + 1, source: block?.id ?? '' };
+        const snap = block ? cold.load(block)?.snapshot ?? emptySnapshot(name) : hot;
+        return scanDataset(snap, need, state, terms);
+    }
+    const held = new ColdScan(cold.capacity);
+    for (const b of blocks) {
+        const e = cold.load(b);
+        if (!e) continue;
+        held.hold(e.bytes);
+        frames.push(scanDataset(e.snapshot, need, state, terms));
+    }
+    frames.push(scanDataset(hot, need, state, terms));
+    return inTimeOrder(frames, need);
+}
+
+const emptySnapshot = (name: string): Snapshot => new DatasetStore(name).snapshot();
+
+/**
+ * Scans of one dataset's sources, each in the scan's order, as one frame in that order: their
+ * concatenation when their time spans do not overlap (events arrive roughly in time order, so
+ * blocks rarely do), else sorted by (_time, row id).
+ */
+function inTimeOrder(frames: Frame[], need: OrderNeed): Frame {
+    if (frames.length === 1) return frames[0];
+    const desc = need !== 'asc';
+    const span = frames.map(f => {
+        const t = f.find('_time')!;
+        const a = f.length > 0 ? (cellOf(t, 0) as Datetime).ns : 0n;
+        const z = f.length > 0 ? (cellOf(t, f.length - 1) as Datetime).ns : 0n;
+        return { frame: f, lo: a < z ? a : z, hi: a < z ? z : a };
+    });
+    const nonEmpty = span.filter(s => s.frame.length > 0);
+    nonEmpty.sort((x, y) => (desc ? (y.hi > x.hi ? 1 : y.hi < x.hi ? -1 : 0) : x.lo > y.lo ? 1 : x.lo < y.lo ? -1 : 0));
+    // Empty scans still bring their columns (the dataset's fields), at the end.
+    const ordered = [...nonEmpty, ...span.filter(s => s.frame.length === 0)];
+    let disjoint = true;
+    for (let i = 1; i < nonEmpty.length; i++) {
+        if (desc ? nonEmpty[i - 1].lo <= nonEmpty[i].hi : nonEmpty[i - 1].hi >= nonEmpty[i].lo) disjoint = false;
+    }
+    const all = concatFrames(ordered.map(s => ({ frame: s.frame, source: '' })), undefined);
+    const meta: FrameMeta = { order: [{ field: '_time', desc }], datasetOrder: need === 'asc' ? 'asc' : need === 'desc' ? 'desc' : undefined };
+    if (disjoint || need === 'none') return all.with(all.cols, need === 'none' ? { order: meta.order } : meta);
+    const time = all.find('_time')!;
+    const rid = all.find(ROWID)!;
+    const ns = new Array<bigint>(all.length);
+    for (let i = 0; i < all.length; i++) ns[i] = (cellOf(time, i) as Datetime).ns;
+    const idx = Uint32Array.from({ length: all.length }, (_, i) => i).sort((a, b) => {
+        let c = ns[a] < ns[b] ? -1 : ns[a] > ns[b] ? 1 : 0;
+        if (c === 0) {
+            const ra = cellOf(rid, a) as string;
+            const rb = cellOf(rid, b) as string;
+            c = ra < rb ? -1 : ra > rb ? 1 : 0;
+        }
+        return desc ? -c : c;
+    });
+    return selectRows(all, idx, meta);
 }
 
 /** Binary search: the first position in [lo, hi) where `pred` holds (pred monotone false..true). */
@@ -177,6 +265,11 @@ function scanDataset(snap: Snapshot, need: OrderNeed, state: RunState, terms: re
         // A part of a parallel run says which blocks, so that a block cut by a part boundary counts once.
         if (state.opts.partial) for (const b of blocks) state.stats.partBlocks.add(b);
     }
+    return snapshotFrame(snap, sel, m, need);
+}
+
+/** A dataset's rows `sel` (all when null) as a frame in the scan's order, row ids carried along. */
+function snapshotFrame(snap: Snapshot, sel: Uint32Array | null, m: number, need: OrderNeed): Frame {
     const cols: FrameCol[] = snap.fields.map(f => ({ name: f.name, type: f.type, data: snap.column(f.name)!, sel }));
     cols.push({ name: ROWID, type: 'string', data: new RowIdColumn(snap), sel, hidden: true });
     const meta: FrameMeta = { order: [{ field: '_time', desc: need !== 'asc' }], datasetOrder: need === 'asc' ? 'asc' : need === 'desc' ? 'desc' : undefined };
@@ -274,7 +367,11 @@ export function union(
 ): Frame {
     const parts: { frame: Frame; source: string }[] = [];
     if (first) parts.push({ frame: first, source: '' });
-    const sub = (name: string) => scanDataset(state.data.snapshot(name)!, 'desc', state, []);
+    const sub = (name: string) => {
+        const snap = state.data.snapshot(name)!;
+        const cold = state.data.cold?.(name);
+        return cold ? scanCold(snap, cold, 'desc', state, []) : scanDataset(snap, 'desc', state, []);
+    };
     for (const name of datasetNames ?? []) parts.push({ frame: sub(name), source: name });
     for (const t of tables) {
         if (t.$type === 'TableWildcard') {

@@ -1,0 +1,214 @@
+/**
+ * Datasets larger than memory: a dataset whose older events stay in its store's blocks on disk
+ * ("cold" blocks) and only the newest (the write-ahead log's tail) in an in-memory table.
+ *
+ * The engine reads a cold block through an injected `ColdBlockReader` (language/ does no I/O) when
+ * a query needs it, turns it into a small in-memory table, and keeps it in an LRU bounded by bytes
+ * (`ColdBlockCache`). A query picks the blocks it needs by their time spans (the request's time
+ * range and the leading `where` terms on `_time`) before anything is read; inside a block the
+ * usual per-zone pruning applies. How the blocks are combined is the engine's business
+ * (engine.ts: block by block for the mergeable shapes of parallel.ts, else one concatenated scan).
+ */
+import type { ScalarType } from './columns.js';
+import { DatasetStore, type ColumnarChunk, type DatasetSchemaHints, type Snapshot } from './tables.js';
+import { AplQueryError } from './errors.js';
+import { Datetime } from '../values.js';
+import type { PruneTerm } from './zone-maps.js';
+
+/** A field of a cold block, as its header describes it (so a schema needs no read of the block). */
+export interface ColdField {
+    name: string;
+    type: ScalarType;
+    /** Axiom's type name (`integer`, `float`, `string`, …). */
+    axiomType: string;
+}
+
+/** One block of a dataset on disk. */
+export interface ColdBlock {
+    /** The block's name in its reader (the store's file name). */
+    id: string;
+    rows: number;
+    /** Span of `_time`, ns. */
+    minTime: bigint;
+    maxTime: bigint;
+    fields: readonly ColdField[];
+}
+
+/** Which rows of the blocks are visible: retention's cut-off and the trims (API E9). */
+export interface ColdKeep {
+    /** Rows before this time (ns) are past retention. */
+    cutoff?: bigint;
+    /** Rows of batches up to `seq` and before `before` (ns) were trimmed. */
+    trims: readonly { seq: number; before: bigint }[];
+}
+
+/** The cold part of a dataset: its blocks, oldest first, and which of their rows are visible. */
+export interface ColdDataset {
+    blocks: readonly ColdBlock[];
+    keep: ColdKeep;
+}
+
+/** Reads a block (the service reads its file). */
+export interface ColdBlockReader {
+    /** The block's rows, or undefined when it is gone (a trim or retention removed it: no row of it is visible). */
+    read(dataset: string, block: ColdBlock): ColumnarChunk | undefined;
+}
+
+/** What a query reads of a dataset's cold part (engine.ts makes it, sources.ts scans it). */
+export interface ColdAccess {
+    blocks: readonly ColdBlock[];
+    /** The block as a table (read on a cache miss), undefined when it is gone. */
+    load(block: ColdBlock): { snapshot: Snapshot; bytes: number } | undefined;
+    /** Bytes of blocks one scan may hold at once (the cache's bound). */
+    capacity: number;
+}
+
+/** The rows of a chunk the keep rules leave visible, or undefined when all of them are. */
+function visibleRows(chunk: ColumnarChunk, keep: ColdKeep): Uint32Array | undefined {
+    if (keep.cutoff === undefined && keep.trims.length === 0) return undefined;
+    const seqs = chunk.batches.map(b => Number(b.seq));
+    const out = new Uint32Array(chunk.rows);
+    let n = 0;
+    for (let i = 0; i < chunk.rows; i++) {
+        const t = chunk.times[i];
+        if (keep.cutoff !== undefined && t < keep.cutoff) continue;
+        const seq = seqs[chunk.batchOf[i]];
+        let hidden = false;
+        for (const tr of keep.trims) if (seq <= tr.seq && t < tr.before) hidden = true;
+        if (!hidden) out[n++] = i;
+    }
+    return n === chunk.rows ? undefined : out.subarray(0, n);
+}
+
+function keepKey(keep: ColdKeep): string {
+    return `${keep.cutoff ?? ''};${keep.trims.map(t => `${t.seq}<${t.before}`).join(',')}`;
+}
+
+interface CachedBlock {
+    snapshot: Snapshot;
+    bytes: number;
+}
+
+/**
+ * Cold blocks read into in-memory tables, least recently used first out, bounded by `capacity`
+ * bytes (the tables' own size estimate). A block that is in use by a running query stays alive
+ * through that query's references even after it leaves the cache; `ColdScan` bounds those.
+ */
+export class ColdBlockCache {
+    private readonly map = new Map<string, CachedBlock>();
+    private used = 0;
+    /** Blocks read from the reader since creation (tests and the bench read it). */
+    reads = 0;
+
+    constructor(
+        readonly capacity: number,
+        private readonly reader: ColdBlockReader | undefined,
+        private readonly hints: (dataset: string) => DatasetSchemaHints | undefined,
+    ) {}
+
+    get bytes(): number {
+        return this.used;
+    }
+
+    get blocks(): number {
+        return this.map.size;
+    }
+
+    /** The block as a table, read on a miss; undefined when the block is gone. */
+    load(dataset: string, cold: ColdDataset, block: ColdBlock): CachedBlock | undefined {
+        const key = `${dataset}/${block.id}/${keepKey(cold.keep)}`;
+        const hit = this.map.get(key);
+        if (hit) {
+            this.map.delete(key);
+            this.map.set(key, hit);
+            return hit;
+        }
+        if (!this.reader) throw new Error(`dataset ${dataset}: it has blocks on disk, and this engine has no reader for them`);
+        const chunk = this.reader.read(dataset, block);
+        if (chunk === undefined) return undefined;
+        this.reads++;
+        const store = new DatasetStore(dataset, this.hints(dataset));
+        store.reserve(chunk.rows);
+        store.appendColumns({ ...chunk, select: visibleRows(chunk, cold.keep) });
+        const entry = { snapshot: store.snapshot(), bytes: store.stats().bytes };
+        this.map.set(key, entry);
+        this.used += entry.bytes;
+        while (this.used > this.capacity && this.map.size > 1) {
+            const [oldest, e] = this.map.entries().next().value as [string, CachedBlock];
+            this.map.delete(oldest);
+            this.used -= e.bytes;
+        }
+        return entry;
+    }
+
+    /** Drops the blocks of a dataset (deleted or reloaded: its block names may be reused). */
+    forget(dataset: string): void {
+        for (const [k, e] of this.map) {
+            if (k.startsWith(`${dataset}/`)) {
+                this.map.delete(k);
+                this.used -= e.bytes;
+            }
+        }
+    }
+}
+
+/**
+ * The blocks a scan needs: those whose `_time` span meets the request's range [start, end) and the
+ * leading `where` terms on `_time`. Cold blocks have no other stats before they are read.
+ */
+export function pickBlocks(blocks: readonly ColdBlock[], start: bigint | undefined, end: bigint | undefined, terms: readonly PruneTerm[]): ColdBlock[] {
+    let lo = start;
+    let hi = end; // exclusive
+    for (const t of terms) {
+        if (t.field !== '_time' || !(t.value instanceof Datetime)) continue;
+        const v = t.value.ns;
+        if (t.op === '>' || t.op === '>=' || t.op === '==') lo = lo === undefined || v > lo ? v : lo;
+        if (t.op === '<' && (hi === undefined || v < hi)) hi = v;
+        if ((t.op === '<=' || t.op === '==') && (hi === undefined || v + 1n < hi)) hi = v + 1n;
+    }
+    return blocks.filter(b => (lo === undefined || b.maxTime >= lo) && (hi === undefined || b.minTime < hi));
+}
+
+/**
+ * The blocks one scan holds at once (a concatenated scan reads all it needs before it runs): a
+ * query that would hold more than the cache may stops here, naming the bound, instead of taking
+ * the service's memory.
+ */
+export class ColdScan {
+    private held = 0;
+    constructor(private readonly capacity: number) {}
+
+    hold(bytes: number): void {
+        this.held += bytes;
+        if (this.held > this.capacity) {
+            throw new AplQueryError(
+                `the query needs more of the dataset's blocks in memory at once than the memory limit allows (${mb(this.held)} of ${mb(this.capacity)}): ` +
+                    'narrow its time range, or aggregate (count, summarize with count/sum/min/max/avg, top) so that it runs block by block',
+                1,
+                1,
+                'limit',
+            );
+        }
+    }
+}
+
+const mb = (n: number): string => `${Math.ceil(n / (1024 * 1024))} MB`;
+
+/** The fields of a dataset: its in-memory part's, then those only its blocks have (types widened as an append would). */
+export function mergeColdFields(hot: readonly ColdField[], cold: ColdDataset | undefined): ColdField[] {
+    if (!cold) return [...hot];
+    const out = new Map<string, ColdField>();
+    const add = (f: ColdField) => {
+        const had = out.get(f.name);
+        if (!had) out.set(f.name, { ...f });
+        else if (had.type !== f.type) {
+            const numeric = (had.type === 'long' || had.type === 'real') && (f.type === 'long' || f.type === 'real');
+            out.set(f.name, numeric ? { name: f.name, type: 'real', axiomType: 'integer|float' } : { name: f.name, type: 'dynamic', axiomType: `${had.axiomType}|${f.axiomType}` });
+        }
+    };
+    for (const b of cold.blocks) for (const f of b.fields) add(f);
+    for (const f of hot) add(f);
+    const system = ['_time', '_sysTime'];
+    const rest = [...out.values()].filter(f => !system.includes(f.name)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return [...system.map(name => ({ name, type: 'datetime' as ScalarType, axiomType: 'datetime' })), ...rest];
+}
