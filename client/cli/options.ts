@@ -13,6 +13,15 @@ export function parseIntOption(option: string, value: string, min = 0, max = Num
     return n;
 }
 
+/** A size option: bytes, or a number with k, m or g (binary units: `512m`, `1.5g`), in bytes. */
+export function parseSizeOption(option: string, value: string, min = 1): number {
+    const m = /^\s*(\d+(?:\.\d+)?)\s*([kmg]?)(?:i?b)?\s*$/i.exec(value);
+    const unit = m ? { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[m[2].toLowerCase() as '' | 'k' | 'm' | 'g'] : 0;
+    const n = m ? Math.floor(Number(m[1]) * unit) : NaN;
+    if (!(n >= min)) throw new CliError(`${option} must be a size of at least ${min} bytes, such as 512m or 4g, not '${value}'`);
+    return n;
+}
+
 /** A positive duration option (`30s`, `2m`, `500ms`, or a bare number of seconds), in ms. */
 export function parseDurationOption(option: string, value: string): number {
     const text = value.trim();

@@ -46,6 +46,8 @@ export interface ColdKeep {
 export interface ColdDataset {
     blocks: readonly ColdBlock[];
     keep: ColdKeep;
+    /** The dataset's schema hints (its map fields), for the tables its blocks are read into. */
+    hints?: DatasetSchemaHints;
 }
 
 /** Reads a block (the service reads its file). */
@@ -57,6 +59,8 @@ export interface ColdBlockReader {
 /** What a query reads of a dataset's cold part (engine.ts makes it, sources.ts scans it). */
 export interface ColdAccess {
     blocks: readonly ColdBlock[];
+    /** The dataset's fields (its blocks' and its in-memory rows'): every source is scanned with all of them. */
+    fields: readonly ColdField[];
     /** The block as a table (read on a cache miss), undefined when it is gone. */
     load(block: ColdBlock): { snapshot: Snapshot; bytes: number } | undefined;
     /** Bytes of blocks one scan may hold at once (the cache's bound). */
@@ -127,7 +131,7 @@ export class ColdBlockCache {
         const chunk = this.reader.read(dataset, block);
         if (chunk === undefined) return undefined;
         this.reads++;
-        const store = new DatasetStore(dataset, this.hints(dataset));
+        const store = new DatasetStore(dataset, { ...this.hints(dataset), ...cold.hints });
         store.reserve(chunk.rows);
         store.appendColumns({ ...chunk, select: visibleRows(chunk, cold.keep) });
         const entry = { snapshot: store.snapshot(), bytes: store.stats().bytes };
@@ -192,7 +196,7 @@ export class ColdScan {
     }
 }
 
-const mb = (n: number): string => `${Math.ceil(n / (1024 * 1024))} MB`;
+const mb = (n: number): string => (n < 1024 * 1024 ? `${Math.ceil(n / 1024)} KB` : `${(n / (1024 * 1024)).toFixed(1)} MB`);
 
 /** The fields of a dataset: its in-memory part's, then those only its blocks have (types widened as an append would). */
 export function mergeColdFields(hot: readonly ColdField[], cold: ColdDataset | undefined): ColdField[] {
@@ -203,7 +207,9 @@ export function mergeColdFields(hot: readonly ColdField[], cold: ColdDataset | u
         if (!had) out.set(f.name, { ...f });
         else if (had.type !== f.type) {
             const numeric = (had.type === 'long' || had.type === 'real') && (f.type === 'long' || f.type === 'real');
-            out.set(f.name, numeric ? { name: f.name, type: 'real', axiomType: 'integer|float' } : { name: f.name, type: 'dynamic', axiomType: `${had.axiomType}|${f.axiomType}` });
+            // The kinds seen, as the in-memory column lists them: sorted, and whole numbers beside fractions as `integer|float`.
+            const kinds = [...new Set([...had.axiomType.split('|'), ...f.axiomType.split('|')])].filter(k => k !== '').sort();
+            out.set(f.name, numeric ? { name: f.name, type: 'real', axiomType: 'integer|float' } : { name: f.name, type: 'dynamic', axiomType: kinds.join('|') });
         }
     };
     for (const b of cold.blocks) for (const f of b.fields) add(f);

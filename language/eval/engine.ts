@@ -232,7 +232,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     };
     const coldAccess = (name: string): ColdAccess | undefined => {
         const c = colds.get(name)?.cold;
-        return c && { blocks: c.blocks, load: block => coldCache.load(name, c, block), capacity: coldCache.capacity };
+        return c && { blocks: c.blocks, fields: fieldsOf(name), load: block => coldCache.load(name, c, block), capacity: coldCache.capacity };
     };
     /** A dataset's fields: its in-memory rows' and its blocks'. */
     const fieldsOf = (name: string) => {

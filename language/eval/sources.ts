@@ -7,12 +7,12 @@ import { GrammarUtils, type AstNode } from 'langium';
 import type * as ast from '../generated/ast.js';
 import { typeFromName } from '../types/apl-types.js';
 import { type AplValue, type Datetime } from '../values.js';
-import { type ScalarType, StrBuilder, builderFor } from './columns.js';
+import { ConstColumn, FnColumn, NumColumn, type ScalarType, StrBuilder, builderFor } from './columns.js';
 import { errorAt } from './errors.js';
 import { type Binding, type QueryEnv, compileExpr, isTabular, normType, vecToFrameCol } from './expr.js';
 import { Frame, ROWID, type FrameCol, type FrameMeta, cellOf, concatColumns, selectRows } from './frame.js';
 import { DatasetStore, RowIdColumn, type Snapshot } from './tables.js';
-import { ColdScan, pickBlocks, type ColdAccess, type ColdBlock } from './cold-blocks.js';
+import { ColdScan, pickBlocks, type ColdAccess, type ColdBlock, type ColdField } from './cold-blocks.js';
 import Papa from 'papaparse';
 import type { OrderNeed, RunState } from './query.js';
 import { coerceCell, emptyFrame, globToRegex, optionValue } from './operators/common.js';
@@ -135,7 +135,7 @@ function scanCold(hot: Snapshot, cold: ColdAccess, need: OrderNeed, state: RunSt
             const snap = block ? cold.load(block)?.snapshot : hot;
             if (!snap) continue; // gone since the parts ran: a trim or retention hid all its rows
             const sel = onlyRows(snap, rows, need === 'desc');
-            frames.push(snapshotFrame(snap, sel, sel.length, need));
+            frames.push(conform(snapshotFrame(snap, sel, sel.length, need), cold.fields));
         }
         return inTimeOrder(frames, need);
     }
@@ -146,17 +146,41 @@ function scanCold(hot: Snapshot, cold: ColdAccess, need: OrderNeed, state: RunSt
         const block = blocks[k] as ColdBlock | undefined;
         state.cold = { sources: blocks.length + 1, source: block?.id ?? '' };
         const snap = block ? cold.load(block)?.snapshot ?? emptySnapshot(name) : hot;
-        return scanDataset(snap, need, state, terms);
+        return conform(scanDataset(snap, need, state, terms), cold.fields);
     }
     const held = new ColdScan(cold.capacity);
     for (const b of blocks) {
         const e = cold.load(b);
         if (!e) continue;
         held.hold(e.bytes);
-        frames.push(scanDataset(e.snapshot, need, state, terms));
+        frames.push(conform(scanDataset(e.snapshot, need, state, terms), cold.fields));
     }
-    frames.push(scanDataset(hot, need, state, terms));
+    frames.push(conform(scanDataset(hot, need, state, terms), cold.fields));
     return inTimeOrder(frames, need);
+}
+
+/**
+ * A source's scan with the dataset's fields and types: a field the source lacks is null there, and
+ * a type the dataset widened (long to real; mixed to dynamic) is read as the wider one, as one
+ * table holding every source would store it.
+ */
+function conform(frame: Frame, fields: readonly ColdField[]): Frame {
+    const cols = frame.cols.slice();
+    let changed = false;
+    for (const f of fields) {
+        const k = cols.findIndex(c => c.name === f.name);
+        if (k < 0) {
+            cols.push({ name: f.name, type: f.type, data: new ConstColumn(f.type, null, frame.length), sel: null });
+            changed = true;
+            continue;
+        }
+        const c = cols[k];
+        if (c.type === f.type) continue;
+        const data = c.data;
+        cols[k] = { ...c, type: f.type, data: data instanceof NumColumn && f.type === 'real' ? new NumColumn('real', data.vals, data.nulls, data.length) : new FnColumn(f.type, i => data.get(i), data.length) };
+        changed = true;
+    }
+    return changed ? frame.with(cols) : frame;
 }
 
 const emptySnapshot = (name: string): Snapshot => new DatasetStore(name).snapshot();

@@ -28,6 +28,7 @@ import { registerUnavailableRoutes } from './routes-unavailable.js';
 import { dataPlaneSchema, ServiceAplChecker } from './apl-check.js';
 import { JsonCollection } from '../store/json-collection.js';
 import { loadSamples, DEFAULT_SAMPLE_ROWS } from './samples.js';
+import { defaultMemoryLimit, memoryPlan } from './cold-tier.js';
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 8686;
@@ -71,6 +72,12 @@ export interface ServiceOptions {
     queryWorkers?: number;
     /** Datasets of at least this many rows are scanned by every idle query worker at once (default 2,000,000). */
     parallelMinRows?: number;
+    /**
+     * Bytes the service may hold in memory (server/http/cold-tier.ts): datasets that do not fit keep
+     * their blocks on disk and queries read them. Default half of the machine's memory; `Infinity`
+     * holds every dataset in memory whatever its size.
+     */
+    memoryLimit?: number;
     /** Time limit of one query in ms (default 60 s). */
     queryTimeoutMs?: number;
     /** Longest APL query text accepted (default DEFAULT_MAX_QUERY_LENGTH); longer ones get 413. */
@@ -146,9 +153,22 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
             generatedToken = (await store.tokens.createToken('generated at first start')).token;
         }
 
-        const engine = createEngineAdapter({ maxResultRows, queryWorkers: options.queryWorkers, queryTimeoutMs: options.queryTimeoutMs, parallelMinRows: options.parallelMinRows, log });
+        const memoryLimit = options.memoryLimit ?? defaultMemoryLimit();
+        const bounded = Number.isFinite(memoryLimit);
+        const datasetsDir = path.join(store.dir, 'datasets');
+        const engine = createEngineAdapter({
+            maxResultRows,
+            queryWorkers: options.queryWorkers,
+            queryTimeoutMs: options.queryTimeoutMs,
+            parallelMinRows: options.parallelMinRows,
+            datasetsDir,
+            coldCacheBytes: bounded ? memoryPlan(memoryLimit).coldCacheBytes : undefined,
+            log,
+        });
         const data = new DataPlane(store, engine, {
             maxBodyBytes, log, ingestWorkers: options.ingestWorkers, maxFieldsPerDataset: options.maxFieldsPerDataset, ingestWorkerHeapMb: options.ingestWorkerHeapMb, afterLoadPart: options.afterLoadPart,
+            memoryLimit: bounded ? memoryLimit : undefined,
+            datasetsDir,
         });
         // Metadata only: the events go into the engine after listening (loadInBackground below).
         const recovered = await data.recover();

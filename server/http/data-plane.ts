@@ -22,7 +22,10 @@ import { StoreError } from '../store/errors.js';
 import { DEFAULT_MAX_FIELDS_PER_DATASET } from '../../language/index.js';
 import { KeyedRwLock } from './rwlock.js';
 import { datasetNotFound, HttpError } from './errors.js';
-import type { DatasetLoader, EngineAdapter } from './engine-adapter.js';
+import type { ColumnarChunk, DatasetLoader, EngineAdapter } from './engine-adapter.js';
+import type { TailPart } from '../store/store.js';
+import { blockChunk } from '../query/cold-reader.js';
+import { BlockHeaders, EST_BYTES_PER_EVENT, coldBlock, memoryPlan } from './cold-tier.js';
 
 export interface DataPlaneOptions {
     maxBodyBytes: number;
@@ -38,6 +41,13 @@ export interface DataPlaneOptions {
      * so a test can hold a dataset half loaded without relying on timing.
      */
     afterLoadPart?: (dataset: string, part: number) => Promise<void> | void;
+    /**
+     * Bytes the service may hold (cold-tier.ts): datasets whose events do not fit the engine's share
+     * keep their blocks on disk. Undefined: every dataset is held in memory whole.
+     */
+    memoryLimit?: number;
+    /** The store's `<data dir>/datasets` (for the block headers of datasets kept on disk). */
+    datasetsDir?: string;
 }
 
 /** A stored dataset whose events are not in the engine yet. */
@@ -61,6 +71,24 @@ function pendingLoad(): PendingLoad {
 /** Thrown inside a background load when the service stops: not damage, so nothing is marked. */
 class LoadStopped extends Error {}
 
+/** An ingest batch prepared as columns, as the engine's chunk: row r is (times[r], seq, r). */
+function columnsChunk(seq: number, sysTime: bigint, c: ColumnarBatch, select?: Uint32Array): ColumnarChunk {
+    const n = c.times.length;
+    const rowInBatch = new Uint32Array(n);
+    for (let i = 0; i < n; i++) rowInBatch[i] = i;
+    return { rows: n, times: c.times, batchOf: new Uint32Array(n), rowInBatch, batches: [{ seq, sysTime }], columns: c.columns, select };
+}
+
+/** Feeds a WAL tail batch (flat events or columns) to a dataset being loaded. */
+function feedTailPart(loader: DatasetLoader, part: TailPart): void {
+    if (part.kind === 'columns') loader.appendColumns(columnsChunk(part.seq, part.sysTime, part.batch, part.select));
+    else loader.ingestBatch({ times: part.times, fields: part.fields, sysTime: part.sysTime, batchSeq: part.seq, select: part.select });
+}
+
+function partRows(p: TailPart): number {
+    return p.select ? p.select.length : p.kind === 'columns' ? p.batch.times.length : p.fields.length;
+}
+
 const yieldToLoop = (): Promise<void> => new Promise<void>((r) => setImmediate(r));
 
 export class DataPlane {
@@ -79,6 +107,11 @@ export class DataPlane {
     private background: Promise<void> = Promise.resolve();
     private stopping = false;
     private waiting = 0;
+    /** Datasets whose blocks stay on disk (until they are deleted). */
+    private readonly onDisk = new Set<string>();
+    /** Datasets with a reload after a compaction queued. */
+    private readonly reloadQueued = new Set<string>();
+    private readonly headers: BlockHeaders | undefined;
 
     constructor(
         readonly store: Store,
@@ -88,6 +121,63 @@ export class DataPlane {
         this.maxFields = opts.maxFieldsPerDataset ?? DEFAULT_MAX_FIELDS_PER_DATASET;
         const n = opts.ingestWorkers ?? Math.min(2, availableParallelism());
         this.workers = n > 0 ? new IngestWorkers(n, opts.log, opts.ingestWorkerHeapMb) : undefined;
+        if (opts.memoryLimit !== undefined) {
+            if (opts.datasetsDir === undefined) throw new Error('a memory limit needs the datasets directory');
+            this.headers = new BlockHeaders(opts.datasetsDir);
+            store.onCompacted((name) => this.afterCompaction(name));
+        }
+    }
+
+    /** Whether a dataset keeps its blocks on disk: once its events would not fit beside the others in memory. */
+    keepsOnDisk(name: string): boolean {
+        return this.onDisk.has(name);
+    }
+
+    private decideOnDisk(name: string, events: number): boolean {
+        const limit = this.opts.memoryLimit;
+        if (limit === undefined) return false;
+        if (this.onDisk.has(name)) return true;
+        let held = 0;
+        for (const m of this.store.listDatasets()) if (m.name !== name && !this.onDisk.has(m.name)) held += this.engine.memoryBytes(m.name);
+        if (held + events * EST_BYTES_PER_EVENT <= memoryPlan(limit).inMemoryBytes) return false;
+        this.onDisk.add(name);
+        this.opts.log(`dataset ${name}: ${events} events do not fit the memory limit beside the others; its blocks stay on disk and are read per query`);
+        return true;
+    }
+
+    /**
+     * A compaction moved tail batches into a block. A dataset kept on disk reloads (its in-memory
+     * part is the WAL tail, and those rows are now in the block); one held in memory moves to disk
+     * when the datasets in memory have outgrown their share.
+     */
+    private afterCompaction(name: string): void {
+        let target: string | undefined = this.onDisk.has(name) ? name : undefined;
+        if (target === undefined) {
+            const limit = memoryPlan(this.opts.memoryLimit!).inMemoryBytes;
+            let held = 0;
+            let largest: { name: string; bytes: number } | undefined;
+            for (const m of this.store.listDatasets()) {
+                if (this.onDisk.has(m.name) || this.pending.has(m.name)) continue;
+                const bytes = this.engine.memoryBytes(m.name);
+                held += bytes;
+                if (!largest || bytes > largest.bytes) largest = { name: m.name, bytes };
+            }
+            if (held <= limit || !largest) return;
+            target = largest.name;
+            this.onDisk.add(target);
+            this.opts.log(`dataset ${target}: the datasets in memory passed the memory limit's share (${held} bytes); its blocks stay on disk from now on`);
+        }
+        const t = target;
+        if (this.reloadQueued.has(t)) return;
+        this.reloadQueued.add(t);
+        setImmediate(() => {
+            this.locks
+                .exclusive(t, async () => {
+                    this.reloadQueued.delete(t);
+                    if (this.store.hasDataset(t) && !this.pending.has(t)) await this.loadDataset(t);
+                })
+                .catch((err: unknown) => this.opts.log(`reloading ${t} after a compaction failed: ${String(err)}`));
+        });
     }
 
     /**
@@ -190,19 +280,19 @@ export class DataPlane {
      */
     private async loadDataset(name: string, background = false): Promise<number> {
         this.fieldNames.delete(name);
+        if (this.opts.memoryLimit !== undefined) {
+            const view = this.store.tieredView(name);
+            const events = view.blocks.reduce((s, b) => s + b.rows, 0) + view.tail.reduce((s, p) => s + partRows(p), 0);
+            if (this.decideOnDisk(name, events)) return this.loadKeepingBlocksOnDisk(name, background);
+        }
         const snap = await this.store.snapshot(name);
         let loader: DatasetLoader;
         try {
             loader = this.engine.beginLoad(name, this.store.getDataset(name), snap.size);
             let n = 0;
             for await (const part of snap.parts()) {
-                if (part.kind === 'block') {
-                    const b = part.block;
-                    const batches = b.batchSeqs.map((seq, i) => ({ seq, sysTime: b.batchSysTimes[i] }));
-                    loader.appendColumns({ rows: b.rows, times: b.times, batchOf: b.batchIdx, rowInBatch: b.rowIdx, batches, columns: b.columns, select: part.select });
-                } else {
-                    loader.ingestBatch({ times: part.times, fields: part.fields, sysTime: part.sysTime, batchSeq: part.seq, select: part.select });
-                }
+                if (part.kind === 'block') loader.appendColumns({ ...blockChunk(part.block), select: part.select });
+                else feedTailPart(loader, part);
                 if (background) {
                     // Let requests in between parts; the half-built copy stays invisible until commit.
                     await this.opts.afterLoadPart?.(name, n++);
@@ -216,6 +306,37 @@ export class DataPlane {
         loader.commit();
         this.eventsLoaded += loader.rows;
         return loader.rows;
+    }
+
+    /**
+     * A dataset kept on disk: the engine gets its WAL tail's batches and the list of its blocks
+     * (their headers read once), from one synchronous view of the store, so no batch is in both.
+     */
+    private async loadKeepingBlocksOnDisk(name: string, background: boolean): Promise<number> {
+        const headers = this.headers!;
+        const meta = this.store.getDataset(name);
+        let view = this.store.tieredView(name);
+        for (;;) {
+            const missing = view.blocks.filter((b) => !headers.has(name, b.file));
+            if (missing.length === 0) break;
+            for (const b of missing) {
+                await headers.read(name, b);
+                if (background && this.stopping) throw new LoadStopped();
+            }
+            view = this.store.tieredView(name); // a compaction may have added a block meanwhile
+        }
+        const tailRows = view.tail.reduce((s, p) => s + partRows(p), 0);
+        const loader = this.engine.beginLoad(name, meta, tailRows);
+        for (const part of view.tail) feedTailPart(loader, part);
+        const mapFields = new Set(meta.mapFields);
+        loader.setCold({
+            blocks: view.blocks.map((b) => coldBlock(b, headers.get(name, b.file), mapFields)),
+            keep: view.keep,
+            hints: { mapFields: meta.mapFields },
+        });
+        loader.commit();
+        this.eventsLoaded += loader.rows;
+        return loader.rows + view.blocks.reduce((s, b) => s + b.rows, 0);
     }
 
     listDatasets(): DatasetMeta[] {
@@ -274,6 +395,8 @@ export class DataPlane {
         await this.locks.exclusive(name, async () => {
             this.generation.delete(name);
             this.fieldNames.delete(name);
+            this.onDisk.delete(name);
+            this.headers?.forget(name);
             this.engine.deleteDataset(name);
             await this.store.deleteDataset(name);
         });
@@ -400,11 +523,8 @@ export class DataPlane {
 
     /** The same as `feed`, for a batch a worker prepared as columns: row r is (times[r], seq, r). */
     private feedColumns(name: string, seq: number, c: ColumnarBatch, sys: bigint): void {
-        const n = c.times.length;
-        const rowInBatch = new Uint32Array(n);
-        for (let i = 0; i < n; i++) rowInBatch[i] = i;
-        this.engine.appendColumns(name, { rows: n, times: c.times, batchOf: new Uint32Array(n), rowInBatch, batches: [{ seq, sysTime: sys }], columns: c.columns });
-        this.eventsLoaded += n;
+        this.engine.appendColumns(name, columnsChunk(seq, sys, c));
+        this.eventsLoaded += c.times.length;
     }
 
     async close(): Promise<void> {

@@ -13,6 +13,7 @@ import { interruption, type QuerySpec } from '../query/protocol.js';
 import { runJob } from '../query/run-job.js';
 import { DEFAULT_PARALLEL_MIN_ROWS, runParallel } from '../query/parallel-run.js';
 import { DEFAULT_PAGE_SIZE } from './paging.js';
+import { coldBlockReader } from '../query/cold-reader.js';
 
 export interface FieldInfo {
     name: string;
@@ -59,6 +60,8 @@ export interface EngineAdapter {
     queryLegacy(dataset: string, bodyJson: string, opts: { now: bigint }, signal?: AbortSignal): Promise<string>;
     /** The query pool's counters (undefined when queries run on the main thread). */
     queryStats(): QueryPoolStats | undefined;
+    /** Bytes of a dataset's in-memory copy (its blocks on disk not counted). */
+    memoryBytes(name: string): number;
     close(): Promise<void>;
 }
 
@@ -79,6 +82,10 @@ export interface EngineAdapterOptions {
     queryTimeoutMs?: number;
     /** Bounds of a query's intermediate results (default DEFAULT_QUERY_LIMITS). */
     limits?: Partial<QueryLimits>;
+    /** The store's `<data dir>/datasets`: where the blocks of datasets kept on disk are read. */
+    datasetsDir?: string;
+    /** Bytes of blocks read from disk kept in memory, for all query threads together (default 256 MiB each). */
+    coldCacheBytes?: number;
     log?: (msg: string) => void;
 }
 
@@ -91,7 +98,10 @@ export function createEngineAdapter(opts: EngineAdapterOptions): EngineAdapter {
     const defaultLimit = opts.defaultLimit ?? DEFAULT_PAGE_SIZE;
     const workers = opts.queryWorkers ?? availableParallelism();
     const timeoutMs = opts.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
-    const engine: Engine = createEngine({ maxLimit: opts.maxResultRows, defaultLimit, limits: opts.limits, sharedMemory: workers > 0 });
+    const coldReader = opts.datasetsDir === undefined ? undefined : coldBlockReader(opts.datasetsDir);
+    // Each query thread has its own cache (the main thread's serves queries only without workers).
+    const coldCacheBytes = opts.coldCacheBytes === undefined ? undefined : Math.floor(opts.coldCacheBytes / Math.max(1, workers));
+    const engine: Engine = createEngine({ maxLimit: opts.maxResultRows, defaultLimit, limits: opts.limits, sharedMemory: workers > 0, coldReader, coldCacheBytes });
     /** Without workers: the deadline and the client's going away are checked between operators. */
     const inProcess = (job: QuerySpec, signal?: AbortSignal): Promise<string> => {
         const deadline = performance.now() + timeoutMs;
@@ -99,7 +109,20 @@ export function createEngineAdapter(opts: EngineAdapterOptions): EngineAdapter {
             signal?.aborted ? interruption('cancelled', timeoutMs) : performance.now() > deadline ? interruption('timeout', timeoutMs) : undefined,
         );
     };
-    const pool = workers > 0 ? new QueryPool(engine, { workers, timeoutMs, maxResultRows: opts.maxResultRows, defaultLimit, limits: opts.limits, log: opts.log ?? (() => undefined), fallback: inProcess }) : undefined;
+    const pool =
+        workers > 0
+            ? new QueryPool(engine, {
+                  workers,
+                  timeoutMs,
+                  maxResultRows: opts.maxResultRows,
+                  defaultLimit,
+                  limits: opts.limits,
+                  datasetsDir: opts.datasetsDir,
+                  coldCacheBytes,
+                  log: opts.log ?? (() => undefined),
+                  fallback: inProcess,
+              })
+            : undefined;
     const minRows = opts.parallelMinRows ?? DEFAULT_PARALLEL_MIN_ROWS;
     const run = (job: QuerySpec, signal?: AbortSignal): Promise<string> =>
         pool ? (runParallel(pool, engine, job, minRows, signal) ?? pool.run(job, signal)) : inProcess(job, signal);
@@ -142,6 +165,9 @@ export function createEngineAdapter(opts: EngineAdapterOptions): EngineAdapter {
         },
         queryStats() {
             return pool?.stats();
+        },
+        memoryBytes(name) {
+            return engine.stats(name)?.bytes ?? 0;
         },
         async close() {
             await pool?.close();

@@ -32,6 +32,8 @@ export interface ServeOptions {
     queryTimeoutMs?: number;
     /** `--query-workers`: worker threads that run queries (default one per core; 0 = the main thread). */
     queryWorkers?: number;
+    /** `--memory-limit`: bytes the service may hold (default half of the machine's memory). */
+    memoryLimit?: number;
     /** Where the banner goes (default stdout). */
     out?: (text: string) => void;
     /** Diagnostics (default stderr). */
@@ -161,6 +163,7 @@ export async function runServe(options: ServeOptions = {}): Promise<Service> {
         maxResultRows: options.maxResultRows,
         queryTimeoutMs: options.queryTimeoutMs,
         queryWorkers: options.queryWorkers,
+        memoryLimit: options.memoryLimit,
         log: options.log,
     };
     const service = await createService(svcOptions);

@@ -40,6 +40,10 @@ export interface QueryPoolOptions {
     maxResultRows: number;
     defaultLimit: number;
     limits?: Partial<QueryLimits>;
+    /** Where the store's datasets are, for the blocks that datasets keep on disk (cold-reader.ts). */
+    datasetsDir?: string;
+    /** Bytes of those blocks each worker keeps in memory. */
+    coldCacheBytes?: number;
     log: (msg: string) => void;
     /**
      * Runs a query on the main thread when no worker can start at all (a worker file missing from
@@ -176,7 +180,14 @@ export class QueryPool {
 
     private startSlot(): Slot {
         const interrupt = new Int32Array(new SharedArrayBuffer(4));
-        const setup: WorkerSetup = { maxResultRows: this.opts.maxResultRows, defaultLimit: this.opts.defaultLimit, limits: this.opts.limits, interrupt };
+        const setup: WorkerSetup = {
+            maxResultRows: this.opts.maxResultRows,
+            defaultLimit: this.opts.defaultLimit,
+            limits: this.opts.limits,
+            interrupt,
+            datasetsDir: this.opts.datasetsDir,
+            coldCacheBytes: this.opts.coldCacheBytes,
+        };
         const worker = startWorker(import.meta.url, 'query-worker', 'query-worker', {
             maxOldGenerationSizeMb: this.heapMb,
             maxYoungGenerationSizeMb: Math.max(16, Math.min(64, Math.floor(this.heapMb / 16))),

@@ -16,6 +16,10 @@ export interface WorkerSetup {
      * (INTERRUPT_* below); the worker reads it with Atomics.load at the evaluator's check points.
      */
     interrupt: Int32Array;
+    /** Where the store's datasets are, for blocks read from disk (cold-reader.ts); none = no such reads. */
+    datasetsDir?: string;
+    /** Bytes of blocks read from disk this worker keeps in memory. */
+    coldCacheBytes?: number;
 }
 
 export const INTERRUPT_NONE = 0;

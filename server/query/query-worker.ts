@@ -8,11 +8,19 @@ import { createEngine, type QueryInterruption } from '../../language/index.js';
 import { interruption, INTERRUPT_NONE, INTERRUPT_TIMEOUT, type WorkerReply, type WorkerRequest, type WorkerSetup } from './protocol.js';
 import { serializeError } from './query-errors.js';
 import { runJob } from './run-job.js';
+import { coldBlockReader } from './cold-reader.js';
 
 const port = parentPort;
 if (port) {
     const setup = workerData as WorkerSetup;
-    const engine = createEngine({ maxLimit: setup.maxResultRows, defaultLimit: setup.defaultLimit, limits: setup.limits, sampleSchemas: false });
+    const engine = createEngine({
+        maxLimit: setup.maxResultRows,
+        defaultLimit: setup.defaultLimit,
+        limits: setup.limits,
+        sampleSchemas: false,
+        coldReader: setup.datasetsDir === undefined ? undefined : coldBlockReader(setup.datasetsDir),
+        coldCacheBytes: setup.coldCacheBytes,
+    });
     let timeoutMs = 0;
     const interrupt = (): QueryInterruption | undefined => {
         const v = Atomics.load(setup.interrupt, 0);

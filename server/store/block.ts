@@ -10,7 +10,7 @@
  *   str  — dictionary (JSON array of strings) + u32 LE codes per row (0 absent, k = dict[k-1])
  *   json — JSON array with one value per row (null = absent), for mixed/array/object columns
  */
-import { readFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { crc32, deflateRaw, inflateRawSync } from 'node:zlib';
 import type { JsonValue } from '../../language/values.js';
@@ -31,11 +31,19 @@ export type BlockInput =
 
 type Section = [offset: number, length: number, rawLength: number];
 
-type ColumnMeta =
+/**
+ * `axiom`: the Axiom type names of the column's values (`integer`, `float`, `integer|float`,
+ * `string`, `boolean`, or for json the kinds seen joined by `|`), so a dataset's schema can be
+ * told from its blocks' headers without reading their data. Absent in blocks written before it.
+ */
+type ColumnMeta = (
     | { name: string; kind: 'f64'; data: Section; present: Section }
     | { name: string; kind: 'bool'; data: Section }
     | { name: string; kind: 'str'; dict: Section; data: Section }
-    | { name: string; kind: 'json'; data: Section };
+    | { name: string; kind: 'json'; data: Section }
+) & { axiom?: string };
+
+export type BlockColumnMeta = ColumnMeta;
 
 export interface BlockHeader {
     v: 1;
@@ -140,10 +148,11 @@ class BlockWriter {
     }
 
     addColumn(c: BlockColumn): void {
-        if (c.kind === 'f64') this.columns.push({ name: c.name, kind: 'f64', data: this.section(view(c.values)), present: this.section(view(c.present)) });
-        else if (c.kind === 'bool') this.columns.push({ name: c.name, kind: 'bool', data: this.section(view(c.values)) });
-        else if (c.kind === 'str') this.columns.push({ name: c.name, kind: 'str', dict: this.section(Buffer.from(JSON.stringify(c.dict))), data: this.section(view(c.codes)) });
-        else this.columns.push({ name: c.name, kind: 'json', data: this.section(Buffer.from(JSON.stringify(c.values))) });
+        const axiom = axiomTypes(c);
+        if (c.kind === 'f64') this.columns.push({ name: c.name, kind: 'f64', data: this.section(view(c.values)), present: this.section(view(c.present)), axiom });
+        else if (c.kind === 'bool') this.columns.push({ name: c.name, kind: 'bool', data: this.section(view(c.values)), axiom });
+        else if (c.kind === 'str') this.columns.push({ name: c.name, kind: 'str', dict: this.section(Buffer.from(JSON.stringify(c.dict))), data: this.section(view(c.codes)), axiom });
+        else this.columns.push({ name: c.name, kind: 'json', data: this.section(Buffer.from(JSON.stringify(c.values))), axiom });
     }
 
     async finish(range: { rows: number; minT: bigint; maxT: bigint; batchList: [number, string][]; covers?: [number, number] }): Promise<{ bytes: Buffer; header: BlockHeader }> {
@@ -194,6 +203,29 @@ class BlockWriter {
         this.refs.push(sec);
         return sec;
     }
+}
+
+/** The `axiom` of a column's header entry (see ColumnMeta). */
+function axiomTypes(c: BlockColumn): string {
+    if (c.kind === 'str') return 'string';
+    if (c.kind === 'bool') return 'boolean';
+    if (c.kind === 'f64') {
+        let int = false;
+        let float = false;
+        for (let i = 0; i < c.values.length; i++) {
+            if (((c.present[i >> 3] >> (i & 7)) & 1) === 0) continue;
+            if (Number.isInteger(c.values[i])) int = true;
+            else float = true;
+        }
+        return int && float ? 'integer|float' : float ? 'float' : 'integer';
+    }
+    const kinds = new Set<string>();
+    for (const v of c.values) {
+        if (v === null) continue;
+        const t = typeof v;
+        kinds.add(t === 'number' ? (Number.isInteger(v) ? 'integer' : 'float') : t === 'string' ? 'string' : t === 'boolean' ? 'boolean' : Array.isArray(v) ? 'array' : 'map');
+    }
+    return [...kinds].sort().join('|');
 }
 
 const view = (a: ArrayBufferView): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
@@ -397,6 +429,30 @@ export function readBlockHeader(buf: Buffer): { header: BlockHeader; dataStart: 
         throw new BlockCorruptError(`unreadable block header (${(err as Error).message})`);
     }
     return { header, dataStart: 12 + hlen };
+}
+
+/**
+ * A block file's header alone (two small reads, no checksum: the data is checked when a query
+ * reads the block). For what a dataset's schema and block list need at start-up.
+ */
+export async function readBlockHeaderOnly(file: string): Promise<BlockHeader> {
+    const fh = await open(file, 'r');
+    try {
+        const prefix = Buffer.alloc(12);
+        await fh.read(prefix, 0, 12, 0);
+        if (prefix.toString('latin1', 0, 8) !== BLOCK_MAGIC) throw new BlockCorruptError(`${file}: not a block file (bad magic)`);
+        const hlen = prefix.readUInt32LE(8);
+        const h = Buffer.alloc(hlen);
+        const { bytesRead } = await fh.read(h, 0, hlen, 12);
+        try {
+            if (bytesRead !== hlen) throw new Error('the file ends inside its header');
+            return JSON.parse(h.toString('utf8')) as BlockHeader;
+        } catch (err) {
+            throw new BlockCorruptError(`${file}: unreadable block header (${(err as Error).message})`);
+        }
+    } finally {
+        await fh.close();
+    }
 }
 
 /** Reads a block file and checks it whole (magic, checksum, header); throws BlockCorruptError naming the file. */

@@ -171,6 +171,19 @@ export interface DatasetOptions {
     blockCache: BlockCache;
     compactor: Compactor;
     log: (msg: string) => void;
+    /** Called when a compaction has moved tail batches into a new block (after its manifest commit). */
+    compacted?: (dataset: string) => void;
+}
+
+/**
+ * A dataset as a reader that keeps its blocks on disk sees it (`Dataset.tieredView`): the blocks,
+ * which of their rows are visible, and the WAL tail's batches, from one synchronous moment.
+ */
+export interface TieredView {
+    blocks: readonly BlockInfo[];
+    /** Retention's cut-off (ns) and the trims, as keepFilter applies them. */
+    keep: { cutoff?: bigint; trims: { seq: number; before: bigint }[] };
+    tail: TailPart[];
 }
 
 /**
@@ -791,10 +804,22 @@ export class Dataset {
         this.tailEvents = 0;
         this.tailBytes = 0;
         for (const b of rest) this.pushTail(b);
+        if (res.header) this.opts.compacted?.(this.meta.name);
         if (!durable) return;
         // Old segments only hold records <= coveredSeq now.
         for (const seg of segments) await fsp.rm(seg, { force: true });
         await fsyncDir(this.walDir);
+    }
+
+    /** The blocks (not opened) and the tail's batches as of now, see TieredView. */
+    tieredView(): TieredView {
+        this.checkOpen();
+        const keep = this.keepFilter();
+        return {
+            blocks: this.manifest.blocks,
+            keep: { cutoff: this.retentionCutoff(), trims: this.manifest.trims.map((t) => ({ seq: t.seq, before: BigInt(t.before) })) },
+            tail: this.tail.map((tb) => tailPart(tb, keep, (msg) => this.reportOnce(msg), true)),
+        };
     }
 
     /** Consistent point-in-time view. Call release() when done (scan() does it for you). */
@@ -937,9 +962,28 @@ interface BlockRef {
 }
 
 /** One part of a snapshot, see `Snapshot.parts()`. */
-export type SnapshotPart =
-    | { kind: 'block'; block: DecodedBlock; select?: Uint32Array }
-    | { kind: 'batch'; seq: number; sysTime: bigint; times: BigInt64Array; fields: FlatFields[]; select?: Uint32Array };
+export type SnapshotPart = { kind: 'block'; block: DecodedBlock; select?: Uint32Array } | TailPart;
+
+/** A batch of the WAL tail: flat events, or (`tieredView` only) the columns a worker parsed it into. */
+export type TailPart =
+    | { kind: 'batch'; seq: number; sysTime: bigint; times: BigInt64Array; fields: FlatFields[]; select?: Uint32Array }
+    | { kind: 'columns'; seq: number; sysTime: bigint; batch: ColumnarBatch; select?: Uint32Array };
+
+/** The rows of a tail batch that retention/trim keep, or undefined when all are kept. */
+function keptRows(seq: number, times: BigInt64Array, keep: ((seq: number, t: bigint) => boolean) | undefined): Uint32Array | undefined {
+    if (!keep) return undefined;
+    const kept = new Uint32Array(times.length);
+    let n = 0;
+    for (let r = 0; r < times.length; r++) if (keep(seq, times[r])) kept[n++] = r;
+    return n < times.length ? kept.subarray(0, n) : undefined;
+}
+
+/** A tail batch as a part: its normalised events (rebuilt if needed, not memoised), or its columns when allowed and held. */
+function tailPart(tb: TailBatch, keep: ((seq: number, t: bigint) => boolean) | undefined, onError: (msg: string) => void, columns = false): TailPart {
+    if (columns && !tb.norm && tb.columnar) return { kind: 'columns', seq: tb.seq, sysTime: tb.sysTime, batch: tb.columnar, select: keptRows(tb.seq, tb.columnar.times, keep) };
+    const { times, fields } = tb.norm ?? rebuild(tb, onError);
+    return { kind: 'batch', seq: tb.seq, sysTime: tb.sysTime, times, fields, select: keptRows(tb.seq, times, keep) };
+}
 
 /** A consistent view of a dataset: the blocks and WAL tail that existed when it was taken. */
 export class Snapshot {
@@ -1035,17 +1079,7 @@ export class Snapshot {
             }
             yield { kind: 'block', block: b, select };
         }
-        for (const tb of this.tail) {
-            const { times, fields } = tb.norm ?? rebuild(tb, this.onRebuildError);
-            let select: Uint32Array | undefined;
-            if (keep) {
-                const kept = new Uint32Array(fields.length);
-                let n = 0;
-                for (let r = 0; r < fields.length; r++) if (keep(tb.seq, times[r])) kept[n++] = r;
-                if (n < fields.length) select = kept.subarray(0, n);
-            }
-            yield { kind: 'batch', seq: tb.seq, sysTime: tb.sysTime, times, fields, select };
-        }
+        for (const tb of this.tail) yield tailPart(tb, keep, this.onRebuildError);
     }
 
     async toArray(): Promise<StoredEvent[]> {

@@ -9,13 +9,13 @@ import { formatDatetime } from '../../language/values.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../ingest/decode-body.js';
 import { ingestStatus, nowNs, prepareIngest, type IngestRequest, type IngestStatus, type AppendInput } from '../ingest/ingest.js';
 import { Compactor } from './compactor.js';
-import { BlockCache, Dataset, datasetHealth, type DatasetCounters, type DatasetHealth, type DatasetMeta, type DatasetStats, type Snapshot, type StoredEvent } from './dataset.js';
+import { BlockCache, Dataset, datasetHealth, type DatasetCounters, type DatasetHealth, type DatasetMeta, type DatasetStats, type Snapshot, type StoredEvent, type TieredView } from './dataset.js';
 import { diskFullError, StoreError, validateDatasetName } from './errors.js';
 import { ensureDir, fsyncDir, isDiskFull, readCheckedJsonIfExists } from './fsutil.js';
 import { acquireDirLock, type DirLock } from './lock.js';
 import { TokenStore } from './tokens.js';
 
-export type { DatasetCounters, DatasetHealth, DatasetMeta, DatasetStats, StoredEvent, SnapshotPart } from './dataset.js';
+export type { DatasetCounters, DatasetHealth, DatasetMeta, DatasetStats, StoredEvent, SnapshotPart, TieredView, TailPart, BlockInfo } from './dataset.js';
 export { Snapshot, compactionBackoffMs } from './dataset.js';
 export { DatasetOpenError, StoreError, validateDatasetName } from './errors.js';
 export { DirLockedError } from './lock.js';
@@ -144,7 +144,22 @@ export class Store {
             blockCache: this.blockCache,
             compactor: this.compactor,
             log: this.opts.log,
+            compacted: (name: string) => {
+                for (const fn of this.compactedListeners) fn(name);
+            },
         };
+    }
+
+    private readonly compactedListeners: ((dataset: string) => void)[] = [];
+
+    /** Runs `fn` after each compaction that wrote a block (synchronously, right after its commit). */
+    onCompacted(fn: (dataset: string) => void): void {
+        this.compactedListeners.push(fn);
+    }
+
+    /** See Dataset.tieredView. */
+    tieredView(name: string): TieredView {
+        return this.ds(name).tieredView();
     }
 
     private ds(name: string): Dataset {

@@ -5,10 +5,10 @@ import { runServe } from '../../../server/http/serve.js';
 export { resolveDataDir, TokenStore } from '../../../server/http/serve.js';
 import { CliError } from '../cli-error.js';
 import { warnAboutTokenArgument } from '../connection.js';
-import { parseDurationOption, parseIntOption } from '../options.js';
+import { parseDurationOption, parseIntOption, parseSizeOption } from '../options.js';
 
 export const SERVE_USAGE = `apl serve [--host 127.0.0.1] [--port 8686] [--data DIR] [--token TOKEN]... [--no-samples]
-          [--max-body-bytes N] [--query-timeout D] [--query-workers N]
+          [--max-body-bytes N] [--query-timeout D] [--query-workers N] [--memory-limit SIZE]
 
 Runs the Dataset Query and Ingest Service: an Axiom-compatible HTTP endpoint over a local data
 directory. Point the official clients (or apl query / apl ingest) at the URL it prints.
@@ -27,6 +27,9 @@ directory. Point the official clients (or apl query / apl ingest) at the URL it 
                        query still running then is stopped and answers 400 "query timeout"
   --query-workers N    threads that run queries (default one per core). Queries never block
                        ingest or other requests; 0 runs them on the main thread (not advised)
+  --memory-limit SIZE  memory the service may use for events (512m, 4g; default half of the
+                       machine's memory). A dataset that does not fit keeps its blocks on disk,
+                       and queries read the blocks they need (docs/service.md, "Memory")
 Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.`;
 
 export async function runServeCommand(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
@@ -42,6 +45,7 @@ export async function runServeCommand(argv: string[], out: NodeJS.WritableStream
             'max-body-bytes': { type: 'string' },
             'query-timeout': { type: 'string' },
             'query-workers': { type: 'string' },
+            'memory-limit': { type: 'string' },
             help: { type: 'boolean', short: 'h' },
         },
     });
@@ -55,6 +59,7 @@ export async function runServeCommand(argv: string[], out: NodeJS.WritableStream
     const maxBodyBytes = values['max-body-bytes'] !== undefined ? parseIntOption('--max-body-bytes', values['max-body-bytes'], 1) : undefined;
     const queryTimeoutMs = values['query-timeout'] !== undefined ? parseDurationOption('--query-timeout', values['query-timeout']) : undefined;
     const queryWorkers = values['query-workers'] !== undefined ? parseIntOption('--query-workers', values['query-workers'], 0, 256) : undefined;
+    const memoryLimit = values['memory-limit'] !== undefined ? parseSizeOption('--memory-limit', values['memory-limit'], 16 * 1024 * 1024) : undefined;
     try {
         await runServe({
             host: values.host,
@@ -65,6 +70,7 @@ export async function runServeCommand(argv: string[], out: NodeJS.WritableStream
             maxBodyBytes,
             queryTimeoutMs,
             queryWorkers,
+            memoryLimit,
             out: text => out.write(text),
             warn: text => err.write(`apl serve: ${text}\n`),
         });

@@ -158,6 +158,45 @@ describe('a dataset with blocks on disk answers as in memory', () => {
     });
 });
 
+describe('fields that differ between blocks', () => {
+    // Block 1: x is whole numbers, y absent; block 2: x has fractions, y strings; memory: y numbers, z new.
+    const batches = [
+        Array.from({ length: 50 }, (_, i) => ({ _time: new Date(Date.parse('2026-11-01T00:00:00Z') + i * 60_000).toISOString(), x: i })),
+        Array.from({ length: 50 }, (_, i) => ({ _time: new Date(Date.parse('2026-11-02T00:00:00Z') + i * 60_000).toISOString(), x: i + 0.5, y: `s${i % 4}` })),
+        Array.from({ length: 50 }, (_, i) => ({ _time: new Date(Date.parse('2026-11-03T00:00:00Z') + i * 60_000).toISOString(), x: i, y: i % 3, z: true })),
+    ];
+    const chunks = batches.map((b, k) => chunkOf(b, k + 1));
+    const reader = new MapReader();
+    const whole = createEngine();
+    const tiered = createEngine({ coldReader: reader });
+    const lw = whole.loadDataset('d');
+    const lt = tiered.loadDataset('d');
+    chunks.forEach(c => lw.appendColumns(c));
+    lt.appendColumns(chunks[2]);
+    const blocks = chunks.slice(0, 2).map((c, k) => {
+        reader.chunks.set(`0000000${k}.blk`, c);
+        return blockOf(`0000000${k}.blk`, c);
+    });
+    lt.setCold({ blocks, keep: { trims: [] } });
+    lw.commit();
+    lt.commit();
+    for (const apl of [
+        "['d'] | summarize sum(x), count() by tostring(y)",
+        "['d'] | summarize countif(z), max(x)",
+        "['d'] | where isnull(z) | count",
+        "['d'] | top 4 by x",
+        "['d'] | project x, y, z | take 200",
+        "['d'] | getschema",
+    ]) {
+        it(apl, async () => {
+            expect(same(await tiered.query(apl, OPTS))).toEqual(same(await whole.query(apl, OPTS)));
+        });
+    }
+    it('fields() widens as one table would', () => {
+        expect(JSON.stringify(tiered.fields('d'))).toEqual(JSON.stringify(whole.fields('d')));
+    });
+});
+
 describe('reading only what a query needs', () => {
     it("['d'] | where _time >= datetime(…last hour…) | count reads the blocks of that hour only", async () => {
         // 30 days, one block a day (in time order), the last day in memory.

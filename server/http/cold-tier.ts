@@ -1,0 +1,91 @@
+/**
+ * Which datasets the service keeps on disk, and what the engine needs to know of their blocks.
+ *
+ * Under `--memory-limit`, half of the limit is for the engine's in-memory copies of datasets, a
+ * quarter for the blocks that queries read from disk (split among the query threads), and the rest
+ * is left for everything else (ingest batches in flight, the WAL tail, results, V8). A dataset that
+ * does not fit the first half keeps its blocks on disk: only its WAL tail stays in memory, and
+ * queries read the blocks they need (language/eval/cold-blocks.ts).
+ */
+import path from 'node:path';
+import { totalmem } from 'node:os';
+import type { ColdBlock, ColdField } from '../../language/index.js';
+import { readBlockHeaderOnly, type BlockColumnMeta, type BlockHeader } from '../store/block.js';
+import type { BlockInfo } from '../store/store.js';
+import { BlockCorruptError } from '../store/block.js';
+
+/** In-memory size of an event, for deciding before a dataset is loaded (1M sample-http-logs events: 114 MB). */
+export const EST_BYTES_PER_EVENT = 150;
+
+/** The default `--memory-limit`: half of the machine's memory. */
+export function defaultMemoryLimit(): number {
+    return Math.floor(totalmem() / 2);
+}
+
+export interface MemoryPlan {
+    /** For the engine's in-memory copies of datasets. */
+    inMemoryBytes: number;
+    /** For blocks read from disk, all query threads together. */
+    coldCacheBytes: number;
+}
+
+export function memoryPlan(limit: number): MemoryPlan {
+    return { inMemoryBytes: Math.floor(limit / 2), coldCacheBytes: Math.floor(limit / 4) };
+}
+
+/** A block column's field as the engine types it (f64 columns: `long` when every value is whole). */
+function coldField(c: BlockColumnMeta, mapFields: ReadonlySet<string>): ColdField {
+    if (mapFields.has(c.name)) return { name: c.name, type: 'dynamic', axiomType: c.axiom || 'map' };
+    switch (c.kind) {
+        case 'str':
+            return { name: c.name, type: 'string', axiomType: 'string' };
+        case 'bool':
+            return { name: c.name, type: 'bool', axiomType: 'boolean' };
+        case 'f64':
+            return c.axiom === 'integer' ? { name: c.name, type: 'long', axiomType: 'integer' } : { name: c.name, type: 'real', axiomType: c.axiom ?? 'float' };
+        default:
+            return { name: c.name, type: 'dynamic', axiomType: c.axiom || 'string' };
+    }
+}
+
+export function coldBlock(info: BlockInfo, h: BlockHeader, mapFields: ReadonlySet<string>): ColdBlock {
+    return { id: info.file, rows: info.rows, minTime: BigInt(info.minTime), maxTime: BigInt(info.maxTime), fields: h.columns.map((c) => coldField(c, mapFields)) };
+}
+
+/**
+ * The headers of the blocks of datasets kept on disk, read once per block (two small reads; the
+ * block's data is checked when a query reads it). Blocks never change; a dataset deleted and made
+ * again starts over (`forget`).
+ */
+export class BlockHeaders {
+    private readonly headers = new Map<string, BlockHeader>();
+
+    constructor(private readonly datasetsDir: string) {}
+
+    private key(dataset: string, file: string): string {
+        return `${dataset}/${file}`;
+    }
+
+    has(dataset: string, file: string): boolean {
+        return this.headers.has(this.key(dataset, file));
+    }
+
+    get(dataset: string, file: string): BlockHeader {
+        const h = this.headers.get(this.key(dataset, file));
+        if (!h) throw new Error(`block header of ${dataset}/${file} not read`);
+        return h;
+    }
+
+    async read(dataset: string, info: BlockInfo): Promise<void> {
+        const file = path.join(this.datasetsDir, dataset, 'blocks', info.file);
+        const h = await readBlockHeaderOnly(file).catch((err: unknown) => {
+            throw new BlockCorruptError(`dataset "${dataset}": blocks/${info.file} cannot be read (${(err as Error).message})`);
+        });
+        if (h.rows !== info.rows) throw new BlockCorruptError(`dataset "${dataset}": blocks/${info.file} holds ${h.rows} rows, the manifest says ${info.rows}`);
+        this.headers.set(this.key(dataset, info.file), h);
+    }
+
+    forget(dataset: string): void {
+        for (const k of [...this.headers.keys()]) if (k.startsWith(`${dataset}/`)) this.headers.delete(k);
+    }
+}

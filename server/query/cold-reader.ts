@@ -1,0 +1,55 @@
+/**
+ * Reads the store's block files for the engine's datasets that keep their events on disk
+ * (language/eval/cold-blocks.ts). It runs where the query runs (a query worker, or the main thread
+ * without workers): a block read is a synchronous file read plus a decode, a few milliseconds for a
+ * block of 65,536 events, and never on the main thread's event loop when queries run on workers.
+ *
+ * Only files of the form `<datasets>/<valid dataset name>/blocks/<8 hex>.blk` are read: the names
+ * come from the store's manifest, and are checked again here so that nothing else can be.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { ColdBlock, ColdBlockReader, ColumnarChunk } from '../../language/index.js';
+import { datasetNameProblem } from '../../language/dataset-name.js';
+import { decodeBlock, type DecodedBlock } from '../store/block.js';
+import { HttpError } from '../http/errors.js';
+
+const BLOCK_FILE = /^[0-9a-f]{8}\.blk$/;
+
+/** A store block as the engine's columnar input. */
+export function blockChunk(b: DecodedBlock): ColumnarChunk {
+    return {
+        rows: b.rows,
+        times: b.times,
+        batchOf: b.batchIdx,
+        rowInBatch: b.rowIdx,
+        batches: b.batchSeqs.map((seq, i) => ({ seq, sysTime: b.batchSysTimes[i] })),
+        columns: b.columns,
+    };
+}
+
+/** The reader of the blocks under `datasetsDir` (the store's `<data dir>/datasets`). */
+export function coldBlockReader(datasetsDir: string): ColdBlockReader {
+    return {
+        read(dataset: string, block: ColdBlock): ColumnarChunk | undefined {
+            if (datasetNameProblem(dataset) !== undefined || !BLOCK_FILE.test(block.id)) throw new Error(`not a block of a dataset: ${JSON.stringify(dataset)}/${JSON.stringify(block.id)}`);
+            let buf: Buffer;
+            try {
+                buf = readFileSync(path.join(datasetsDir, dataset, 'blocks', block.id));
+            } catch (err) {
+                // Removed since the block list was made: a trim or retention hid every row of it.
+                if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+                throw err;
+            }
+            let dec: DecodedBlock;
+            try {
+                dec = decodeBlock(buf);
+            } catch (err) {
+                throw new HttpError(423, `dataset "${dataset}": blocks/${block.id} is damaged (${(err as Error).message}); see FORMAT.md, "Repair"`);
+            }
+            // Another block of that name (the dataset was deleted and made again since): not this one.
+            if (dec.rows !== block.rows) return undefined;
+            return blockChunk(dec);
+        },
+    };
+}
