@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ColdBlock, ColdBlockReader, ColumnarChunk } from '../../language/index.js';
-import { datasetNameProblem } from '../../language/dataset-name.js';
+import { validateDatasetName } from '../store/errors.js';
 import { decodeBlock, type DecodedBlock } from '../store/block.js';
 import { HttpError } from '../http/errors.js';
 
@@ -32,7 +32,8 @@ export function blockChunk(b: DecodedBlock): ColumnarChunk {
 export function coldBlockReader(datasetsDir: string): ColdBlockReader {
     return {
         read(dataset: string, block: ColdBlock): ColumnarChunk | undefined {
-            if (datasetNameProblem(dataset) !== undefined || !BLOCK_FILE.test(block.id)) throw new Error(`not a block of a dataset: ${JSON.stringify(dataset)}/${JSON.stringify(block.id)}`);
+            validateDatasetName(dataset);
+            if (!BLOCK_FILE.test(block.id)) throw new Error(`not a block file name: ${JSON.stringify(block.id)}`);
             let buf: Buffer;
             try {
                 buf = readFileSync(path.join(datasetsDir, dataset, 'blocks', block.id));

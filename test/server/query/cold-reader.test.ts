@@ -1,0 +1,66 @@
+/**
+ * The query threads' reader of block files (server/query/cold-reader.ts): it reads only
+ * `<datasets>/<dataset name>/blocks/<8 hex>.blk`, answers "gone" for a removed or replaced block,
+ * and 423 naming the file for a damaged one.
+ */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { coldBlockReader } from '../../../server/query/cold-reader.js';
+import { encodeBlock } from '../../../server/store/block.js';
+import { HttpError } from '../../../server/http/errors.js';
+import { StoreError } from '../../../server/store/errors.js';
+import type { ColdBlock } from '../../../language/index.js';
+
+async function setup(): Promise<{ dir: string; block: ColdBlock }> {
+    const dir = mkdtempSync(path.join(tmpdir(), 'apl-cold-'));
+    mkdirSync(path.join(dir, 'logs', 'blocks'), { recursive: true });
+    const times = BigInt64Array.from([1n, 2n, 3n]);
+    const enc = await encodeBlock([{ seq: 1, sysTime: 5n, times, fields: [{ a: 1 }, { a: 2.5 }, { b: 'x' }] }], { compress: true });
+    writeFileSync(path.join(dir, 'logs', 'blocks', '00000001.blk'), enc!.bytes);
+    return { dir, block: { id: '00000001.blk', rows: 3, minTime: 1n, maxTime: 3n, fields: [] } };
+}
+
+describe('cold block reader', () => {
+    it('reads a block as columns', async () => {
+        const { dir, block } = await setup();
+        const chunk = coldBlockReader(dir).read('logs', block)!;
+        expect(chunk.rows).toBe(3);
+        expect([...chunk.times]).toEqual([1n, 2n, 3n]);
+        expect(chunk.columns.map((c) => c.name)).toEqual(['a', 'b']);
+    });
+
+    it('a removed block, or another block of that name, is gone', async () => {
+        const { dir, block } = await setup();
+        expect(coldBlockReader(dir).read('logs', { ...block, id: '00000002.blk' })).toBeUndefined();
+        expect(coldBlockReader(dir).read('logs', { ...block, rows: 4 })).toBeUndefined();
+    });
+
+    it('a damaged block is 423, naming the file', async () => {
+        const { dir, block } = await setup();
+        writeFileSync(path.join(dir, 'logs', 'blocks', '00000003.blk'), 'APLBLK01 not really');
+        const err = (() => {
+            try {
+                coldBlockReader(dir).read('logs', { ...block, id: '00000003.blk' });
+            } catch (e) {
+                return e;
+            }
+        })();
+        expect(err).toBeInstanceOf(HttpError);
+        expect((err as HttpError).status).toBe(423);
+        expect((err as HttpError).message).toContain('blocks/00000003.blk');
+    });
+
+    for (const [dataset, id] of [
+        ['..', '00000001.blk'],
+        ['logs/../..', '00000001.blk'],
+        ['logs', '../../etc/passwd'],
+        ['logs', '00000001.blk/..'],
+    ]) {
+        it(`reads nothing for ${JSON.stringify(dataset)} / ${JSON.stringify(id)}`, async () => {
+            const { dir, block } = await setup();
+            expect(() => coldBlockReader(dir).read(dataset, { ...block, id })).toThrow(dataset === 'logs' ? /not a block file name/ : StoreError);
+        });
+    }
+});
