@@ -15,7 +15,8 @@
  *   `setLegacyExecutor` (the APL → legacy compiler lives in language/legacy/).
  */
 import { type ColumnarChunk, DatasetStore, type DatasetSchemaHints, type FlatBatch, type IngestCounts, type IngestOptions, type Snapshot } from './tables.js';
-import { parseCached, runQuery, type DataAccess, type ExternalDataReader, type QueryRun, type RunOptions } from './query.js';
+import type * as ast from '../generated/ast.js';
+import { isTimeSort, parseCached, runQuery, type DataAccess, type ExternalDataReader, type QueryRun, type RunOptions } from './query.js';
 import { ColdBlockCache, mergeColdFields, type ColdAccess, type ColdBlockReader, type ColdDataset } from './cold-blocks.js';
 export type { ColdBlock, ColdBlockReader, ColdDataset, ColdField, ColdKeep } from './cold-blocks.js';
 import { planPartition, type PartialResult, type PartitionPlan, type PartitionSpec } from './parallel.js';
@@ -455,6 +456,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
         const { model, problems } = parseCached(apl);
         const plan = problems.length > 0 ? undefined : planPartition(model, name => stores.has(name));
         if (!plan || !colds.has(plan.dataset)) return undefined;
+        // `sort by _time | take N` streams the sources newest first instead (query.ts streamCold).
+        const sort = ((model.statements[0] as ast.QueryStatement).body as ast.Pipeline).operators[plan.opIndex - 1];
+        if (plan.kind === 'top' && sort?.$type === 'SortOperator' && isTimeSort(sort as ast.SortOperator)) return undefined;
         const parts: PartialResult[] = [];
         let sources = 1;
         for (let k = 0; k < sources; k++) {

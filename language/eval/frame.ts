@@ -90,6 +90,11 @@ export function takeRows(frame: Frame, n: number): Frame {
     return selectRows(frame, idx);
 }
 
+/** The frame with every column copied dense (it no longer refers to the columns it was selected from). */
+export function denseFrame(frame: Frame): Frame {
+    return frame.with(frame.cols.map(c => ({ ...c, data: dense(c, frame.length), sel: null })));
+}
+
 /** A dense copy of a frame column. */
 export function dense(c: FrameCol, n: number): Column {
     return gatherColumn(c.data, c.sel, n);

@@ -13,12 +13,12 @@ import type { ScalarType } from './columns.js';
 import { AplQueryError, errorAt, unsupportedAt } from './errors.js';
 import { QueryBudget, type QueryInterruption, type QueryLimits } from './budget.js';
 import { type Binding, type QueryEnv, castValue, compileExpr, defaultName, normType } from './expr.js';
-import { Frame, takeRows } from './frame.js';
+import { Frame, denseFrame, takeRows } from './frame.js';
 import { aggregateIsOrderInsensitive, findAggregateCalls } from './aggregate.js';
 import type { Snapshot } from './tables.js';
 import type { ColdAccess } from './cold-blocks.js';
 import { type ParsedCursor, parseCursor } from '../api/row-id.js';
-import { concatFrames, evalSource, letBinding, type ExternalDataReader } from './sources.js';
+import { coldSourcesInOrder, concatFrames, evalSource, letBinding, type ExternalDataReader } from './sources.js';
 import { constLong, emptyFrame, type OperatorImpl } from './operators/common.js';
 import { OPERATORS } from './operators/index.js';
 import { topN } from './operators/sort.js';
@@ -266,6 +266,8 @@ function evalTable(expr: ast.Expression, env: QueryEnv, state: RunState, where: 
             if (where === 'top' && state.opts.partial) return runPart(p, state.opts.partial.plan, need, env, state);
             const merged = where === 'top' && state.opts.merge ? mergeParts(p, state.opts.merge.plan, state.opts.merge.parts, env, state) : undefined;
             if (merged) return applyOps(merged.frame, p.operators, merged.next, env, state, where);
+            const streamed = where === 'top' && !state.opts.partial && !state.opts.merge ? streamCold(p, need, env, state) : undefined;
+            if (streamed) return applyOps(streamed.frame, p.operators, streamed.next, env, state, where);
             let frame = evalSource(p.source, env, state, need, p.operators);
             let startAt = 0;
             // A streamable prefix followed by take: run it batch by batch and stop early.
@@ -348,6 +350,64 @@ const STREAMABLE = new Set([
     'ProjectRenameOperator', 'ProjectReorderOperator', 'ParseOperator', 'ParseWhereOperator', 'ParseKvOperator', 'RedactOperator',
     'SearchOperator', 'MvExpandOperator',
 ]);
+
+/**
+ * `dataset | <row-wise steps> [| sort by _time] [| take N]` over a dataset with blocks on disk: its sources one at a
+ * time in the scan's order, each through the row-wise steps, until N rows are kept; without a
+ * `take`, every source is filtered (the status counts all matches) but only the first page of rows
+ * is kept. With a take, `rowsMatched` counts the matches among the sources read. Kept rows are copied out of their source, so one block at a time is held. Undefined
+ * when the pipeline has another shape or the sources overlap in time (then it runs as one scan).
+ */
+function streamCold(p: ast.Pipeline, need: OrderNeed, env: QueryEnv, state: RunState): { frame: Frame; next: number } | undefined {
+    if (p.source.$type !== 'NameReference' && p.source.$type !== 'BracketReference') return undefined;
+    const ops = p.operators;
+    let k = 0;
+    while (k < ops.length && STREAMABLE.has(ops[k].$type)) k++;
+    // A sort by `_time` alone is the scan's own order (orderNeed chose the scan's direction by it).
+    const sortOp = ops[k]?.$type === 'SortOperator' && isTimeSort(ops[k] as ast.SortOperator) ? ops[k] : undefined;
+    const takeOp = ops[sortOp ? k + 1 : k];
+    if (takeOp !== undefined && takeOp.$type !== 'TakeOperator') return undefined;
+    if (takeOp !== undefined && ops.length > (sortOp ? k + 2 : k + 1)) return undefined;
+    const sources = coldSourcesInOrder((p.source as ast.NameReference).name, env, state, need === 'asc' ? 'asc' : 'desc', ops);
+    if (!sources) return undefined;
+    const o = state.opts;
+    const countAll = takeOp === undefined;
+    // Without a take, the page cap decides (one row more tells runQuery that the cap applied).
+    const limit = countAll ? Math.min(o.limit !== undefined && o.limit > 0 ? o.limit : o.defaultLimit, o.maxLimit) + 1 : constLong((takeOp as ast.TakeOperator).count, env, 'take');
+    if (!countAll) state.sawTake = true;
+    const parts: { frame: Frame; source: string }[] = [];
+    let kept = 0;
+    let matched = 0;
+    let last: Frame | undefined;
+    for (const scan of sources) {
+        if (!countAll && kept >= limit) break;
+        let f = scan();
+        for (const op of ops.slice(0, k)) f = applyOperator(op, f, env, state);
+        last = f;
+        matched += f.length;
+        if (kept < limit && f.length > 0) {
+            const t = denseFrame(takeRows(f, limit - kept));
+            parts.push({ frame: t, source: '' });
+            kept += t.length;
+        }
+    }
+    // Matches among the rows read (with a take, the sources after the N-th row are not read at all).
+    state.stats.rowsMatched = matched;
+    let frame: Frame;
+    if (parts.length === 0) frame = takeRows(last!, 0);
+    else if (parts.length === 1) frame = parts[0].frame;
+    else {
+        const all = concatFrames(parts, undefined);
+        frame = all.with(all.cols, parts[0].frame.meta);
+    }
+    // The sort (if any) and the take run on the rows kept: they are the first ones in that order.
+    return { frame, next: k };
+}
+
+/** A sort by `_time` alone (either direction). */
+export function isTimeSort(op: ast.SortOperator): boolean {
+    return op.items.length === 1 && defaultName(op.items[0].expression) === '_time';
+}
 
 /** Rows [start, end) of a frame, as a view. */
 function sliceFrame(frame: Frame, start: number, end: number): Frame {

@@ -183,6 +183,36 @@ function conform(frame: Frame, fields: readonly ColdField[]): Frame {
     return changed ? frame.with(cols) : frame;
 }
 
+/**
+ * The sources of a dataset with blocks on disk that a scan needs (the blocks of its time range,
+ * then the rows in memory), as scans to run one at a time in the scan's order; undefined when their
+ * time spans overlap, so that no order of whole sources is the scan's order.
+ */
+export function coldSourcesInOrder(name: string, env: QueryEnv, state: RunState, need: OrderNeed, ops: readonly ast.TabularOperator[]): (() => Frame)[] | undefined {
+    if (env.bindings.has(name)) return undefined;
+    const cold = state.data.cold?.(name);
+    const hot = state.data.snapshot(name);
+    if (!cold || !hot) return undefined;
+    const terms = state.opts.pruneBlocks === false ? [] : pruneTerms(ops, env);
+    const spans: { lo: bigint; hi: bigint; scan: () => Frame }[] = pickBlocks(cold.blocks, state.opts.startTime, state.opts.endTime, terms).map(b => ({
+        lo: b.minTime,
+        hi: b.maxTime,
+        scan: () => {
+            const snap = cold.load(b)?.snapshot ?? emptySnapshot(name);
+            return conform(scanDataset(snap, need, state, terms), cold.fields);
+        },
+    }));
+    const lo = hot.minTime();
+    const hi = hot.maxTime();
+    const hotScan = () => conform(scanDataset(hot, need, state, terms), cold.fields);
+    if (lo !== undefined && hi !== undefined) spans.push({ lo, hi, scan: hotScan });
+    const asc = need === 'asc';
+    spans.sort((a, b) => (asc ? (a.lo < b.lo ? -1 : a.lo > b.lo ? 1 : 0) : b.hi < a.hi ? -1 : b.hi > a.hi ? 1 : 0));
+    for (let i = 1; i < spans.length; i++) if (asc ? spans[i - 1].hi >= spans[i].lo : spans[i - 1].lo <= spans[i].hi) return undefined;
+    // An empty dataset still has its fields: its rows in memory (none) are the one source.
+    return spans.length > 0 ? spans.map(s => s.scan) : [hotScan];
+}
+
 const emptySnapshot = (name: string): Snapshot => new DatasetStore(name).snapshot();
 
 /**

@@ -40,13 +40,12 @@ describe('cold block reader', () => {
     it('a damaged block is 423, naming the file', async () => {
         const { dir, block } = await setup();
         writeFileSync(path.join(dir, 'logs', 'blocks', '00000003.blk'), 'APLBLK01 not really');
-        const err = (() => {
-            try {
-                coldBlockReader(dir).read('logs', { ...block, id: '00000003.blk' });
-            } catch (e) {
-                return e;
-            }
-        })();
+        let err: unknown;
+        try {
+            coldBlockReader(dir).read('logs', { ...block, id: '00000003.blk' });
+        } catch (e) {
+            err = e;
+        }
         expect(err).toBeInstanceOf(HttpError);
         expect((err as HttpError).status).toBe(423);
         expect((err as HttpError).message).toContain('blocks/00000003.blk');
