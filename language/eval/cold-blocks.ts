@@ -134,7 +134,7 @@ export class ColdBlockCache {
         const store = new DatasetStore(dataset, { ...this.hints(dataset), ...cold.hints });
         store.reserve(chunk.rows);
         store.appendColumns({ ...chunk, select: visibleRows(chunk, cold.keep) });
-        const entry = { snapshot: store.snapshot(), bytes: store.stats().bytes };
+        const entry = { snapshot: store.snapshot(), bytes: store.byteSize() };
         this.map.set(key, entry);
         this.used += entry.bytes;
         while (this.used > this.capacity && this.map.size > 1) {

@@ -167,6 +167,8 @@ export interface Engine {
     exportChanges(state: EngineSyncState): EngineDelta;
     /** Makes this engine a replica: applies a delta from another engine's `exportChanges`. */
     applyChanges(delta: EngineDelta): void;
+    /** A dataset's in-memory size (its blocks on disk not counted); cheap: O(fields). */
+    memoryBytes(dataset: string): number;
     /** The blocks read from disk and held in memory now, their bound, and the reads so far. */
     coldCacheStats(): { bytes: number; blocks: number; capacity: number; reads: number };
 }
@@ -406,6 +408,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
             const c = colds.get(dataset)?.cold;
             return s && c ? withCold(s, c, fieldsOf(dataset).length) : s;
         },
+        memoryBytes: name => stores.get(name)?.byteSize() ?? 0,
         coldCacheStats: () => ({ bytes: coldCache.bytes, blocks: coldCache.blocks, capacity: coldCache.capacity, reads: coldCache.reads }),
         snapshot(dataset) {
             return stores.get(dataset)?.snapshot();

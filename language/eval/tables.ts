@@ -1014,9 +1014,15 @@ export class DatasetStore {
         return out;
     }
 
-    stats(): { name: string; rows: number; fields: number; bytes: number; minTime?: string; maxTime?: string } {
+    /** The table's size in memory (an estimate: typed arrays exactly, strings and dynamic values roughly). O(fields). */
+    byteSize(): number {
         let bytes = this.rows * (8 + 4 + 8 + 4 + 4 + 4);
         for (const f of this.fieldOrder) bytes += f.byteSize();
+        return bytes;
+    }
+
+    stats(): { name: string; rows: number; fields: number; bytes: number; minTime?: string; maxTime?: string } {
+        const bytes = this.byteSize();
         const snap = this.snapshot();
         const min = snap.minTime();
         const max = snap.maxTime();

@@ -167,7 +167,7 @@ export function createEngineAdapter(opts: EngineAdapterOptions): EngineAdapter {
             return pool?.stats();
         },
         memoryBytes(name) {
-            return engine.stats(name)?.bytes ?? 0;
+            return engine.memoryBytes(name);
         },
         async close() {
             await pool?.close();
