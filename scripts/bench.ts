@@ -24,6 +24,7 @@ const SECTIONS: SectionEntry[] = [
     { name: 'eval', title: 'eval (issue 4): our engine vs DuckDB on 1M sample-http-logs events', load: async () => (await import('./bench/eval.js')).evalSection },
     { name: 'service', title: 'service (issue 5): HTTP ingest, query and start-up', load: async () => (await import('./bench/service.js')).serviceSection },
     { name: 'scale', title: 'scale (issue 14): queries on every core (the query pool) and at 10M events', load: async () => (await import('./bench/scale.js')).scaleSection },
+    { name: 'cold', title: 'cold (issue 14 part 2): data larger than memory — the service under --memory-limit', load: async () => (await import('./bench/cold.js')).coldSection },
     { name: 'robust', title: 'robust (issue 9): linear parsing, linear-time regexes, the row budget', load: async () => (await import('./bench/robust.js')).robustSection },
     { name: 'responsive', title: 'responsive (issue 10): ingest latency while a heavy query runs', load: async () => (await import('./bench/responsive.js')).responsiveSection },
     { name: 'vscode', title: 'vscode (issue 11): the extension in code-server — first rows, export, webview heap', load: async () => (await import('./bench/vscode.js')).vscodeSection },

@@ -1,0 +1,408 @@
+/**
+ * Section "cold" (issue 14 part 2, data larger than memory), against the service running as
+ * deployed (`apl serve`, the esbuild bundle of the CLI command, in a child process) with
+ * `--memory-limit L` (default 512m, `APL_BENCH_COLD_LIMIT`) and 2 query workers:
+ * - N generated sample-http-logs events (`APL_BENCH_COLD_EVENTS`; default 20M, 2M with --quick,
+ *   the events of the eval section's generator) ingested over HTTP in NDJSON bodies of 10k events,
+ *   2 requests in flight; the rate excludes generation (bodies are serialised in batches before
+ *   the timed requests). The dataset does not fit half of L, so its blocks stay on disk;
+ * - Q1–Q8 over the whole time range, the blocks they read (`status.blocksExamined`); a query that
+ *   needs all its blocks in memory at once and exceeds the block cache is refused (HTTP 400
+ *   `limit`) and shown as such;
+ * - `count` over the last hour of the data: the blocks it reads of those on disk;
+ * - the server's resident memory (VmRSS sampled every 100 ms through ingest and queries, and
+ *   VmHWM) against L plus its RSS right after start-up;
+ * - correctness and cost: the same data directory served again with everything in memory
+ *   (`--memory-limit 64g`); the queries that answered with blocks on disk, plus Q4 and Q5 over the
+ *   last day, must answer the same (statistics aside, reals to 9 significant digits); the ratio
+ *   column is the time with blocks on disk ÷ the time in memory.
+ */
+import { readdirSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { parseSizeOption } from '../../client/cli/options.js';
+import { type BenchContext, type Row, type SectionResult, Skip, firstLine, fmtBytes, fmtMs, fmtRate, projectPath, summarize } from './harness.js';
+import { call, serveBundle, startServer, type Started } from './service.js';
+import { chunks } from './eval.js';
+import { EVAL_QUERIES } from './queries.js';
+
+const DATASET = 'sample-http-logs';
+/** The whole time range of the generated events (they end on 2025-01-01), as in the service section. */
+const RANGE = { startTime: '2024-01-01T00:00:00Z', endTime: '2025-01-02T00:00:00Z' };
+const BODY_EVENTS = 10_000;
+const IN_FLIGHT = 2;
+/** Bodies serialised ahead of each timed stretch of requests (200k events). */
+const BODIES_PER_BATCH = 20;
+const HOUR_MS = 3_600_000;
+/** Status fields that legitimately differ between the two modes. */
+const VOLATILE = new Set(['elapsedTime', 'blocksExamined', 'rowsExamined', 'minBlockTime', 'maxBlockTime', 'rowsMatched']);
+/** The queries that may need all their blocks at once (dcount, percentile): refused past the cache bound. */
+const MAY_REFUSE = new Set(['Q4', 'Q5']);
+
+interface Answer {
+    status: number;
+    /** Median of the runs, ms. */
+    ms: number;
+    runs: number;
+    text: string;
+    json?: { status?: { blocksExamined?: number }; tables?: { columns: unknown[][] }[]; detail?: { errorType?: string } };
+}
+
+interface QuerySpec {
+    id: string;
+    apl: string;
+    range: { startTime: string; endTime: string };
+}
+
+/** A bundle of the CLI's `apl serve` (it parses --memory-limit) beside serveBundle's worker bundles. */
+async function cliServeBundle(ctx: BenchContext): Promise<string> {
+    const serviceBundle = await serveBundle(ctx);
+    const outfile = path.join(path.dirname(serviceBundle), 'apl-serve-cli.cjs');
+    const esbuild = await import('esbuild');
+    try {
+        await esbuild.build({
+            bundle: true, platform: 'node', target: 'node20', format: 'cjs', minify: true, keepNames: true, logLevel: 'silent', external: ['@duckdb/node-api', 'vscode'],
+            stdin: {
+                contents: `import { runServeCommand } from './client/cli/commands/serve.ts';\nrunServeCommand(process.argv.slice(2), process.stdout, process.stderr).catch(e => { console.error(e instanceof Error ? e.message : e); process.exit(1); });\n`,
+                resolveDir: projectPath('.'),
+                sourcefile: 'bench-serve-cli-entry.ts',
+                loader: 'ts',
+            },
+            outfile,
+        });
+    } catch (err) {
+        throw new Skip(`apl serve does not build: ${firstLine(err)}`);
+    }
+    return outfile;
+}
+
+/** A field of /proc/<pid>/status in bytes (Linux), else undefined. */
+function procBytes(pid: number | undefined, field: 'VmRSS' | 'VmHWM'): number | undefined {
+    if (pid === undefined) return undefined;
+    try {
+        const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+        return m ? Number(m[1]) * 1024 : undefined;
+    } catch {
+        return undefined;
+    }
+}
+
+/** Samples a process's VmRSS every 100 ms (when the event loop is free) and keeps the peak. */
+class RssSampler {
+    peak = 0;
+    samples = 0;
+    private readonly timer: NodeJS.Timeout;
+    constructor(private readonly pid: number | undefined) {
+        this.sample();
+        this.timer = setInterval(() => this.sample(), 100);
+        this.timer.unref();
+    }
+    sample(): void {
+        const rss = procBytes(this.pid, 'VmRSS');
+        if (rss === undefined) return;
+        this.samples++;
+        if (rss > this.peak) this.peak = rss;
+    }
+    stop(): void {
+        clearInterval(this.timer);
+    }
+}
+
+function countLabel(n: number): string {
+    return n >= 1e6 && n % 1e5 === 0 ? `${n / 1e6}M` : n >= 1e3 && n % 100 === 0 ? `${n / 1e3}k` : String(n);
+}
+
+async function query(base: string, apl: string, range: { startTime: string; endTime: string }): Promise<{ status: number; ms: number; text: string }> {
+    const t0 = performance.now();
+    const r = await call(base, 'POST', '/v1/datasets/_apl?format=tabular', JSON.stringify({ apl, ...range }));
+    return { status: r.status, ms: performance.now() - t0, text: r.text };
+}
+
+/** One run; two more when it is quick (< 3 s) and answered, for a median of 3. */
+async function timed(base: string, apl: string, range: { startTime: string; endTime: string }): Promise<Answer> {
+    const first = await query(base, apl, range);
+    const times = [first.ms];
+    let last = first;
+    if (first.status === 200 && first.ms < 3000) {
+        for (let i = 0; i < 2; i++) {
+            last = await query(base, apl, range);
+            times.push(last.ms);
+            if (last.status !== 200) break;
+        }
+    }
+    let json: Answer['json'];
+    try {
+        json = JSON.parse(last.text) as Answer['json'];
+    } catch {
+        json = undefined;
+    }
+    return { status: last.status, ms: summarize(times).median, runs: times.length, text: last.text, json };
+}
+
+function isLimit(a: Answer): boolean {
+    return a.status === 400 && a.json?.detail?.errorType === 'limit';
+}
+
+/** The answer without what legitimately differs between the modes; reals to 9 significant digits. */
+function comparable(text: string): unknown {
+    return JSON.parse(text, (k, x: unknown) => (VOLATILE.has(k) ? undefined : typeof x === 'number' && !Number.isInteger(x) ? Number(x.toPrecision(9)) : x));
+}
+
+/** Where two JSON values first differ (a path and both values), or undefined. */
+function firstDifference(a: unknown, b: unknown, at = ''): string | undefined {
+    if (a === b) return undefined;
+    if (a && b && typeof a === 'object' && typeof b === 'object') {
+        if (Array.isArray(a) !== Array.isArray(b)) return `${at || '.'}: array vs object`;
+        if (Array.isArray(a) && Array.isArray(b) && a.length !== b.length) return `${at || '.'}: length ${a.length} vs ${b.length}`;
+        const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
+        for (const k of keys) {
+            const d = firstDifference((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${at}.${k}`);
+            if (d) return d;
+        }
+        return undefined;
+    }
+    return `${at || '.'}: ${JSON.stringify(a)?.slice(0, 60)} vs ${JSON.stringify(b)?.slice(0, 60)}`;
+}
+
+function blockFiles(dataDir: string): number {
+    try {
+        return readdirSync(path.join(dataDir, 'datasets', DATASET, 'blocks')).length;
+    } catch {
+        return 0;
+    }
+}
+
+async function stopServer(s: Started): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>(resolve => { timer = setTimeout(() => resolve('late'), 30_000); });
+    const r = await Promise.race([s.stop().then(() => 'stopped' as const), late]);
+    clearTimeout(timer);
+    if (r === 'late' && s.child.exitCode === null && s.child.signalCode === null) {
+        s.child.kill('SIGKILL');
+        await s.stop();
+    }
+}
+
+function* bodies(n: number): Generator<Buffer> {
+    for (const chunk of chunks(n)) {
+        for (let i = 0; i < chunk.length; i += BODY_EVENTS) {
+            yield Buffer.from(chunk.slice(i, i + BODY_EVENTS).map(e => JSON.stringify(e)).join('\n'));
+        }
+    }
+}
+
+async function count(base: string): Promise<number> {
+    const r = await query(base, `['${DATASET}'] | count`, RANGE);
+    if (r.status !== 200) throw new Error(`count: HTTP ${r.status}: ${r.text.slice(0, 200)}`);
+    return Number((JSON.parse(r.text) as { tables: { columns: unknown[][] }[] }).tables[0]?.columns[0]?.[0]);
+}
+
+export async function coldSection(ctx: BenchContext): Promise<SectionResult> {
+    const limitText = process.env.APL_BENCH_COLD_LIMIT ?? '512m';
+    const limit = parseSizeOption('APL_BENCH_COLD_LIMIT', limitText, 16 * 1024 * 1024);
+    const envEvents = process.env.APL_BENCH_COLD_EVENTS;
+    const events = envEvents !== undefined ? Number(envEvents) : ctx.quick ? 2_000_000 : 20_000_000;
+    if (!Number.isInteger(events) || events < BODY_EVENTS) throw new Error(`APL_BENCH_COLD_EVENTS must be a whole number ≥ ${BODY_EVENTS}, not '${envEvents}'`);
+    const label = countLabel(events);
+    const rows: Row[] = [];
+    const notes: string[] = [];
+    const bundle = await cliServeBundle(ctx);
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'apl-bench-cold-'));
+    let server: Started | undefined;
+    let sampler: RssSampler | undefined;
+    const serve = async (memoryLimit: string) => {
+        try {
+            return await startServer(bundle, dataDir, ['--memory-limit', memoryLimit, '--query-workers', '2', '--query-timeout', '1h']);
+        } catch (err) {
+            throw new Skip(`the service does not start: ${firstLine(err)}`);
+        }
+    };
+    try {
+        // --- Start under the limit; the RSS right after start-up is the fixed overhead.
+        server = await serve(limitText);
+        const pid = server.child.pid;
+        const startRss = procBytes(pid, 'VmRSS');
+        if (startRss === undefined) throw new Skip('no /proc/<pid>/status to read the server memory from (Linux only)');
+        sampler = new RssSampler(pid);
+        const base = server.base;
+        const created = await call(base, 'POST', '/v2/datasets', JSON.stringify({ name: DATASET }));
+        if (created.status < 200 || created.status >= 300) throw new Error(`creating ${DATASET}: HTTP ${created.status}: ${created.text.slice(0, 200)}`);
+
+        // --- Ingest: serialise a batch of bodies (untimed), send it with IN_FLIGHT requests (timed).
+        ctx.log(`cold: ingesting ${label} events over HTTP (bodies of ${BODY_EVENTS / 1000}k, ${IN_FLIGHT} in flight) under --memory-limit ${limitText}`);
+        let ingestMs = 0;
+        let ingested = 0;
+        let failed = 0;
+        let bytes = 0;
+        const source = bodies(events);
+        let lastLog = performance.now();
+        for (;;) {
+            const batch: Buffer[] = [];
+            for (let i = 0; i < BODIES_PER_BATCH; i++) {
+                const next = source.next();
+                if (next.done) break;
+                batch.push(next.value);
+            }
+            if (batch.length === 0) break;
+            sampler.sample();
+            let i = 0;
+            const t0 = performance.now();
+            const worker = async () => {
+                while (i < batch.length) {
+                    const body = batch[i++]!;
+                    const r = await call(base, 'POST', `/v1/datasets/${DATASET}/ingest`, body, 'application/x-ndjson');
+                    if (r.status !== 200) throw new Error(`ingest: HTTP ${r.status}: ${r.text.slice(0, 200)}`);
+                    const s = JSON.parse(r.text) as { ingested?: number; failed?: number };
+                    ingested += s.ingested ?? 0;
+                    failed += s.failed ?? 0;
+                }
+            };
+            await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+            ingestMs += performance.now() - t0;
+            bytes += batch.reduce((s, b) => s + b.length, 0);
+            if (performance.now() - lastLog > 15_000) {
+                lastLog = performance.now();
+                ctx.log(`cold: ${countLabel(Math.round(ingested / 1e5) * 1e5)} ingested, server RSS ${fmtBytes(procBytes(pid, 'VmRSS') ?? 0)}`);
+            }
+        }
+        if (ingested !== events || failed > 0) notes.push(`warning: the service ingested ${ingested} of ${events} events (${failed} failed)`);
+        const rate = (ingested / ingestMs) * 1000;
+        rows.push({ name: `HTTP ingest, ${label} events, bodies of ${BODY_EVENTS / 1000}k`, ours: `${fmtRate(rate, 'ev')} (${((bytes / ingestMs) * 1000 / 2 ** 20).toFixed(1)} MB/s)`, baseline: '—', ratio: null, bar: '—', pass: null });
+        notes.push(`ingest: ${(bytes / 2 ** 20).toFixed(0)} MB NDJSON in ${fmtMs(ingestMs)} of requests (generation and serialisation excluded: ${BODIES_PER_BATCH} bodies serialised before each timed stretch), ${IN_FLIGHT} in flight, each acknowledged durably`);
+
+        // Let the compactions settle (the block count stops growing), so the queries see the blocks.
+        for (let last = -1, stable = 0, t0 = performance.now(); stable < 4 && performance.now() - t0 < 60_000;) {
+            await new Promise(r => setTimeout(r, 500));
+            const n = blockFiles(dataDir);
+            stable = n === last ? stable + 1 : 0;
+            last = n;
+        }
+        const totalBlocks = blockFiles(dataDir);
+        const n = await count(base);
+        if (n !== events) notes.push(`warning: the service counts ${n} events, expected ${events}`);
+
+        // --- Q1–Q8 over the whole range, blocks on disk.
+        const specs: QuerySpec[] = EVAL_QUERIES.map(q => ({ id: q.id, apl: q.apl, range: RANGE }));
+        const maxTimeAnswer = await query(base, `['${DATASET}'] | summarize m = max(_time)`, RANGE);
+        if (maxTimeAnswer.status !== 200) throw new Error(`max(_time): HTTP ${maxTimeAnswer.status}: ${maxTimeAnswer.text.slice(0, 200)}`);
+        const maxTime = String((JSON.parse(maxTimeAnswer.text) as { tables: { columns: unknown[][] }[] }).tables[0]?.columns[0]?.[0]);
+        const maxMs = Date.parse(maxTime);
+        if (!Number.isFinite(maxMs)) throw new Error(`max(_time) is not a time: ${maxTime}`);
+        const lastHour = { startTime: new Date(maxMs - HOUR_MS).toISOString(), endTime: RANGE.endTime };
+        const lastDay = { startTime: new Date(maxMs - 24 * HOUR_MS).toISOString(), endTime: RANGE.endTime };
+        const hourSpec: QuerySpec = { id: 'count, last hour', apl: `['${DATASET}'] | count`, range: lastHour };
+        specs.push(hourSpec);
+        for (const id of ['Q4', 'Q5']) specs.push({ id: `${id}, last day`, apl: EVAL_QUERIES.find(q => q.id === id)!.apl, range: lastDay });
+
+        const cold = new Map<string, Answer>();
+        for (const s of specs) {
+            ctx.log(`cold: ${s.id} (${label}, blocks on disk)`);
+            cold.set(s.id, await timed(base, s.apl, s.range));
+        }
+        sampler.sample();
+        sampler.stop();
+        const hwm = procBytes(pid, 'VmHWM') ?? 0;
+        const sampledPeak = sampler.peak;
+        const peak = Math.max(sampledPeak, hwm);
+        const rssSamples = sampler.samples;
+        sampler = undefined;
+        ctx.log('cold: restarting the service on the same data with --memory-limit 64g (everything in memory)');
+        await stopServer(server);
+        server = undefined;
+
+        // --- The same data, all in memory.
+        server = await serve('64g');
+        const loadT0 = performance.now();
+        let loadedCount = -1;
+        while ((loadedCount = await count(server.base)) !== events && performance.now() - loadT0 < 600_000) await new Promise(r => setTimeout(r, 500));
+        notes.push(`in memory: the restarted service (--memory-limit 64g) counted ${loadedCount} events ${fmtMs(performance.now() - loadT0)} after it first answered`);
+        const hot = new Map<string, Answer>();
+        for (const s of specs) {
+            const c = cold.get(s.id)!;
+            if (c.status !== 200) continue;
+            ctx.log(`cold: ${s.id} (${label}, in memory)`);
+            hot.set(s.id, await timed(server.base, s.apl, s.range));
+        }
+
+        // --- Rows: one per query, cold time vs in-memory time.
+        const mismatches: string[] = [];
+        let compared = 0;
+        for (const s of specs) {
+            const c = cold.get(s.id)!;
+            const h = hot.get(s.id);
+            const name = `${s.id} (${label}, blocks on disk)`;
+            if (s === hourSpec) continue;
+            if (isLimit(c)) {
+                rows.push({ name, ours: 'refused: needs all blocks at once', baseline: '—', ratio: null, bar: '—', pass: MAY_REFUSE.has(s.id.slice(0, 2)) ? null : false });
+                continue;
+            }
+            if (c.status !== 200) {
+                rows.push({ name, ours: `HTTP ${c.status}: ${(c.json as { message?: string } | undefined)?.message?.slice(0, 50) ?? c.text.slice(0, 50)}`, baseline: '—', ratio: null, bar: '—', pass: false });
+                continue;
+            }
+            const blocks = c.json?.status?.blocksExamined;
+            rows.push({
+                name,
+                ours: `${fmtMs(c.ms)}, ${blocks ?? '?'} blocks`,
+                baseline: h && h.status === 200 ? `${fmtMs(h.ms)} in memory` : `HTTP ${h?.status ?? '—'} in memory`,
+                ratio: h && h.status === 200 ? c.ms / h.ms : null,
+                bar: '—',
+                pass: null,
+            });
+        }
+        for (const s of specs) {
+            const c = cold.get(s.id)!;
+            const h = hot.get(s.id);
+            if (c.status !== 200 || !h) continue;
+            compared++;
+            if (h.status !== 200) {
+                mismatches.push(`${s.id}: HTTP ${h.status} in memory`);
+                continue;
+            }
+            const d = firstDifference(comparable(c.text), comparable(h.text));
+            if (d) mismatches.push(`${s.id}: ${d}`);
+        }
+
+        // --- The last hour: the blocks of that hour only.
+        const hc = cold.get(hourSpec.id)!;
+        const hb = hc.json?.status?.blocksExamined;
+        const hh = hot.get(hourSpec.id);
+        rows.push({
+            name: `count, last hour (${label}, blocks on disk)`,
+            ours: hc.status === 200 ? `${fmtMs(hc.ms)}, ${hb} of ${totalBlocks} blocks` : `HTTP ${hc.status}`,
+            baseline: hh?.status === 200 ? `${fmtMs(hh.ms)} in memory` : '—',
+            ratio: hh?.status === 200 && hc.status === 200 ? hc.ms / hh.ms : null,
+            bar: '≤ 2 blocks',
+            pass: hc.status === 200 && hb !== undefined && hb <= 2,
+        });
+        rows.push({
+            name: 'server RSS peak',
+            ours: fmtBytes(peak),
+            baseline: `${fmtBytes(startRss)} at start`,
+            ratio: null,
+            bar: `≤ ${fmtBytes(limit + startRss)}`,
+            pass: peak <= limit + startRss,
+        });
+        rows.push({
+            name: 'answers equal to the in-memory engine',
+            ours: `${compared - mismatches.length} of ${compared}`,
+            baseline: '—',
+            ratio: null,
+            bar: `${compared} of ${compared}`,
+            pass: compared > 0 && mismatches.length === 0,
+        });
+
+        notes.push(`memory: --memory-limit ${limitText} (${fmtBytes(limit)}): half for datasets in memory, a quarter (${fmtBytes(limit / 4)}) for blocks read from disk, split among 2 query workers; the dataset's ${totalBlocks} blocks (${countLabel(events)} events) stay on disk`);
+        notes.push(`RSS peak: the larger of VmRSS sampled every 100 ms through ingest and queries (${rssSamples} samples, peak ${fmtBytes(sampledPeak)}) and VmHWM (${fmtBytes(hwm)}); bar: the limit plus the RSS right after start-up (${fmtBytes(startRss)})`);
+        notes.push(`queries: POST /v1/datasets/_apl?format=tabular over ${RANGE.startTime} … ${RANGE.endTime} (the last hour / day: from max(_time) ${maxTime} − 1h / − 24h); time = median of 3 runs when one takes < 3 s, else 1 run; "N blocks" = status.blocksExamined; ratio = blocks on disk ÷ in memory (the same directory served with --memory-limit 64g)`);
+        const refused = specs.filter(s => isLimit(cold.get(s.id)!)).map(s => s.id);
+        if (refused.length > 0) notes.push(`refused with blocks on disk (HTTP 400 limit: they need all their blocks in memory at once, more than the block cache holds): ${refused.join(', ')}`);
+        notes.push(`answers compared (statistics elapsedTime, blocksExamined, rowsExamined, min/maxBlockTime, rowsMatched left out; reals to 9 significant digits): ${specs.filter(s => cold.get(s.id)!.status === 200 && hot.has(s.id)).map(s => s.id).join(', ')}`);
+        for (const m of mismatches) notes.push(`warning: answers differ: ${m}`);
+    } finally {
+        sampler?.stop();
+        if (server) await stopServer(server).catch(() => undefined);
+        rmSync(dataDir, { recursive: true, force: true });
+    }
+    return { rows, notes };
+}
