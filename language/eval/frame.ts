@@ -57,6 +57,8 @@ export class Frame {
 }
 
 export const ROWID = '$rowid';
+/** A scan's `_time`, carried hidden through row-wise steps (which may drop or redefine `_time`) to merge sources in time order. */
+export const SCAN_TIME = '$scantime';
 
 export function cellOf(c: FrameCol, i: number): AplValue {
     return c.data.get(c.sel ? c.sel[i] : i);

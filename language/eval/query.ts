@@ -13,12 +13,12 @@ import type { ScalarType } from './columns.js';
 import { AplQueryError, errorAt, unsupportedAt } from './errors.js';
 import { QueryBudget, type QueryInterruption, type QueryLimits } from './budget.js';
 import { type Binding, type QueryEnv, castValue, compileExpr, defaultName, normType } from './expr.js';
-import { Frame, denseFrame, takeRows } from './frame.js';
+import { Frame, SCAN_TIME, cellOf, denseFrame, takeRows } from './frame.js';
 import { aggregateIsOrderInsensitive, findAggregateCalls } from './aggregate.js';
 import type { Snapshot } from './tables.js';
 import type { ColdAccess } from './cold-blocks.js';
 import { type ParsedCursor, parseCursor } from '../api/row-id.js';
-import { coldSourcesInOrder, concatFrames, evalSource, letBinding, type ExternalDataReader } from './sources.js';
+import { coldSourcesInOrder, concatFrames, evalSource, inTimeOrder, letBinding, type ColdSource, type ExternalDataReader } from './sources.js';
 import { constLong, emptyFrame, type OperatorImpl } from './operators/common.js';
 import { OPERATORS } from './operators/index.js';
 import { topN } from './operators/sort.js';
@@ -355,8 +355,10 @@ const STREAMABLE = new Set([
  * `dataset | <row-wise steps> [| sort by _time] [| take N]` over a dataset with blocks on disk: its sources one at a
  * time in the scan's order, each through the row-wise steps, until N rows are kept; without a
  * `take`, every source is filtered (the status counts all matches) but only the first page of rows
- * is kept. With a take, `rowsMatched` counts the matches among the sources read. Kept rows are copied out of their source, so one block at a time is held. Undefined
- * when the pipeline has another shape or the sources overlap in time (then it runs as one scan).
+ * is kept. With a take, `rowsMatched` counts the matches among the sources read. Sources are read
+ * in order of their newest row (oldest for an ascending scan) and merged by (_time, row id), so
+ * blocks that overlap in time (late events) give the same rows as one scan. Kept rows are copied out of their source, so one block at a time is held. Undefined
+ * when the pipeline has another shape (then it runs as one scan).
  */
 function streamCold(p: ast.Pipeline, need: OrderNeed, env: QueryEnv, state: RunState): { frame: Frame; next: number } | undefined {
     if (p.source.$type !== 'NameReference' && p.source.$type !== 'BracketReference') return undefined;
@@ -368,40 +370,38 @@ function streamCold(p: ast.Pipeline, need: OrderNeed, env: QueryEnv, state: RunS
     const takeOp = ops[sortOp ? k + 1 : k];
     if (takeOp !== undefined && takeOp.$type !== 'TakeOperator') return undefined;
     if (takeOp !== undefined && ops.length > (sortOp ? k + 2 : k + 1)) return undefined;
-    const sources = coldSourcesInOrder((p.source as ast.NameReference).name, env, state, need === 'asc' ? 'asc' : 'desc', ops);
+    const dir = need === 'asc' ? 'asc' : 'desc';
+    const sources = coldSourcesInOrder((p.source as ast.NameReference).name, env, state, dir, ops);
     if (!sources) return undefined;
     const o = state.opts;
     const countAll = takeOp === undefined;
     // Without a take, the page cap decides (one row more tells runQuery that the cap applied).
     const limit = countAll ? Math.min(o.limit !== undefined && o.limit > 0 ? o.limit : o.defaultLimit, o.maxLimit) + 1 : constLong((takeOp as ast.TakeOperator).count, env, 'take');
     if (!countAll) state.sawTake = true;
-    const parts: { frame: Frame; source: string }[] = [];
-    let kept = 0;
+    /** The first `limit` rows so far in scan order, copied out of their sources. */
+    let kept: Frame | undefined;
     let matched = 0;
-    let last: Frame | undefined;
-    for (const scan of sources) {
-        if (!countAll && kept >= limit) break;
-        let f = scan();
+    for (const s of sources) {
+        if (!countAll && kept !== undefined && kept.length >= limit && !mayPrecede(s, kept, dir)) break;
+        let f = s.scan();
         for (const op of ops.slice(0, k)) f = applyOperator(op, f, env, state);
-        last = f;
         matched += f.length;
-        if (kept < limit && f.length > 0) {
-            const t = denseFrame(takeRows(f, limit - kept));
-            parts.push({ frame: t, source: '' });
-            kept += t.length;
-        }
+        if (kept !== undefined && f.length === 0) continue;
+        const fresh = denseFrame(takeRows(f, limit));
+        // Sources may overlap in time (late events): then the merge sorts by (_time, row id).
+        kept = kept === undefined ? fresh : denseFrame(takeRows(inTimeOrder([kept, fresh], dir, SCAN_TIME), limit));
     }
     // Matches among the rows read (with a take, the sources after the N-th row are not read at all).
     state.stats.rowsMatched = matched;
-    let frame: Frame;
-    if (parts.length === 0) frame = takeRows(last!, 0);
-    else if (parts.length === 1) frame = parts[0].frame;
-    else {
-        const all = concatFrames(parts, undefined);
-        frame = all.with(all.cols, parts[0].frame.meta);
-    }
+    const frame = kept!.with(kept!.cols.filter(c => c.name !== SCAN_TIME));
     // The sort (if any) and the take run on the rows kept: they are the first ones in that order.
     return { frame, next: k };
+}
+
+/** Whether a source may hold a row that comes before the last of `kept` in the scan's order. */
+function mayPrecede(s: ColdSource, kept: Frame, dir: 'asc' | 'desc'): boolean {
+    const t = (cellOf(kept.find(SCAN_TIME)!, kept.length - 1) as Datetime).ns;
+    return dir === 'desc' ? s.hi >= t : s.lo <= t;
 }
 
 /** A sort by `_time` alone (either direction). */

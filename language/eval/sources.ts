@@ -10,7 +10,7 @@ import { type AplValue, type Datetime } from '../values.js';
 import { ConstColumn, FnColumn, NumColumn, type ScalarType, StrBuilder, builderFor } from './columns.js';
 import { errorAt } from './errors.js';
 import { type Binding, type QueryEnv, compileExpr, isTabular, normType, vecToFrameCol } from './expr.js';
-import { Frame, ROWID, type FrameCol, type FrameMeta, cellOf, concatColumns, selectRows } from './frame.js';
+import { Frame, ROWID, SCAN_TIME, type FrameCol, type FrameMeta, cellOf, concatColumns, selectRows } from './frame.js';
 import { DatasetStore, RowIdColumn, type Snapshot } from './tables.js';
 import { ColdScan, pickBlocks, type ColdAccess, type ColdBlock, type ColdField } from './cold-blocks.js';
 import Papa from 'papaparse';
@@ -188,29 +188,38 @@ function conform(frame: Frame, fields: readonly ColdField[]): Frame {
  * then the rows in memory), as scans to run one at a time in the scan's order; undefined when their
  * time spans overlap, so that no order of whole sources is the scan's order.
  */
-export function coldSourcesInOrder(name: string, env: QueryEnv, state: RunState, need: OrderNeed, ops: readonly ast.TabularOperator[]): (() => Frame)[] | undefined {
+export interface ColdSource {
+    /** Bounds of the source's `_time` (ns). */
+    lo: bigint;
+    hi: bigint;
+    /** Its scan, with `SCAN_TIME` carried hidden. */
+    scan(): Frame;
+}
+
+/**
+ * The sources of a dataset with blocks on disk that a scan needs (the blocks of its time range,
+ * then the rows in memory), as scans to run one at a time: ordered by their newest row for a
+ * descending scan, by their oldest for an ascending one. Undefined when `name` is no such dataset.
+ */
+export function coldSourcesInOrder(name: string, env: QueryEnv, state: RunState, need: 'asc' | 'desc', ops: readonly ast.TabularOperator[]): ColdSource[] | undefined {
     if (env.bindings.has(name)) return undefined;
     const cold = state.data.cold?.(name);
     const hot = state.data.snapshot(name);
     if (!cold || !hot) return undefined;
     const terms = state.opts.pruneBlocks === false ? [] : pruneTerms(ops, env);
-    const spans: { lo: bigint; hi: bigint; scan: () => Frame }[] = pickBlocks(cold.blocks, state.opts.startTime, state.opts.endTime, terms).map(b => ({
+    const scanOf = (snap: () => Snapshot) => (): Frame => {
+        const f = conform(scanDataset(snap(), need, state, terms), cold.fields);
+        return f.with([...f.cols, { ...f.find('_time')!, name: SCAN_TIME, hidden: true }]);
+    };
+    const sources: ColdSource[] = pickBlocks(cold.blocks, state.opts.startTime, state.opts.endTime, terms).map(b => ({
         lo: b.minTime,
         hi: b.maxTime,
-        scan: () => {
-            const snap = cold.load(b)?.snapshot ?? emptySnapshot(name);
-            return conform(scanDataset(snap, need, state, terms), cold.fields);
-        },
+        scan: scanOf(() => cold.load(b)?.snapshot ?? emptySnapshot(name)),
     }));
-    const lo = hot.minTime();
-    const hi = hot.maxTime();
-    const hotScan = () => conform(scanDataset(hot, need, state, terms), cold.fields);
-    if (lo !== undefined && hi !== undefined) spans.push({ lo, hi, scan: hotScan });
+    // The rows in memory always: an empty dataset still has its fields.
+    sources.push({ lo: hot.minTime() ?? 0n, hi: hot.maxTime() ?? 0n, scan: scanOf(() => hot) });
     const asc = need === 'asc';
-    spans.sort((a, b) => (asc ? (a.lo < b.lo ? -1 : a.lo > b.lo ? 1 : 0) : b.hi < a.hi ? -1 : b.hi > a.hi ? 1 : 0));
-    for (let i = 1; i < spans.length; i++) if (asc ? spans[i - 1].hi >= spans[i].lo : spans[i - 1].lo <= spans[i].hi) return undefined;
-    // An empty dataset still has its fields: its rows in memory (none) are the one source.
-    return spans.length > 0 ? spans.map(s => s.scan) : [hotScan];
+    return sources.sort((a, b) => (asc ? (a.lo < b.lo ? -1 : a.lo > b.lo ? 1 : 0) : b.hi < a.hi ? -1 : b.hi > a.hi ? 1 : 0));
 }
 
 const emptySnapshot = (name: string): Snapshot => new DatasetStore(name).snapshot();
@@ -220,11 +229,11 @@ const emptySnapshot = (name: string): Snapshot => new DatasetStore(name).snapsho
  * concatenation when their time spans do not overlap (events arrive roughly in time order, so
  * blocks rarely do), else sorted by (_time, row id).
  */
-function inTimeOrder(frames: Frame[], need: OrderNeed): Frame {
+export function inTimeOrder(frames: Frame[], need: OrderNeed, timeName = '_time'): Frame {
     if (frames.length === 1) return frames[0];
     const desc = need !== 'asc';
     const span = frames.map(f => {
-        const t = f.find('_time')!;
+        const t = f.find(timeName)!;
         const a = f.length > 0 ? (cellOf(t, 0) as Datetime).ns : 0n;
         const z = f.length > 0 ? (cellOf(t, f.length - 1) as Datetime).ns : 0n;
         return { frame: f, lo: a < z ? a : z, hi: a < z ? z : a };
@@ -240,7 +249,7 @@ function inTimeOrder(frames: Frame[], need: OrderNeed): Frame {
     const all = concatFrames(ordered.map(s => ({ frame: s.frame, source: '' })), undefined);
     const meta: FrameMeta = { order: [{ field: '_time', desc }], datasetOrder: need === 'asc' ? 'asc' : need === 'desc' ? 'desc' : undefined };
     if (disjoint || need === 'none') return all.with(all.cols, need === 'none' ? { order: meta.order } : meta);
-    const time = all.find('_time')!;
+    const time = all.find(timeName)!;
     const rid = all.find(ROWID)!;
     const ns = new Array<bigint>(all.length);
     for (let i = 0; i < all.length; i++) ns[i] = (cellOf(time, i) as Datetime).ns;
@@ -495,6 +504,8 @@ export function concatFrames(parts: { frame: Frame; source: string }[], withsour
     if (parts.some(p => p.frame.find(ROWID))) {
         cols.push(merged(parts.map(p => p.frame.find(ROWID)), 'string', ROWID, true));
     }
+    // A scan's time carried for merging sources (streamCold) survives when every part has it.
+    if (parts.every(p => p.frame.find(SCAN_TIME))) cols.push(merged(parts.map(p => p.frame.find(SCAN_TIME)), 'datetime', SCAN_TIME, true));
     return new Frame(cols, total, { order: parts.length === 1 ? parts[0].frame.meta.order : undefined });
 }
 

@@ -260,10 +260,23 @@ describe('reading only what a query needs', () => {
 describe('row-wise pipelines stream block by block', () => {
     // Room for one block: a scan that held the blocks it needs would fail (see above).
     const p = pair({ batches: 8, per: 2000, coldBatches: 7, cacheBytes: 1 });
-    for (const apl of ["['d'] | where n > 500 | project _time, n, status | take 20", "['d'] | where n > 990", "['d'] | take 3", "['d'] | where status == 'nope'", "['d'] | extend k = n * 2 | where k > 1990 | take 5000"]) {
+    // Every block of these spans the whole time range (late events everywhere): merged by time.
+    const overlapping = pair({ batches: 8, per: 2000, coldBatches: 7, cacheBytes: 1, shuffled: true });
+    for (const apl of [
+        "['d'] | where n > 500 | project _time, n, status | take 20",
+        "['d'] | where n > 990",
+        "['d'] | take 3",
+        "['d'] | where status == 'nope'",
+        "['d'] | extend k = n * 2 | where k > 1990 | take 5000",
+        "['d'] | project n, label | take 9",
+        "['d'] | where ok | sort by _time asc | take 11",
+        "['d'] | extend _time = datetime(2020-01-01) | take 4",
+    ]) {
         it(apl, async () => {
-            expect(same(await p.tiered.query(apl, OPTS), apl)).toEqual(same(await p.whole.query(apl, OPTS), apl));
-            expect(same(await p.tiered.query(apl, { ...OPTS, limit: 7 }), apl)).toEqual(same(await p.whole.query(apl, { ...OPTS, limit: 7 }), apl));
+            for (const q of [p, overlapping]) {
+                expect(same(await q.tiered.query(apl, OPTS), apl)).toEqual(same(await q.whole.query(apl, OPTS), apl));
+                expect(same(await q.tiered.query(apl, { ...OPTS, limit: 7 }), apl)).toEqual(same(await q.whole.query(apl, { ...OPTS, limit: 7 }), apl));
+            }
         });
     }
 
