@@ -198,22 +198,34 @@ export class ColdScan {
 
 const mb = (n: number): string => (n < 1024 * 1024 ? `${Math.ceil(n / 1024)} KB` : `${(n / (1024 * 1024)).toFixed(1)} MB`);
 
-/** The fields of a dataset: its in-memory part's, then those only its blocks have (types widened as an append would). */
+/** Two descriptions of one field as one column holding both kinds of values would describe it. */
+function widen(had: ColdField, f: ColdField): ColdField {
+    if (had.type === f.type && had.axiomType === f.axiomType) return had;
+    const numeric = (had.type === 'long' || had.type === 'real') && (f.type === 'long' || f.type === 'real');
+    if (numeric) return had.type === 'long' && f.type === 'long' ? had : { name: f.name, type: 'real', axiomType: had.axiomType === 'float' && f.axiomType === 'float' ? 'float' : 'integer|float' };
+    // The kinds seen, as the in-memory column lists them: sorted.
+    const kinds = [...new Set([...had.axiomType.split('|'), ...f.axiomType.split('|')])].filter(k => k !== '').sort();
+    return { name: f.name, type: 'dynamic', axiomType: kinds.join('|') };
+}
+
+/** The blocks' fields merged, once per cold list (a query asks per scan, and per block part). */
+const blockFields = new WeakMap<ColdDataset, Map<string, ColdField>>();
+
+function fieldsOfBlocks(cold: ColdDataset): Map<string, ColdField> {
+    let out = blockFields.get(cold);
+    if (!out) {
+        out = new Map();
+        for (const b of cold.blocks) for (const f of b.fields) out.set(f.name, out.has(f.name) ? widen(out.get(f.name)!, f) : f);
+        blockFields.set(cold, out);
+    }
+    return out;
+}
+
+/** The fields of a dataset: its blocks' and its in-memory part's, types widened as one table holding all would. */
 export function mergeColdFields(hot: readonly ColdField[], cold: ColdDataset | undefined): ColdField[] {
     if (!cold) return [...hot];
-    const out = new Map<string, ColdField>();
-    const add = (f: ColdField) => {
-        const had = out.get(f.name);
-        if (!had) out.set(f.name, { ...f });
-        else if (had.type !== f.type) {
-            const numeric = (had.type === 'long' || had.type === 'real') && (f.type === 'long' || f.type === 'real');
-            // The kinds seen, as the in-memory column lists them: sorted, and whole numbers beside fractions as `integer|float`.
-            const kinds = [...new Set([...had.axiomType.split('|'), ...f.axiomType.split('|')])].filter(k => k !== '').sort();
-            out.set(f.name, numeric ? { name: f.name, type: 'real', axiomType: 'integer|float' } : { name: f.name, type: 'dynamic', axiomType: kinds.join('|') });
-        }
-    };
-    for (const b of cold.blocks) for (const f of b.fields) add(f);
-    for (const f of hot) add(f);
+    const out = new Map(fieldsOfBlocks(cold));
+    for (const f of hot) out.set(f.name, out.has(f.name) ? widen(out.get(f.name)!, f) : f);
     const system = ['_time', '_sysTime'];
     const rest = [...out.values()].filter(f => !system.includes(f.name)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     return [...system.map(name => ({ name, type: 'datetime' as ScalarType, axiomType: 'datetime' })), ...rest];

@@ -1,7 +1,8 @@
 /**
  * Section "cold" (issue 14 part 2, data larger than memory), against the service running as
  * deployed (`apl serve`, the esbuild bundle of the CLI command, in a child process) with
- * `--memory-limit L` (default 512m, `APL_BENCH_COLD_LIMIT`) and 2 query workers:
+ * `--memory-limit L` (`APL_BENCH_COLD_LIMIT`; default 512m, 256m with --quick so that its 2M events
+ * do not fit half of it either) and 2 query workers:
  * - N generated sample-http-logs events (`APL_BENCH_COLD_EVENTS`; default 20M, 2M with --quick,
  *   the events of the eval section's generator) ingested over HTTP in NDJSON bodies of 10k events,
  *   2 requests in flight; the rate excludes generation (bodies are serialised in batches before
@@ -198,7 +199,8 @@ async function count(base: string): Promise<number> {
 }
 
 export async function coldSection(ctx: BenchContext): Promise<SectionResult> {
-    const limitText = process.env.APL_BENCH_COLD_LIMIT ?? '512m';
+    // --quick: 2M events take about 230 MB in memory, which fits half of 512m; 256m keeps them on disk.
+    const limitText = process.env.APL_BENCH_COLD_LIMIT ?? (ctx.quick ? '256m' : '512m');
     const limit = parseSizeOption('APL_BENCH_COLD_LIMIT', limitText, 16 * 1024 * 1024);
     const envEvents = process.env.APL_BENCH_COLD_EVENTS;
     const events = envEvents !== undefined ? Number(envEvents) : ctx.quick ? 2_000_000 : 20_000_000;
@@ -225,6 +227,18 @@ export async function coldSection(ctx: BenchContext): Promise<SectionResult> {
         if (startRss === undefined) throw new Skip('no /proc/<pid>/status to read the server memory from (Linux only)');
         sampler = new RssSampler(pid);
         const base = server.base;
+        // The service logs (stderr) when a dataset starts keeping its blocks on disk.
+        let onDiskLog: string | undefined;
+        const serverLog: string[] = [];
+        let partial = '';
+        server.child.stderr!.on('data', (d: Buffer) => {
+            const lines = (partial + d.toString()).split('\n');
+            partial = lines.pop()!;
+            for (const line of lines) {
+                if (serverLog.length < 200) serverLog.push(line);
+                if (onDiskLog === undefined && /stay on disk/.test(line)) onDiskLog = line;
+            }
+        });
         const created = await call(base, 'POST', '/v2/datasets', JSON.stringify({ name: DATASET }));
         if (created.status < 200 || created.status >= 300) throw new Error(`creating ${DATASET}: HTTP ${created.status}: ${created.text.slice(0, 200)}`);
 
@@ -265,6 +279,7 @@ export async function coldSection(ctx: BenchContext): Promise<SectionResult> {
                 ctx.log(`cold: ${countLabel(Math.round(ingested / 1e5) * 1e5)} ingested, server RSS ${fmtBytes(procBytes(pid, 'VmRSS') ?? 0)}`);
             }
         }
+        const ingestPeak = sampler.peak;
         if (ingested !== events || failed > 0) notes.push(`warning: the service ingested ${ingested} of ${events} events (${failed} failed)`);
         const rate = (ingested / ingestMs) * 1000;
         rows.push({ name: `HTTP ingest, ${label} events, bodies of ${BODY_EVENTS / 1000}k`, ours: `${fmtRate(rate, 'ev')} (${((bytes / ingestMs) * 1000 / 2 ** 20).toFixed(1)} MB/s)`, baseline: '—', ratio: null, bar: '—', pass: null });
@@ -294,6 +309,8 @@ export async function coldSection(ctx: BenchContext): Promise<SectionResult> {
         specs.push(hourSpec);
         for (const id of ['Q4', 'Q5']) specs.push({ id: `${id}, last day`, apl: EVAL_QUERIES.find(q => q.id === id)!.apl, range: lastDay });
 
+        const afterIngest = procBytes(pid, 'VmRSS') ?? 0;
+        const querySampler = new RssSampler(pid);
         const cold = new Map<string, Answer>();
         for (const s of specs) {
             ctx.log(`cold: ${s.id} (${label}, blocks on disk)`);
@@ -301,6 +318,8 @@ export async function coldSection(ctx: BenchContext): Promise<SectionResult> {
         }
         sampler.sample();
         sampler.stop();
+        querySampler.stop();
+        const queryPeak = querySampler.peak;
         const hwm = procBytes(pid, 'VmHWM') ?? 0;
         const sampledPeak = sampler.peak;
         const peak = Math.max(sampledPeak, hwm);
@@ -393,8 +412,13 @@ export async function coldSection(ctx: BenchContext): Promise<SectionResult> {
         });
 
         notes.push(`memory: --memory-limit ${limitText} (${fmtBytes(limit)}): half for datasets in memory, a quarter (${fmtBytes(limit / 4)}) for blocks read from disk, split among 2 query workers; the dataset's ${totalBlocks} blocks (${countLabel(events)} events) stay on disk`);
+        if (onDiskLog === undefined) notes.push(`warning: the service never said that ${DATASET} keeps its blocks on disk: it fits half of the limit, and the figures are those of a dataset in memory`);
+        else notes.push(`the service: ${onDiskLog.replace(/^\[apl serve\] /, '')}`);
+        const errors = serverLog.filter(l => /error|fail|crash|heap/i.test(l));
+        for (const l of errors.slice(0, 5)) notes.push(`service log: ${l.slice(0, 200)}`);
+        notes.push(`RSS by phase: ${fmtBytes(startRss)} at start, peak ${fmtBytes(ingestPeak)} during ingest, ${fmtBytes(afterIngest)} after it, peak ${fmtBytes(queryPeak)} during the queries`);
         notes.push(`RSS peak: the larger of VmRSS sampled every 100 ms through ingest and queries (${rssSamples} samples, peak ${fmtBytes(sampledPeak)}) and VmHWM (${fmtBytes(hwm)}); bar: the limit plus the RSS right after start-up (${fmtBytes(startRss)})`);
-        notes.push(`queries: POST /v1/datasets/_apl?format=tabular over ${RANGE.startTime} … ${RANGE.endTime} (the last hour / day: from max(_time) ${maxTime} − 1h / − 24h); time = median of 3 runs when one takes < 3 s, else 1 run; "N blocks" = status.blocksExamined; ratio = blocks on disk ÷ in memory (the same directory served with --memory-limit 64g)`);
+        notes.push(`queries: POST /v1/datasets/_apl?format=tabular over ${RANGE.startTime} … ${RANGE.endTime} (the last hour / day: from max(_time) ${maxTime} − 1h / − 24h); time = median of 3 runs when one takes < 3 s, else 1 run; "N blocks" = status.blocksExamined (the engine's 64k-row zones it read; a block file on disk holds one or two); ratio = blocks on disk ÷ in memory (the same directory served with --memory-limit 64g)`);
         const refused = specs.filter(s => isLimit(cold.get(s.id)!)).map(s => s.id);
         if (refused.length > 0) notes.push(`refused with blocks on disk (HTTP 400 limit: they need all their blocks in memory at once, more than the block cache holds): ${refused.join(', ')}`);
         notes.push(`answers compared (statistics elapsedTime, blocksExamined, rowsExamined, min/maxBlockTime, rowsMatched left out; reals to 9 significant digits): ${specs.filter(s => cold.get(s.id)!.status === 200 && hot.has(s.id)).map(s => s.id).join(', ')}`);
