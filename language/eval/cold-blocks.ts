@@ -48,6 +48,16 @@ export interface ColdDataset {
     keep: ColdKeep;
     /** The dataset's schema hints (its map fields), for the tables its blocks are read into. */
     hints?: DatasetSchemaHints;
+    /**
+     * Which incarnation of the dataset this is: a dataset deleted and made again reuses block
+     * names, so cached blocks are told apart by it. Default 0.
+     */
+    epoch?: number;
+}
+
+/** A block's identity in the cache: its incarnation and name. */
+export function blockKey(cold: ColdDataset, block: ColdBlock): string {
+    return `${cold.epoch ?? 0}:${block.id}`;
 }
 
 /** Reads a block (the service reads its file). */
@@ -91,6 +101,8 @@ function keepKey(keep: ColdKeep): string {
 interface CachedBlock {
     snapshot: Snapshot;
     bytes: number;
+    dataset: string;
+    block: string;
 }
 
 /**
@@ -120,7 +132,7 @@ export class ColdBlockCache {
 
     /** The block as a table, read on a miss; undefined when the block is gone. */
     load(dataset: string, cold: ColdDataset, block: ColdBlock): CachedBlock | undefined {
-        const key = `${dataset}/${block.id}/${keepKey(cold.keep)}`;
+        const key = `${dataset}\u0000${blockKey(cold, block)}\u0000${keepKey(cold.keep)}`;
         const hit = this.map.get(key);
         if (hit) {
             this.map.delete(key);
@@ -134,7 +146,7 @@ export class ColdBlockCache {
         const store = new DatasetStore(dataset, { ...this.hints(dataset), ...cold.hints });
         store.reserve(chunk.rows);
         store.appendColumns({ ...chunk, select: visibleRows(chunk, cold.keep) });
-        const entry = { snapshot: store.snapshot(), bytes: store.byteSize() };
+        const entry = { snapshot: store.snapshot(), bytes: store.byteSize(), dataset, block: blockKey(cold, block) };
         this.map.set(key, entry);
         this.used += entry.bytes;
         while (this.used > this.capacity && this.map.size > 1) {
@@ -145,10 +157,13 @@ export class ColdBlockCache {
         return entry;
     }
 
-    /** Drops the blocks of a dataset (deleted or reloaded: its block names may be reused). */
-    forget(dataset: string): void {
+    /**
+     * Drops the blocks of a dataset that are not in `keep` (all of them when it is deleted: its
+     * block names may be reused). A reload after a compaction keeps the blocks it still lists.
+     */
+    forget(dataset: string, keep?: ReadonlySet<string>): void {
         for (const [k, e] of this.map) {
-            if (k.startsWith(`${dataset}/`)) {
+            if (e.dataset === dataset && !keep?.has(e.block)) {
                 this.map.delete(k);
                 this.used -= e.bytes;
             }

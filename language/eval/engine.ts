@@ -17,7 +17,7 @@
 import { type ColumnarChunk, DatasetStore, type DatasetSchemaHints, type FlatBatch, type IngestCounts, type IngestOptions, type Snapshot } from './tables.js';
 import type * as ast from '../generated/ast.js';
 import { isTimeSort, parseCached, runQuery, type DataAccess, type ExternalDataReader, type QueryRun, type RunOptions } from './query.js';
-import { ColdBlockCache, mergeColdFields, type ColdAccess, type ColdBlockReader, type ColdDataset } from './cold-blocks.js';
+import { ColdBlockCache, blockKey, mergeColdFields, type ColdAccess, type ColdBlockReader, type ColdDataset } from './cold-blocks.js';
 export type { ColdBlock, ColdBlockReader, ColdDataset, ColdField, ColdKeep } from './cold-blocks.js';
 import { planPartition, type PartialResult, type PartitionPlan, type PartitionSpec } from './parallel.js';
 export { deserializePartial, partialIsUnsupported, serializePartial, type PartialResult, type PartitionPlan, type PartitionSpec } from './parallel.js';
@@ -229,7 +229,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
 
     const coldCache = new ColdBlockCache(options.coldCacheBytes ?? DEFAULT_COLD_CACHE_BYTES, options.coldReader, name => sampleHints.get(name));
     const setCold = (name: string, cold: ColdDataset | undefined): void => {
-        coldCache.forget(name);
+        coldCache.forget(name, cold && new Set(cold.blocks.map(b => blockKey(cold, b))));
         if (cold && cold.blocks.length > 0) colds.set(name, { cold, version: ++coldVersions });
         else colds.delete(name);
     };

@@ -333,6 +333,7 @@ export class DataPlane {
             blocks: view.blocks.map((b) => coldBlock(b, headers.get(name, b.file), mapFields)),
             keep: view.keep,
             hints: { mapFields: meta.mapFields },
+            epoch: this.generation.get(name),
         });
         loader.commit();
         this.eventsLoaded += loader.rows;

@@ -335,6 +335,36 @@ describe('visibility of cold rows', () => {
     });
 });
 
+describe('the block cache across reloads', () => {
+    it('keeps the blocks a reload still lists, and drops those of another incarnation of the dataset', async () => {
+        const events = mixedEvents(900);
+        const reader = new MapReader();
+        const e = createEngine({ coldReader: reader });
+        const c1 = chunkOf(events.slice(0, 300), 1);
+        const c2 = chunkOf(events.slice(300, 600), 2);
+        reader.chunks.set('00000001.blk', c1);
+        reader.chunks.set('00000002.blk', c2);
+        const load = (blocks: ColdBlock[], epoch: number) => {
+            const l = e.loadDataset('d');
+            l.setCold({ blocks, keep: { trims: [] }, epoch });
+            l.commit();
+        };
+        load([blockOf('00000001.blk', c1)], 1);
+        await e.query("['d'] | count", OPTS);
+        expect(reader.reads).toEqual(['00000001.blk']);
+        // A compaction added block 2: block 1 stays cached.
+        load([blockOf('00000001.blk', c1), blockOf('00000002.blk', c2)], 1);
+        expect((await e.query("['d'] | count", OPTS)).tables[0].columns[0]).toEqual([600]);
+        expect(reader.reads).toEqual(['00000001.blk', '00000002.blk']);
+        // Deleted and made again: block 1 is another block now.
+        const other = chunkOf(events.slice(600, 700), 1);
+        reader.chunks.set('00000001.blk', other);
+        load([blockOf('00000001.blk', other)], 2);
+        expect((await e.query("['d'] | count", OPTS)).tables[0].columns[0]).toEqual([100]);
+        expect(reader.reads).toEqual(['00000001.blk', '00000002.blk', '00000001.blk']);
+    });
+});
+
 describe('replicas', () => {
     it('a replica gets the cold list with its deltas and reads the blocks itself', async () => {
         const events = mixedEvents(900);
