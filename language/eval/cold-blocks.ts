@@ -32,6 +32,8 @@ export interface ColdBlock {
     minTime: bigint;
     maxTime: bigint;
     fields: readonly ColdField[];
+    /** Per field, the smallest and largest value (numbers, or strings in code unit order), for skipping the block unread. */
+    ranges?: Readonly<Record<string, { min: number; max: number } | { min: string; max: string }>>;
 }
 
 /** Which rows of the blocks are visible: retention's cut-off and the trims (API E9). */
@@ -171,9 +173,24 @@ export class ColdBlockCache {
     }
 }
 
+/** Whether a block whose field lies in `r` may hold a row where `field op value` holds. */
+function rangeMayMatch(r: { min: number; max: number } | { min: string; max: string }, t: PruneTerm): boolean {
+    const v = t.value;
+    // Only a value of the range's own type decides (a string field compared with a number, say, is left to the filter).
+    if (typeof v !== typeof r.min || (typeof v !== 'number' && typeof v !== 'string')) return true;
+    const { min, max } = r;
+    switch (t.op) {
+        case '==': return v >= min && v <= max;
+        case '<': return min < v;
+        case '<=': return min <= v;
+        case '>': return max > v;
+        case '>=': return max >= v;
+    }
+}
+
 /**
  * The blocks a scan needs: those whose `_time` span meets the request's range [start, end) and the
- * leading `where` terms on `_time`. Cold blocks have no other stats before they are read.
+ * leading `where` terms on `_time`, and whose value ranges (block headers) the other terms allow.
  */
 export function pickBlocks(blocks: readonly ColdBlock[], start: bigint | undefined, end: bigint | undefined, terms: readonly PruneTerm[]): ColdBlock[] {
     let lo = start;
@@ -185,7 +202,15 @@ export function pickBlocks(blocks: readonly ColdBlock[], start: bigint | undefin
         if (t.op === '<' && (hi === undefined || v < hi)) hi = v;
         if ((t.op === '<=' || t.op === '==') && (hi === undefined || v + 1n < hi)) hi = v + 1n;
     }
-    return blocks.filter(b => (lo === undefined || b.maxTime >= lo) && (hi === undefined || b.minTime < hi));
+    const byRange = terms.filter(t => t.field !== '_time');
+    return blocks.filter(b => {
+        if ((lo !== undefined && b.maxTime < lo) || (hi !== undefined && b.minTime >= hi)) return false;
+        for (const t of byRange) {
+            const r = b.ranges?.[t.field];
+            if (r !== undefined && !rangeMayMatch(r, t)) return false;
+        }
+        return true;
+    });
 }
 
 /**

@@ -34,12 +34,14 @@ type Section = [offset: number, length: number, rawLength: number];
 /**
  * `axiom`: the Axiom type names of the column's values (`integer`, `float`, `integer|float`,
  * `string`, `boolean`, or for json the kinds seen joined by `|`), so a dataset's schema can be
- * told from its blocks' headers without reading their data. Absent in blocks written before it.
+ * told from its blocks' headers without reading their data. `min`/`max`: the smallest and largest
+ * value (numbers; strings in UTF-16 code unit order), so a query can skip the block unread. All
+ * three are absent in blocks written before they existed.
  */
 type ColumnMeta = (
-    | { name: string; kind: 'f64'; data: Section; present: Section }
+    | { name: string; kind: 'f64'; data: Section; present: Section; min?: number; max?: number }
     | { name: string; kind: 'bool'; data: Section }
-    | { name: string; kind: 'str'; dict: Section; data: Section }
+    | { name: string; kind: 'str'; dict: Section; data: Section; min?: string; max?: string }
     | { name: string; kind: 'json'; data: Section }
 ) & { axiom?: string };
 
@@ -149,9 +151,9 @@ class BlockWriter {
 
     addColumn(c: BlockColumn): void {
         const axiom = axiomTypes(c);
-        if (c.kind === 'f64') this.columns.push({ name: c.name, kind: 'f64', data: this.section(view(c.values)), present: this.section(view(c.present)), axiom });
+        if (c.kind === 'f64') this.columns.push({ name: c.name, kind: 'f64', data: this.section(view(c.values)), present: this.section(view(c.present)), axiom, ...numberRange(c.values, c.present) });
         else if (c.kind === 'bool') this.columns.push({ name: c.name, kind: 'bool', data: this.section(view(c.values)), axiom });
-        else if (c.kind === 'str') this.columns.push({ name: c.name, kind: 'str', dict: this.section(Buffer.from(JSON.stringify(c.dict))), data: this.section(view(c.codes)), axiom });
+        else if (c.kind === 'str') this.columns.push({ name: c.name, kind: 'str', dict: this.section(Buffer.from(JSON.stringify(c.dict))), data: this.section(view(c.codes)), axiom, ...stringRange(c.dict) });
         else this.columns.push({ name: c.name, kind: 'json', data: this.section(Buffer.from(JSON.stringify(c.values))), axiom });
     }
 
@@ -203,6 +205,31 @@ class BlockWriter {
         this.refs.push(sec);
         return sec;
     }
+}
+
+/** The smallest and largest present value of an f64 column (none when no value is present). */
+function numberRange(values: Float64Array, present: Uint8Array): { min?: number; max?: number } {
+    let min = Infinity;
+    let max = -Infinity;
+    for (let i = 0; i < values.length; i++) {
+        if (((present[i >> 3] >> (i & 7)) & 1) === 0) continue;
+        const x = values[i];
+        if (x < min) min = x;
+        if (x > max) max = x;
+    }
+    return min <= max ? { min, max } : {};
+}
+
+/** The first and last string of a dictionary in code unit order (the order of `<` on strings). */
+function stringRange(dict: readonly string[]): { min?: string; max?: string } {
+    if (dict.length === 0) return {};
+    let min = dict[0];
+    let max = dict[0];
+    for (const s of dict) {
+        if (s < min) min = s;
+        if (s > max) max = s;
+    }
+    return { min, max };
 }
 
 /** The `axiom` of a column's header entry (see ColumnMeta). */

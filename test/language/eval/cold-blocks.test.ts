@@ -39,7 +39,18 @@ function blockOf(id: string, chunk: ColumnarChunk): ColdBlock {
         if (t < min) min = t;
         if (t > max) max = t;
     }
-    return { id, rows: chunk.rows, minTime: min, maxTime: max, fields: s.fieldList().map(f => ({ name: f.name, type: f.type, axiomType: f.axiomType })) };
+    // Value ranges as the store's block headers give them (server/store/block.ts).
+    const ranges: NonNullable<ColdBlock['ranges']> = {};
+    for (const c of chunk.columns) {
+        if (c.kind === 'f64') {
+            const xs = [...c.values].filter((_, i) => c.present === null || ((c.present[i >> 3] >> (i & 7)) & 1) === 1);
+            if (xs.length) Object.assign(ranges, { [c.name]: { min: Math.min(...xs), max: Math.max(...xs) } });
+        } else if (c.kind === 'str' && c.dict.length) {
+            const d = [...c.dict].sort();
+            Object.assign(ranges, { [c.name]: { min: d[0], max: d[d.length - 1] } });
+        }
+    }
+    return { id, rows: chunk.rows, minTime: min, maxTime: max, fields: s.fieldList().map(f => ({ name: f.name, type: f.type, axiomType: f.axiomType })), ranges };
 }
 
 /**
@@ -230,6 +241,40 @@ describe('reading only what a query needs', () => {
         expect(r2.tables[0].columns[0]).toEqual([10]);
         expect(reader.reads).toEqual(['00000027.blk']);
         expect(r2.status.blocksExamined).toBe(1);
+    });
+
+    it("['d'] | where v == 250 and host == 'h2' | count reads the block whose value ranges allow it", async () => {
+        // Block b holds v in [100b, 100b + 99] and host 'h<b>'. A fresh engine per query: nothing cached.
+        const chunks = Array.from({ length: 4 }, (_, b) =>
+            chunkOf(Array.from({ length: 100 }, (_, i) => ({ _time: new Date(Date.parse('2026-11-01T00:00:00Z') + (b * 100 + i) * 1000).toISOString(), v: b * 100 + i, host: `h${b}` })), b + 1),
+        );
+        const whole = createEngine();
+        const lw = whole.loadDataset('d');
+        chunks.forEach(c => lw.appendColumns(c));
+        lw.commit();
+        const fresh = () => {
+            const reader = new MapReader();
+            const e = createEngine({ coldReader: reader });
+            const l = e.loadDataset('d');
+            l.setCold({ blocks: chunks.map((c, b) => (reader.chunks.set(`0000000${b}.blk`, c), blockOf(`0000000${b}.blk`, c))), keep: { trims: [] } });
+            l.commit();
+            return { e, reader };
+        };
+        for (const [apl, reads] of [
+            ["['d'] | where v == 250 | count", ['00000002.blk']],
+            ["['d'] | where host == 'h1' | count", ['00000001.blk']],
+            ["['d'] | where v >= 250 and host == 'h3' | count", ['00000003.blk']],
+            ["['d'] | where v > 399 | count", []],
+            ["['d'] | where v < 100 | summarize max(v)", ['00000000.blk']],
+            ["['d'] | where host == 'nope' | project v", []],
+            // A number compared with a string field decides nothing: every block is read.
+            ["['d'] | where host == 5 | count", ['00000000.blk', '00000001.blk', '00000002.blk', '00000003.blk']],
+        ] as const) {
+            const { e, reader } = fresh();
+            const r = await e.query(apl, OPTS);
+            expect(reader.reads, apl).toEqual(reads);
+            expect(same(r), apl).toEqual(same(await whole.query(apl, OPTS)));
+        }
     });
 
     it("['d'] | summarize count() by status holds one block at a time", async () => {

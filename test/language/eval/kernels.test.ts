@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { binnedTimeGroupIds, codeGroupIds } from '../../../language/eval/kernels/group.js';
 import { countByGroup, extremeByGroup, sumCountByGroup } from '../../../language/eval/kernels/aggregate.js';
 import { tableMatchRows, trueIndexes } from '../../../language/eval/kernels/select.js';
-import { topNumeric } from '../../../language/eval/kernels/topn.js';
+import { markReverseRun, topNumeric } from '../../../language/eval/kernels/topn.js';
 import { ascendingPerm } from '../../../language/eval/kernels/sort.js';
 
 /** A small deterministic generator (mulberry32), so failures replay. */
@@ -176,7 +176,10 @@ describe('ordering kernels', () => {
         it(`topNumeric ${sgn > 0 ? 'ascending' : 'descending'} with ties and NaN`, () => {
             const r = rng(sgn > 0 ? 1 : 2);
             const vals = Float64Array.from({ length: 5000 }, () => (r() < 0.01 ? NaN : Math.floor(r() * 300)));
-            for (const sel of [null, everyOther(5000)]) {
+            // A marked reverse run (rows 4899 down to 100, as a newest-first scan of a time-ordered table selects them).
+            const reverse = Uint32Array.from({ length: 4800 }, (_, i) => 4899 - i);
+            markReverseRun(reverse, 4899);
+            for (const sel of [null, everyOther(5000), reverse]) {
                 const n = sel ? sel.length : vals.length;
                 for (const k of [0, 1, 10, 57]) expect([...topNumeric(vals, sel, n, k, sgn)]).toEqual(refTop(vals, sel, n, k, sgn));
             }

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../../language/values.js';
 import { toColumns } from '../../../server/ingest/columnar.js';
 import type { FlatFields } from '../../../language/ingest/normalize-event.js';
-import { decodeBlock, encodeBlock, type BlockInput, type EncodeOptions } from '../../../server/store/block.js';
+import { decodeBlock, encodeBlock, readBlockHeader, type BlockInput, type EncodeOptions } from '../../../server/store/block.js';
 
 type Batch = { seq: number; events: FlatFields[] };
 
@@ -63,6 +63,34 @@ async function expectBlockHolds(batches: Batch[], opts: EncodeOptions): Promise<
             continue;
         }
         expect(content(block!.bytes)).toEqual(want);
+        expectHeaderDescribes(block!.bytes);
+    }
+}
+
+/**
+ * The header's per-column `axiom` types and `min`/`max` ranges (what a dataset kept on disk plans
+ * queries by, unread) agree with the values the block holds.
+ */
+function expectHeaderDescribes(bytes: Buffer): void {
+    const { header } = readBlockHeader(bytes);
+    const b = decodeBlock(bytes);
+    for (const meta of header.columns) {
+        const col = b.columns.find(c => c.name === meta.name)!;
+        const values = Array.from({ length: b.rows }, (_, i) => col.get(i)).filter(v => v !== undefined);
+        const kinds = new Set(values.map(v => (typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'float') : typeof v === 'string' ? 'string' : typeof v === 'boolean' ? 'boolean' : Array.isArray(v) ? 'array' : 'map')));
+        if (meta.kind === 'f64') {
+            const xs = values as number[];
+            expect(meta.axiom).toBe(kinds.size === 2 ? 'integer|float' : [...kinds][0]);
+            // === : -0 and 0 are one value to a range.
+            expect(meta.min === Math.min(...xs) && meta.max === Math.max(...xs)).toBe(true);
+        } else if (meta.kind === 'str') {
+            const xs = (values as string[]).slice().sort();
+            expect([meta.axiom, meta.min, meta.max]).toEqual(['string', xs[0], xs[xs.length - 1]]);
+        } else if (meta.kind === 'bool') {
+            expect(meta.axiom).toBe('boolean');
+        } else {
+            expect(meta.axiom).toBe([...kinds].sort().join('|'));
+        }
     }
 }
 
