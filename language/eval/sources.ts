@@ -18,6 +18,7 @@ import type { OrderNeed, RunState } from './query.js';
 import { coerceCell, emptyFrame, globToRegex, optionValue } from './operators/common.js';
 import { search } from './operators/filter.js';
 import { partitionRange } from './parallel.js';
+import { markReverseRun } from './kernels/topn.js';
 import { ZONE_ROWS, blocksInTimeSpan, pruneTerms, survivingBlocks, type PruneTerm } from './zone-maps.js';
 
 /**
@@ -305,6 +306,8 @@ function scanDataset(snap: Snapshot, need: OrderNeed, state: RunState, terms: re
     if (need === 'desc') {
         const desc = snap.descOrder();
         sel = desc.subarray(n - hi, n - lo);
+        // Rows in time order: the scan runs down from row hi - 1 (kernels read it without the selection).
+        if (hi > lo && isIdentity(snap.ascOrder())) markReverseRun(sel, hi - 1);
     } else {
         sel = asc.subarray(lo, hi);
         if (lo === 0 && hi === n && isIdentity(asc)) sel = null;

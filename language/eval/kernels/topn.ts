@@ -63,6 +63,45 @@ function offerDesc(heap: Uint32Array, size: number, vals: Float64Array, sel: Uin
     }
 }
 
+/**
+ * The same over a selection that runs down physical rows `top`, `top - 1`, …: a dataset scanned
+ * newest first whose rows are in time order (sources.ts marks it, see markReverseRun). Reading
+ * `vals[top - i]` instead of `vals[sel[i]]` saves a load per row in the loop every row takes.
+ */
+function offerDescReverse(heap: Uint32Array, size: number, vals: Float64Array, sel: Uint32Array, top: number, from: number, n: number): void {
+    let w = vals[top - heap[0]];
+    for (let i = from; i < n; i++) {
+        const x = vals[top - i];
+        if (x <= w) continue;
+        if (cmpRows(vals, sel, -1, i, heap[0]) < 0) {
+            heap[0] = i;
+            siftDown(heap, size, vals, sel, -1, 0);
+            w = vals[top - heap[0]];
+        }
+    }
+}
+
+function offerAscReverse(heap: Uint32Array, size: number, vals: Float64Array, sel: Uint32Array, top: number, from: number, n: number): void {
+    let w = vals[top - heap[0]];
+    for (let i = from; i < n; i++) {
+        const x = vals[top - i];
+        if (x >= w) continue;
+        if (cmpRows(vals, sel, 1, i, heap[0]) < 0) {
+            heap[0] = i;
+            siftDown(heap, size, vals, sel, 1, 0);
+            w = vals[top - heap[0]];
+        }
+    }
+}
+
+/** Selections known to be `top, top - 1, …` (physical rows), by array: see markReverseRun. */
+const reverseRuns = new WeakMap<Uint32Array, number>();
+
+/** Records that `sel[i] === top - i` for every i (the caller built it so). */
+export function markReverseRun(sel: Uint32Array, top: number): void {
+    reverseRuns.set(sel, top);
+}
+
 function offerAsc(heap: Uint32Array, size: number, vals: Float64Array, sel: Uint32Array | null, from: number, n: number): void {
     let w = vals[sel === null ? heap[0] : sel[heap[0]]];
     for (let i = from; i < n; i++) {
@@ -86,7 +125,11 @@ export function topNumeric(vals: Float64Array, sel: Uint32Array | null, n: numbe
         heap[i] = i;
         siftUp(heap, vals, sel, sgn, i);
     }
-    if (sgn < 0) offerDesc(heap, size, vals, sel, size, n);
+    const top = sel === null ? undefined : reverseRuns.get(sel);
+    if (top !== undefined) {
+        if (sgn < 0) offerDescReverse(heap, size, vals, sel!, top, size, n);
+        else offerAscReverse(heap, size, vals, sel!, top, size, n);
+    } else if (sgn < 0) offerDesc(heap, size, vals, sel, size, n);
     else offerAsc(heap, size, vals, sel, size, n);
     // Pop the worst row into the last free slot until the heap is empty: the rows in order.
     const out = new Uint32Array(size);
