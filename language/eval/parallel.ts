@@ -124,8 +124,12 @@ export type PartialResult =
     /** The part's data do not fit the plan (a sum over strings, say): the query runs as one job. */
     | { kind: 'unsupported' }
     | { kind: 'count'; count: number; stats: PartialStats }
-    /** `source`: over a dataset with blocks on disk, whose rows these are (a block's id; '' = memory). */
-    | { kind: 'top'; rows: number[]; stats: PartialStats; source?: string }
+    /**
+     * `source`: over a dataset with blocks on disk, whose rows these are (a block's id; '' = memory);
+     * `frame`: those rows copied out of their block, so that the merge (in the same thread) need not
+     * read the block again nor hold it (never serialised).
+     */
+    | { kind: 'top'; rows: number[]; stats: PartialStats; source?: string; frame?: Frame }
     | {
           kind: 'summarize';
           keys: { name: string; type: ScalarType }[];

@@ -316,7 +316,12 @@ function runPart(p: ast.Pipeline, plan: PartitionPlan, need: OrderNeed, env: Que
     const frame = applyOps(evalSource(p.source, env, state, need, ops), ops, 0, env, state, 'top', plan.kind === 'top' ? plan.opIndex + 1 : plan.opIndex);
     const stats = (matched: number) => partialStats(state.stats, state.stats.rowsMatched ?? matched);
     if (plan.kind === 'count') state.partial = { kind: 'count', count: frame.length, stats: stats(frame.length) };
-    else if (plan.kind === 'top') state.partial = { kind: 'top', rows: partialTopRows(frame), stats: stats(frame.length), source: state.cold?.source };
+    else if (plan.kind === 'top') {
+        // Over a source of a dataset with blocks on disk, the rows (every column of the scan: the steps
+        // before a parallel top are `where`s) are copied out, and the merge scans those copies.
+        const copy = state.cold ? denseFrame(frame) : undefined;
+        state.partial = { kind: 'top', rows: partialTopRows(frame), stats: stats(frame.length), source: state.cold?.source, frame: copy };
+    }
     else {
         state.budget.checkpoint(ops[plan.opIndex]);
         try {

@@ -129,6 +129,9 @@ function scanCold(hot: Snapshot, cold: ColdAccess, need: OrderNeed, state: RunSt
     const merge = state.opts.merge;
     const frames: Frame[] = [];
     if (merge?.plan.kind === 'top' && merge.plan.dataset === name) {
+        // The parts' rows, copied out of their sources (query.ts runPart), in the scan's order.
+        const copies = merge.parts.flatMap(p => (p.kind === 'top' && p.frame ? [{ frame: p.frame, source: '' }] : []));
+        if (copies.length === merge.parts.length) return inScanOrder(concatFrames(copies, undefined), need, '_time');
         const bySource = new Map<string, number[]>();
         for (const p of merge.parts) if (p.kind === 'top') bySource.set(p.source ?? '', [...(bySource.get(p.source ?? '') ?? []), ...p.rows]);
         for (const [id, rows] of bySource) {
@@ -248,8 +251,17 @@ export function inTimeOrder(frames: Frame[], need: OrderNeed, timeName = '_time'
         if (desc ? nonEmpty[i - 1].lo <= nonEmpty[i].hi : nonEmpty[i - 1].hi >= nonEmpty[i].lo) disjoint = false;
     }
     const all = concatFrames(ordered.map(s => ({ frame: s.frame, source: '' })), undefined);
-    const meta: FrameMeta = { order: [{ field: '_time', desc }], datasetOrder: need === 'asc' ? 'asc' : need === 'desc' ? 'desc' : undefined };
-    if (disjoint || need === 'none') return all.with(all.cols, need === 'none' ? { order: meta.order } : meta);
+    if (disjoint || need === 'none') return all.with(all.cols, need === 'none' ? { order: [{ field: '_time', desc }] } : scanMeta(need));
+    return inScanOrder(all, need, timeName);
+}
+
+function scanMeta(need: OrderNeed): FrameMeta {
+    return { order: [{ field: '_time', desc: need !== 'asc' }], datasetOrder: need === 'asc' ? 'asc' : need === 'desc' ? 'desc' : undefined };
+}
+
+/** A frame of dataset rows sorted into the scan's order: (`timeName`, row id), descending unless `need` is asc. */
+function inScanOrder(all: Frame, need: OrderNeed, timeName: string): Frame {
+    const desc = need !== 'asc';
     const time = all.find(timeName)!;
     const rid = all.find(ROWID)!;
     const ns = new Array<bigint>(all.length);
@@ -263,7 +275,7 @@ export function inTimeOrder(frames: Frame[], need: OrderNeed, timeName = '_time'
         }
         return desc ? -c : c;
     });
-    return selectRows(all, idx, meta);
+    return selectRows(all, idx, scanMeta(need));
 }
 
 /** Binary search: the first position in [lo, hi) where `pred` holds (pred monotone false..true). */
