@@ -129,19 +129,9 @@ function scanCold(hot: Snapshot, cold: ColdAccess, need: OrderNeed, state: RunSt
     const merge = state.opts.merge;
     const frames: Frame[] = [];
     if (merge?.plan.kind === 'top' && merge.plan.dataset === name) {
-        // The parts' rows, copied out of their sources (query.ts runPart), in the scan's order.
+        // The parts' rows, copied out of their sources (query.ts runPart; the parts ran in this thread), in the scan's order.
         const copies = merge.parts.flatMap(p => (p.kind === 'top' && p.frame ? [{ frame: p.frame, source: '' }] : []));
-        if (copies.length === merge.parts.length) return inScanOrder(concatFrames(copies, undefined), need, '_time');
-        const bySource = new Map<string, number[]>();
-        for (const p of merge.parts) if (p.kind === 'top') bySource.set(p.source ?? '', [...(bySource.get(p.source ?? '') ?? []), ...p.rows]);
-        for (const [id, rows] of bySource) {
-            const block = cold.blocks.find(b => b.id === id);
-            const snap = block ? cold.load(block)?.snapshot : hot;
-            if (!snap) continue; // gone since the parts ran: a trim or retention hid all its rows
-            const sel = onlyRows(snap, rows, need === 'desc');
-            frames.push(conform(snapshotFrame(snap, sel, sel.length, need), cold.fields));
-        }
-        return inTimeOrder(frames, need);
+        return inScanOrder(concatFrames(copies, undefined), need, '_time');
     }
     const blocks = pickBlocks(cold.blocks, state.opts.startTime, state.opts.endTime, terms);
     const part = state.opts.partial;
