@@ -14,6 +14,7 @@ import { DatasetStore, type ColumnarChunk, type DatasetSchemaHints, type Snapsho
 import { AplQueryError } from './errors.js';
 import { Datetime } from '../values.js';
 import type { PruneTerm } from './zone-maps.js';
+import { readsField } from './needed-columns.js';
 
 /** A field of a cold block, as its header describes it (so a schema needs no read of the block). */
 export interface ColdField {
@@ -64,8 +65,11 @@ export function blockKey(cold: ColdDataset, block: ColdBlock): string {
 
 /** Reads a block (the service reads its file). */
 export interface ColdBlockReader {
-    /** The block's rows, or undefined when it is gone (a trim or retention removed it: no row of it is visible). */
-    read(dataset: string, block: ColdBlock): ColumnarChunk | undefined;
+    /**
+     * The block's rows, or undefined when it is gone (a trim or retention removed it: no row of it
+     * is visible). `field`: the fields to decode (default all; the rest may be left out).
+     */
+    read(dataset: string, block: ColdBlock, field?: (name: string) => boolean): ColumnarChunk | undefined;
 }
 
 /** What a query reads of a dataset's cold part (engine.ts makes it, sources.ts scans it). */
@@ -73,7 +77,7 @@ export interface ColdAccess {
     blocks: readonly ColdBlock[];
     /** The dataset's fields (its blocks' and its in-memory rows'): every source is scanned with all of them. */
     fields: readonly ColdField[];
-    /** The block as a table (read on a cache miss), undefined when it is gone. */
+    /** The block as a table (read on a cache miss), undefined when it is gone. Only the fields the query reads may be there. */
     load(block: ColdBlock): { snapshot: Snapshot; bytes: number } | undefined;
     /** Bytes of blocks one scan may hold at once (the cache's bound). */
     capacity: number;
@@ -132,9 +136,12 @@ export class ColdBlockCache {
         return this.map.size;
     }
 
-    /** The block as a table, read on a miss; undefined when the block is gone. */
-    load(dataset: string, cold: ColdDataset, block: ColdBlock): CachedBlock | undefined {
-        const key = `${dataset}\u0000${blockKey(cold, block)}\u0000${keepKey(cold.keep)}`;
+    /**
+     * The block as a table, read on a miss; undefined when the block is gone. `fields`: the names a
+     * query reads (needed-columns.ts): the other fields are not decoded. Default all.
+     */
+    load(dataset: string, cold: ColdDataset, block: ColdBlock, fields?: ReadonlySet<string>): CachedBlock | undefined {
+        const key = `${dataset}\u0000${blockKey(cold, block)}\u0000${keepKey(cold.keep)}\u0000${fields ? [...fields].sort().join('\u0001') : '*'}`;
         const hit = this.map.get(key);
         if (hit) {
             this.map.delete(key);
@@ -142,7 +149,7 @@ export class ColdBlockCache {
             return hit;
         }
         if (!this.reader) throw new Error(`dataset ${dataset}: it has blocks on disk, and this engine has no reader for them`);
-        const chunk = this.reader.read(dataset, block);
+        const chunk = this.reader.read(dataset, block, fields && (name => readsField(fields, name)));
         if (chunk === undefined) return undefined;
         this.reads++;
         const store = new DatasetStore(dataset, { ...this.hints(dataset), ...cold.hints });

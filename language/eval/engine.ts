@@ -17,6 +17,7 @@
 import { type ColumnarChunk, DatasetStore, type DatasetSchemaHints, type FlatBatch, type IngestCounts, type IngestOptions, type Snapshot } from './tables.js';
 import type * as ast from '../generated/ast.js';
 import { isTimeSort, parseCached, runQuery, type DataAccess, type ExternalDataReader, type QueryRun, type RunOptions } from './query.js';
+import { neededFields } from './needed-columns.js';
 import { ColdBlockCache, blockKey, mergeColdFields, type ColdAccess, type ColdBlockReader, type ColdDataset } from './cold-blocks.js';
 export type { ColdBlock, ColdBlockReader, ColdDataset, ColdField, ColdKeep } from './cold-blocks.js';
 import { planPartition, type PartialResult, type PartitionPlan, type PartitionSpec } from './parallel.js';
@@ -233,9 +234,10 @@ export function createEngine(options: EngineOptions = {}): Engine {
         if (cold && cold.blocks.length > 0) colds.set(name, { cold, version: ++coldVersions });
         else colds.delete(name);
     };
-    const coldAccess = (name: string): ColdAccess | undefined => {
+    /** `reads`: the fields the query reads (needed-columns.ts), undefined for all. */
+    const coldAccess = (name: string, reads: ReadonlySet<string> | undefined): ColdAccess | undefined => {
         const c = colds.get(name)?.cold;
-        return c && { blocks: c.blocks, fields: fieldsOf(name), load: block => coldCache.load(name, c, block), capacity: coldCache.capacity };
+        return c && { blocks: c.blocks, fields: fieldsOf(name), load: block => coldCache.load(name, c, block, reads), capacity: coldCache.capacity };
     };
     /** A dataset's fields: its in-memory rows' and its blocks'. */
     const fieldsOf = (name: string) => {
@@ -313,13 +315,16 @@ export function createEngine(options: EngineOptions = {}): Engine {
             const endTime = parseTimeInput(opts.endTime, nowNs, 'endTime');
             // Snapshots are taken once per dataset per query.
             const snaps = new Map<string, Snapshot | undefined>();
+            // Blocks read from disk decode only the fields the query reads.
+            const parsed = colds.size > 0 ? parseCached(apl) : undefined;
+            const reads = parsed && parsed.problems.length === 0 ? neededFields(parsed.model) : undefined;
             const data = {
                 snapshot(name: string) {
                     if (!snaps.has(name)) snaps.set(name, stores.get(name)?.snapshot());
                     return snaps.get(name);
                 },
                 datasetNames: () => [...stores.keys()],
-                cold: coldAccess,
+                cold: (name: string) => coldAccess(name, reads),
             };
             const runOpts: RunOptions = {
                 now: nowNs,

@@ -31,7 +31,7 @@ export function blockChunk(b: DecodedBlock): ColumnarChunk {
 /** The reader of the blocks under `datasetsDir` (the store's `<data dir>/datasets`). */
 export function coldBlockReader(datasetsDir: string): ColdBlockReader {
     return {
-        read(dataset: string, block: ColdBlock): ColumnarChunk | undefined {
+        read(dataset: string, block: ColdBlock, field?: (name: string) => boolean): ColumnarChunk | undefined {
             validateDatasetName(dataset);
             if (!BLOCK_FILE.test(block.id)) throw new Error(`not a block file name: ${JSON.stringify(block.id)}`);
             let buf: Buffer;
@@ -44,7 +44,7 @@ export function coldBlockReader(datasetsDir: string): ColdBlockReader {
             }
             let dec: DecodedBlock;
             try {
-                dec = decodeBlock(buf);
+                dec = decodeBlock(buf, field);
             } catch (err) {
                 throw new HttpError(423, `dataset "${dataset}": blocks/${block.id} is damaged (${(err as Error).message}); see FORMAT.md, "Repair"`);
             }

@@ -497,8 +497,8 @@ export async function readBlockFileHeader(file: string): Promise<BlockHeader> {
     }
 }
 
-/** Decodes a whole block file. */
-export function decodeBlock(buf: Buffer): DecodedBlock {
+/** Decodes a block file (checked whole); `field` picks the columns to decode (default all). */
+export function decodeBlock(buf: Buffer, field?: (name: string) => boolean): DecodedBlock {
     const { header, dataStart } = readBlockHeader(buf);
     const compressed = header.compression === 'deflate-raw';
     const sec = (s: Section): Buffer => {
@@ -512,7 +512,7 @@ export function decodeBlock(buf: Buffer): DecodedBlock {
         return ab;
     };
     const rows = header.rows;
-    const columns: DecodedColumn[] = header.columns.map((c): DecodedColumn => {
+    const columns: DecodedColumn[] = header.columns.filter((c) => field === undefined || field(c.name)).map((c): DecodedColumn => {
         switch (c.kind) {
             case 'f64': {
                 const data = new Float64Array(aligned(sec(c.data)));

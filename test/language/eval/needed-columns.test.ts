@@ -1,0 +1,51 @@
+/**
+ * The fields a query reads from its dataset (language/eval/needed-columns.ts): blocks read from
+ * disk decode only those. Undefined means every field.
+ */
+import { describe, expect, it } from 'vitest';
+import { parse } from '../../../language/apl-parse.js';
+import { neededFields, readsField } from '../../../language/eval/needed-columns.js';
+
+const fields = (apl: string) => {
+    const n = neededFields(parse(apl).model);
+    return n && [...n].sort();
+};
+
+describe('neededFields', () => {
+    for (const [apl, want] of [
+        ["['d'] | where status == '500' | count", ['_time', 'status']],
+        ["['d'] | summarize avg(x), max(y) by bin(_time, 1h)", ['_time', 'x', 'y']],
+        ["['d'] | where uri contains 'api' | summarize count() by uri | top 5 by count_", ['_time', 'count_', 'uri']],
+        ["['d'] | extend k = a * 2 | project k, b", ['_time', 'a', 'b', 'k']],
+        ["['d'] | project geo.country", ['_time', 'geo', 'geo.country']],
+        ["['d'] | distinct method", ['_time', 'method']],
+        ["['d'] | sort by x | take 10 | project x", ['_time', 'x']],
+    ] as const) {
+        it(apl, () => expect(fields(apl)).toEqual(want));
+    }
+
+    for (const apl of [
+        "['d'] | take 10",
+        "['d'] | where x > 1",
+        "['d'] | top 3 by x",
+        "['d'] | project-away x | count",
+        "['d'] | project-keep x* | count",
+        "['d'] | summarize count() by *",
+        "['d'] | extend a = pack_all() | project a",
+        "['d'] | extend a = column_ifexists('b', 1) | project a",
+        "['d'] | where x in ((['e'] | project x)) | count",
+        "['d'] | join (['e']) on k | count",
+        "['d'] | search 'x' | count",
+        "let t = ['d']; t | count",
+        "print 1",
+    ]) {
+        it(`${apl}: every field`, () => expect(fields(apl)).toBeUndefined());
+    }
+});
+
+describe('readsField', () => {
+    it('a name covers the fields under it', () => {
+        const names = new Set(['geo', 'status']);
+        expect(['geo', 'geo.country', 'geo.city.name', 'status', 'status_code', 'geography'].filter(f => readsField(names, f))).toEqual(['geo', 'geo.country', 'geo.city.name', 'status']);
+    });
+});
