@@ -140,14 +140,14 @@ function scanCold(hot: Snapshot, cold: ColdAccess, need: OrderNeed, state: RunSt
         const block = blocks[k] as ColdBlock | undefined;
         state.cold = { sources: blocks.length + 1, source: block?.id ?? '' };
         const snap = block ? cold.load(block)?.snapshot ?? emptySnapshot(name) : hot;
-        return conform(scanDataset(snap, need, state, terms), cold.fields);
+        return conform(scanDataset(snap, need, state, terms, block && spanOf(block)), cold.fields);
     }
     const held = new ColdScan(cold.capacity);
     for (const b of blocks) {
         const e = cold.load(b);
         if (!e) continue;
         held.hold(e.bytes);
-        frames.push(conform(scanDataset(e.snapshot, need, state, terms), cold.fields));
+        frames.push(conform(scanDataset(e.snapshot, need, state, terms, spanOf(b)), cold.fields));
     }
     frames.push(conform(scanDataset(hot, need, state, terms), cold.fields));
     return inTimeOrder(frames, need);
@@ -216,6 +216,8 @@ export function coldSourcesInOrder(name: string, env: QueryEnv, state: RunState,
     return sources.sort((a, b) => (asc ? (a.lo < b.lo ? -1 : a.lo > b.lo ? 1 : 0) : b.hi < a.hi ? -1 : b.hi > a.hi ? 1 : 0));
 }
 
+const spanOf = (b: ColdBlock): { lo: bigint; hi: bigint } => ({ lo: b.minTime, hi: b.maxTime });
+
 const emptySnapshot = (name: string): Snapshot => new DatasetStore(name).snapshot();
 
 /**
@@ -278,30 +280,37 @@ function lowerBound(lo: number, hi: number, pred: (i: number) => boolean): numbe
     return lo;
 }
 
-function scanDataset(snap: Snapshot, need: OrderNeed, state: RunState, terms: readonly PruneTerm[]): Frame {
+/**
+ * `span`: the `_time` bounds of every row (a block read from disk, from its header). When they lie
+ * in the request's range and the scan needs no order, every row is read without putting the rows
+ * in time order (sorting a block whose events arrived out of order costs more than its query).
+ */
+function scanDataset(snap: Snapshot, need: OrderNeed, state: RunState, terms: readonly PruneTerm[], span?: { lo: bigint; hi: bigint }): Frame {
     const n = snap.rows;
-    const asc = snap.ascOrder();
-    const t = snap.time;
     const { startTime, endTime } = state.opts;
-    const nsAt = (i: number) => t.ns(asc[i]);
+    const whole = span !== undefined && need === 'none' && state.cursor === undefined && (startTime === undefined || span.lo >= startTime) && (endTime === undefined || span.hi < endTime);
+    const asc = whole ? undefined : snap.ascOrder();
+    const t = snap.time;
+    const nsAt = (i: number) => t.ns(asc![i]);
     let lo = 0;
     let hi = n;
-    if (startTime !== undefined) lo = lowerBound(0, n, i => nsAt(i) >= startTime);
-    if (endTime !== undefined) hi = lowerBound(lo, n, i => nsAt(i) >= endTime);
+    if (startTime !== undefined && !whole) lo = lowerBound(0, n, i => nsAt(i) >= startTime);
+    if (endTime !== undefined && !whole) hi = lowerBound(lo, n, i => nsAt(i) >= endTime);
     // A part of a parallel run covers its share of the range, in time order (parallel.ts).
     const part = state.opts.partial;
     if (part && part.plan.dataset === snap.dataset) [lo, hi] = partitionRange(lo, hi, part.part);
     state.stats.rowsExamined += hi - lo;
     if (!state.stats.datasets.includes(snap.dataset)) state.stats.datasets.push(snap.dataset);
-    const minT = snap.minTime();
-    const maxT = snap.maxTime();
+    const minT = whole ? span.lo : snap.minTime();
+    const maxT = whole ? span.hi : snap.maxTime();
     if (minT !== undefined && (state.stats.minBlockTime === undefined || minT < state.stats.minBlockTime)) state.stats.minBlockTime = minT;
     if (maxT !== undefined && (state.stats.maxBlockTime === undefined || maxT > state.stats.maxBlockTime)) state.stats.maxBlockTime = maxT;
     const c = state.cursor;
     if (c) {
         const incl = state.opts.includeCursor === true;
-        if (state.order === 'asc') lo = lowerBound(lo, hi, i => (incl ? snap.compareWithCursor(asc[i], c) >= 0 : snap.compareWithCursor(asc[i], c) > 0));
-        else hi = lowerBound(lo, hi, i => (incl ? snap.compareWithCursor(asc[i], c) > 0 : snap.compareWithCursor(asc[i], c) >= 0));
+        const a = asc!; // not a whole scan: it has a cursor
+        if (state.order === 'asc') lo = lowerBound(lo, hi, i => (incl ? snap.compareWithCursor(a[i], c) >= 0 : snap.compareWithCursor(a[i], c) > 0));
+        else hi = lowerBound(lo, hi, i => (incl ? snap.compareWithCursor(a[i], c) > 0 : snap.compareWithCursor(a[i], c) >= 0));
     }
     let m = Math.max(0, hi - lo);
     let sel: Uint32Array | null;
@@ -310,6 +319,8 @@ function scanDataset(snap: Snapshot, need: OrderNeed, state: RunState, terms: re
         sel = desc.subarray(n - hi, n - lo);
         // Rows in time order: the scan runs down from row hi - 1 (kernels read it without the selection).
         if (hi > lo && isIdentity(snap.ascOrder())) markReverseRun(sel, hi - 1);
+    } else if (asc === undefined) {
+        sel = null;
     } else {
         sel = asc.subarray(lo, hi);
         if (lo === 0 && hi === n && isIdentity(asc)) sel = null;
@@ -328,7 +339,8 @@ function scanDataset(snap: Snapshot, need: OrderNeed, state: RunState, terms: re
             sel = kept;
             m = kept.length;
         }
-        const blocks = blocksRead(snap, sel, lo, m, keep, zoneRows);
+        // Unordered rows (a whole block) have no first and last row in time: all their zones are read.
+        const blocks = whole ? (m === 0 ? [] : everyZone(n, keep, zoneRows)) : blocksRead(snap, sel, lo, m, keep, zoneRows);
         state.stats.blocksExamined += blocks.length;
         // A part of a parallel run says which blocks, so that a block cut by a part boundary counts once.
         if (state.opts.partial) for (const b of blocks) state.stats.partBlocks.add(b);
@@ -342,6 +354,13 @@ function snapshotFrame(snap: Snapshot, sel: Uint32Array | null, m: number, need:
     cols.push({ name: ROWID, type: 'string', data: new RowIdColumn(snap), sel, hidden: true });
     const meta: FrameMeta = { order: [{ field: '_time', desc: need !== 'asc' }], datasetOrder: need === 'asc' ? 'asc' : need === 'desc' ? 'desc' : undefined };
     return new Frame(cols, m, meta);
+}
+
+/** The zones of `n` rows that pruning kept (all when `keep` is undefined). */
+function everyZone(n: number, keep: Uint8Array | undefined, zoneRows: number): number[] {
+    const out: number[] = [];
+    for (let b = 0; b * zoneRows < n; b++) if (!keep || keep[b] === 1) out.push(b);
+    return out;
 }
 
 /** The scan's rows (`sel`, or rows lo.. when null) whose block survived pruning, in scan order. */

@@ -7,7 +7,7 @@
  * Only files of the form `<datasets>/<valid dataset name>/blocks/<8 hex>.blk` are read: the names
  * come from the store's manifest, and are checked again here so that nothing else can be.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ColdBlock, ColdBlockReader, ColumnarChunk } from '../../language/index.js';
 import { validateDatasetName } from '../store/errors.js';
@@ -30,13 +30,27 @@ export function blockChunk(b: DecodedBlock): ColumnarChunk {
 
 /** The reader of the blocks under `datasetsDir` (the store's `<data dir>/datasets`). */
 export function coldBlockReader(datasetsDir: string): ColdBlockReader {
+    /**
+     * Files whose checksum held, by path, inode, size and change time: a block file is written once
+     * (renamed into place) and never changed, so its checksum is computed once per reader.
+     */
+    const checked = new Set<string>();
     return {
         read(dataset: string, block: ColdBlock, field?: (name: string) => boolean): ColumnarChunk | undefined {
             validateDatasetName(dataset);
             if (!BLOCK_FILE.test(block.id)) throw new Error(`not a block file name: ${JSON.stringify(block.id)}`);
             let buf: Buffer;
+            let identity: string;
             try {
-                buf = readFileSync(path.join(datasetsDir, dataset, 'blocks', block.id));
+                const file = path.join(datasetsDir, dataset, 'blocks', block.id);
+                const fd = openSync(file, 'r');
+                try {
+                    const st = fstatSync(fd, { bigint: true });
+                    identity = `${file}:${st.ino}:${st.size}:${st.ctimeNs}`;
+                    buf = readFileSync(fd);
+                } finally {
+                    closeSync(fd);
+                }
             } catch (err) {
                 // Removed since the block list was made: a trim or retention hid every row of it.
                 if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
@@ -44,7 +58,8 @@ export function coldBlockReader(datasetsDir: string): ColdBlockReader {
             }
             let dec: DecodedBlock;
             try {
-                dec = decodeBlock(buf, field);
+                dec = decodeBlock(buf, field, !checked.has(identity));
+                checked.add(identity);
             } catch (err) {
                 throw new HttpError(423, `dataset "${dataset}": blocks/${block.id} is damaged (${(err as Error).message}); see FORMAT.md, "Repair"`);
             }

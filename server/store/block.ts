@@ -444,10 +444,11 @@ function mergedColumn(name: string, kinds: number, parts: { column: BatchColumn;
 
 export class BlockCorruptError extends Error {}
 
-export function readBlockHeader(buf: Buffer): { header: BlockHeader; dataStart: number } {
+/** `checksum`: false when these very bytes were checked before (see coldBlockReader). */
+export function readBlockHeader(buf: Buffer, checksum = true): { header: BlockHeader; dataStart: number } {
     if (buf.length < 16 || buf.toString('latin1', 0, 8) !== BLOCK_MAGIC) throw new BlockCorruptError('not a block file (bad magic)');
     const crc = buf.readUInt32LE(buf.length - 4);
-    if (crc32(buf.subarray(0, buf.length - 4)) >>> 0 !== crc) throw new BlockCorruptError('block checksum mismatch');
+    if (checksum && crc32(buf.subarray(0, buf.length - 4)) >>> 0 !== crc) throw new BlockCorruptError('block checksum mismatch');
     const hlen = buf.readUInt32LE(8);
     let header: BlockHeader;
     try {
@@ -497,9 +498,9 @@ export async function readBlockFileHeader(file: string): Promise<BlockHeader> {
     }
 }
 
-/** Decodes a block file (checked whole); `field` picks the columns to decode (default all). */
-export function decodeBlock(buf: Buffer, field?: (name: string) => boolean): DecodedBlock {
-    const { header, dataStart } = readBlockHeader(buf);
+/** Decodes a block file (checked whole unless `checksum` is false); `field` picks the columns to decode (default all). */
+export function decodeBlock(buf: Buffer, field?: (name: string) => boolean, checksum = true): DecodedBlock {
+    const { header, dataStart } = readBlockHeader(buf, checksum);
     const compressed = header.compression === 'deflate-raw';
     const sec = (s: Section): Buffer => {
         const raw = buf.subarray(dataStart + s[0], dataStart + s[0] + s[1]);

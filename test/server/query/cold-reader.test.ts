@@ -3,7 +3,7 @@
  * `<datasets>/<dataset name>/blocks/<8 hex>.blk`, answers "gone" for a removed or replaced block,
  * and 423 naming the file for a damaged one.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -49,6 +49,19 @@ describe('cold block reader', () => {
         expect(err).toBeInstanceOf(HttpError);
         expect((err as HttpError).status).toBe(423);
         expect((err as HttpError).message).toContain('blocks/00000003.blk');
+    });
+
+    it('checks a file once, and again once it changed', async () => {
+        const { dir, block } = await setup();
+        const reader = coldBlockReader(dir);
+        expect(reader.read('logs', block)!.rows).toBe(3);
+        expect(reader.read('logs', block)!.rows).toBe(3);
+        // Flip a byte of the data in place: a new change time, so it is checked again.
+        const file = path.join(dir, 'logs', 'blocks', '00000001.blk');
+        const bytes = readFileSync(file);
+        bytes[bytes.length - 10] ^= 0xff;
+        writeFileSync(file, bytes);
+        expect(() => reader.read('logs', block)).toThrow(HttpError);
     });
 
     for (const [dataset, id] of [
