@@ -229,8 +229,9 @@ export class ColdScan {
     private held = 0;
     constructor(private readonly capacity: number) {}
 
+    /** A block of `bytes` is scanned: the scan holds it, and (concatenated with the others) a copy of its rows. */
     hold(bytes: number): void {
-        this.held += bytes;
+        this.held += 2 * bytes;
         if (this.held > this.capacity) {
             throw new AplQueryError(
                 `the query needs more of the dataset's blocks in memory at once than the memory limit allows (${mb(this.held)} of ${mb(this.capacity)}): ` +

@@ -8,7 +8,7 @@
  */
 import type { AplValue } from '../values.js';
 import type { AggInfo } from '../api/tabular.js';
-import { type Column, type ScalarType, builderFor, gatherColumn } from './columns.js';
+import { type Column, type ScalarType, StrBuilder, StrColumn, builderFor, gatherColumn } from './columns.js';
 
 export type { AggInfo };
 
@@ -92,9 +92,22 @@ export function takeRows(frame: Frame, n: number): Frame {
     return selectRows(frame, idx);
 }
 
-/** The frame with every column copied dense (it no longer refers to the columns it was selected from). */
-export function denseFrame(frame: Frame): Frame {
-    return frame.with(frame.cols.map(c => ({ ...c, data: dense(c, frame.length), sel: null })));
+/**
+ * A dense copy that keeps nothing of its source alive: string columns get a dictionary of their
+ * own values only (a gathered string column shares its source's whole dictionary, which for a
+ * block read from disk holds the block's strings). For a few rows kept from many sources.
+ */
+export function detachedFrame(frame: Frame): Frame {
+    const n = frame.length;
+    return frame.with(
+        frame.cols.map(c => {
+            const d = dense(c, n);
+            if (!(d instanceof StrColumn)) return { ...c, data: d, sel: null };
+            const b = new StrBuilder(n);
+            for (let i = 0; i < n; i++) b.push(d.get(i));
+            return { ...c, data: b.build(), sel: null };
+        }),
+    );
 }
 
 /** A dense copy of a frame column. */

@@ -13,7 +13,7 @@ import type { ScalarType } from './columns.js';
 import { AplQueryError, errorAt, unsupportedAt } from './errors.js';
 import { QueryBudget, type QueryInterruption, type QueryLimits } from './budget.js';
 import { type Binding, type QueryEnv, castValue, compileExpr, defaultName, normType } from './expr.js';
-import { Frame, SCAN_TIME, cellOf, denseFrame, takeRows } from './frame.js';
+import { Frame, SCAN_TIME, cellOf, detachedFrame, takeRows } from './frame.js';
 import { aggregateIsOrderInsensitive, findAggregateCalls } from './aggregate.js';
 import type { Snapshot } from './tables.js';
 import type { ColdAccess } from './cold-blocks.js';
@@ -319,7 +319,7 @@ function runPart(p: ast.Pipeline, plan: PartitionPlan, need: OrderNeed, env: Que
     else if (plan.kind === 'top') {
         // Over a source of a dataset with blocks on disk, the rows (every column of the scan: the steps
         // before a parallel top are `where`s) are copied out, and the merge scans those copies.
-        const copy = state.cold ? denseFrame(frame) : undefined;
+        const copy = state.cold ? detachedFrame(frame) : undefined;
         state.partial = { kind: 'top', rows: partialTopRows(frame), stats: stats(frame.length), source: state.cold?.source, frame: copy };
     }
     else {
@@ -392,9 +392,9 @@ function streamCold(p: ast.Pipeline, need: OrderNeed, env: QueryEnv, state: RunS
         for (const op of ops.slice(0, k)) f = applyOperator(op, f, env, state);
         matched += f.length;
         if (kept !== undefined && f.length === 0) continue;
-        const fresh = denseFrame(takeRows(f, limit));
+        const fresh = detachedFrame(takeRows(f, limit));
         // Sources may overlap in time (late events): then the merge sorts by (_time, row id).
-        kept = kept === undefined ? fresh : denseFrame(takeRows(inTimeOrder([kept, fresh], dir, SCAN_TIME), limit));
+        kept = kept === undefined ? fresh : detachedFrame(takeRows(inTimeOrder([kept, fresh], dir, SCAN_TIME), limit));
     }
     // Matches among the rows read (with a take, the sources after the N-th row are not read at all).
     state.stats.rowsMatched = matched;

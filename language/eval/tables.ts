@@ -442,7 +442,8 @@ class FieldColumn {
 
     byteSize(): number {
         switch (this.kind) {
-            case 'string': return this.codes.byteLength + this.dict.reduce((s, x) => s + x.length * 2 + 16, 0);
+            // Per dictionary entry: the string (header and up to 2 bytes a character) and its entry in `index`.
+            case 'string': return this.codes.byteLength + this.dict.reduce((s, x) => s + x.length * 2 + 72, 0);
             case 'long': case 'real': return this.vals.byteLength + (this.nulls?.byteLength ?? 0);
             case 'datetime': case 'timespan': return this.vals.byteLength + this.sub.byteLength;
             case 'bool': return this.bools.byteLength;

@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { createEngine, type ColdBlock, type ColdBlockReader, type ColdDataset, type Engine, type QueryOptions } from '../../../language/eval/engine.js';
 import { AplQueryError } from '../../../language/eval/errors.js';
 import { DatasetStore, type ColumnarChunk } from '../../../language/eval/tables.js';
+import { Frame, detachedFrame } from '../../../language/eval/frame.js';
+import { StrColumn } from '../../../language/eval/columns.js';
 import { normalizeEvents } from '../../../language/ingest/normalize-event.js';
 import { newSyncState } from '../../../language/eval/replica.js';
 import { toColumns } from '../../../server/ingest/columnar.js';
@@ -423,6 +425,19 @@ describe('the block cache across reloads', () => {
         load([blockOf('00000001.blk', other)], 2);
         expect((await e.query("['d'] | count", OPTS)).tables[0].columns[0]).toEqual([100]);
         expect(reader.reads).toEqual(['00000001.blk', '00000002.blk', '00000001.blk']);
+    });
+});
+
+describe('rows kept from a block', () => {
+    it('detachedFrame keeps a dictionary of the rows kept only', () => {
+        const codes = Uint32Array.from({ length: 1000 }, (_, i) => (i % 500) + 1);
+        const dict = ['', ...Array.from({ length: 500 }, (_, i) => `id-${i}`)];
+        const frame = new Frame([{ name: 'id', type: 'string', data: new StrColumn(codes, dict), sel: Uint32Array.of(7, 3, 507) }], 3);
+        const copy = detachedFrame(frame);
+        const col = copy.cols[0].data as StrColumn;
+        expect(col.dict).toEqual(['', 'id-7', 'id-3']);
+        expect([0, 1, 2].map(i => col.get(i))).toEqual(['id-7', 'id-3', 'id-7']);
+        expect(copy.cols[0].sel).toBeNull();
     });
 });
 
