@@ -18,7 +18,7 @@ import type { OrderNeed, RunState } from './query.js';
 import { coerceCell, emptyFrame, globToRegex, optionValue } from './operators/common.js';
 import { search } from './operators/filter.js';
 import { partitionRange } from './parallel.js';
-import { markReverseRun } from './kernels/topn.js';
+import { markPermutedRun, markReverseRun } from './kernels/topn.js';
 import { ZONE_ROWS, blocksInTimeSpan, pruneTerms, survivingBlocks, type PruneTerm } from './zone-maps.js';
 
 /**
@@ -317,8 +317,10 @@ function scanDataset(snap: Snapshot, need: OrderNeed, state: RunState, terms: re
     if (need === 'desc') {
         const desc = snap.descOrder();
         sel = desc.subarray(n - hi, n - lo);
-        // Rows in time order: the scan runs down from row hi - 1 (kernels read it without the selection).
+        // Rows in time order: the scan runs down from row hi - 1 (kernels read it without the selection);
+        // else kernels may walk the rows physically, through the order's inverse.
         if (hi > lo && isIdentity(snap.ascOrder())) markReverseRun(sel, hi - 1);
+        else if (hi > lo) markPermutedRun(sel, () => snap.descRank(), n - hi, n);
     } else if (asc === undefined) {
         sel = null;
     } else {

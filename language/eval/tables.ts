@@ -594,6 +594,8 @@ export interface Snapshot {
     ascOrder(): Uint32Array;
     /** The reverse of `ascOrder` (newest first). */
     descOrder(): Uint32Array;
+    /** Its inverse: rank[row] = the row's position in `descOrder` (for kernels that walk rows physically). */
+    descRank(): Uint32Array;
     rowId(i: number): string;
     /** Compares two physical rows by (_time, row id). */
     compareRows(a: number, b: number): number;
@@ -1002,6 +1004,7 @@ export class DatasetStore {
         if (reorder) {
             this.orderCache = undefined;
             this.descCache = undefined;
+            this.descRankCache = undefined;
         }
     }
 
@@ -1081,6 +1084,9 @@ export class DatasetStore {
             descOrder(): Uint32Array {
                 return store.descOrder(n, cmp);
             },
+            descRank(): Uint32Array {
+                return store.descRank(n, cmp);
+            },
             rowId(i: number): string {
                 const o = overrides.get(i);
                 if (o !== undefined) return o;
@@ -1110,6 +1116,17 @@ export class DatasetStore {
     }
 
     private descCache: { rows: number; order: Uint32Array } | undefined;
+    private descRankCache: { rows: number; rank: Uint32Array } | undefined;
+
+    private descRank(n: number, cmp: (a: number, b: number) => number): Uint32Array {
+        const c = this.descRankCache;
+        if (c && c.rows === n) return c.rank;
+        const desc = this.descOrder(n, cmp);
+        const rank = new Uint32Array(n);
+        for (let i = 0; i < n; i++) rank[desc[i]] = i;
+        this.descRankCache = { rows: n, rank };
+        return rank;
+    }
 
     private descOrder(n: number, cmp: (a: number, b: number) => number): Uint32Array {
         const c = this.descCache;

@@ -94,6 +94,38 @@ function offerAscReverse(heap: Uint32Array, size: number, vals: Float64Array, se
     }
 }
 
+/**
+ * The same over a selection in an order of its own (a newest-first scan of rows that arrived out of
+ * time order): gathering `vals[sel[i]]` misses the cache on every row, so the rows are walked
+ * physically instead. `rank[p] - off` is row p's position in the selection (out of [0, m): not
+ * selected). A physical walk meets rows out of logical order, so equal values take the full compare
+ * (which breaks ties by position), and the rows already in the heap (positions below `from`) are skipped.
+ */
+function offerPhysical(heap: Uint32Array, size: number, vals: Float64Array, sel: Uint32Array, sgn: number, rank: Uint32Array, off: number, from: number, m: number): void {
+    const rows = rank.length;
+    // The skip test is `x < w` (descending) or `x > w`, written as one compare: -x < -w.
+    const s = sgn < 0 ? 1 : -1;
+    let sw = s * vals[sel[heap[0]]];
+    for (let p = 0; p < rows; p++) {
+        if (s * vals[p] < sw) continue;
+        const i = rank[p] - off;
+        if (i < from || i >= m) continue;
+        if (cmpRows(vals, sel, sgn, i, heap[0]) < 0) {
+            heap[0] = i;
+            siftDown(heap, size, vals, sel, sgn, 0);
+            sw = s * vals[sel[heap[0]]];
+        }
+    }
+}
+
+/** Selections that are a run of a dataset's newest-first order, with how to walk them physically. */
+const permutedRuns = new WeakMap<Uint32Array, { rank: () => Uint32Array; off: number; rows: number }>();
+
+/** Records that `sel[i] === order[off + i]`, where `rank()` is the inverse of `order` (a permutation of `rows` rows). */
+export function markPermutedRun(sel: Uint32Array, rank: () => Uint32Array, off: number, rows: number): void {
+    permutedRuns.set(sel, { rank, off, rows });
+}
+
 /** Selections known to be `top, top - 1, …` (physical rows), by array: see markReverseRun. */
 const reverseRuns = new WeakMap<Uint32Array, number>();
 
@@ -126,7 +158,13 @@ export function topNumeric(vals: Float64Array, sel: Uint32Array | null, n: numbe
         siftUp(heap, vals, sel, sgn, i);
     }
     const top = sel === null ? undefined : reverseRuns.get(sel);
-    if (top !== undefined) {
+    // A physical walk reads every row of the table: worth it when the selection is most of them
+    // (not for a part of a parallel run, which selects its share).
+    const permuted = sel === null || top !== undefined ? undefined : permutedRuns.get(sel);
+    const rank = permuted && n * 3 >= permuted.rows * 2 && permuted.rows <= vals.length ? permuted.rank() : undefined;
+    if (rank !== undefined) {
+        offerPhysical(heap, size, vals, sel!, sgn, rank, permuted!.off, size, n);
+    } else if (top !== undefined) {
         if (sgn < 0) offerDescReverse(heap, size, vals, sel!, top, size, n);
         else offerAscReverse(heap, size, vals, sel!, top, size, n);
     } else if (sgn < 0) offerDesc(heap, size, vals, sel, size, n);

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { binnedTimeGroupIds, codeGroupIds } from '../../../language/eval/kernels/group.js';
 import { countByGroup, extremeByGroup, sumCountByGroup } from '../../../language/eval/kernels/aggregate.js';
 import { tableMatchRows, trueIndexes } from '../../../language/eval/kernels/select.js';
-import { markReverseRun, topNumeric } from '../../../language/eval/kernels/topn.js';
+import { markPermutedRun, markReverseRun, topNumeric } from '../../../language/eval/kernels/topn.js';
 import { ascendingPerm } from '../../../language/eval/kernels/sort.js';
 
 /** A small deterministic generator (mulberry32), so failures replay. */
@@ -179,7 +179,17 @@ describe('ordering kernels', () => {
             // A marked reverse run (rows 4899 down to 100, as a newest-first scan of a time-ordered table selects them).
             const reverse = Uint32Array.from({ length: 4800 }, (_, i) => 4899 - i);
             markReverseRun(reverse, 4899);
-            for (const sel of [null, everyOther(5000), reverse]) {
+            // A marked permuted run: positions 300..4499 of a shuffled order of the 5000 rows.
+            const order = Uint32Array.from({ length: 5000 }, (_, i) => i);
+            for (let i = order.length - 1; i > 0; i--) {
+                const j = Math.floor(r() * (i + 1));
+                [order[i], order[j]] = [order[j], order[i]];
+            }
+            const inverse = new Uint32Array(5000);
+            order.forEach((row, pos) => (inverse[row] = pos));
+            const permuted = order.subarray(300, 4500);
+            markPermutedRun(permuted, () => inverse, 300, 5000);
+            for (const sel of [null, everyOther(5000), reverse, permuted]) {
                 const n = sel ? sel.length : vals.length;
                 for (const k of [0, 1, 10, 57]) expect([...topNumeric(vals, sel, n, k, sgn)]).toEqual(refTop(vals, sel, n, k, sgn));
             }
