@@ -357,13 +357,15 @@ const STREAMABLE = new Set([
 ]);
 
 /**
- * `dataset | <row-wise steps> [| sort by _time] [| take N]` over a dataset with blocks on disk: its sources one at a
- * time in the scan's order, each through the row-wise steps, until N rows are kept; without a
- * `take`, every source is filtered (the status counts all matches) but only the first page of rows
- * is kept. With a take, `rowsMatched` counts the matches among the sources read. Sources are read
- * in order of their newest row (oldest for an ascending scan) and merged by (_time, row id), so
- * blocks that overlap in time (late events) give the same rows as one scan. Kept rows are copied out of their source, so one block at a time is held. Undefined
- * when the pipeline has another shape (then it runs as one scan).
+ * `dataset | <row-wise steps> [| sort by _time] [| take N]` over a dataset with blocks on disk: its
+ * sources one at a time, each through the row-wise steps, until N rows are kept; without a `take`,
+ * every source is filtered (the status counts all matches) but only the first page of rows is kept.
+ * With a take, `rowsMatched` counts the matches among the sources read.
+ *
+ * Sources are read in order of their newest row (oldest for an ascending scan) and merged by
+ * (_time, row id), so blocks that overlap in time (late events) give the same rows as one scan.
+ * Kept rows are copied out of their source, so one block at a time is held. Undefined when the
+ * pipeline has another shape (then it runs as one scan).
  */
 function streamCold(p: ast.Pipeline, need: OrderNeed, env: QueryEnv, state: RunState): { frame: Frame; next: number } | undefined {
     if (p.source.$type !== 'NameReference' && p.source.$type !== 'BracketReference') return undefined;

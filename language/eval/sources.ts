@@ -127,7 +127,6 @@ function namedTable(name: string, node: AstNode, env: QueryEnv, state: RunState,
 function scanCold(hot: Snapshot, cold: ColdAccess, need: OrderNeed, state: RunState, terms: readonly PruneTerm[]): Frame {
     const name = hot.dataset;
     const merge = state.opts.merge;
-    const frames: Frame[] = [];
     if (merge?.plan.kind === 'top' && merge.plan.dataset === name) {
         // The parts' rows, copied out of their sources (query.ts runPart; the parts ran in this thread), in the scan's order.
         const copies = merge.parts.flatMap(p => (p.kind === 'top' && p.frame ? [{ frame: p.frame, source: '' }] : []));
@@ -143,6 +142,7 @@ function scanCold(hot: Snapshot, cold: ColdAccess, need: OrderNeed, state: RunSt
         return conform(scanDataset(snap, need, state, terms, block && spanOf(block)), cold.fields);
     }
     const held = new ColdScan(cold.capacity);
+    const frames: Frame[] = [];
     for (const b of blocks) {
         const e = cold.load(b);
         if (!e) continue;
@@ -177,11 +177,7 @@ function conform(frame: Frame, fields: readonly ColdField[]): Frame {
     return changed ? frame.with(cols) : frame;
 }
 
-/**
- * The sources of a dataset with blocks on disk that a scan needs (the blocks of its time range,
- * then the rows in memory), as scans to run one at a time in the scan's order; undefined when their
- * time spans overlap, so that no order of whole sources is the scan's order.
- */
+/** One source of a dataset with blocks on disk: a block, or the rows in memory. */
 export interface ColdSource {
     /** Bounds of the source's `_time` (ns). */
     lo: bigint;
@@ -354,8 +350,7 @@ function scanDataset(snap: Snapshot, need: OrderNeed, state: RunState, terms: re
 function snapshotFrame(snap: Snapshot, sel: Uint32Array | null, m: number, need: OrderNeed): Frame {
     const cols: FrameCol[] = snap.fields.map(f => ({ name: f.name, type: f.type, data: snap.column(f.name)!, sel }));
     cols.push({ name: ROWID, type: 'string', data: new RowIdColumn(snap), sel, hidden: true });
-    const meta: FrameMeta = { order: [{ field: '_time', desc: need !== 'asc' }], datasetOrder: need === 'asc' ? 'asc' : need === 'desc' ? 'desc' : undefined };
-    return new Frame(cols, m, meta);
+    return new Frame(cols, m, scanMeta(need));
 }
 
 /** The zones of `n` rows that pruning kept (all when `keep` is undefined). */

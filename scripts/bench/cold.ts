@@ -23,12 +23,12 @@
  *   last day, must answer the same (statistics aside, reals to 9 significant digits); the ratio
  *   column is the time with blocks on disk ÷ the time in memory.
  */
-import { readdirSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { readdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parseSizeOption } from '../../client/cli/options.js';
 import { type BenchContext, type Row, type SectionResult, Skip, firstLine, fmtBytes, fmtMs, fmtRate, projectPath, summarize } from './harness.js';
-import { call, serveBundle, startServer, type Started } from './service.js';
+import { call, procBytes, serveBundle, startServer, type Started } from './service.js';
 import { chunks } from './eval.js';
 import { EVAL_QUERIES } from './queries.js';
 
@@ -80,17 +80,6 @@ async function cliServeBundle(ctx: BenchContext): Promise<string> {
         throw new Skip(`apl serve does not build: ${firstLine(err)}`);
     }
     return outfile;
-}
-
-/** A field of /proc/<pid>/status in bytes (Linux), else undefined. */
-function procBytes(pid: number | undefined, field: 'VmRSS' | 'VmHWM'): number | undefined {
-    if (pid === undefined) return undefined;
-    try {
-        const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-        return m ? Number(m[1]) * 1024 : undefined;
-    } catch {
-        return undefined;
-    }
 }
 
 /** Samples a process's VmRSS every 100 ms (when the event loop is free) and keeps the peak. */

@@ -313,16 +313,19 @@ export async function startServer(bundle: string, dataDir: string, extraArgs: st
     }
 }
 
-/** VmHWM of a process in bytes (Linux), else undefined. */
-function peakRss(pid: number | undefined): number | undefined {
+/** A field of /proc/<pid>/status in bytes (Linux), else undefined. */
+export function procBytes(pid: number | undefined, field: 'VmRSS' | 'VmHWM'): number | undefined {
     if (pid === undefined) return undefined;
     try {
-        const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+        const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
         return m ? Number(m[1]) * 1024 : undefined;
     } catch {
         return undefined;
     }
 }
+
+/** VmHWM (peak resident memory) of a process in bytes (Linux), else undefined. */
+const peakRss = (pid: number | undefined): number | undefined => procBytes(pid, 'VmHWM');
 
 async function startOnce(bundle: string, dataDir: string, expectEvents: number): Promise<StartFigures> {
     const s = await startServer(bundle, dataDir);

@@ -85,10 +85,6 @@ function feedTailPart(loader: DatasetLoader, part: TailPart): void {
     else loader.ingestBatch({ times: part.times, fields: part.fields, sysTime: part.sysTime, batchSeq: part.seq, select: part.select });
 }
 
-function partRows(p: TailPart): number {
-    return p.select ? p.select.length : p.kind === 'columns' ? p.batch.times.length : p.fields.length;
-}
-
 const yieldToLoop = (): Promise<void> => new Promise<void>((r) => setImmediate(r));
 
 export class DataPlane {
@@ -133,13 +129,26 @@ export class DataPlane {
         return this.onDisk.has(name);
     }
 
-    private decideOnDisk(name: string, events: number): boolean {
+    /** The bytes of the datasets held in memory whole (but `except`), and the largest of them. */
+    private heldInMemory(except?: string): { bytes: number; largest?: { name: string; bytes: number } } {
+        let bytes = 0;
+        let largest: { name: string; bytes: number } | undefined;
+        for (const m of this.store.listDatasets()) {
+            if (m.name === except || this.onDisk.has(m.name) || this.pending.has(m.name)) continue;
+            const b = this.engine.memoryBytes(m.name);
+            bytes += b;
+            if (!largest || b > largest.bytes) largest = { name: m.name, bytes: b };
+        }
+        return { bytes, largest };
+    }
+
+    /** Whether a dataset about to be (re)loaded keeps its blocks on disk: decided once, when it would not fit beside the others. */
+    private decideOnDisk(name: string): boolean {
         const limit = this.opts.memoryLimit;
         if (limit === undefined) return false;
         if (this.onDisk.has(name)) return true;
-        let held = 0;
-        for (const m of this.store.listDatasets()) if (m.name !== name && !this.onDisk.has(m.name)) held += this.engine.memoryBytes(m.name);
-        if (held + events * EST_BYTES_PER_EVENT <= memoryPlan(limit).inMemoryBytes) return false;
+        const events = this.store.eventCount(name);
+        if (this.heldInMemory(name).bytes + events * EST_BYTES_PER_EVENT <= memoryPlan(limit).inMemoryBytes) return false;
         this.onDisk.add(name);
         this.opts.log(`dataset ${name}: ${events} events do not fit the memory limit beside the others; its blocks stay on disk and are read per query`);
         return true;
@@ -153,16 +162,8 @@ export class DataPlane {
     private afterCompaction(name: string): void {
         let target: string | undefined = this.onDisk.has(name) ? name : undefined;
         if (target === undefined) {
-            const limit = memoryPlan(this.opts.memoryLimit!).inMemoryBytes;
-            let held = 0;
-            let largest: { name: string; bytes: number } | undefined;
-            for (const m of this.store.listDatasets()) {
-                if (this.onDisk.has(m.name) || this.pending.has(m.name)) continue;
-                const bytes = this.engine.memoryBytes(m.name);
-                held += bytes;
-                if (!largest || bytes > largest.bytes) largest = { name: m.name, bytes };
-            }
-            if (held <= limit || !largest) return;
+            const { bytes: held, largest } = this.heldInMemory();
+            if (held <= memoryPlan(this.opts.memoryLimit!).inMemoryBytes || !largest) return;
             target = largest.name;
             this.onDisk.add(target);
             this.opts.log(`dataset ${target}: the datasets in memory passed the memory limit's share (${held} bytes); its blocks stay on disk from now on`);
@@ -280,11 +281,7 @@ export class DataPlane {
      */
     private async loadDataset(name: string, background = false): Promise<number> {
         this.fieldNames.delete(name);
-        if (this.opts.memoryLimit !== undefined) {
-            const view = this.store.tieredView(name);
-            const events = view.blocks.reduce((s, b) => s + b.rows, 0) + view.tail.reduce((s, p) => s + partRows(p), 0);
-            if (this.decideOnDisk(name, events)) return this.loadKeepingBlocksOnDisk(name, background);
-        }
+        if (this.decideOnDisk(name)) return this.loadKeepingBlocksOnDisk(name, background);
         const snap = await this.store.snapshot(name);
         let loader: DatasetLoader;
         try {
@@ -325,9 +322,8 @@ export class DataPlane {
             }
             view = this.store.tieredView(name); // a compaction may have added a block meanwhile
         }
-        const tailRows = view.tail.reduce((s, p) => s + partRows(p), 0);
-        const loader = this.engine.beginLoad(name, meta, tailRows);
-        for (const part of view.tail) feedTailPart(loader, part);
+        const loader = this.engine.beginLoad(name, meta, view.tailEvents);
+        for (const part of view.tail()) feedTailPart(loader, part);
         const mapFields = new Set(meta.mapFields);
         loader.setCold({
             blocks: view.blocks.map((b) => coldBlock(b, headers.get(name, b.file), mapFields)),

@@ -183,7 +183,10 @@ export interface TieredView {
     blocks: readonly BlockInfo[];
     /** Retention's cut-off (ns) and the trims, as keepFilter applies them. */
     keep: { cutoff?: bigint; trims: { seq: number; before: bigint }[] };
-    tail: TailPart[];
+    /** Events in the tail's batches (retention and trims not applied). */
+    tailEvents: number;
+    /** The tail's batches as of the view, built on call (a recovered batch is parsed from its body then). */
+    tail(): TailPart[];
 }
 
 /**
@@ -661,6 +664,13 @@ export class Dataset {
         return this.tailEvents;
     }
 
+    /** Events in the blocks and the WAL tail, retention and trims not applied (no file-system access, nothing parsed). */
+    eventCount(): number {
+        let n = this.tailEvents;
+        for (const b of this.manifest.blocks) n += b.rows;
+        return n;
+    }
+
     /** The live WAL tail length and block count (no file-system access, unlike `stats()`). */
     counters(): DatasetCounters {
         return { walLength: this.tailEvents, blocks: this.manifest.blocks.length };
@@ -815,10 +825,12 @@ export class Dataset {
     tieredView(): TieredView {
         this.checkOpen();
         const keep = this.keepFilter();
+        const tail = this.tail.slice(); // appended to in place: copy the batch references
         return {
             blocks: this.manifest.blocks,
             keep: { cutoff: this.retentionCutoff(), trims: this.manifest.trims.map((t) => ({ seq: t.seq, before: BigInt(t.before) })) },
-            tail: this.tail.map((tb) => tailPart(tb, keep, (msg) => this.reportOnce(msg), true)),
+            tailEvents: this.tailEvents,
+            tail: () => tail.map((tb) => tailPart(tb, keep, (msg) => this.reportOnce(msg), true)),
         };
     }
 

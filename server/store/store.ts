@@ -334,6 +334,11 @@ export class Store {
         return this.ds(name).stats();
     }
 
+    /** See Dataset.eventCount. */
+    eventCount(name: string): number {
+        return this.ds(name).eventCount();
+    }
+
     /** A dataset's WAL tail length and block count, read live (cheap, unlike `stats()`); zeros when it is not open. */
     counters(name: string): DatasetCounters {
         return this.datasets.get(name)?.counters() ?? { walLength: 0, blocks: 0 };
