@@ -140,6 +140,18 @@ describe('blocks', () => {
         expect(content(block!.bytes)).toEqual(expected(batches, undefined));
     });
 
+    it('codes and row indexes stored in 1, 2 and 4 bytes; large dictionaries of repeating and of random text, compressed', async () => {
+        // 70,000 rows in one batch: row indexes need 4 bytes; `few` needs 1, `some` 2, `many` 4.
+        const random = (i: number) => ((i * 2654435761) >>> 0).toString(16).padStart(8, '0');
+        const events = Array.from({ length: 70_000 }, (_, i) => ({ few: `f${i % 200}`, some: `s${i % 60_000}`, many: `m${i}`, url: `/api/v1/users/${i % 5000}/orders`, hex: random(i) }));
+        const batches: Batch[] = [{ seq: 1, events: events.slice(0, 300) }, { seq: 2, events }];
+        const block = await encodeBlock(inputs(batches, true), { compress: true });
+        const { header } = readBlockHeader(block!.bytes);
+        const width = (name: string) => header.columns.find(c => c.name === name)!.data[3];
+        expect([width('few'), width('some'), width('many'), header.batch[3], header.row[3]]).toEqual([1, 2, undefined, 1, undefined]);
+        await expectBlockHolds(batches, { compress: true });
+    });
+
     it('-0 next to an array: a json column holds 0 (found by the property below)', async () => {
         await expectBlockHolds([{ seq: 1, events: [{ a: -0 }, { a: [1, 'a'] }] }], { compress: false });
     });
