@@ -109,9 +109,9 @@ class FieldColumn {
     }
 
     /** Adds a string that is not in the dictionary yet; returns its code. */
-    private addString(s: string): number {
+    private addString(s: string, flat = false): number {
         const c = this.dict.length;
-        const own = ownString(s);
+        const own = flat ? s : ownString(s);
         this.dict.push(own);
         this.index.set(own, c);
         return c;
@@ -271,7 +271,7 @@ class FieldColumn {
      * Fast paths copy typed data when the column has no declared type and the chunk's kind fits
      * the column's storage; anything else goes value by value through `append` (same widening).
      */
-    appendChunk(row0: number, n: number, col: ColumnChunk, sel: ArrayLike<number> | null): void {
+    appendChunk(row0: number, n: number, col: ColumnChunk, sel: ArrayLike<number> | null, flatStrings = false): void {
         this.padTo(row0);
         if (this.declared === undefined) {
             if (col.kind === 'f64' && (this.kind === 'empty' || this.kind === 'long' || this.kind === 'real')) {
@@ -279,7 +279,7 @@ class FieldColumn {
                 return;
             }
             if (col.kind === 'str' && (this.kind === 'empty' || this.kind === 'string')) {
-                this.appendStr(row0, n, col.dict, col.codes, sel);
+                this.appendStr(row0, n, col.dict, col.codes, sel, flatStrings);
                 return;
             }
             if (col.kind === 'bool' && (this.kind === 'empty' || this.kind === 'bool')) {
@@ -329,7 +329,7 @@ class FieldColumn {
         this.length = end;
     }
 
-    private appendStr(row0: number, n: number, dict: readonly string[], codes: Uint32Array, sel: ArrayLike<number> | null): void {
+    private appendStr(row0: number, n: number, dict: readonly string[], codes: Uint32Array, sel: ArrayLike<number> | null, flat: boolean): void {
         let any = false;
         for (let i = 0; i < n; i++) {
             if (codes[sel === null ? i : sel[i]] !== 0) {
@@ -353,7 +353,7 @@ class FieldColumn {
             let c = map[k];
             if (c === 0xffffffff) {
                 const str = dict[k - 1];
-                map[k] = c = this.index.get(str) ?? this.addString(str);
+                map[k] = c = this.index.get(str) ?? this.addString(str, flat);
             }
             out[row0 + i] = c;
         }
@@ -527,6 +527,11 @@ export interface ColumnarChunk {
     columns: readonly ColumnChunk[];
     /** Only these rows (ascending), default all. */
     select?: ArrayLike<number>;
+    /**
+     * The dictionaries' strings are flat and fresh (read from a message or a file, not built by
+     * concatenation or cut from a larger text): kept as they are instead of copied (`ownString`).
+     */
+    flatStrings?: boolean;
 }
 
 function chunkValue(col: ColumnChunk, i: number): unknown {
@@ -868,7 +873,7 @@ export class DatasetStore {
         for (const col of chunk.columns) {
             const k = col.name;
             if (k === '_time' || k === '_sysTime' || k === '_rowId' || k === '_rowID') continue;
-            this.field(k).appendChunk(row0, n, col, sel);
+            this.field(k).appendChunk(row0, n, col, sel, chunk.flatStrings === true);
         }
         this.rows = end;
         this.checkOrder(row0, end);

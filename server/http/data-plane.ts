@@ -76,7 +76,8 @@ function columnsChunk(seq: number, sysTime: bigint, c: ColumnarBatch, select?: U
     const n = c.times.length;
     const rowInBatch = new Uint32Array(n);
     for (let i = 0; i < n; i++) rowInBatch[i] = i;
-    return { rows: n, times: c.times, batchOf: new Uint32Array(n), rowInBatch, batches: [{ seq, sysTime }], columns: c.columns, select };
+    // The worker's dictionaries arrive through postMessage: fresh, flat strings.
+    return { rows: n, times: c.times, batchOf: new Uint32Array(n), rowInBatch, batches: [{ seq, sysTime }], columns: c.columns, select, flatStrings: true };
 }
 
 /** Feeds a WAL tail batch (flat events or columns) to a dataset being loaded. */

@@ -30,76 +30,121 @@ export const KIND_STR = 2;
 export const KIND_BOOL = 4;
 export const KIND_OTHER = 8;
 
-/** One column being gathered: the rows that have a value (ascending) and those values. */
-interface FieldBuilder {
-    name: string;
-    kinds: number;
-    rows: Int32Array | number[];
-    values: JsonValue[];
+/**
+ * One column being gathered, written in place in its final encoding: the first value decides it
+ * (number → f64, string → str, boolean → bool, anything else → json), and a value of another kind
+ * turns what was written into json values (rare: a field whose type changes within one request).
+ */
+type FieldBuilder =
+    | { name: string; kind: 'f64'; values: Float64Array; present: Uint8Array; count: number }
+    | { name: string; kind: 'str'; codes: Uint32Array; dict: string[]; index: Map<string, number> }
+    | { name: string; kind: 'bool'; values: Uint8Array }
+    | { name: string; kind: 'json'; values: (JsonValue | null)[] };
+
+function newBuilder(name: string, v: JsonValue, n: number): FieldBuilder {
+    switch (typeof v) {
+        case 'number': return { name, kind: 'f64', values: new Float64Array(n), present: new Uint8Array((n + 7) >> 3), count: 0 };
+        case 'string': return { name, kind: 'str', codes: new Uint32Array(n), dict: [], index: new Map() };
+        case 'boolean': return { name, kind: 'bool', values: new Uint8Array(n).fill(2) };
+        default: return { name, kind: 'json', values: new Array<JsonValue | null>(n).fill(null) };
+    }
 }
 
-/** Adds one event's fields at `row` (null/undefined = absent); columns keep first-appearance order. */
-function addFields(builders: Map<string, FieldBuilder>, fields: FlatFields, row: number): void {
-    for (const k in fields) {
-        const v = fields[k];
-        if (v === null || v === undefined) continue;
-        let bl = builders.get(k);
-        if (bl === undefined) {
-            bl = { name: k, kinds: 0, rows: [], values: [] };
-            builders.set(k, bl);
+/** The builder as json values, with the values written so far (rows before `upto`). */
+function asJson(bl: FieldBuilder, n: number, upto: number): FieldBuilder {
+    const values = new Array<JsonValue | null>(n).fill(null);
+    for (let r = 0; r < upto; r++) {
+        if (bl.kind === 'f64') {
+            if ((bl.present[r >> 3] >> (r & 7)) & 1) values[r] = bl.values[r];
+        } else if (bl.kind === 'str') {
+            if (bl.codes[r] !== 0) values[r] = bl.dict[bl.codes[r] - 1];
+        } else if (bl.kind === 'bool') {
+            if (bl.values[r] !== 2) values[r] = bl.values[r] === 1;
         }
-        const tv = typeof v;
-        bl.kinds |= tv === 'number' ? KIND_NUM : tv === 'string' ? KIND_STR : tv === 'boolean' ? KIND_BOOL : KIND_OTHER;
-        (bl.rows as number[]).push(row);
-        bl.values.push(v);
     }
+    return { name: bl.name, kind: 'json', values };
+}
+
+/** Writes `v` at `row`; returns false when `v` is not of the builder's kind. */
+function put(bl: FieldBuilder, v: JsonValue, row: number): boolean {
+    switch (bl.kind) {
+        case 'f64':
+            if (typeof v !== 'number') return false;
+            bl.values[row] = v;
+            bl.present[row >> 3] |= 1 << (row & 7);
+            bl.count++;
+            return true;
+        case 'str': {
+            if (typeof v !== 'string') return false;
+            let c = bl.index.get(v);
+            if (c === undefined) {
+                bl.dict.push(v);
+                c = bl.dict.length;
+                bl.index.set(v, c);
+            }
+            bl.codes[row] = c;
+            return true;
+        }
+        case 'bool':
+            if (typeof v !== 'boolean') return false;
+            bl.values[row] = v ? 1 : 0;
+            return true;
+        case 'json':
+            bl.values[row] = v;
+            return true;
+    }
+}
+
+/**
+ * The builders of the previous event's fields, by position: events of one batch mostly have the
+ * same fields in the same order, so a field name is compared with the one at its position (the
+ * same string, as JSON.parse gives keys) before it is looked up.
+ */
+interface Shape {
+    keys: string[];
+    builders: FieldBuilder[];
 }
 
 /** Columns of flat events, fields in order of first appearance (null/undefined = absent). */
 export function toColumns(fields: readonly FlatFields[]): BatchColumn[] {
     const n = fields.length;
     const builders = new Map<string, FieldBuilder>();
-    for (let r = 0; r < n; r++) {
-        addFields(builders, fields[r], r);
+    const shape: Shape = { keys: [], builders: [] };
+    for (let row = 0; row < n; row++) {
+        const ev = fields[row];
+        let j = 0;
+        for (const k in ev) {
+            const v = ev[k];
+            if (v === null || v === undefined) continue;
+            let bl: FieldBuilder | undefined;
+            if (shape.keys[j] === k) bl = shape.builders[j];
+            else {
+                bl = builders.get(k);
+                if (bl === undefined) {
+                    bl = newBuilder(k, v, n);
+                    builders.set(k, bl);
+                }
+                shape.keys[j] = k;
+                shape.builders[j] = bl;
+            }
+            if (!put(bl, v, row)) {
+                bl = asJson(bl, n, row);
+                put(bl, v, row);
+                builders.set(k, bl);
+                // Other positions of the shape may still hold the replaced builder: start it afresh.
+                shape.keys.length = 0;
+                shape.builders.length = 0;
+                shape.keys[j] = k;
+                shape.builders[j] = bl;
+            }
+            j++;
+        }
     }
     const out: BatchColumn[] = [];
     for (const bl of builders.values()) {
-        const { rows, values } = bl;
-        const m = rows.length;
-        if (bl.kinds === KIND_NUM) {
-            const vals = new Float64Array(n);
-            let present: Uint8Array | null = null;
-            if (m !== n) present = new Uint8Array((n + 7) >> 3);
-            for (let i = 0; i < m; i++) {
-                const r = rows[i];
-                vals[r] = values[i] as number;
-                if (present !== null) present[r >> 3] |= 1 << (r & 7);
-            }
-            out.push({ name: bl.name, kind: 'f64', values: vals, present });
-        } else if (bl.kinds === KIND_STR) {
-            const codes = new Uint32Array(n);
-            const dict: string[] = [];
-            const index = new Map<string, number>();
-            for (let i = 0; i < m; i++) {
-                const s = values[i] as string;
-                let c = index.get(s);
-                if (c === undefined) {
-                    dict.push(s);
-                    c = dict.length;
-                    index.set(s, c);
-                }
-                codes[rows[i]] = c;
-            }
-            out.push({ name: bl.name, kind: 'str', dict, codes });
-        } else if (bl.kinds === KIND_BOOL) {
-            const vals = new Uint8Array(n).fill(2);
-            for (let i = 0; i < m; i++) vals[rows[i]] = values[i] ? 1 : 0;
-            out.push({ name: bl.name, kind: 'bool', values: vals });
-        } else {
-            const vals = new Array<JsonValue | null>(n).fill(null);
-            for (let i = 0; i < m; i++) vals[rows[i]] = values[i];
-            out.push({ name: bl.name, kind: 'json', values: vals });
-        }
+        if (bl.kind === 'f64') out.push({ name: bl.name, kind: 'f64', values: bl.values, present: bl.count === n ? null : bl.present });
+        else if (bl.kind === 'str') out.push({ name: bl.name, kind: 'str', dict: bl.dict, codes: bl.codes });
+        else out.push({ name: bl.name, kind: bl.kind, values: bl.values } as BatchColumn);
     }
     return out;
 }

@@ -1,0 +1,68 @@
+/**
+ * toColumns turns one request's flat events into columns in one pass, each written in its final
+ * encoding from its first value on. Whatever the events, the columns must give back every event's
+ * values, with the encoding their kinds call for and the fields in order of first appearance.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { toColumns, type BatchColumn } from '../../../server/ingest/columnar.js';
+import type { FlatFields } from '../../../language/ingest/normalize-event.js';
+import type { JsonValue } from '../../../language/values.js';
+
+function valueAt(c: BatchColumn, r: number): JsonValue | undefined {
+    switch (c.kind) {
+        case 'f64': return c.present === null || (c.present[r >> 3] >> (r & 7)) & 1 ? c.values[r] : undefined;
+        case 'str': return c.codes[r] === 0 ? undefined : c.dict[c.codes[r] - 1];
+        case 'bool': return c.values[r] === 2 ? undefined : c.values[r] === 1;
+        case 'json': return c.values[r] ?? undefined;
+    }
+}
+
+/** What the columns must be, worked out field by field from the events. */
+function expectColumnsHold(events: FlatFields[]): void {
+    const present = (v: unknown) => v !== null && v !== undefined;
+    const names = [...new Set(events.flatMap(e => Object.keys(e).filter(k => present(e[k]))))];
+    const columns = toColumns(events);
+    expect(columns.map(c => c.name)).toEqual(names);
+    for (const c of columns) {
+        const values = events.map(e => (present(e[c.name]) ? e[c.name] : undefined));
+        const kinds = new Set(values.filter(present).map(v => (typeof v === 'object' ? 'other' : typeof v)));
+        const kind = kinds.size > 1 || kinds.has('other') ? 'json' : kinds.has('number') ? 'f64' : kinds.has('string') ? 'str' : 'bool';
+        expect([c.name, c.kind]).toEqual([c.name, kind]);
+        expect(events.map((_, r) => valueAt(c, r))).toEqual(values);
+        if (c.kind === 'str') expect(new Set(c.dict).size).toBe(c.dict.length);
+        if (c.kind === 'f64') expect(c.present === null).toBe(values.every(present));
+    }
+}
+
+const value: fc.Arbitrary<JsonValue | undefined> = fc.oneof(
+    fc.constant(undefined),
+    fc.constant(null),
+    fc.integer({ min: -3, max: 3 }),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.constantFrom('GET', 'POST', ''),
+    fc.string({ maxLength: 3 }),
+    fc.boolean(),
+    fc.constant<JsonValue>([1, 'a']),
+);
+const event = fc.dictionary(fc.constantFrom('a', 'b', 'c', 'geo.city'), value, { maxKeys: 4 }) as fc.Arbitrary<FlatFields>;
+
+describe('toColumns', () => {
+    it('[{a:1,b:"x"}, {b:"y"}, {b:2}, {x:1,b:"z"}]: b turns json at another position than it was first seen', () => {
+        expectColumnsHold([{ a: 1, b: 'x' }, { b: 'y' }, { b: 2 }, { x: 1, b: 'z' }, { a: 2, b: 'w' }]);
+    });
+
+    it('[{n:1}, {n:null}, {n:2.5}, {}]: numbers with absent rows keep a presence bitmap', () => {
+        const [n] = toColumns([{ n: 1 }, { n: null }, { n: 2.5 }, {}]);
+        expect(n).toMatchObject({ kind: 'f64' });
+        expectColumnsHold([{ n: 1 }, { n: null }, { n: 2.5 }, {}]);
+    });
+
+    it('[{s:"a"}, {s:true}, {s:[1]}]: string, then boolean, then array', () => {
+        expectColumnsHold([{ s: 'a' }, { s: true }, { s: [1] }]);
+    });
+
+    it('any events (property)', () => {
+        fc.assert(fc.property(fc.array(event, { maxLength: 40 }), events => expectColumnsHold(events)), { numRuns: 500 });
+    });
+});
