@@ -137,7 +137,12 @@ type BlockColumn =
 class BlockWriter {
     private readonly sections: Buffer[] = [];
     private readonly refs: Section[] = [];
-    private readonly pending: Promise<void>[] = [];
+    /**
+     * The sections being deflated on the libuv pool, one after another: the pool also runs the
+     * write-ahead log's writes and fsyncs, and a block's dozens of sections queued at once would
+     * hold every acknowledgement of an ingest request behind them.
+     */
+    private deflating: Promise<void> = Promise.resolve();
     private readonly columns: ColumnMeta[] = [];
     private readonly time: Section;
     private readonly batch: Section;
@@ -163,7 +168,7 @@ class BlockWriter {
     }
 
     async finish(range: { rows: number; minT: bigint; maxT: bigint; batchList: [number, string][]; covers?: [number, number] }): Promise<{ bytes: Buffer; header: BlockHeader }> {
-        await Promise.all(this.pending);
+        await this.deflating;
         let offset = 0;
         for (let i = 0; i < this.sections.length; i++) {
             this.refs[i][0] = offset;
@@ -214,11 +219,9 @@ class BlockWriter {
         const idx = this.sections.length;
         this.sections.push(raw);
         if (this.compress) {
-            this.pending.push(
-                deflateRawAsync(raw, deflateOptions(raw, content)).then((c) => {
-                    this.sections[idx] = c;
-                }),
-            );
+            this.deflating = this.deflating.then(async () => {
+                this.sections[idx] = await deflateRawAsync(raw, deflateOptions(raw, content));
+            });
         }
         this.refs.push(sec);
         return sec;

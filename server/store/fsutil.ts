@@ -31,8 +31,8 @@ export function isDiskFull(err: unknown): boolean {
     return code === 'ENOSPC' || code === 'EDQUOT';
 }
 
-/** Opens a new file for writing with mode 0600 whatever the umask (`flag` 'w' or 'wx'). */
-export async function openPrivate(file: string, flag: 'w' | 'wx'): Promise<FileHandle> {
+/** Opens a new file for writing with mode 0600 whatever the umask (`flag` 'w' or 'wx', or open(2) flags). */
+export async function openPrivate(file: string, flag: 'w' | 'wx' | number): Promise<FileHandle> {
     const fh = await fsp.open(file, flag, FILE_MODE);
     try {
         await fh.chmod(FILE_MODE);

@@ -10,14 +10,25 @@
  * record after damage, so one flipped byte costs one record, not the rest of the segment. Segments
  * written in the v1 framing (`[u32 length][u32 crc32(payload)][payload]`, no magic) are still read.
  *
- * Appends are group-committed: every append queued while a write+fdatasync is in flight joins the
- * next single writev+fdatasync. An append's promise resolves only after its bytes are durable.
+ * Appends are group-committed: every append queued while a write is in flight joins the next single
+ * durable writev (O_DSYNC, or writev + fdatasync). An append's promise resolves only after its
+ * bytes are durable.
  */
-import { promises as fsp } from 'node:fs';
+import { constants as fsConstants, promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { checkWriteFault, fsyncDir, openPrivate } from './fsutil.js';
+
+/**
+ * Segments are opened with O_DSYNC where the platform has it: each write returns once its data (and
+ * the size that reaches it) is durable, as write + fdatasync would, in one trip to the thread pool
+ * instead of two. Under load each trip waits for a pool thread and then for the event loop, which
+ * made the two of them most of an ingest request's time. Elsewhere an fdatasync follows each write.
+ */
+const O_DSYNC: number | undefined = fsConstants.O_DSYNC;
+const NEW_SEGMENT = O_DSYNC === undefined ? 'wx' : fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | O_DSYNC;
+const OLD_SEGMENT = O_DSYNC === undefined ? 'r+' : fsConstants.O_RDWR | O_DSYNC;
 
 export const FRAME_HEADER = 24;
 export const RECORD_MAGIC = 0x4c41577f;
@@ -213,7 +224,7 @@ export class WalWriter {
      */
     static async open(dir: string, existing: { file: string; validBytes: number } | undefined, nameSeq: number): Promise<WalWriter> {
         if (existing) {
-            const fh = await fsp.open(existing.file, 'r+');
+            const fh = await fsp.open(existing.file, OLD_SEGMENT);
             const st = await fh.stat();
             if (st.size !== existing.validBytes) {
                 await fh.truncate(existing.validBytes);
@@ -222,7 +233,7 @@ export class WalWriter {
             return new WalWriter(dir, fh, existing.file, existing.validBytes);
         }
         const file = path.join(dir, segmentName(nameSeq));
-        const fh = await openPrivate(file, 'wx');
+        const fh = await openPrivate(file, NEW_SEGMENT);
         await fh.sync();
         await fsyncDir(dir);
         return new WalWriter(dir, fh, file, 0);
@@ -266,7 +277,7 @@ export class WalWriter {
             try {
                 checkWriteFault(this.file, total);
                 await writeAllAt(this.fh, bufs, total, start);
-                await this.fh.datasync();
+                if (O_DSYNC === undefined) await this.fh.datasync();
                 this.size = start + total;
             } catch (err) {
                 // Roll the file back so that a later append does not follow garbage.
@@ -303,7 +314,7 @@ export class WalWriter {
         const current = parseInt(path.basename(this.file, '.wal'), 16);
         if (Number.isFinite(current) && nameSeq <= current) nameSeq = current + 1;
         const file = path.join(this.dir, segmentName(nameSeq));
-        const fh = await openPrivate(file, 'wx');
+        const fh = await openPrivate(file, NEW_SEGMENT);
         try {
             await fh.sync();
             await fsyncDir(this.dir);

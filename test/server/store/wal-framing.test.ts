@@ -2,11 +2,11 @@
  * WAL record framing (FORMAT.md, "Write-ahead log"): v2 records resynchronise after damage, torn
  * tails are told apart from damage in the middle, and v1 segments are still read.
  */
-import { promises as fsp } from 'node:fs';
+import { constants as fsConstants, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FRAME_HEADER, frame, scanSegment } from '../../../server/store/wal.js';
+import { FRAME_HEADER, WalWriter, frame, scanSegment } from '../../../server/store/wal.js';
 import { tempDir } from './helpers.js';
 
 const tmp = tempDir('apl-wal-');
@@ -118,5 +118,38 @@ describe('v1 segments (written before the v2 framing) are still read', () => {
         const scan = await scanSegment(await segment(Buffer.concat([a, b.subarray(0, 12)])));
         expect(scan.records.length).toBe(1);
         expect(scan.bad).toEqual([{ kind: 'torn', offset: a.length, length: 12 }]);
+    });
+});
+
+describe('durable appends', () => {
+    // The WAL acknowledges an append after one write to a segment opened with O_DSYNC (no separate
+    // fdatasync): the flag is what makes it durable, so check that the open file carries it, for a
+    // new segment, a rotated one and a reopened one (Linux shows open flags in /proc/self/fdinfo).
+    const dsyncFlags = async (file: string): Promise<boolean[]> => {
+        const out: boolean[] = [];
+        for (const fd of await fsp.readdir('/proc/self/fd')) {
+            const target = await fsp.readlink(`/proc/self/fd/${fd}`).catch(() => '');
+            if (target !== file) continue;
+            const info = await fsp.readFile(`/proc/self/fdinfo/${fd}`, 'utf8');
+            out.push((parseInt(/flags:\s+([0-7]+)/.exec(info)![1], 8) & fsConstants.O_DSYNC) !== 0);
+        }
+        return out;
+    };
+
+    it.runIf(process.platform === 'linux')('new, rotated and reopened segments are written with O_DSYNC', async () => {
+        const dir = path.join(tmp.dir, 'dsync');
+        await fsp.mkdir(dir);
+        const wal = await WalWriter.open(dir, undefined, 1);
+        await wal.append(frame(1, [payload(1)]), () => undefined);
+        expect(await dsyncFlags(wal.activeFile)).toEqual([true]);
+        await wal.rotate(2, () => undefined);
+        await wal.append(frame(2, [payload(2)]), () => undefined);
+        expect(await dsyncFlags(wal.activeFile)).toEqual([true]);
+        const file = wal.activeFile;
+        await wal.close();
+        const again = await WalWriter.open(dir, { file, validBytes: (await fsp.stat(file)).size }, 3);
+        expect(await dsyncFlags(file)).toEqual([true]);
+        await again.close();
+        expect((await scanSegment(file)).records.map((r) => r.seq)).toEqual([2]);
     });
 });
