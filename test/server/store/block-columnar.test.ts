@@ -5,6 +5,7 @@
  * bool, or json when they are mixed or nested), the columns in order of first appearance.
  */
 import fc from 'fast-check';
+import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../../language/values.js';
 import { toColumns } from '../../../server/ingest/columnar.js';
@@ -108,6 +109,39 @@ const value: fc.Arbitrary<JsonValue | undefined> = fc.oneof(
 const event = fc.dictionary(fc.constantFrom('a', 'b', 'c', 'geo.city', 'status'), value, { maxKeys: 5 }) as fc.Arbitrary<FlatFields>;
 const batchList = fc.array(fc.array(event, { minLength: 0, maxLength: 12 }), { minLength: 1, maxLength: 5 }).map(list => list.map((events, i) => ({ seq: i + 1, events })));
 
+/**
+ * An uncompressed block rewritten in the layout blocks had before u32 sections were stored narrow:
+ * each narrow section widened to 4 bytes per value, its reference without the width.
+ */
+function widened(bytes: Buffer): Buffer {
+    const { header, dataStart } = readBlockHeader(bytes);
+    type Ref = [number, number, number, (1 | 2)?];
+    const refs: Ref[] = [header.time, header.batch, header.row, ...header.columns.flatMap(c => ('dict' in c ? [c.dict, c.data] : 'present' in c ? [c.data, c.present] : [c.data]))];
+    const parts: Buffer[] = [];
+    let offset = 0;
+    for (const ref of [...refs].sort((a, b) => a[0] - b[0])) {
+        let raw = bytes.subarray(dataStart + ref[0], dataStart + ref[0] + ref[1]);
+        if (ref[3] !== undefined) {
+            const wide = new Uint32Array(raw.length / ref[3]);
+            wide.set(ref[3] === 1 ? raw : new Uint16Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.length)));
+            raw = Buffer.from(wide.buffer);
+            ref.length = 3;
+        }
+        ref[0] = offset;
+        ref[1] = ref[2] = raw.length;
+        offset += raw.length;
+        parts.push(raw);
+    }
+    const head = Buffer.from(JSON.stringify(header));
+    const prefix = Buffer.alloc(12);
+    prefix.write('APLBLK01', 0, 'latin1');
+    prefix.writeUInt32LE(head.length, 8);
+    const body = Buffer.concat([prefix, head, ...parts]);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32LE(crc32(body) >>> 0);
+    return Buffer.concat([body, crc]);
+}
+
 describe('blocks', () => {
     it('uniform kinds, low and high cardinality strings, compressed; columns in order of first appearance', async () => {
         const batch = (seq: number): Batch => ({
@@ -150,6 +184,15 @@ describe('blocks', () => {
         const width = (name: string) => header.columns.find(c => c.name === name)!.data[3];
         expect([width('few'), width('some'), width('many'), header.batch[3], header.row[3]]).toEqual([1, 2, undefined, 1, undefined]);
         await expectBlockHolds(batches, { compress: true });
+    });
+
+    it('a block written before narrowing (every u32 section 4 bytes wide, no width) reads the same', async () => {
+        const events = Array.from({ length: 300 }, (_, i) => ({ few: `f${i % 7}`, many: `m${i}`, n: i }));
+        const batches: Batch[] = [{ seq: 1, events }, { seq: 2, events: events.slice(0, 20) }];
+        const now = (await encodeBlock(inputs(batches, true), { compress: false }))!.bytes;
+        expect([readBlockHeader(now).header.row[3], readBlockHeader(widened(now)).header.row[3]]).toEqual([2, undefined]);
+        expect(content(widened(now))).toEqual(content(now));
+        expect(content(now)).toEqual(expected(batches, undefined));
     });
 
     it('-0 next to an array: a json column holds 0 (found by the property below)', async () => {
