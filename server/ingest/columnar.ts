@@ -149,6 +149,35 @@ export function toColumns(fields: readonly FlatFields[]): BatchColumn[] {
     return out;
 }
 
+/**
+ * The flat events of a columnar batch, the inverse of `toColumns`: each event's fields in the
+ * columns' order, which keeps every field's first appearance where it was.
+ */
+export function fromColumns(batch: Pick<ColumnarBatch, 'times' | 'columns'>): FlatFields[] {
+    const n = batch.times.length;
+    const fields: FlatFields[] = Array.from({ length: n }, () => ({}));
+    for (const c of batch.columns) {
+        for (let r = 0; r < n; r++) {
+            let v: JsonValue | null;
+            if (c.kind === 'f64') {
+                if (c.present !== null && ((c.present[r >> 3] >> (r & 7)) & 1) === 0) continue;
+                v = c.values[r];
+            } else if (c.kind === 'str') {
+                if (c.codes[r] === 0) continue;
+                v = c.dict[c.codes[r] - 1];
+            } else if (c.kind === 'bool') {
+                if (c.values[r] === 2) continue;
+                v = c.values[r] === 1;
+            } else {
+                v = c.values[r];
+                if (v === null) continue;
+            }
+            fields[r][c.name] = v;
+        }
+    }
+    return fields;
+}
+
 /** `buildBatch` + min/max time + columns. Throws IngestError exactly where prepareIngest does. */
 export function buildColumnarBatch(body: Buffer, params: IngestParams): ColumnarBatch {
     const { batch, failures } = buildBatch(body, params);

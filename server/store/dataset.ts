@@ -7,7 +7,7 @@ import { promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
 import { buildBatch, type AppendInput, type IngestParams } from '../ingest/ingest.js';
-import type { ColumnarBatch } from '../ingest/columnar.js';
+import { fromColumns, type ColumnarBatch } from '../ingest/columnar.js';
 import type { FlatFields, NormalizedEvents } from '../../language/ingest/normalize-event.js';
 import { BlockCorruptError, decodeBlock, readBlockFileHeader, type BlockHeader, type DecodedBlock } from './block.js';
 import type { BlockInput } from './block.js';
@@ -190,16 +190,17 @@ export interface TieredView {
 }
 
 /**
- * A batch of the WAL tail. A batch appended by this process keeps the normalised events the ingest
- * path built (`norm`, the same data its WAL record decodes to) and no body; compaction encodes them
- * without a parse. A batch recovered from the WAL keeps the request body and parameters; its flat
- * events are built on first read (memoised), and compaction rebuilds them from the WAL segments.
+ * A batch of the WAL tail. A batch appended by this process keeps the events the ingest path built
+ * (`norm` flat, or `columnar` from an ingest worker: the same data its WAL record decodes to) and
+ * no body; compaction encodes them without a parse. A batch recovered from the WAL keeps the
+ * request body and parameters; its flat events are built on first read (memoised), and compaction
+ * rebuilds them from the WAL segments.
  */
 export interface TailBatch {
     seq: number;
     sysTime: bigint;
     params: IngestParams;
-    /** The decompressed request body; null once `norm` holds the events. */
+    /** The decompressed request body of a recovered batch; null when `norm` or `columnar` holds the events. */
     body: Buffer | null;
     /** Body size, for the compactBytes threshold. */
     bytes: number;
@@ -214,12 +215,14 @@ export interface TailBatch {
 const NO_EVENTS: NormalizedEvents = { times: new BigInt64Array(0), fields: [], failures: [] };
 
 /**
- * The events of a recovered batch, rebuilt from its body. A body that no longer rebuilds (only a
+ * The flat events of a tail batch that holds none: from its columns (a batch an ingest worker
+ * prepared), or rebuilt from its body (a recovered batch). A body that no longer rebuilds (only a
  * change of the normalisation code between a crash and the restart can do that) yields no events
  * and is reported, rather than making every read of the dataset fail; compaction skips it the same
  * way (compact.ts), so what is served and what is compacted agree.
  */
 function rebuild(tb: TailBatch, onError: (msg: string) => void): NormalizedEvents {
+    if (tb.columnar) return { times: tb.columnar.times, fields: fromColumns(tb.columnar), failures: [] };
     try {
         return buildBatch(tb.body as Buffer, tb.params).batch;
     } catch (err) {
@@ -645,9 +648,10 @@ export class Dataset {
             seq,
             sysTime: prep.params.receiveTimeNs,
             params: prep.params,
-            // The events the ingest path built: compaction encodes these instead of re-parsing the WAL.
-            // Without them (parsed off the main thread), keep the body, like a recovered batch.
-            body: prep.batch ? null : prep.body,
+            // The events the ingest path built, flat or as columns: compaction encodes these instead
+            // of re-parsing the WAL, and reads of flat events rebuild them from the columns. Only
+            // with neither is the body kept, like a recovered batch's.
+            body: prep.batch || prep.columnar ? null : prep.body,
             bytes: prep.body.length,
             norm: prep.batch,
             columnar: prep.batch ? undefined : prep.columnar,

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { toColumns, type BatchColumn } from '../../../server/ingest/columnar.js';
+import { fromColumns, toColumns, type BatchColumn } from '../../../server/ingest/columnar.js';
 import type { FlatFields } from '../../../language/ingest/normalize-event.js';
 import type { JsonValue } from '../../../language/values.js';
 
@@ -64,5 +64,27 @@ describe('toColumns', () => {
 
     it('any events (property)', () => {
         fc.assert(fc.property(fc.array(event, { maxLength: 40 }), events => expectColumnsHold(events)), { numRuns: 500 });
+    });
+});
+
+describe('fromColumns', () => {
+    it('[{b:1,a:"x"}, {a:"y",c:[1]}, {}, {b:true}]: the events back, absent fields left out', () => {
+        const events: FlatFields[] = [{ b: 1, a: 'x' }, { a: 'y', c: [1] }, {}, { b: true }];
+        const times = new BigInt64Array(events.length);
+        expect(fromColumns({ times, columns: toColumns(events) })).toEqual(events);
+    });
+
+    it('any events, nulls dropped (property)', () => {
+        fc.assert(
+            fc.property(fc.array(event, { maxLength: 40 }), events => {
+                const present = events.map(e => Object.fromEntries(Object.entries(e).filter(([, v]) => v !== null && v !== undefined)));
+                const back = fromColumns({ times: new BigInt64Array(events.length), columns: toColumns(events) });
+                expect(back).toEqual(present);
+                // Each event's fields in first-appearance order, so flat readers create fields in the same order.
+                const order = toColumns(events).map(c => c.name);
+                for (const e of back) expect(Object.keys(e)).toEqual(order.filter(k => k in e));
+            }),
+            { numRuns: 300 },
+        );
     });
 });
