@@ -155,15 +155,15 @@ class BlockWriter {
         rowIdx: Uint32Array,
     ) {
         this.time = this.section(view(times), 'numbers');
-        this.batch = this.u32Section(batchIdx);
-        this.row = this.u32Section(rowIdx);
+        this.batch = this.u32Section(batchIdx, 'runs');
+        this.row = this.u32Section(rowIdx, 'repeats');
     }
 
     addColumn(c: BlockColumn): void {
         const axiom = axiomTypes(c);
         if (c.kind === 'f64') this.columns.push({ name: c.name, kind: 'f64', data: this.section(view(c.values), 'numbers'), present: this.section(view(c.present), 'runs'), axiom, ...numberRange(c.values, c.present) });
         else if (c.kind === 'bool') this.columns.push({ name: c.name, kind: 'bool', data: this.section(view(c.values), 'runs'), axiom });
-        else if (c.kind === 'str') this.columns.push({ name: c.name, kind: 'str', dict: this.section(Buffer.from(JSON.stringify(c.dict)), 'text'), data: this.u32Section(c.codes), axiom, ...stringRange(c.dict) });
+        else if (c.kind === 'str') this.columns.push({ name: c.name, kind: 'str', dict: this.section(Buffer.from(JSON.stringify(c.dict)), 'text'), data: this.u32Section(c.codes, 'numbers'), axiom, ...stringRange(c.dict) });
         else this.columns.push({ name: c.name, kind: 'json', data: this.section(Buffer.from(JSON.stringify(c.values)), 'text'), axiom });
     }
 
@@ -202,14 +202,14 @@ class BlockWriter {
     }
 
     /** A u32 section, stored in 1 or 2 bytes per value when every value fits. */
-    private u32Section(values: Uint32Array): Section {
+    private u32Section(values: Uint32Array, content: SectionContent): Section {
         let max = 0;
         for (let i = 0; i < values.length; i++) if (values[i] > max) max = values[i];
-        if (max > 0xffff) return this.section(view(values), 'numbers');
+        if (max > 0xffff) return this.section(view(values), content);
         const width = max > 0xff ? 2 : 1;
         const narrow = width === 1 ? new Uint8Array(values.length) : new Uint16Array(values.length);
         narrow.set(values);
-        const sec = this.section(view(narrow), 'numbers');
+        const sec = this.section(view(narrow), content);
         sec[3] = width;
         return sec;
     }
@@ -231,11 +231,12 @@ class BlockWriter {
 /**
  * What a section holds, which decides how it is deflated. Compaction is on the ingest path, and
  * LZ77 matching (deflate's costly part) finds little in binary columns: codes, times and numbers
- * get Huffman coding only (about 3× faster at level 1, within a few per cent of its size);
- * positions and flags are long runs (RLE); JSON text keeps level 1 where its repeats pay. Every
+ * get Huffman coding only (about 3× faster at level 1, within a few per cent of its size); batch
+ * indexes, presence bitmaps and flags are long runs (RLE); row indexes repeat 0, 1, 2, … batch
+ * after batch, which LZ77 finds at once, and JSON text keeps it where its repeats pay. Every
  * choice is plain raw deflate: the reader does not need to know which was made.
  */
-type SectionContent = 'numbers' | 'runs' | 'text';
+type SectionContent = 'numbers' | 'runs' | 'repeats' | 'text';
 
 /** Text this large is Huffman-coded unless a sample shows that LZ77 matching pays for it. */
 const TEXT_SAMPLE_BYTES = 16 * 1024;
