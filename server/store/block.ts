@@ -242,8 +242,9 @@ type SectionContent = 'numbers' | 'runs' | 'repeats' | 'text';
 const TEXT_SAMPLE_BYTES = 16 * 1024;
 
 function deflateOptions(raw: Buffer, content: SectionContent): ZlibOptions {
-    // One output chunk: each chunk of zlib's async API is a round trip to the main thread.
-    const chunkSize = Math.max(16 * 1024, raw.length + (raw.length >> 3) + 1024);
+    // One output chunk (each chunk of zlib's async API is a round trip to the main thread), up to
+    // 8 MiB: zlib allocates the whole chunk up front.
+    const chunkSize = Math.min(8 * 1024 * 1024, Math.max(16 * 1024, raw.length + (raw.length >> 3) + 1024));
     let strategy = content === 'runs' ? zlibConstants.Z_RLE : content === 'numbers' ? zlibConstants.Z_HUFFMAN_ONLY : zlibConstants.Z_DEFAULT_STRATEGY;
     if (content === 'text' && raw.length > 4 * TEXT_SAMPLE_BYTES && !matchingPays(raw.subarray(0, TEXT_SAMPLE_BYTES))) strategy = zlibConstants.Z_HUFFMAN_ONLY;
     return { level: 1, strategy, chunkSize };
