@@ -99,7 +99,7 @@ export interface EncodeOptions {
     compress: boolean;
     /** Rows whose (batch seq, time) is rejected are left out (retention/trim). */
     keep?: (seq: number, timeNs: bigint) => boolean;
-    /** Called every `yieldRows` rows (and every few columns) so a long encode can yield to the event loop. */
+    /** Called every `yieldRows` rows (at the next batch boundary) so a long encode can yield to the event loop. */
     yieldEvery?: () => Promise<void>;
     /** Rows between `yieldEvery` calls (default 8192). */
     yieldRows?: number;
@@ -364,17 +364,26 @@ async function encodeColumnarBlock(batches: ColumnarInput[], opts: EncodeOptions
     });
 
     const writer = new BlockWriter(opts.compress, times.subarray(0, n), batchIdx.subarray(0, n), rowIdx.subarray(0, n));
-    const yieldRows = opts.yieldRows ?? 8192;
-    let work = 0;
-    for (const [name, { kinds, parts }] of plan) {
-        writer.addColumn(mergedColumn(name, kinds, parts, n));
-        work += n;
-        if (opts.yieldEvery && work >= yieldRows) {
-            work = 0;
-            await opts.yieldEvery();
-        }
-    }
+    const pace = new Pace(opts.yieldEvery, opts.yieldRows ?? 8192);
+    for (const [name, { kinds, parts }] of plan) writer.addColumn(await mergedColumn(name, kinds, parts, n, pace));
     return writer.finish({ rows: n, minT, maxT, batchList, covers: opts.covers });
+}
+
+/** Counts the rows encoded and yields to the event loop every `rows` of them (between batches). */
+class Pace {
+    private work = 0;
+    constructor(
+        private readonly yieldEvery: (() => Promise<void>) | undefined,
+        private readonly rows: number,
+    ) {}
+
+    /** Notes `rows` more rows; the promise to await when it is time to yield, else undefined. */
+    done(rows: number): Promise<void> | undefined {
+        this.work += rows;
+        if (this.yieldEvery === undefined || this.work < this.rows) return undefined;
+        this.work = 0;
+        return this.yieldEvery();
+    }
 }
 
 /** The kinds (KIND_* bits) of a batch column's values in kept rows; 0 when it has none there. */
@@ -418,7 +427,7 @@ function batchValue(column: BatchColumn, r: number): JsonValue | undefined {
 }
 
 /** One block column from the parts of the batches that have it; the encoding follows its kinds. */
-function mergedColumn(name: string, kinds: number, parts: { column: BatchColumn; rows: Int32Array }[], n: number): BlockColumn {
+async function mergedColumn(name: string, kinds: number, parts: { column: BatchColumn; rows: Int32Array }[], n: number, pace: Pace): Promise<BlockColumn> {
     if (kinds === KIND_STR) {
         // Codes in order of first appearance in block rows.
         const index = new Map<string, number>();
@@ -450,6 +459,8 @@ function mergedColumn(name: string, kinds: number, parts: { column: BatchColumn;
                 if (remap !== undefined && column.kind === 'str') remap[column.codes[r]] = c;
                 codes[o] = c;
             }
+            const due = pace.done(rows.length);
+            if (due) await due;
         }
         return { name, kind: 'str', dict: [...index.keys()], codes };
     }
@@ -465,6 +476,8 @@ function mergedColumn(name: string, kinds: number, parts: { column: BatchColumn;
                 values[o] = v as number;
                 present[o >> 3] |= 1 << (o & 7);
             }
+            const due = pace.done(rows.length);
+            if (due) await due;
         }
         return { name, kind: 'f64', values, present };
     }
@@ -477,6 +490,8 @@ function mergedColumn(name: string, kinds: number, parts: { column: BatchColumn;
                 const v = batchValue(column, r);
                 if (v !== undefined) values[o] = v ? 1 : 0;
             }
+            const due = pace.done(rows.length);
+            if (due) await due;
         }
         return { name, kind: 'bool', values };
     }
@@ -488,6 +503,8 @@ function mergedColumn(name: string, kinds: number, parts: { column: BatchColumn;
             const v = batchValue(column, r);
             if (v !== undefined) values[o] = v;
         }
+        const due = pace.done(rows.length);
+        if (due) await due;
     }
     return { name, kind: 'json', values };
 }

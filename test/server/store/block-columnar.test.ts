@@ -195,6 +195,15 @@ describe('blocks', () => {
         expect(content(now)).toEqual(expected(batches, undefined));
     });
 
+    it('a long encode yields to the event loop every yieldRows rows within a column, at batch boundaries', async () => {
+        const batches: Batch[] = Array.from({ length: 10 }, (_, b) => ({ seq: b + 1, events: Array.from({ length: 50 }, (_, i) => ({ s: `v${i % 4}`, n: i, j: i % 2 ? [i] : 'x' })) }));
+        let yields = 0;
+        const block = await encodeBlock(inputs(batches, true), { compress: false, yieldRows: 100, yieldEvery: async () => void yields++ });
+        // 3 columns of 500 rows, a yield after every 100: 15 (one per column before yields came between batches).
+        expect(yields).toBe(15);
+        expect(content(block!.bytes)).toEqual(expected(batches, undefined));
+    });
+
     it('-0 next to an array: a json column holds 0 (found by the property below)', async () => {
         await expectBlockHolds([{ seq: 1, events: [{ a: -0 }, { a: [1, 'a'] }] }], { compress: false });
     });
