@@ -523,6 +523,8 @@ export function readBlockHeader(buf: Buffer, checksum = true): { header: BlockHe
     } catch (err) {
         throw new BlockCorruptError(`unreadable block header (${(err as Error).message})`);
     }
+    // A later format will say so here; reading it as this one would give wrong values, not errors.
+    if (header.v !== 1) throw new BlockCorruptError(`unsupported block version ${JSON.stringify(header.v)}`);
     return { header, dataStart: 12 + hlen };
 }
 
@@ -539,12 +541,15 @@ export async function readBlockHeaderOnly(file: string): Promise<BlockHeader> {
         const hlen = prefix.readUInt32LE(8);
         const h = Buffer.alloc(hlen);
         const { bytesRead } = await fh.read(h, 0, hlen, 12);
+        let header: BlockHeader;
         try {
             if (bytesRead !== hlen) throw new Error('the file ends inside its header');
-            return JSON.parse(h.toString('utf8')) as BlockHeader;
+            header = JSON.parse(h.toString('utf8')) as BlockHeader;
         } catch (err) {
             throw new BlockCorruptError(`${file}: unreadable block header (${(err as Error).message})`);
         }
+        if (header.v !== 1) throw new BlockCorruptError(`${file}: unsupported block version ${JSON.stringify(header.v)}`);
+        return header;
     } finally {
         await fh.close();
     }

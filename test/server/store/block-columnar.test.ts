@@ -5,12 +5,15 @@
  * bool, or json when they are mixed or nested), the columns in order of first appearance.
  */
 import fc from 'fast-check';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../../language/values.js';
 import { toColumns } from '../../../server/ingest/columnar.js';
 import type { FlatFields } from '../../../language/ingest/normalize-event.js';
-import { decodeBlock, encodeBlock, readBlockHeader, type BlockInput, type EncodeOptions } from '../../../server/store/block.js';
+import { decodeBlock, encodeBlock, readBlockHeader, readBlockHeaderOnly, type BlockHeader, type BlockInput, type EncodeOptions } from '../../../server/store/block.js';
 
 type Batch = { seq: number; events: FlatFields[] };
 
@@ -132,11 +135,17 @@ function widened(bytes: Buffer): Buffer {
         offset += raw.length;
         parts.push(raw);
     }
+    return rewritten(bytes, header, parts);
+}
+
+/** The block with another header (and sections, default its own), checksummed again. */
+function rewritten(bytes: Buffer, header: BlockHeader, sections?: Buffer[]): Buffer {
+    const { dataStart } = readBlockHeader(bytes);
     const head = Buffer.from(JSON.stringify(header));
     const prefix = Buffer.alloc(12);
     prefix.write('APLBLK01', 0, 'latin1');
     prefix.writeUInt32LE(head.length, 8);
-    const body = Buffer.concat([prefix, head, ...parts]);
+    const body = Buffer.concat([prefix, head, ...(sections ?? [bytes.subarray(dataStart, bytes.length - 4)])]);
     const crc = Buffer.alloc(4);
     crc.writeUInt32LE(crc32(body) >>> 0);
     return Buffer.concat([body, crc]);
@@ -202,6 +211,17 @@ describe('blocks', () => {
         // 3 columns of 500 rows, a yield after every 100: 15 (one per column before yields came between batches).
         expect(yields).toBe(15);
         expect(content(block!.bytes)).toEqual(expected(batches, undefined));
+    });
+
+    it('a block of another format version is refused, not misread (whole and header only)', async () => {
+        const bytes = (await encodeBlock(inputs([{ seq: 1, events: [{ a: 'x' }] }], true), { compress: false }))!.bytes;
+        const { header } = readBlockHeader(bytes);
+        const other = rewritten(bytes, { ...header, v: 2 as 1 });
+        expect(() => readBlockHeader(other)).toThrow(/unsupported block version 2/);
+        const file = path.join(mkdtempSync(path.join(tmpdir(), 'apl-block-')), '00000001.blk');
+        writeFileSync(file, other);
+        await expect(readBlockHeaderOnly(file)).rejects.toThrow(/unsupported block version 2/);
+        rmSync(path.dirname(file), { recursive: true });
     });
 
     it('-0 next to an array: a json column holds 0 (found by the property below)', async () => {
