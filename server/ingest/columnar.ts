@@ -50,18 +50,27 @@ function newBuilder(name: string, v: JsonValue, n: number): FieldBuilder {
     }
 }
 
+/** The value of a column at row r, or undefined when absent. */
+export function columnValue(column: BatchColumn, r: number): JsonValue | undefined {
+    switch (column.kind) {
+        case 'f64':
+            return column.present === null || ((column.present[r >> 3] >> (r & 7)) & 1) === 1 ? column.values[r] : undefined;
+        case 'str':
+            return column.codes[r] === 0 ? undefined : column.dict[column.codes[r] - 1];
+        case 'bool':
+            return column.values[r] === 2 ? undefined : column.values[r] === 1;
+        default: {
+            const v = column.values[r];
+            return v === null ? undefined : v;
+        }
+    }
+}
+
 /** The builder as json values, with the values written so far (rows before `upto`). */
 function asJson(bl: FieldBuilder, n: number, upto: number): FieldBuilder {
     const values = new Array<JsonValue | null>(n).fill(null);
-    for (let r = 0; r < upto; r++) {
-        if (bl.kind === 'f64') {
-            if ((bl.present[r >> 3] >> (r & 7)) & 1) values[r] = bl.values[r];
-        } else if (bl.kind === 'str') {
-            if (bl.codes[r] !== 0) values[r] = bl.dict[bl.codes[r] - 1];
-        } else if (bl.kind === 'bool') {
-            if (bl.values[r] !== 2) values[r] = bl.values[r] === 1;
-        }
-    }
+    // A builder is laid out as the column it becomes.
+    for (let r = 0; r < upto; r++) values[r] = columnValue(bl as BatchColumn, r) ?? null;
     return { name: bl.name, kind: 'json', values };
 }
 
@@ -158,21 +167,8 @@ export function fromColumns(batch: Pick<ColumnarBatch, 'times' | 'columns'>): Fl
     const fields: FlatFields[] = Array.from({ length: n }, () => ({}));
     for (const c of batch.columns) {
         for (let r = 0; r < n; r++) {
-            let v: JsonValue | null;
-            if (c.kind === 'f64') {
-                if (c.present !== null && ((c.present[r >> 3] >> (r & 7)) & 1) === 0) continue;
-                v = c.values[r];
-            } else if (c.kind === 'str') {
-                if (c.codes[r] === 0) continue;
-                v = c.dict[c.codes[r] - 1];
-            } else if (c.kind === 'bool') {
-                if (c.values[r] === 2) continue;
-                v = c.values[r] === 1;
-            } else {
-                v = c.values[r];
-                if (v === null) continue;
-            }
-            fields[r][c.name] = v;
+            const v = columnValue(c, r);
+            if (v !== undefined) fields[r][c.name] = v;
         }
     }
     return fields;

@@ -15,7 +15,7 @@ import { open, readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { constants as zlibConstants, crc32, deflateRaw, deflateRawSync, inflateRawSync, type ZlibOptions } from 'node:zlib';
 import type { JsonValue } from '../../language/values.js';
-import { KIND_BOOL, KIND_NUM, KIND_OTHER, KIND_STR, toColumns, type BatchColumn } from '../ingest/columnar.js';
+import { KIND_BOOL, KIND_NUM, KIND_OTHER, KIND_STR, columnValue, toColumns, type BatchColumn } from '../ingest/columnar.js';
 import type { FlatFields } from '../../language/ingest/normalize-event.js';
 
 const deflateRawAsync = promisify(deflateRaw);
@@ -410,22 +410,6 @@ function kindOf(v: JsonValue): number {
     return tv === 'number' ? KIND_NUM : tv === 'string' ? KIND_STR : tv === 'boolean' ? KIND_BOOL : KIND_OTHER;
 }
 
-/** The value of a batch column at row r, or undefined when absent. */
-function batchValue(column: BatchColumn, r: number): JsonValue | undefined {
-    switch (column.kind) {
-        case 'f64':
-            return column.present === null || ((column.present[r >> 3] >> (r & 7)) & 1) === 1 ? column.values[r] : undefined;
-        case 'str':
-            return column.codes[r] === 0 ? undefined : column.dict[column.codes[r] - 1];
-        case 'bool':
-            return column.values[r] === 2 ? undefined : column.values[r] === 1;
-        default: {
-            const v = column.values[r];
-            return v === null ? undefined : v;
-        }
-    }
-}
-
 /** One block column from the parts of the batches that have it; the encoding follows its kinds. */
 async function mergedColumn(name: string, kinds: number, parts: { column: BatchColumn; rows: Int32Array }[], n: number, pace: Pace): Promise<BlockColumn> {
     if (kinds === KIND_STR) {
@@ -447,7 +431,7 @@ async function mergedColumn(name: string, kinds: number, parts: { column: BatchC
                     }
                     str = column.dict[k - 1];
                 } else {
-                    const v = batchValue(column, r);
+                    const v = columnValue(column, r);
                     if (v === undefined) continue;
                     str = v as string;
                 }
@@ -471,7 +455,7 @@ async function mergedColumn(name: string, kinds: number, parts: { column: BatchC
             for (let r = 0; r < rows.length; r++) {
                 const o = rows[r];
                 if (o < 0) continue;
-                const v = column.kind === 'f64' ? (column.present === null || ((column.present[r >> 3] >> (r & 7)) & 1) === 1 ? column.values[r] : undefined) : batchValue(column, r);
+                const v = columnValue(column, r);
                 if (v === undefined) continue;
                 values[o] = v as number;
                 present[o >> 3] |= 1 << (o & 7);
@@ -487,7 +471,7 @@ async function mergedColumn(name: string, kinds: number, parts: { column: BatchC
             for (let r = 0; r < rows.length; r++) {
                 const o = rows[r];
                 if (o < 0) continue;
-                const v = batchValue(column, r);
+                const v = columnValue(column, r);
                 if (v !== undefined) values[o] = v ? 1 : 0;
             }
             const due = pace.done(rows.length);
@@ -500,7 +484,7 @@ async function mergedColumn(name: string, kinds: number, parts: { column: BatchC
         for (let r = 0; r < rows.length; r++) {
             const o = rows[r];
             if (o < 0) continue;
-            const v = batchValue(column, r);
+            const v = columnValue(column, r);
             if (v !== undefined) values[o] = v;
         }
         const due = pace.done(rows.length);
