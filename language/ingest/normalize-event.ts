@@ -68,7 +68,8 @@ export interface NormalizeOptions {
 }
 
 export const RESERVED_FIELDS: ReadonlySet<string> = new Set(['_blockInfo', '_cursor', '_rowID', '_source', '_sysTime']);
-const MAX_STRING_BYTES = 1024 * 1024;
+/** Longest string stored as sent (UTF-8 bytes); a longer one becomes TOO_LONG. */
+export const MAX_STRING_BYTES = 1024 * 1024;
 
 /** Why one event cannot be stored (thrown while flattening, caught per event). */
 class EventRejected extends Error {}
@@ -279,10 +280,64 @@ function parseRfc3339Fast(s: string): bigint | undefined {
         if (oh < 0 || om < 0) return undefined;
         offsetMin = (oh * 60 + om) * (z === 45 ? -1 : 1);
     } else return undefined;
-    const year = y1 * 100 + y2;
-    const ms = utcMs(year, mo - 1, d, h, mi, se);
-    const secs = ms / 1000 - offsetMin * 60;
+    return rfc3339Ns(y1 * 100 + y2, mo, d, h, mi, se, nanos, offsetMin);
+}
+
+function rfc3339Ns(year: number, mo: number, d: number, h: number, mi: number, se: number, nanos: number, offsetMin: number): bigint {
+    const secs = utcMs(year, mo - 1, d, h, mi, se) / 1000 - offsetMin * 60;
     return BigInt(secs) * NS_PER_SEC + BigInt(nanos);
+}
+
+function b2(b: Uint8Array, i: number): number {
+    const x = b[i] - 48;
+    const y = b[i + 1] - 48;
+    return x >= 0 && x <= 9 && y >= 0 && y <= 9 ? x * 10 + y : -1;
+}
+
+/**
+ * `parseRfc3339Fast` over the bytes `b[s, e)`, for ingest's byte scanner (server/ingest/
+ * ndjson-columns.ts), which reads `_time` without making a string: the same form, the same time,
+ * undefined when the bytes are not exactly that form (the caller then tries the string heuristics).
+ */
+export function parseRfc3339Bytes(b: Uint8Array, s: number, e: number): bigint | undefined {
+    const n = e - s;
+    if (n < 20 || b[s + 4] !== 45 || b[s + 7] !== 45 || b[s + 13] !== 58 || b[s + 16] !== 58) return undefined;
+    const t = b[s + 10];
+    if (t !== 84 && t !== 116 && t !== 32) return undefined;
+    const y1 = b2(b, s);
+    const y2 = b2(b, s + 2);
+    const mo = b2(b, s + 5);
+    const d = b2(b, s + 8);
+    const h = b2(b, s + 11);
+    const mi = b2(b, s + 14);
+    const se = b2(b, s + 17);
+    if (y1 < 0 || y2 < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || se < 0 || se > 60) return undefined;
+    let i = s + 19;
+    let nanos = 0;
+    if (i < e && b[i] === 46) {
+        i++;
+        let digits = 0;
+        for (; i < e; i++) {
+            const c = b[i] - 48;
+            if (c < 0 || c > 9) break;
+            if (digits < 9) nanos = nanos * 10 + c;
+            digits++;
+        }
+        if (digits === 0) return undefined;
+        for (let k = digits; k < 9; k++) nanos *= 10;
+    }
+    let offsetMin = 0;
+    const z = i < e ? b[i] : -1;
+    if (z === 90 || z === 122) {
+        if (i + 1 !== e) return undefined;
+    } else if (z === 43 || z === 45) {
+        if (i + 6 !== e || b[i + 3] !== 58) return undefined;
+        const oh = b2(b, i + 1);
+        const om = b2(b, i + 4);
+        if (oh < 0 || om < 0) return undefined;
+        offsetMin = (oh * 60 + om) * (z === 45 ? -1 : 1);
+    } else return undefined;
+    return rfc3339Ns(y1 * 100 + y2, mo, d, h, mi, se, nanos, offsetMin);
 }
 
 const DIGITS = /^-?\d+(\.\d+)?$/;

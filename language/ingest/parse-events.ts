@@ -96,7 +96,7 @@ export function parseEvents(body: Buffer, format: BodyFormat, options: ParseOpti
  * every body; decoding and parsing take a third less). The same strings as
  * `body.toString('utf8').split('\n')`: a 0x0A byte is never part of a multi-byte UTF-8 sequence.
  */
-function decodeLines(body: Buffer): string[] {
+export function decodeLines(body: Buffer): string[] {
     const lines: string[] = [];
     let start = 0;
     for (;;) {
@@ -206,35 +206,44 @@ const MAX_MULTILINE_VALUE = 1024 * 1024;
  * objects still work; if that fails too, the line fails alone.
  */
 function parseNdjson(lines: string[]): ParsedEvents {
-    const events: RawEvent[] = [];
-    const failures: EventFailure[] = [];
+    const out: ParsedEvents = { events: [], failures: [] };
     let index = 0; // event index within the body
     for (let li = 0; li < lines.length; li++) {
-        const line = lines[li];
-        let v: unknown;
-        try {
-            v = JSON.parse(line);
-        } catch (err) {
-            if (skipWs(line, 0) >= line.length) continue; // blank line
-            // Slow path: scan values starting at this line.
-            const res = scanValues(lines, li);
-            if (res === undefined) {
-                failures.push({ index: index++, error: `line ${li + 1}: invalid JSON: ${shortJsonError(err)}` });
-                continue;
-            }
-            for (const value of res.values) {
-                if (isPlainObject(value)) events.push(value);
-                else failures.push({ index, error: `line ${li + 1}: event is not a JSON object (${jsonKind(value)})` });
-                index++;
-            }
-            li = res.lastLine;
-            continue;
-        }
-        if (isPlainObject(v)) events.push(v);
-        else failures.push({ index, error: `line ${li + 1}: event is not a JSON object (${jsonKind(v)})` });
-        index++;
+        const next = parseNdjsonLine(lines, li, index, out);
+        index = next.index;
+        li = next.lastLine;
     }
-    return { events, failures };
+    return out;
+}
+
+/**
+ * One step of `parseNdjson`: the values starting at `lines[li]` (the body's lines, as
+ * `decodeLines` gives them), added to `out` (`index` is the body index of the first value).
+ * Returns the index after them and the last line they took.
+ */
+export function parseNdjsonLine(lines: readonly string[], li: number, index: number, out: ParsedEvents): { index: number; lastLine: number } {
+    const line = lines[li];
+    let v: unknown;
+    try {
+        v = JSON.parse(line);
+    } catch (err) {
+        if (skipWs(line, 0) >= line.length) return { index, lastLine: li }; // blank line
+        // Slow path: scan values starting at this line.
+        const res = scanValues(lines, li);
+        if (res === undefined) {
+            out.failures.push({ index, error: `line ${li + 1}: invalid JSON: ${shortJsonError(err)}` });
+            return { index: index + 1, lastLine: li };
+        }
+        for (const value of res.values) {
+            if (isPlainObject(value)) out.events.push(value);
+            else out.failures.push({ index, error: `line ${li + 1}: event is not a JSON object (${jsonKind(value)})` });
+            index++;
+        }
+        return { index, lastLine: res.lastLine };
+    }
+    if (isPlainObject(v)) out.events.push(v);
+    else out.failures.push({ index, error: `line ${li + 1}: event is not a JSON object (${jsonKind(v)})` });
+    return { index: index + 1, lastLine: li };
 }
 
 function shortJsonError(err: unknown): string {
@@ -249,7 +258,7 @@ function shortJsonError(err: unknown): string {
  * never extended over a line that is a complete JSON object on its own (so one broken line cannot
  * swallow the good lines after it), nor past MAX_MULTILINE_VALUE characters.
  */
-function scanValues(lines: string[], first: number): { values: unknown[]; lastLine: number } | undefined {
+function scanValues(lines: readonly string[], first: number): { values: unknown[]; lastLine: number } | undefined {
     const values: unknown[] = [];
     let li = first;
     let buf = lines[li];

@@ -36,17 +36,26 @@ export const KIND_OTHER = 8;
  * turns what was written into json values (rare: a field whose type changes within one request).
  */
 type FieldBuilder =
-    | { name: string; kind: 'f64'; values: Float64Array; present: Uint8Array; count: number }
-    | { name: string; kind: 'str'; codes: Uint32Array; dict: string[]; index: Map<string, number> }
-    | { name: string; kind: 'bool'; values: Uint8Array }
-    | { name: string; kind: 'json'; values: (JsonValue | null)[] };
+    | { kind: 'f64'; values: Float64Array; present: Uint8Array; count: number }
+    | { kind: 'str'; codes: Uint32Array; dict: string[]; index: Map<string, number>; bytes: ByteDict | null }
+    | { kind: 'bool'; values: Uint8Array }
+    | { kind: 'json'; values: (JsonValue | null)[] };
 
-function newBuilder(name: string, v: JsonValue, n: number): FieldBuilder {
+/**
+ * A column of a `ColumnSet`. Its builder is replaced when the column turns into json, so whoever
+ * holds the column (the shape caches) keeps the right builder.
+ */
+export interface Column {
+    readonly name: string;
+    b: FieldBuilder;
+}
+
+function newBuilder(v: JsonValue, n: number): FieldBuilder {
     switch (typeof v) {
-        case 'number': return { name, kind: 'f64', values: new Float64Array(n), present: new Uint8Array((n + 7) >> 3), count: 0 };
-        case 'string': return { name, kind: 'str', codes: new Uint32Array(n), dict: [], index: new Map() };
-        case 'boolean': return { name, kind: 'bool', values: new Uint8Array(n).fill(2) };
-        default: return { name, kind: 'json', values: new Array<JsonValue | null>(n).fill(null) };
+        case 'number': return { kind: 'f64', values: new Float64Array(n), present: new Uint8Array((n + 7) >> 3), count: 0 };
+        case 'string': return { kind: 'str', codes: new Uint32Array(n), dict: [], index: new Map(), bytes: null };
+        case 'boolean': return { kind: 'bool', values: new Uint8Array(n).fill(2) };
+        default: return { kind: 'json', values: new Array<JsonValue | null>(n).fill(null) };
     }
 }
 
@@ -69,9 +78,9 @@ export function columnValue(column: BatchColumn, r: number): JsonValue | undefin
 /** The builder as json values, with the values written so far (rows before `upto`). */
 function asJson(bl: FieldBuilder, n: number, upto: number): FieldBuilder {
     const values = new Array<JsonValue | null>(n).fill(null);
-    // A builder is laid out as the column it becomes.
+    // A builder is laid out as the column it becomes (a str builder's extra fields are ignored).
     for (let r = 0; r < upto; r++) values[r] = columnValue(bl as BatchColumn, r) ?? null;
-    return { name: bl.name, kind: 'json', values };
+    return { kind: 'json', values };
 }
 
 /** Writes `v` at `row`; returns false when `v` is not of the builder's kind. */
@@ -83,17 +92,10 @@ function put(bl: FieldBuilder, v: JsonValue, row: number): boolean {
             bl.present[row >> 3] |= 1 << (row & 7);
             bl.count++;
             return true;
-        case 'str': {
+        case 'str':
             if (typeof v !== 'string') return false;
-            let c = bl.index.get(v);
-            if (c === undefined) {
-                bl.dict.push(v);
-                c = bl.dict.length;
-                bl.index.set(v, c);
-            }
-            bl.codes[row] = c;
+            bl.codes[row] = bl.index.get(v) ?? addString(bl, v);
             return true;
-        }
         case 'bool':
             if (typeof v !== 'boolean') return false;
             bl.values[row] = v ? 1 : 0;
@@ -104,58 +106,234 @@ function put(bl: FieldBuilder, v: JsonValue, row: number): boolean {
     }
 }
 
+/** Adds a new string to a str builder's dictionary; its code. */
+function addString(bl: FieldBuilder & { kind: 'str' }, v: string): number {
+    bl.dict.push(v);
+    const c = bl.dict.length;
+    bl.index.set(v, c);
+    return c;
+}
+
+/** A typed array of `n` elements holding `a`'s first elements (n ≥ a.length: grows; else cuts). */
+function resized<T extends Float64Array | Uint8Array | Uint32Array | Int32Array>(a: T, n: number): T {
+    if (n <= a.length) return a.slice(0, n) as T;
+    const out = new (a.constructor as new (n: number) => T)(n);
+    out.set(a);
+    return out;
+}
+
+function resize(bl: FieldBuilder, n: number): void {
+    switch (bl.kind) {
+        case 'f64':
+            bl.values = resized(bl.values, n);
+            bl.present = resized(bl.present, (n + 7) >> 3);
+            break;
+        case 'str':
+            bl.codes = resized(bl.codes, n);
+            break;
+        case 'bool': {
+            const old = bl.values.length;
+            bl.values = resized(bl.values, n);
+            if (n > old) bl.values.fill(2, old);
+            break;
+        }
+        case 'json': {
+            const old = bl.values.length;
+            bl.values.length = n;
+            if (n > old) bl.values.fill(null, old);
+            break;
+        }
+    }
+}
+
 /**
- * The builders of the previous event's fields, by position: events of one batch mostly have the
+ * The columns of one request being gathered, in order of first appearance, with room for `rows`
+ * events (`reserve` makes more).
+ */
+export class ColumnSet {
+    private readonly byName = new Map<string, Column>();
+    private readonly list: Column[] = [];
+
+    constructor(private rows: number) {}
+
+    get(name: string): Column | undefined {
+        return this.byName.get(name);
+    }
+
+    /** The column `name`, made (its encoding chosen by `first`, its first value) when new. */
+    column(name: string, first: JsonValue): Column {
+        let col = this.byName.get(name);
+        if (col === undefined) {
+            col = { name, b: newBuilder(first, this.rows) };
+            this.byName.set(name, col);
+            this.list.push(col);
+        }
+        return col;
+    }
+
+    /** Makes room for at least `rows` events. */
+    reserve(rows: number): void {
+        if (rows <= this.rows) return;
+        this.rows = Math.max(rows, this.rows * 2);
+        for (const col of this.list) resize(col.b, this.rows);
+    }
+
+    /** Writes `v` (not null) at `row`, turning the column into json when `v` is of another kind. */
+    put(col: Column, v: JsonValue, row: number): void {
+        if (put(col.b, v, row)) return;
+        col.b = asJson(col.b, this.rows, row);
+        put(col.b, v, row);
+    }
+
+    /** A flat event's fields at `row` (null and undefined values are absent). */
+    putFields(ev: FlatFields, row: number): void {
+        for (const k in ev) {
+            const v = ev[k];
+            if (v === null || v === undefined) continue;
+            this.put(this.column(k, v), v, row);
+        }
+    }
+
+    /**
+     * The string held by `bytes[start, end)` (ASCII, no escapes: the bytes are the string) at
+     * `row`, looked up by its bytes (hash `h`; `view` reads `bytes`) so a string seen before is not
+     * made again.
+     */
+    putAscii(col: Column, bytes: Buffer, view: DataView, start: number, end: number, h: number, row: number): void {
+        const bl = col.b;
+        if (bl.kind !== 'str') {
+            this.put(col, latin1(bytes, start, end), row);
+            return;
+        }
+        const dict = (bl.bytes ??= new ByteDict(bytes, view));
+        let c = dict.find(start, end, h);
+        if (c === 0) {
+            const v = latin1(bytes, start, end);
+            c = bl.index.get(v) ?? addString(bl, v);
+            dict.add(start, end, h, c);
+        }
+        bl.codes[row] = c;
+    }
+
+    /** The finished columns of `n` events. */
+    finish(n: number): BatchColumn[] {
+        const out: BatchColumn[] = [];
+        for (const { name, b } of this.list) {
+            if (n !== this.rows) resize(b, n);
+            if (b.kind === 'f64') out.push({ name, kind: 'f64', values: b.values, present: b.count === n ? null : b.present });
+            else if (b.kind === 'str') out.push({ name, kind: 'str', dict: b.dict, codes: b.codes });
+            else if (b.kind === 'bool') out.push({ name, kind: 'bool', values: b.values });
+            else out.push({ name, kind: 'json', values: b.values });
+        }
+        return out;
+    }
+}
+
+function latin1(bytes: Buffer, start: number, end: number): string {
+    return bytes.toString('latin1', start, end);
+}
+
+/** The `len` bytes at `a` and at `b` are the same (four at a time). */
+export function sameBytes(bytes: Uint8Array, view: DataView, a: number, b: number, len: number): boolean {
+    let k = 0;
+    for (; k + 4 <= len; k += 4) if (view.getInt32(a + k) !== view.getInt32(b + k)) return false;
+    for (; k < len; k++) if (bytes[a + k] !== bytes[b + k]) return false;
+    return true;
+}
+
+/**
+ * A str column's strings by their bytes in the request body (open addressing on a byte hash), so
+ * that a repeated value (a method, a status, a user agent) costs a hash and a compare, not a new
+ * string and a Map lookup. Only for strings whose bytes are their characters (ASCII, no escapes):
+ * distinct bytes are then distinct strings, so one string never gets two codes.
+ */
+export class ByteDict {
+    private slots = new Int32Array(64);
+    private starts = new Int32Array(32);
+    private lens = new Int32Array(32);
+    private hashes = new Int32Array(32);
+    private codes = new Uint32Array(32);
+    private size = 0;
+
+    constructor(
+        private readonly bytes: Uint8Array,
+        private readonly view: DataView,
+    ) {}
+
+    /** The code of the string at `bytes[start, end)`, 0 when not here. */
+    find(start: number, end: number, h: number): number {
+        const mask = this.slots.length - 1;
+        const len = end - start;
+        for (let s = h & mask; ; s = (s + 1) & mask) {
+            const e = this.slots[s] - 1;
+            if (e < 0) return 0;
+            if (this.hashes[e] === h && this.lens[e] === len && sameBytes(this.bytes, this.view, this.starts[e], start, len)) return this.codes[e];
+        }
+    }
+
+    add(start: number, end: number, h: number, code: number): void {
+        if (this.size === this.starts.length) {
+            const n = this.size * 2;
+            this.starts = resized(this.starts, n);
+            this.lens = resized(this.lens, n);
+            this.hashes = resized(this.hashes, n);
+            this.codes = resized(this.codes, n);
+        }
+        const e = this.size++;
+        this.starts[e] = start;
+        this.lens[e] = end - start;
+        this.hashes[e] = h;
+        this.codes[e] = code;
+        if (this.size * 2 > this.slots.length) this.rehash();
+        else this.place(e);
+    }
+
+    private place(e: number): void {
+        const mask = this.slots.length - 1;
+        let s = this.hashes[e] & mask;
+        while (this.slots[s] !== 0) s = (s + 1) & mask;
+        this.slots[s] = e + 1;
+    }
+
+    private rehash(): void {
+        this.slots = new Int32Array(this.slots.length * 2);
+        for (let e = 0; e < this.size; e++) this.place(e);
+    }
+}
+
+/**
+ * The columns of the previous event's fields, by position: events of one batch mostly have the
  * same fields in the same order, so a field name is compared with the one at its position (the
  * same string, as JSON.parse gives keys) before it is looked up.
  */
 interface Shape {
     keys: string[];
-    builders: FieldBuilder[];
+    columns: Column[];
 }
 
 /** Columns of flat events, fields in order of first appearance (null/undefined = absent). */
 export function toColumns(fields: readonly FlatFields[]): BatchColumn[] {
     const n = fields.length;
-    const builders = new Map<string, FieldBuilder>();
-    const shape: Shape = { keys: [], builders: [] };
+    const set = new ColumnSet(n);
+    const shape: Shape = { keys: [], columns: [] };
     for (let row = 0; row < n; row++) {
         const ev = fields[row];
         let j = 0;
         for (const k in ev) {
             const v = ev[k];
             if (v === null || v === undefined) continue;
-            let bl: FieldBuilder | undefined;
-            if (shape.keys[j] === k) bl = shape.builders[j];
+            let col: Column;
+            if (shape.keys[j] === k) col = shape.columns[j];
             else {
-                bl = builders.get(k);
-                if (bl === undefined) {
-                    bl = newBuilder(k, v, n);
-                    builders.set(k, bl);
-                }
+                col = set.column(k, v);
                 shape.keys[j] = k;
-                shape.builders[j] = bl;
+                shape.columns[j] = col;
             }
-            if (!put(bl, v, row)) {
-                bl = asJson(bl, n, row);
-                put(bl, v, row);
-                builders.set(k, bl);
-                // Other positions of the shape may still hold the replaced builder: start it afresh.
-                shape.keys.length = 0;
-                shape.builders.length = 0;
-                shape.keys[j] = k;
-                shape.builders[j] = bl;
-            }
+            set.put(col, v, row);
             j++;
         }
     }
-    const out: BatchColumn[] = [];
-    for (const bl of builders.values()) {
-        if (bl.kind === 'f64') out.push({ name: bl.name, kind: 'f64', values: bl.values, present: bl.count === n ? null : bl.present });
-        else if (bl.kind === 'str') out.push({ name: bl.name, kind: 'str', dict: bl.dict, codes: bl.codes });
-        else out.push({ name: bl.name, kind: bl.kind, values: bl.values } as BatchColumn);
-    }
-    return out;
+    return set.finish(n);
 }
 
 /**

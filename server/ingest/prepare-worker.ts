@@ -1,6 +1,7 @@
 /** Worker-thread entry: parses + normalises ingest bodies posted by IngestWorker (prepare-pool.ts). */
 import { parentPort } from 'node:worker_threads';
-import { buildColumnarBatch, transferList } from './columnar.js';
+import { transferList } from './columnar.js';
+import { prepareColumns } from './ndjson-columns.js';
 import { IngestError } from '../../language/ingest/errors.js';
 import type { IngestParams } from './ingest.js';
 
@@ -11,7 +12,7 @@ if (port) {
     port.on('message', (msg: { id: number; body: Uint8Array; params: IngestParams }) => {
         try {
             const body = Buffer.from(msg.body.buffer, msg.body.byteOffset, msg.body.byteLength);
-            const result = buildColumnarBatch(body, msg.params);
+            const result = prepareColumns(body, msg.params);
             port.postMessage({ id: msg.id, ok: true, result }, transferList(result));
         } catch (err) {
             if (err instanceof IngestError) port.postMessage({ id: msg.id, ok: false, status: err.status, error: err.message });

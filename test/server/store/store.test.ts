@@ -8,7 +8,7 @@ import { frame, scanSegment } from '../../../server/store/wal.js';
 import { encodeWalPayload } from '../../../server/store/wal-record.js';
 import { parseCursor } from '../../../language/api/row-id.js';
 import { openStore, StoreError, type Store, type StoreOptions } from '../../../server/store/store.js';
-import { buildColumnarBatch } from '../../../server/ingest/columnar.js';
+import { prepareColumns } from '../../../server/ingest/ndjson-columns.js';
 import { decodeIngestRequest } from '../../../server/ingest/ingest.js';
 import { ndjson, tempDir } from './helpers.js';
 
@@ -82,14 +82,14 @@ describe('datasets', () => {
 });
 
 describe('append and read back', () => {
-    it('a batch an ingest worker prepared as columns reads back as the same events as one prepared flat, before and after a restart', async () => {
+    it('a batch an ingest worker prepared as columns (the byte scanner) reads back as the same events as one prepared flat, before and after a restart', async () => {
         const { store, reopen } = await fresh({ compactEvents: 1_000_000 });
         const body = ndjson([ev(0, { geo: { city: 'Oslo' } }), ev(1, { n: null, tags: ['a', 1] }), ev(2, { ok: true, s: 7 })]);
         const req = { body, contentType: 'application/x-ndjson' };
         for (const name of ['flat', 'columns']) await store.createDataset({ name });
         await store.ingest('flat', req);
         const { params, body: decoded } = await decodeIngestRequest(req, {});
-        const columnar = buildColumnarBatch(decoded, params);
+        const columnar = prepareColumns(decoded, params);
         await store.append('columns', { params, body: decoded, columnar, count: columnar.times.length, failures: columnar.failures, minTime: columnar.minTime, maxTime: columnar.maxTime, processedBytes: decoded.length });
         const events = async (s: Store, name: string) => (await s.scan(name)).map(e => ({ _time: e._time, fields: e.fields }));
         const want = await events(store, 'flat');
