@@ -235,52 +235,24 @@ export function epochToNs(v: number): bigint | undefined {
     return BigInt(Math.round(v));
 }
 
-function d2(s: string, i: number): number {
-    const a = s.charCodeAt(i) - 48;
-    const b = s.charCodeAt(i + 1) - 48;
-    return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
-}
+/** RFC 3339 texts up to this length are read from one scratch array (nine fraction digits and an offset take 35). */
+const RFC3339_MAX = 64;
+const rfc3339Scratch = new Uint8Array(RFC3339_MAX);
 
-/** Fast path for `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)`; undefined when the string is not exactly that. */
+/**
+ * Fast path for `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)`; undefined when the string is not exactly
+ * that. The characters are copied to bytes and read by `parseRfc3339Bytes`: one parser for both.
+ */
 function parseRfc3339Fast(s: string): bigint | undefined {
     const n = s.length;
-    if (n < 20 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58) return undefined;
-    const t = s.charCodeAt(10);
-    if (t !== 84 && t !== 116 && t !== 32) return undefined;
-    const y1 = d2(s, 0);
-    const y2 = d2(s, 2);
-    const mo = d2(s, 5);
-    const d = d2(s, 8);
-    const h = d2(s, 11);
-    const mi = d2(s, 14);
-    const se = d2(s, 17);
-    if (y1 < 0 || y2 < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || se < 0 || se > 60) return undefined;
-    let i = 19;
-    let nanos = 0;
-    if (s.charCodeAt(i) === 46) {
-        i++;
-        let digits = 0;
-        for (; i < n; i++) {
-            const c = s.charCodeAt(i) - 48;
-            if (c < 0 || c > 9) break;
-            if (digits < 9) nanos = nanos * 10 + c;
-            digits++;
-        }
-        if (digits === 0) return undefined;
-        for (let k = digits; k < 9; k++) nanos *= 10;
+    if (n < 20) return undefined;
+    const bytes = n <= RFC3339_MAX ? rfc3339Scratch : new Uint8Array(n); // (any number of fraction digits)
+    for (let i = 0; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c > 0x7f) return undefined;
+        bytes[i] = c;
     }
-    let offsetMin = 0;
-    const z = s.charCodeAt(i);
-    if (z === 90 || z === 122) {
-        if (i + 1 !== n) return undefined;
-    } else if (z === 43 || z === 45) {
-        if (i + 6 !== n || s.charCodeAt(i + 3) !== 58) return undefined;
-        const oh = d2(s, i + 1);
-        const om = d2(s, i + 4);
-        if (oh < 0 || om < 0) return undefined;
-        offsetMin = (oh * 60 + om) * (z === 45 ? -1 : 1);
-    } else return undefined;
-    return rfc3339Ns(y1 * 100 + y2, mo, d, h, mi, se, nanos, offsetMin);
+    return parseRfc3339Bytes(bytes, 0, n);
 }
 
 function rfc3339Ns(year: number, mo: number, d: number, h: number, mi: number, se: number, nanos: number, offsetMin: number): bigint {
@@ -295,9 +267,8 @@ function b2(b: Uint8Array, i: number): number {
 }
 
 /**
- * `parseRfc3339Fast` over the bytes `b[s, e)`, for ingest's byte scanner (server/ingest/
- * ndjson-columns.ts), which reads `_time` without making a string: the same form, the same time,
- * undefined when the bytes are not exactly that form (the caller then tries the string heuristics).
+ * `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)` in the bytes `b[s, e)` (ingest's byte scanner reads
+ * `_time` without making a string); undefined when the bytes are not exactly that form.
  */
 export function parseRfc3339Bytes(b: Uint8Array, s: number, e: number): bigint | undefined {
     const n = e - s;
