@@ -37,7 +37,11 @@ export const KIND_OTHER = 8;
  */
 type FieldBuilder =
     | { kind: 'f64'; values: Float64Array; present: Uint8Array; count: number }
-    | { kind: 'str'; codes: Uint32Array; dict: string[]; index: Map<string, number>; bytes: ByteDict | null }
+    /**
+     * `index` (string → code) is made when a string comes as a string; until then every entry came
+     * by its bytes, and `bytes` alone knows them (a unique column then costs no Map work at all).
+     */
+    | { kind: 'str'; codes: Uint32Array; dict: string[]; index: Map<string, number> | null; bytes: ByteDict | null }
     | { kind: 'bool'; values: Uint8Array }
     | { kind: 'json'; values: (JsonValue | null)[] };
 
@@ -53,7 +57,7 @@ export interface Column {
 function newBuilder(v: JsonValue, n: number): FieldBuilder {
     switch (typeof v) {
         case 'number': return { kind: 'f64', values: new Float64Array(n), present: new Uint8Array((n + 7) >> 3), count: 0 };
-        case 'string': return { kind: 'str', codes: new Uint32Array(n), dict: [], index: new Map(), bytes: null };
+        case 'string': return { kind: 'str', codes: new Uint32Array(n), dict: [], index: null, bytes: null };
         case 'boolean': return { kind: 'bool', values: new Uint8Array(n).fill(2) };
         default: return { kind: 'json', values: new Array<JsonValue | null>(n).fill(null) };
     }
@@ -94,7 +98,7 @@ function put(bl: FieldBuilder, v: JsonValue, row: number): boolean {
             return true;
         case 'str':
             if (typeof v !== 'string') return false;
-            bl.codes[row] = bl.index.get(v) ?? addString(bl, v);
+            bl.codes[row] = stringIndex(bl).get(v) ?? addString(bl, v);
             return true;
         case 'bool':
             if (typeof v !== 'boolean') return false;
@@ -106,11 +110,22 @@ function put(bl: FieldBuilder, v: JsonValue, row: number): boolean {
     }
 }
 
+type StrBuilder = FieldBuilder & { kind: 'str' };
+
+/** The builder's string → code index, made from its dictionary the first time it is needed. */
+function stringIndex(bl: StrBuilder): Map<string, number> {
+    if (bl.index === null) {
+        bl.index = new Map();
+        for (let i = 0; i < bl.dict.length; i++) bl.index.set(bl.dict[i], i + 1);
+    }
+    return bl.index;
+}
+
 /** Adds a new string to a str builder's dictionary; its code. */
-function addString(bl: FieldBuilder & { kind: 'str' }, v: string): number {
+function addString(bl: StrBuilder, v: string): number {
     bl.dict.push(v);
     const c = bl.dict.length;
-    bl.index.set(v, c);
+    bl.index?.set(v, c);
     return c;
 }
 
@@ -208,8 +223,9 @@ export class ColumnSet {
         const dict = (bl.bytes ??= new ByteDict(bytes, view));
         let c = dict.find(start, end, h);
         if (c === 0) {
+            // New to the byte dictionary: new to the column too, unless strings came as strings.
             const v = latin1(bytes, start, end);
-            c = bl.index.get(v) ?? addString(bl, v);
+            c = (bl.index === null ? undefined : bl.index.get(v)) ?? addString(bl, v);
             dict.add(start, end, h, c);
         }
         bl.codes[row] = c;
