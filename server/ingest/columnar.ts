@@ -264,10 +264,10 @@ export function sameBytes(bytes: Uint8Array, view: DataView, a: number, b: numbe
  * distinct bytes are then distinct strings, so one string never gets two codes.
  */
 export class ByteDict {
-    private slots = new Int32Array(64);
+    /** Open addressing: per slot, entry + 1 (0 = empty) and the entry's hash, side by side. */
+    private slots = new Int32Array(128);
     private starts = new Int32Array(32);
     private lens = new Int32Array(32);
-    private hashes = new Int32Array(32);
     private codes = new Uint32Array(32);
     private size = 0;
 
@@ -278,12 +278,13 @@ export class ByteDict {
 
     /** The code of the string at `bytes[start, end)`, 0 when not here. */
     find(start: number, end: number, h: number): number {
-        const mask = this.slots.length - 1;
+        const slots = this.slots;
+        const mask = (slots.length >> 1) - 1;
         const len = end - start;
         for (let s = h & mask; ; s = (s + 1) & mask) {
-            const e = this.slots[s] - 1;
+            const e = slots[s << 1] - 1;
             if (e < 0) return 0;
-            if (this.hashes[e] === h && this.lens[e] === len && sameBytes(this.bytes, this.view, this.starts[e], start, len)) return this.codes[e];
+            if (slots[(s << 1) + 1] === h && this.lens[e] === len && sameBytes(this.bytes, this.view, this.starts[e], start, len)) return this.codes[e];
         }
     }
 
@@ -292,28 +293,30 @@ export class ByteDict {
             const n = this.size * 2;
             this.starts = resized(this.starts, n);
             this.lens = resized(this.lens, n);
-            this.hashes = resized(this.hashes, n);
             this.codes = resized(this.codes, n);
         }
         const e = this.size++;
         this.starts[e] = start;
         this.lens[e] = end - start;
-        this.hashes[e] = h;
         this.codes[e] = code;
-        if (this.size * 2 > this.slots.length) this.rehash();
-        else this.place(e);
+        if (this.size * 4 > this.slots.length) this.rehash();
+        this.place(e, h);
     }
 
-    private place(e: number): void {
-        const mask = this.slots.length - 1;
-        let s = this.hashes[e] & mask;
-        while (this.slots[s] !== 0) s = (s + 1) & mask;
-        this.slots[s] = e + 1;
+    private place(e: number, h: number): void {
+        const slots = this.slots;
+        const mask = (slots.length >> 1) - 1;
+        let s = h & mask;
+        while (slots[s << 1] !== 0) s = (s + 1) & mask;
+        slots[s << 1] = e + 1;
+        slots[(s << 1) + 1] = h;
     }
 
+    /** Twice the slots (load stays at most one half), the entries placed again by their hashes. */
     private rehash(): void {
-        this.slots = new Int32Array(this.slots.length * 2);
-        for (let e = 0; e < this.size; e++) this.place(e);
+        const old = this.slots;
+        this.slots = new Int32Array(old.length * 2);
+        for (let s = 0; s < old.length; s += 2) if (old[s] !== 0) this.place(old[s] - 1, old[s + 1]);
     }
 }
 

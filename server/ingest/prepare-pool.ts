@@ -118,9 +118,10 @@ export class IngestWorkers {
             return Promise.reject(new WorkerUnavailable(err instanceof Error ? err.message : String(err)));
         }
         const id = this.nextId++;
-        // A private copy of the bytes, transferred (the body itself stays here for the WAL).
-        const copy = new Uint8Array(body.length);
-        copy.set(body);
+        // A private copy of the bytes, transferred (the body itself stays here for the WAL): its own
+        // memory (never the shared pool), not zeroed first since every byte is written.
+        const copy = Buffer.allocUnsafeSlow(body.length);
+        body.copy(copy);
         return new Promise<ColumnarBatch>((resolve, reject) => {
             slot.pending.set(id, { resolve, reject });
             w.ref();
