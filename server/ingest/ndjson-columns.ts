@@ -278,10 +278,13 @@ class BodyScanner {
         for (;;) {
             if (body[this.p] !== 0x22) return false;
             const ks = this.p + 1;
-            const k = this.str(ks);
-            if (k < 0 || this.strEscaped) return false;
-            this.p = k + 1;
-            const slot = this.slotAt(parent, ks, k, this.strHigh);
+            let slot = this.expected(parent, ks);
+            if (slot === undefined) {
+                const k = this.str(ks);
+                if (k < 0 || this.strEscaped) return false;
+                this.p = k + 1;
+                slot = this.slotAt(parent, ks, k, this.strHigh);
+            }
             if (slot === undefined || slot.stamp === this.stamp) return false;
             slot.stamp = this.stamp;
             this.ws();
@@ -297,14 +300,29 @@ class BodyScanner {
         }
     }
 
-    /** The slot of the key `[ks, ke)` under `parent`; undefined for a key this lane does not take. */
+    /**
+     * The slot at this key position in the previous lines, when the key starting at `ks` is the
+     * same: its bytes and then the closing quote (a shape key holds no quote, backslash or control
+     * byte, so that is the whole key). Moves past the key. One pass over the key, no scan before it.
+     */
+    private expected(parent: Slot, ks: number): Slot | undefined {
+        const j = this.j;
+        if (j >= this.shapeSlot.length || this.shapeParent[j] !== parent) return undefined;
+        const len = this.shapeLen[j];
+        if (this.body[ks + len] !== 0x22 || !sameBytes(this.body, this.view, this.shapeStart[j], ks, len)) return undefined;
+        this.j = j + 1;
+        this.p = ks + len + 1;
+        return this.shapeSlot[j];
+    }
+
+    /**
+     * The slot of the key `[ks, ke)` under `parent` (one `expected` did not know), remembered at
+     * this position; undefined for a key this lane does not take.
+     */
     private slotAt(parent: Slot, ks: number, ke: number, nonAscii: boolean): Slot | undefined {
         const j = this.j++;
         const len = ke - ks;
         const body = this.body;
-        if (j < this.shapeSlot.length && this.shapeParent[j] === parent && this.shapeLen[j] === len && sameBytes(body, this.view, this.shapeStart[j], ks, len)) {
-            return this.shapeSlot[j];
-        }
         // Keys that JSON.parse orders first (array indexes) or that are an object's prototype.
         if (len > 0 && body[ks] >= 0x30 && body[ks] <= 0x39) return undefined;
         const key = body.toString(nonAscii ? 'utf8' : 'latin1', ks, ke);
