@@ -235,8 +235,7 @@ class BodyScanner {
                     b.present[row >> 3] |= 1 << (row & 7);
                     b.count++;
                 } else set.put(col, this.recNum[i], row);
-            }
-            else if (kind === Rec.Ascii) set.putAscii(col, this.body, this.view, this.recStart[i], this.recEnd[i], this.recHash[i], row);
+            } else if (kind === Rec.Ascii) set.putAscii(col, this.body, this.view, this.recStart[i], this.recEnd[i], this.recHash[i], row);
             else set.put(col, this.recValue[i], row);
         }
         this.times[row] = this.time;
