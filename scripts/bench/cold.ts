@@ -24,6 +24,7 @@
  *   column is the time with blocks on disk ÷ the time in memory.
  */
 import { readdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parseSizeOption } from '../../client/cli/options.js';
@@ -31,6 +32,8 @@ import { type BenchContext, type Row, type SectionResult, Skip, firstLine, fmtBy
 import { call, procBytes, serveBundle, startServer, type Started } from './service.js';
 import { chunks } from './eval.js';
 import { EVAL_QUERIES } from './queries.js';
+import { decodeBlock, readBlockHeaderOnly } from '../../server/store/block.js';
+import { ZONE_ROWS } from '../../language/eval/zone-maps.js';
 
 const DATASET = 'sample-http-logs';
 /** The whole time range of the generated events (they end on 2025-01-01), as in the service section. */
@@ -167,6 +170,35 @@ function blockFiles(dataDir: string): number {
     }
 }
 
+/**
+ * How many zones a query over `_time` in [start, end] has to read when it prunes by the zones' time
+ * spans: those of the blocks on disk (the server reads each block as its own table, zones of
+ * ZONE_ROWS rows in stored order) whose span meets the range, plus the zones of the WAL tail held
+ * in memory (`total` minus the blocks' rows: the newest events, which hold the latest times).
+ */
+async function zonesMeeting(dataDir: string, start: bigint, end: bigint, total: number): Promise<number> {
+    const dir = path.join(dataDir, 'datasets', DATASET, 'blocks');
+    let zones = 0;
+    let blockRows = 0;
+    for (const name of readdirSync(dir)) {
+        const file = path.join(dir, name);
+        const header = await readBlockHeaderOnly(file);
+        blockRows += header.rows;
+        if (BigInt(header.maxTime) < start || BigInt(header.minTime) > end) continue;
+        const { times, rows } = decodeBlock(await readFile(file), () => false);
+        for (let z = 0; z < rows; z += ZONE_ROWS) {
+            let lo = times[z];
+            let hi = lo;
+            for (let i = z + 1; i < Math.min(rows, z + ZONE_ROWS); i++) {
+                if (times[i] < lo) lo = times[i];
+                else if (times[i] > hi) hi = times[i];
+            }
+            if (hi >= start && lo <= end) zones++;
+        }
+    }
+    return zones + Math.ceil(Math.max(0, total - blockRows) / ZONE_ROWS);
+}
+
 async function stopServer(s: Started): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>(resolve => { timer = setTimeout(() => resolve('late'), 30_000); });
@@ -219,6 +251,8 @@ interface LimitedRun {
     maxTime: string;
     specs: QuerySpec[];
     hourSpec: QuerySpec;
+    /** The zones whose time span meets the last hour (zonesMeeting): what its query may read. */
+    hourZones: number;
     answers: Map<string, Answer>;
     /** RSS right after start-up, peak during ingest, right after it, peak during the queries. */
     startRss: number;
@@ -327,6 +361,7 @@ async function runUnderLimit(ctx: BenchContext, bundle: string, dataDir: string,
         const lastHour = { startTime: new Date(maxMs - HOUR_MS).toISOString(), endTime: RANGE.endTime };
         const lastDay = { startTime: new Date(maxMs - 24 * HOUR_MS).toISOString(), endTime: RANGE.endTime };
         const hourSpec: QuerySpec = { id: 'count, last hour', apl: `['${DATASET}'] | count`, range: lastHour };
+        const hourZones = await zonesMeeting(dataDir, BigInt(Date.parse(lastHour.startTime)) * 1_000_000n, BigInt(Date.parse(lastHour.endTime)) * 1_000_000n, counted);
         specs.push(hourSpec);
         for (const id of ['Q4', 'Q5']) specs.push({ id: `${id}, last day`, apl: EVAL_QUERIES.find(q => q.id === id)!.apl, range: lastDay });
 
@@ -356,7 +391,7 @@ async function runUnderLimit(ctx: BenchContext, bundle: string, dataDir: string,
         const hwm = procBytes(pid, 'VmHWM') ?? 0;
         const sampledPeak = sampler.peak;
         return {
-            events, label, limitText, ingested, failed, counted, bytes, ingestMs, totalBlocks, maxTime, specs, hourSpec, answers,
+            events, label, limitText, ingested, failed, counted, bytes, ingestMs, totalBlocks, maxTime, specs, hourSpec, hourZones, answers,
             startRss, ingestPeak, afterIngest, queryPeak: querySampler.peak, sampledPeak, rssSamples: sampler.samples, hwm, peak: Math.max(sampledPeak, hwm),
             perQuery, onDiskLog, serverLog,
         };
@@ -455,7 +490,7 @@ export async function coldSection(ctx: BenchContext): Promise<SectionResult> {
             if (d) mismatches.push(`${s.id}: ${d}`);
         }
 
-        // --- The last hour: the blocks of that hour only.
+        // --- The last hour: the blocks of that hour only, i.e. no zone whose time span misses it.
         const hc = cold.get(hourSpec.id)!;
         const hb = hc.json?.status?.blocksExamined;
         const hh = hot.get(hourSpec.id);
@@ -464,8 +499,8 @@ export async function coldSection(ctx: BenchContext): Promise<SectionResult> {
             ours: hc.status === 200 ? `${fmtMs(hc.ms)}, ${hb} of ${totalBlocks} blocks` : `HTTP ${hc.status}`,
             baseline: hh?.status === 200 ? `${fmtMs(hh.ms)} in memory` : '—',
             ratio: hh?.status === 200 && hc.status === 200 ? hc.ms / hh.ms : null,
-            bar: '≤ 2 blocks',
-            pass: hc.status === 200 && hb !== undefined && hb <= 2,
+            bar: `≤ ${run.hourZones} (the hour's)`,
+            pass: hc.status === 200 && hb !== undefined && hb <= run.hourZones,
         });
         rows.push({
             name: `fixed overhead (calibration: ${countLabel(calibrationEvents)} events under ${CALIBRATION_LIMIT})`,
@@ -503,6 +538,7 @@ export async function coldSection(ctx: BenchContext): Promise<SectionResult> {
         notes.push(`fixed overhead: the peak RSS of a calibration run minus its limit: the same server flags and workload (bodies of ${BODY_EVENTS / 1000}k, ${IN_FLIGHT} in flight, the same queries) on ${countLabel(calibrationEvents)} events (max(${countLabel(BODY_EVENTS * BODIES_PER_BATCH)}, N / 40)) under --memory-limit ${CALIBRATION_LIMIT}, in its own data directory; its RSS: ${fmtBytes(cal.startRss)} at start, peak ${fmtBytes(cal.ingestPeak)} during ingest, peak ${fmtBytes(cal.queryPeak)} during the queries, VmHWM ${fmtBytes(cal.hwm)}, ${cal.totalBlocks} blocks${cal.onDiskLog === undefined ? ' (the service never said that they stay on disk)' : ' on disk'}; per query (MB): ${cal.perQuery.join('; ')}`);
         if (cal.ingested !== calibrationEvents || cal.failed > 0 || cal.counted !== calibrationEvents) notes.push(`warning: calibration: the service ingested ${cal.ingested} of ${calibrationEvents} events (${cal.failed} failed) and counts ${cal.counted}`);
         for (const l of cal.serverLog.filter(l => /error|fail|crash|heap/i.test(l)).slice(0, 3)) notes.push(`service log (calibration): ${l.slice(0, 200)}`);
+        notes.push(`last hour: its bar is the number of zones whose span of _time meets the hour (the bench decodes the times of the blocks on disk whose span meets it, 64k-row zones in stored order as the server reads a block, plus the zones of the WAL tail in memory): a query that prunes by time spans reads those and nothing else`);
         notes.push(`queries: POST /v1/datasets/_apl?format=tabular over ${RANGE.startTime} … ${RANGE.endTime} (the last hour / day: from max(_time) ${run.maxTime} − 1h / − 24h); time = median of 3 runs when one takes < 3 s, else 1 run; "N blocks" = status.blocksExamined (the engine's 64k-row zones it read; a block file on disk holds one or two); ratio = blocks on disk ÷ in memory (the same directory served with --memory-limit 64g)`);
         const refused = specs.filter(s => isLimit(cold.get(s.id)!)).map(s => s.id);
         if (refused.length > 0) notes.push(`refused with blocks on disk (HTTP 400 limit: they need all their blocks in memory at once, more than the block cache holds): ${refused.join(', ')}`);
