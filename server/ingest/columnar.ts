@@ -41,7 +41,8 @@ type FieldBuilder =
      * `index` (string → code) is made when a string comes as a string; until then every entry came
      * by its bytes, and `bytes` alone knows them (a unique column then costs no Map work at all).
      */
-    | { kind: 'str'; codes: Uint32Array; dict: string[]; index: Map<string, number> | null; bytes: ByteDict | null }
+    /** `bytes` is 'off' once the byte dictionary gave up (see ByteDict.find): strings then go by string. */
+    | { kind: 'str'; codes: Uint32Array; dict: string[]; index: Map<string, number> | null; bytes: ByteDict | null | 'off' }
     | { kind: 'bool'; values: Uint8Array }
     | { kind: 'json'; values: (JsonValue | null)[] };
 
@@ -220,8 +221,20 @@ export class ColumnSet {
             this.put(col, latin1(bytes, start, end), row);
             return;
         }
-        const dict = (bl.bytes ??= new ByteDict(bytes, view));
+        let dict = bl.bytes;
+        if (dict === 'off') {
+            this.put(col, latin1(bytes, start, end), row);
+            return;
+        }
+        if (dict === null) dict = bl.bytes = new ByteDict(bytes, view);
         let c = dict.find(start, end, h);
+        if (c < 0) {
+            // Too many strings share this hash (the hash is not keyed: a body can be made so):
+            // this column's strings go by string from now on (V8's Map hashes with a seed).
+            bl.bytes = 'off';
+            this.put(col, latin1(bytes, start, end), row);
+            return;
+        }
         if (c === 0) {
             // New to the byte dictionary: new to the column too, unless strings came as strings.
             const v = latin1(bytes, start, end);
@@ -263,6 +276,9 @@ export function sameBytes(bytes: Uint8Array, view: DataView, a: number, b: numbe
  * string and a Map lookup. Only for strings whose bytes are their characters (ASCII, no escapes):
  * distinct bytes are then distinct strings, so one string never gets two codes.
  */
+/** Longest probe sequence of a ByteDict lookup (at load ≤ 1/2 an honest one is a few slots). */
+export const MAX_PROBES = 64;
+
 export class ByteDict {
     /** Open addressing: per slot, entry + 1 (0 = empty) and the entry's hash, side by side. */
     private slots = new Int32Array(128);
@@ -276,15 +292,19 @@ export class ByteDict {
         private readonly view: DataView,
     ) {}
 
-    /** The code of the string at `bytes[start, end)`, 0 when not here. */
+    /**
+     * The code of the string at `bytes[start, end)`, 0 when not here, -1 when the search gave up
+     * after MAX_PROBES slots (strings crafted to share a hash would make every lookup walk them all).
+     */
     find(start: number, end: number, h: number): number {
         const slots = this.slots;
         const mask = (slots.length >> 1) - 1;
         const len = end - start;
-        for (let s = h & mask; ; s = (s + 1) & mask) {
+        for (let s = h & mask, probes = 0; ; s = (s + 1) & mask) {
             const e = slots[s << 1] - 1;
             if (e < 0) return 0;
             if (slots[(s << 1) + 1] === h && this.lens[e] === len && sameBytes(this.bytes, this.view, this.starts[e], start, len)) return this.codes[e];
+            if (++probes === MAX_PROBES) return -1;
         }
     }
 

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fromColumns, toColumns, type BatchColumn } from '../../../server/ingest/columnar.js';
+import { ByteDict, ColumnSet, MAX_PROBES, columnValue, fromColumns, toColumns, type BatchColumn } from '../../../server/ingest/columnar.js';
 import type { FlatFields } from '../../../language/ingest/normalize-event.js';
 import type { JsonValue } from '../../../language/values.js';
 
@@ -86,5 +86,42 @@ describe('fromColumns', () => {
             }),
             { numRuns: 300 },
         );
+    });
+});
+
+/**
+ * The byte dictionary's hash is not keyed, so a body can be made of strings that all share one:
+ * lookups then stop after MAX_PROBES slots and the column goes by string, with the same result.
+ */
+describe('strings that all share one hash', () => {
+    const strings = Array.from({ length: 300 }, (_, i) => `s${i}`);
+    const bytes = Buffer.from(`${strings.join('')}\n${'\0'.repeat(8)}`);
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const at: [number, number][] = [];
+    for (let i = 0, o = 0; i < strings.length; o += strings[i].length, i++) at.push([o, o + strings[i].length]);
+    const SAME = 7;
+
+    it('s0 … s299, all with hash 7: a lookup gives up after MAX_PROBES slots instead of walking them all', () => {
+        const dict = new ByteDict(bytes, view);
+        let gaveUp = -1;
+        for (let i = 0; i < strings.length && gaveUp < 0; i++) {
+            const c = dict.find(at[i][0], at[i][1], SAME);
+            if (c < 0) gaveUp = i;
+            else dict.add(at[i][0], at[i][1], SAME, i + 1);
+        }
+        expect(gaveUp).toBe(MAX_PROBES);
+        expect(dict.find(at[3][0], at[3][1], SAME)).toBe(4);
+    });
+
+    it('s0 … s299 twice, all with hash 7: the column holds every value, each string once in its dictionary', () => {
+        const set = new ColumnSet(600);
+        const col = set.column('s', '');
+        for (let row = 0; row < 600; row++) {
+            const [a, b] = at[row % 300];
+            set.putAscii(col, bytes, view, a, b, SAME, row);
+        }
+        const [c] = set.finish(600);
+        expect(Array.from({ length: 600 }, (_, r) => columnValue(c, r))).toEqual([...strings, ...strings]);
+        expect(c).toMatchObject({ kind: 'str', dict: strings });
     });
 });
