@@ -270,15 +270,15 @@ export function sameBytes(bytes: Uint8Array, view: DataView, a: number, b: numbe
     return true;
 }
 
+/** Longest probe sequence of a ByteDict lookup (at load ≤ 1/2 an honest one is a few slots). */
+export const MAX_PROBES = 64;
+
 /**
  * A str column's strings by their bytes in the request body (open addressing on a byte hash), so
  * that a repeated value (a method, a status, a user agent) costs a hash and a compare, not a new
  * string and a Map lookup. Only for strings whose bytes are their characters (ASCII, no escapes):
  * distinct bytes are then distinct strings, so one string never gets two codes.
  */
-/** Longest probe sequence of a ByteDict lookup (at load ≤ 1/2 an honest one is a few slots). */
-export const MAX_PROBES = 64;
-
 export class ByteDict {
     /** Open addressing: per slot, entry + 1 (0 = empty) and the entry's hash, side by side. */
     private slots = new Int32Array(128);
