@@ -172,10 +172,6 @@ export class ColumnSet {
 
     constructor(private rows: number) {}
 
-    get(name: string): Column | undefined {
-        return this.byName.get(name);
-    }
-
     /** The column `name`, made (its encoding chosen by `first`, its first value) when new. */
     column(name: string, first: JsonValue): Column {
         let col = this.byName.get(name);
