@@ -255,11 +255,6 @@ function parseRfc3339Fast(s: string): bigint | undefined {
     return parseRfc3339Bytes(bytes, 0, n);
 }
 
-function rfc3339Ns(year: number, mo: number, d: number, h: number, mi: number, se: number, nanos: number, offsetMin: number): bigint {
-    const secs = utcMs(year, mo - 1, d, h, mi, se) / 1000 - offsetMin * 60;
-    return BigInt(secs) * NS_PER_SEC + BigInt(nanos);
-}
-
 function b2(b: Uint8Array, i: number): number {
     const x = b[i] - 48;
     const y = b[i + 1] - 48;
@@ -308,7 +303,8 @@ export function parseRfc3339Bytes(b: Uint8Array, s: number, e: number): bigint |
         if (oh < 0 || om < 0) return undefined;
         offsetMin = (oh * 60 + om) * (z === 45 ? -1 : 1);
     } else return undefined;
-    return rfc3339Ns(y1 * 100 + y2, mo, d, h, mi, se, nanos, offsetMin);
+    const secs = utcMs(y1 * 100 + y2, mo - 1, d, h, mi, se) / 1000 - offsetMin * 60;
+    return BigInt(secs) * NS_PER_SEC + BigInt(nanos);
 }
 
 const DIGITS = /^-?\d+(\.\d+)?$/;

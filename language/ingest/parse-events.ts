@@ -118,7 +118,7 @@ function parsesAsJson(text: string): boolean {
 }
 
 /** The offset of the first byte that is not JSON whitespace or a UTF-8 byte-order mark. */
-function skipWsBytes(body: Buffer): number {
+export function skipWsBytes(body: Buffer): number {
     let i = 0;
     while (i < body.length) {
         const c = body[i];

@@ -40,8 +40,8 @@ type FieldBuilder =
     /**
      * `index` (string → code) is made when a string comes as a string; until then every entry came
      * by its bytes, and `bytes` alone knows them (a unique column then costs no Map work at all).
+     * `bytes` is 'off' once the byte dictionary gave up (ByteDict.find): strings then go by string.
      */
-    /** `bytes` is 'off' once the byte dictionary gave up (see ByteDict.find): strings then go by string. */
     | { kind: 'str'; codes: Uint32Array; dict: string[]; index: Map<string, number> | null; bytes: ByteDict | null | 'off' }
     | { kind: 'bool'; values: Uint8Array }
     | { kind: 'json'; values: (JsonValue | null)[] };
@@ -213,31 +213,25 @@ export class ColumnSet {
      */
     putAscii(col: Column, bytes: Buffer, view: DataView, start: number, end: number, h: number, row: number): void {
         const bl = col.b;
-        if (bl.kind !== 'str') {
-            this.put(col, latin1(bytes, start, end), row);
-            return;
-        }
-        let dict = bl.bytes;
-        if (dict === 'off') {
-            this.put(col, latin1(bytes, start, end), row);
-            return;
-        }
-        if (dict === null) dict = bl.bytes = new ByteDict(bytes, view);
-        let c = dict.find(start, end, h);
-        if (c < 0) {
+        if (bl.kind === 'str' && bl.bytes !== 'off') {
+            const dict = bl.bytes ?? new ByteDict(bytes, view);
+            bl.bytes = dict;
+            let c = dict.find(start, end, h);
+            if (c >= 0) {
+                if (c === 0) {
+                    // New to the byte dictionary: new to the column too, unless strings came as strings.
+                    const v = latin1(bytes, start, end);
+                    c = (bl.index === null ? undefined : bl.index.get(v)) ?? addString(bl, v);
+                    dict.add(start, end, h, c);
+                }
+                bl.codes[row] = c;
+                return;
+            }
             // Too many strings share this hash (the hash is not keyed: a body can be made so):
             // this column's strings go by string from now on (V8's Map hashes with a seed).
             bl.bytes = 'off';
-            this.put(col, latin1(bytes, start, end), row);
-            return;
         }
-        if (c === 0) {
-            // New to the byte dictionary: new to the column too, unless strings came as strings.
-            const v = latin1(bytes, start, end);
-            c = (bl.index === null ? undefined : bl.index.get(v)) ?? addString(bl, v);
-            dict.add(start, end, h, c);
-        }
-        bl.codes[row] = c;
+        this.put(col, latin1(bytes, start, end), row);
     }
 
     /** The finished columns of `n` events. */

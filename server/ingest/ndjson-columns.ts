@@ -19,7 +19,7 @@
 import { buildColumnarBatch, ColumnSet, sameBytes, type Column, type ColumnarBatch } from './columnar.js';
 import { timeRange, type IngestParams } from './ingest.js';
 import type { JsonValue } from '../../language/values.js';
-import { decodeLines, parseNdjsonLine, type EventFailure, type ParsedEvents, type RawEvent } from '../../language/ingest/parse-events.js';
+import { decodeLines, parseNdjsonLine, skipWsBytes, type EventFailure, type ParsedEvents, type RawEvent } from '../../language/ingest/parse-events.js';
 import { epochToNs, MAX_STRING_BYTES, normalizeEvents, parseRfc3339Bytes, parseTimeValue, renameReserved, type NormalizeOptions } from '../../language/ingest/normalize-event.js';
 import { MAX_FIELDS_PER_EVENT, MAX_TIME_NS, MIN_TIME_NS } from '../../language/ingest/limits.js';
 
@@ -71,9 +71,7 @@ export function prepareColumns(body: Buffer, params: IngestParams): ColumnarBatc
 export function scanNdjsonColumns(body: Buffer, params: IngestParams): ColumnarBatch | undefined {
     if (params.format === 'csv' || (params.labels !== undefined && params.labels.trim() !== '')) return undefined;
     if (params.timestampFormat || (params.timestampField && params.timestampField !== '_time')) return undefined;
-    let i = 0;
-    while (i < body.length && (isWs(body[i]) || (body[i] === 0xef && body[i + 1] === 0xbb && body[i + 2] === 0xbf))) i += body[i] === 0xef ? 3 : 1;
-    if (body[i] === 0x5b /* [ */) return undefined; // a JSON array
+    if (body[skipWsBytes(body)] === 0x5b /* [ */) return undefined; // a JSON array
     return new BodyScanner(body, params).scan();
 }
 
@@ -98,10 +96,6 @@ function paddedCopy(original: Buffer): Buffer {
     buf.fill(0, original.length);
     buf[original.length] = 0x0a;
     return buf;
-}
-
-function isWs(c: number): boolean {
-    return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
 class BodyScanner {
@@ -228,14 +222,8 @@ class BodyScanner {
             const slot = this.recSlot[i];
             const kind = this.recKind[i] as Rec;
             const col = (slot.col ??= set.column(slot.name, kind === Rec.Num ? 0 : kind === Rec.Ascii ? '' : this.recValue[i]));
-            if (kind === Rec.Num) {
-                const b = col.b;
-                if (b.kind === 'f64') {
-                    b.values[row] = this.recNum[i];
-                    b.present[row >> 3] |= 1 << (row & 7);
-                    b.count++;
-                } else set.put(col, this.recNum[i], row);
-            } else if (kind === Rec.Ascii) set.putAscii(col, this.body, this.view, this.recStart[i], this.recEnd[i], this.recHash[i], row);
+            if (kind === Rec.Num) set.put(col, this.recNum[i], row);
+            else if (kind === Rec.Ascii) set.putAscii(col, this.body, this.view, this.recStart[i], this.recEnd[i], this.recHash[i], row);
             else set.put(col, this.recValue[i], row);
         }
         this.times[row] = this.time;
@@ -397,23 +385,18 @@ class BodyScanner {
                 k += 4;
                 continue;
             }
+            // A word with a special byte: byte by byte up to it.
             let c = body[k];
-            while (c > 0x22 && c < 0x80 && c !== 0x5c) {
+            while (c >= 0x20 && c < 0x80 && c !== 0x22 && c !== 0x5c) {
                 h = Math.imul(h ^ c, 0x01000193);
                 c = body[++k];
             }
             if (c === 0x22) break;
-            if (c >= 0x80) {
-                high = true;
-                h = Math.imul(h ^ c, 0x01000193);
-                k++;
-            } else if (c === 0x5c) return this.escaped(k);
-            else if (c < 0x20) return -1;
-            else {
-                // 0x20, 0x21: ordinary
-                h = Math.imul(h ^ c, 0x01000193);
-                k++;
-            }
+            if (c === 0x5c) return this.escaped(k);
+            if (c < 0x20) return -1;
+            high = true;
+            h = Math.imul(h ^ c, 0x01000193);
+            k++;
         }
         this.strHash = h;
         this.strHigh = high;
@@ -436,6 +419,15 @@ class BodyScanner {
         }
     }
 
+    /** The string between the quotes at `s - 1` and `k`, escapes decoded (JSON.parse's); undefined when an escape is invalid. */
+    private unescaped(s: number, k: number): string | undefined {
+        try {
+            return JSON.parse(this.body.toString('utf8', s - 1, k + 1)) as string;
+        } catch {
+            return undefined;
+        }
+    }
+
     private string(slot: Slot): boolean {
         const body = this.body;
         const s = this.p + 1;
@@ -449,12 +441,8 @@ class BodyScanner {
         if (slot.isTime) {
             let t = escaped || high ? undefined : parseRfc3339Bytes(body, s, k);
             if (t === undefined) {
-                let text: string;
-                try {
-                    text = escaped ? (JSON.parse(body.toString('utf8', s - 1, k + 1)) as string) : body.toString(high ? 'utf8' : 'latin1', s, k);
-                } catch {
-                    return false;
-                }
+                const text = escaped ? this.unescaped(s, k) : body.toString(high ? 'utf8' : 'latin1', s, k);
+                if (text === undefined) return false;
                 t = parseTimeValue(text, null);
             }
             if (t === undefined || t < MIN_TIME_NS || t > MAX_TIME_NS) return false;
@@ -462,11 +450,8 @@ class BodyScanner {
             return true;
         }
         if (escaped) {
-            try {
-                return this.record(slot, Rec.Value, JSON.parse(body.toString('utf8', s - 1, k + 1)) as string);
-            } catch {
-                return false;
-            }
+            const v = this.unescaped(s, k);
+            return v !== undefined && this.record(slot, Rec.Value, v);
         }
         if (high) return this.record(slot, Rec.Value, body.toString('utf8', s, k));
         const i = this.m;
