@@ -75,17 +75,43 @@ export function scanNdjsonColumns(body: Buffer, params: IngestParams): ColumnarB
     return new BodyScanner(body, params).scan();
 }
 
+/** What the scanner needs after a body: a newline, then zeros (see BodyScanner.body). */
+export const PAD_BYTES = 8;
+
+/** Writes that padding at `buf[len, len + PAD_BYTES)`, so a body handed over already padded is read in place. */
+export function writePadding(buf: Uint8Array, len: number): void {
+    buf.fill(0, len, len + PAD_BYTES);
+    buf[len] = 0x0a;
+}
+
+/**
+ * The body with its padding: in place when the bytes after it in its memory already are that
+ * padding (the ingest pool writes it after its copy; only read, and the memory is not shared, so
+ * nothing changes it during the synchronous scan), else a padded copy.
+ */
+function padded(original: Buffer): Buffer {
+    const end = original.byteOffset + original.length;
+    const mem = original.buffer;
+    if (!(mem instanceof SharedArrayBuffer) && end + PAD_BYTES <= mem.byteLength) {
+        const after = new Uint8Array(mem, end, PAD_BYTES);
+        let ok = after[0] === 0x0a;
+        for (let i = 1; i < PAD_BYTES && ok; i++) ok = after[i] === 0;
+        if (ok) return Buffer.from(mem, original.byteOffset, original.length + PAD_BYTES);
+    }
+    return paddedCopy(original);
+}
+
 /** Bodies up to this size are copied into one buffer kept for the next (the scan is synchronous). */
 const KEEP_COPY = 8 * 1024 * 1024;
 let kept: Buffer | undefined;
 
 /**
- * The body followed by a newline and 7 zero bytes. The result refers to no byte of the copy (every
+ * The body followed by its padding, in a copy. The result refers to no byte of the copy (every
  * string it holds is made from the bytes), so one thread reuses the copy's memory: a new 400 KB
  * buffer per request is external memory the garbage collector has to chase.
  */
 function paddedCopy(original: Buffer): Buffer {
-    const size = original.length + 8;
+    const size = original.length + PAD_BYTES;
     let buf: Buffer;
     if (size > KEEP_COPY) buf = Buffer.allocUnsafe(size);
     else {
@@ -93,8 +119,7 @@ function paddedCopy(original: Buffer): Buffer {
         buf = kept.subarray(0, size);
     }
     original.copy(buf);
-    buf.fill(0, original.length);
-    buf[original.length] = 0x0a;
+    writePadding(buf, original.length);
     return buf;
 }
 
@@ -144,7 +169,7 @@ class BodyScanner {
         private readonly params: IngestParams,
     ) {
         this.mapFields = params.mapFields && params.mapFields.length ? new Set(params.mapFields) : null;
-        const body = paddedCopy(original);
+        const body = padded(original);
         this.body = body;
         this.view = new DataView(body.buffer, body.byteOffset, body.byteLength);
         // Room for as many events as lines of the first one's length would make (it grows if need be).

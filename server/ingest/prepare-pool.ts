@@ -18,6 +18,7 @@
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../worker-boot.js';
 import type { ColumnarBatch } from './columnar.js';
+import { PAD_BYTES, writePadding } from './ndjson-columns.js';
 import { IngestError } from '../../language/ingest/errors.js';
 import { decodeIngestRequest, prepareIngest, processedBytes, type IngestParams, type IngestRequest, type PreparedIngest, type PrepareOptions } from './ingest.js';
 
@@ -119,9 +120,12 @@ export class IngestWorkers {
         }
         const id = this.nextId++;
         // A private copy of the bytes, transferred (the body itself stays here for the WAL): its own
-        // memory (never the shared pool), not zeroed first since every byte is written.
-        const copy = Buffer.allocUnsafeSlow(body.length);
-        body.copy(copy);
+        // memory (never the shared pool), not zeroed first since every byte is written, with the
+        // padding the worker's byte scanner reads the body in place with.
+        const mem = Buffer.allocUnsafeSlow(body.length + PAD_BYTES);
+        body.copy(mem);
+        writePadding(mem, body.length);
+        const copy = mem.subarray(0, body.length);
         return new Promise<ColumnarBatch>((resolve, reject) => {
             slot.pending.set(id, { resolve, reject });
             w.ref();

@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildColumnarBatch, type ColumnarBatch } from '../../../server/ingest/columnar.js';
-import { prepareColumns, scanNdjsonColumns } from '../../../server/ingest/ndjson-columns.js';
+import { PAD_BYTES, prepareColumns, scanNdjsonColumns, writePadding } from '../../../server/ingest/ndjson-columns.js';
 import type { IngestParams } from '../../../server/ingest/ingest.js';
 import { generateSample } from '../../../language/samples/index.js';
 
@@ -152,6 +152,18 @@ describe('scanNdjsonColumns gives what the general path gives', () => {
         expectSame('{"_time":"2024-01-01"}', { ...NDJSON, timestampFormat: '2006-01-02' }, false);
         expectSame('{"a":1}', { ...NDJSON, labels: '  ' });
         expectSame('{"_time":"2024-01-01T00:00:00Z"}', { ...NDJSON, timestampField: '_time' });
+    });
+
+    it('a body whose memory already holds the padding after it (as the ingest pool hands it over), and one followed by bytes that only look like it', () => {
+        const text = Buffer.from('{"a":1,"s":"GET"}\n{"a":2,"s":"x"}\n{"a":3,"s":"GET"}');
+        const mem = Buffer.alloc(text.length + PAD_BYTES + 4, 0x41);
+        text.copy(mem);
+        writePadding(mem, text.length);
+        expectSame(mem.subarray(0, text.length));
+        mem[text.length + 3] = 0x7b; // not the padding: the scanner must copy
+        expectSame(mem.subarray(0, text.length));
+        mem[text.length] = 0x20;
+        expectSame(mem.subarray(0, text.length));
     });
 
     it('CSV: the general path', () => {
