@@ -18,6 +18,7 @@
  */
 import { Datetime, Timespan, type AplValue } from '../values.js';
 import type { AplScalarType } from '../types/apl-types.js';
+import type { StringLookup } from './string-index.js';
 
 export type ScalarType = AplScalarType;
 
@@ -36,8 +37,8 @@ export class StrColumn implements Column {
         readonly codes: Uint32Array,
         readonly dict: string[],
         readonly length: number = codes.length,
-        /** Optional value -> code index (the store's builder map). */
-        readonly index?: Map<string, number>,
+        /** Optional value -> code index (the store's or the builder's). */
+        readonly index?: StringLookup,
     ) {}
     /** The code of a string, or -1 when absent. */
     codeOf(s: string): number {

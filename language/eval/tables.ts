@@ -16,6 +16,7 @@ import { flattenLabels, normalizeEvents, parseTimeValue, type NormalizeOptions }
 import { batchIdHex, formatRowId, newBatchId, parseRowIdFast, type ParsedCursor } from '../api/row-id.js';
 import type { IngestFailure } from '../api/ingest.js';
 import { allocColumn, growColumn } from './column-buffers.js';
+import { StringIndex, stringHash } from './string-index.js';
 import { decodeValue, encodeValue, type DatasetDelta, type DatasetSyncState, type FieldDelta, type FieldSyncState } from './replica.js';
 
 /** Events normalised and appended as one batch by `ingest` (bounds the normaliser's arrays). */
@@ -60,7 +61,7 @@ class FieldColumn {
     // string
     codes: Uint32Array = new Uint32Array(0);
     dict: string[] = [''];
-    index = new Map<string, number>();
+    index = new StringIndex(this.dict, 0);
     // numbers / times
     vals: Float64Array = new Float64Array(0);
     nulls: Uint8Array | null = null;
@@ -108,12 +109,12 @@ class FieldColumn {
         }
     }
 
-    /** Adds a string that is not in the dictionary yet; returns its code. */
-    private addString(s: string, flat = false): number {
+    /** Adds a string that is not in the dictionary yet (its hash `h`, when known); returns its code. */
+    private addString(s: string, flat = false, h?: number): number {
         const c = this.dict.length;
         const own = flat ? s : ownString(s);
         this.dict.push(own);
-        this.index.set(own, c);
+        this.index.add(own, c, h);
         return c;
     }
 
@@ -160,8 +161,8 @@ class FieldColumn {
         this.bools = new Uint8Array(0);
         this.sub = new Int32Array(0);
         this.nulls = null;
-        this.index = new Map();
         this.dict = [''];
+        this.index = new StringIndex(this.dict, 0);
     }
 
     append(row: number, value: unknown): void {
@@ -279,7 +280,7 @@ class FieldColumn {
                 return;
             }
             if (col.kind === 'str' && (this.kind === 'empty' || this.kind === 'string')) {
-                this.appendStr(row0, n, col.dict, col.codes, sel, flatStrings);
+                this.appendStr(row0, n, col, sel, flatStrings);
                 return;
             }
             if (col.kind === 'bool' && (this.kind === 'empty' || this.kind === 'bool')) {
@@ -329,7 +330,7 @@ class FieldColumn {
         this.length = end;
     }
 
-    private appendStr(row0: number, n: number, dict: readonly string[], codes: Uint32Array, sel: ArrayLike<number> | null, flat: boolean): void {
+    private appendStr(row0: number, n: number, { dict, codes, hashes }: ColumnChunk & { kind: 'str' }, sel: ArrayLike<number> | null, flat: boolean): void {
         let any = false;
         for (let i = 0; i < n; i++) {
             if (codes[sel === null ? i : sel[i]] !== 0) {
@@ -353,7 +354,8 @@ class FieldColumn {
             let c = map[k];
             if (c === 0xffffffff) {
                 const str = dict[k - 1];
-                map[k] = c = this.index.get(str) ?? this.addString(str, flat);
+                const h = hashes === undefined ? stringHash(str) : hashes[k - 1];
+                map[k] = c = this.index.get(str, h) ?? this.addString(str, flat, h);
             }
             out[row0 + i] = c;
         }
@@ -514,7 +516,15 @@ export interface FlatBatch {
 export type ColumnChunk =
     | { name: string; kind: 'f64'; values: Float64Array; /** bit i = row i has a value; null = all present */ present: Uint8Array | null }
     | { name: string; kind: 'bool'; /** 0 false, 1 true, 2 absent */ values: Uint8Array }
-    | { name: string; kind: 'str'; dict: readonly string[]; /** 0 absent, k -> dict[k - 1] */ codes: Uint32Array }
+    | {
+        name: string;
+        kind: 'str';
+        dict: readonly string[];
+        /** 0 absent, k -> dict[k - 1] */
+        codes: Uint32Array;
+        /** `stringHash` of each entry of `dict`, when its maker knows them (the ingest workers do). */
+        hashes?: Int32Array;
+    }
     | { name: string; kind: 'json'; /** null = absent */ values: readonly unknown[] };
 
 /** Rows in columnar form: row i has id (times[i], batches[batchOf[i]].seq, rowInBatch[i]). */

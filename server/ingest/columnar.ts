@@ -8,12 +8,13 @@ import type { JsonValue } from '../../language/values.js';
 import { buildBatch, timeRange, type IngestParams } from './ingest.js';
 import type { FlatFields } from '../../language/ingest/normalize-event.js';
 import type { EventFailure } from '../../language/ingest/parse-events.js';
+import { hashSlot, MAX_PROBES, stringHash } from '../../language/eval/string-index.js';
 
 /** One column, as `ColumnChunk` of language/eval/tables.ts. */
 export type BatchColumn =
     | { name: string; kind: 'f64'; values: Float64Array; present: Uint8Array | null }
     | { name: string; kind: 'bool'; values: Uint8Array }
-    | { name: string; kind: 'str'; dict: string[]; codes: Uint32Array }
+    | { name: string; kind: 'str'; dict: string[]; codes: Uint32Array; /** `stringHash` of each entry (always made here) */ hashes?: Int32Array }
     | { name: string; kind: 'json'; values: (JsonValue | null)[] };
 
 export interface ColumnarBatch {
@@ -41,8 +42,10 @@ type FieldBuilder =
      * `index` (string → code) is made when a string comes as a string; until then every entry came
      * by its bytes, and `bytes` alone knows them (a unique column then costs no Map work at all).
      * `bytes` is 'off' once the byte dictionary gave up (ByteDict.find): strings then go by string.
+     * `hashes[i]` is `stringHash(dict[i])`, known from the scan for strings read by their bytes: the
+     * engine indexes the dictionary with them instead of hashing every string again.
      */
-    | { kind: 'str'; codes: Uint32Array; dict: string[]; index: Map<string, number> | null; bytes: ByteDict | null | 'off' }
+    | { kind: 'str'; codes: Uint32Array; dict: string[]; hashes: Int32Array; index: Map<string, number> | null; bytes: ByteDict | null | 'off' }
     | { kind: 'bool'; values: Uint8Array }
     | { kind: 'json'; values: (JsonValue | null)[] };
 
@@ -58,7 +61,7 @@ export interface Column {
 function newBuilder(v: JsonValue, n: number): FieldBuilder {
     switch (typeof v) {
         case 'number': return { kind: 'f64', values: new Float64Array(n), present: new Uint8Array((n + 7) >> 3), count: 0 };
-        case 'string': return { kind: 'str', codes: new Uint32Array(n), dict: [], index: null, bytes: null };
+        case 'string': return { kind: 'str', codes: new Uint32Array(n), dict: [], hashes: new Int32Array(16), index: null, bytes: null };
         case 'boolean': return { kind: 'bool', values: new Uint8Array(n).fill(2) };
         default: return { kind: 'json', values: new Array<JsonValue | null>(n).fill(null) };
     }
@@ -99,7 +102,7 @@ function put(bl: FieldBuilder, v: JsonValue, row: number): boolean {
             return true;
         case 'str':
             if (typeof v !== 'string') return false;
-            bl.codes[row] = stringIndex(bl).get(v) ?? addString(bl, v);
+            bl.codes[row] = stringIndex(bl).get(v) ?? addString(bl, v, stringHash(v));
             return true;
         case 'bool':
             if (typeof v !== 'boolean') return false;
@@ -122,10 +125,12 @@ function stringIndex(bl: StrBuilder): Map<string, number> {
     return bl.index;
 }
 
-/** Adds a new string to a str builder's dictionary; its code. */
-function addString(bl: StrBuilder, v: string): number {
+/** Adds a new string (its hash `h`) to a str builder's dictionary; its code. */
+function addString(bl: StrBuilder, v: string, h: number): number {
     bl.dict.push(v);
     const c = bl.dict.length;
+    if (c > bl.hashes.length) bl.hashes = resized(bl.hashes, c * 2);
+    bl.hashes[c - 1] = h;
     bl.index?.set(v, c);
     return c;
 }
@@ -221,7 +226,7 @@ export class ColumnSet {
                 if (c === 0) {
                     // New to the byte dictionary: new to the column too, unless strings came as strings.
                     const v = latin1(bytes, start, end);
-                    c = (bl.index === null ? undefined : bl.index.get(v)) ?? addString(bl, v);
+                    c = (bl.index === null ? undefined : bl.index.get(v)) ?? addString(bl, v, h);
                     dict.add(start, end, h, c);
                 }
                 bl.codes[row] = c;
@@ -240,7 +245,7 @@ export class ColumnSet {
         for (const { name, b } of this.list) {
             if (n !== this.rows) resize(b, n);
             if (b.kind === 'f64') out.push({ name, kind: 'f64', values: b.values, present: b.count === n ? null : b.present });
-            else if (b.kind === 'str') out.push({ name, kind: 'str', dict: b.dict, codes: b.codes });
+            else if (b.kind === 'str') out.push({ name, kind: 'str', dict: b.dict, codes: b.codes, hashes: resized(b.hashes, b.dict.length) });
             else if (b.kind === 'bool') out.push({ name, kind: 'bool', values: b.values });
             else out.push({ name, kind: 'json', values: b.values });
         }
@@ -259,9 +264,6 @@ export function sameBytes(bytes: Uint8Array, view: DataView, a: number, b: numbe
     for (; k < len; k++) if (bytes[a + k] !== bytes[b + k]) return false;
     return true;
 }
-
-/** Longest probe sequence of a ByteDict lookup (at load ≤ 1/2 an honest one is a few slots). */
-export const MAX_PROBES = 64;
 
 /**
  * A str column's strings by their bytes in the request body (open addressing on a byte hash), so
@@ -290,7 +292,7 @@ export class ByteDict {
         const slots = this.slots;
         const mask = (slots.length >> 1) - 1;
         const len = end - start;
-        for (let s = h & mask, probes = 0; ; s = (s + 1) & mask) {
+        for (let s = hashSlot(h, mask), probes = 0; ; s = (s + 1) & mask) {
             const e = slots[s << 1] - 1;
             if (e < 0) return 0;
             if (slots[(s << 1) + 1] === h && this.lens[e] === len && sameBytes(this.bytes, this.view, this.starts[e], start, len)) return this.codes[e];
@@ -316,7 +318,7 @@ export class ByteDict {
     private place(e: number, h: number): void {
         const slots = this.slots;
         const mask = (slots.length >> 1) - 1;
-        let s = h & mask;
+        let s = hashSlot(h, mask);
         while (slots[s << 1] !== 0) s = (s + 1) & mask;
         slots[s << 1] = e + 1;
         slots[(s << 1) + 1] = h;
@@ -395,7 +397,10 @@ export function transferList(b: ColumnarBatch): ArrayBuffer[] {
             list.push(c.values.buffer as ArrayBuffer);
             if (c.present) list.push(c.present.buffer as ArrayBuffer);
         } else if (c.kind === 'bool') list.push(c.values.buffer as ArrayBuffer);
-        else if (c.kind === 'str') list.push(c.codes.buffer as ArrayBuffer);
+        else if (c.kind === 'str') {
+            list.push(c.codes.buffer as ArrayBuffer);
+            if (c.hashes) list.push(c.hashes.buffer as ArrayBuffer);
+        }
     }
     return list;
 }

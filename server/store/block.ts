@@ -17,6 +17,7 @@ import { constants as zlibConstants, crc32, deflateRaw, deflateRawSync, inflateR
 import type { JsonValue } from '../../language/values.js';
 import { KIND_BOOL, KIND_NUM, KIND_OTHER, KIND_STR, columnValue, toColumns, type BatchColumn } from '../ingest/columnar.js';
 import type { FlatFields } from '../../language/ingest/normalize-event.js';
+import { StringIndex, stringHash } from '../../language/eval/string-index.js';
 
 const deflateRawAsync = promisify(deflateRaw);
 
@@ -414,14 +415,17 @@ function kindOf(v: JsonValue): number {
 async function mergedColumn(name: string, kinds: number, parts: { column: BatchColumn; rows: Int32Array }[], n: number, pace: Pace): Promise<BlockColumn> {
     if (kinds === KIND_STR) {
         // Codes in order of first appearance in block rows.
-        const index = new Map<string, number>();
+        const dict: string[] = [];
+        const index = new StringIndex(dict, 1);
         const codes = new Uint32Array(n);
         for (const { column, rows } of parts) {
             const remap = column.kind === 'str' ? new Uint32Array(column.dict.length + 1) : undefined;
+            const hashes = column.kind === 'str' ? column.hashes : undefined;
             for (let r = 0; r < rows.length; r++) {
                 const o = rows[r];
                 if (o < 0) continue;
                 let str: string;
+                let h: number;
                 if (column.kind === 'str') {
                     const k = column.codes[r];
                     if (k === 0) continue;
@@ -430,15 +434,17 @@ async function mergedColumn(name: string, kinds: number, parts: { column: BatchC
                         continue;
                     }
                     str = column.dict[k - 1];
+                    h = hashes === undefined ? stringHash(str) : hashes[k - 1];
                 } else {
                     const v = columnValue(column, r);
                     if (v === undefined) continue;
                     str = v as string;
+                    h = stringHash(str);
                 }
-                let c = index.get(str);
+                let c = index.get(str, h);
                 if (c === undefined) {
-                    c = index.size + 1;
-                    index.set(str, c);
+                    c = dict.push(str);
+                    index.add(str, c, h);
                 }
                 if (remap !== undefined && column.kind === 'str') remap[column.codes[r]] = c;
                 codes[o] = c;
@@ -446,7 +452,7 @@ async function mergedColumn(name: string, kinds: number, parts: { column: BatchC
             const due = pace.done(rows.length);
             if (due) await due;
         }
-        return { name, kind: 'str', dict: [...index.keys()], codes };
+        return { name, kind: 'str', dict, codes };
     }
     if (kinds === KIND_NUM) {
         const values = new Float64Array(n);

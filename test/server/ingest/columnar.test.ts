@@ -5,7 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ByteDict, ColumnSet, MAX_PROBES, columnValue, fromColumns, toColumns, type BatchColumn } from '../../../server/ingest/columnar.js';
+import { ByteDict, ColumnSet, columnValue, fromColumns, toColumns, type BatchColumn } from '../../../server/ingest/columnar.js';
+import { MAX_PROBES } from '../../../language/eval/string-index.js';
 import type { FlatFields } from '../../../language/ingest/normalize-event.js';
 import type { JsonValue } from '../../../language/values.js';
 

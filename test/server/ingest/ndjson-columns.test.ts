@@ -11,14 +11,21 @@ import { buildColumnarBatch, type ColumnarBatch } from '../../../server/ingest/c
 import { PAD_BYTES, prepareColumns, scanNdjsonColumns, writePadding } from '../../../server/ingest/ndjson-columns.js';
 import type { IngestParams } from '../../../server/ingest/ingest.js';
 import { generateSample } from '../../../language/samples/index.js';
+import { stringHash } from '../../../language/eval/string-index.js';
 
 const RECEIVED = 1_700_000_000_123_456_789n;
 const NDJSON: IngestParams = { format: 'ndjson', receiveTimeNs: RECEIVED };
+
+/** Every dictionary entry comes with its `stringHash` (the engine indexes the entries by them). */
+function expectHashes(batch: ColumnarBatch): void {
+    for (const c of batch.columns) if (c.kind === 'str') expect(Array.from(c.hashes!)).toEqual(c.dict.map(stringHash));
+}
 
 /** The scanner's answer, which must be the general path's; `taken` says whether the lane took it. */
 function expectSame(body: string | Buffer, params: IngestParams = NDJSON, taken = true): ColumnarBatch {
     const bytes = typeof body === 'string' ? Buffer.from(body) : body;
     const general = buildColumnarBatch(bytes, params);
+    expectHashes(general);
     const scanned = scanNdjsonColumns(bytes, params);
     expect(scanned !== undefined).toBe(taken);
     if (scanned) expect(scanned).toEqual(general);
@@ -208,6 +215,7 @@ describe('scanNdjsonColumns gives what the general path gives', () => {
                 const params: IngestParams = { ...NDJSON, format };
                 const scanned = scanNdjsonColumns(body, params);
                 const general = buildColumnarBatch(body, params);
+                expectHashes(general);
                 if (scanned !== undefined) expect(scanned).toEqual(general);
                 expect(prepareColumns(body, params)).toEqual(general);
             }),
