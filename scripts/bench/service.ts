@@ -27,6 +27,8 @@ const TOKEN = 'xaat-apl-bench-0000000000000000';
 const END = new Date('2025-01-01T00:00:00Z');
 const RANGE = { startTime: '2024-01-01T00:00:00Z', endTime: '2025-01-02T00:00:00Z' };
 const INGEST_BATCH = 1000;
+/** A larger batch, printed beside the bar: what a request costs apart from its events. */
+const INGEST_BATCH_LARGE = 10_000;
 /** Requests in flight during the ingest test (a client that pipelines a few batches). */
 const INGEST_CONCURRENCY = 4;
 const FILL_BATCH = 10_000;
@@ -83,6 +85,53 @@ function* batches(rows: number, size: number, seed: number): Generator<Record<st
     if (batch.length > 0) yield batch;
 }
 
+/**
+ * HTTP ingest of `events` events in batches of `batchSize` against raw `JSON.parse` of the same
+ * bytes, paired runs, each run into a new dataset (deleted after).
+ */
+async function ingestRatio(ctx: BenchContext, base: string, events: number, batchSize: number): Promise<Omit<Row, 'bar' | 'pass'> & { ratio: number }> {
+    ctx.log(`service: ingest ${events / 1000}k events in batches of ${batchSize}, ${INGEST_CONCURRENCY} in flight, server in a child process`);
+    const bodies = [...batches(events, batchSize, 11)].map(ndjson);
+    const totalBytes = bodies.reduce((s, b) => s + b.length, 0);
+    // One run of 100k events swings ±20% on this machine (paired runs 0.6-1.0×): the median of
+    // nine is what steadies the ratio.
+    const runs = 9;
+    const warmup = 1;
+    const names = Array.from({ length: runs + warmup }, (_, i) => `bench-ingest-${batchSize}-${i}`);
+    for (const name of names) await api(base, 'POST', '/v2/datasets', JSON.stringify({ name }));
+    let next = 0;
+    const viaHttp = async () => {
+        const name = names[next++]!;
+        let i = 0;
+        let ingested = 0;
+        const worker = async () => {
+            while (i < bodies.length) {
+                const body = bodies[i++]!;
+                const status = (await api(base, 'POST', `/v1/datasets/${name}/ingest`, body, 'application/x-ndjson')) as { ingested?: number };
+                ingested += status.ingested ?? 0;
+            }
+        };
+        await Promise.all(Array.from({ length: INGEST_CONCURRENCY }, worker));
+        if (ingested !== events) throw new Error(`ingested ${ingested} of ${events}`);
+    };
+    const rawParse = () => {
+        let parsed = 0;
+        for (const b of bodies) for (const line of b.toString('utf8').split('\n')) if (line !== '' && JSON.parse(line)) parsed++;
+        if (parsed !== events) throw new Error(`JSON.parse saw ${parsed} events, expected ${events}`);
+    };
+    const [http, parse] = await timePair(viaHttp, rawParse, { warmup, runs });
+    for (const name of names) await api(base, 'DELETE', `/v2/datasets/${name}`);
+    const ours = (events / http.median) * 1000;
+    const theirs = (events / parse.median) * 1000;
+    ctx.log(`service: ingest ratio ${(ours / theirs).toFixed(2)}× in batches of ${batchSize} (${fmtRate(ours, 'ev')} vs ${fmtRate(theirs, 'ev')} JSON.parse)`);
+    return {
+        name: `HTTP ingest, batches of ${batchSize.toLocaleString('en-US')} (durable)`,
+        ours: `${fmtRate(ours, 'ev')} (${((totalBytes / http.median) * 1000 / 2 ** 20).toFixed(1)} MB/s)`,
+        baseline: `${fmtRate(theirs, 'ev')} JSON.parse`,
+        ratio: ours / theirs,
+    };
+}
+
 export async function serviceSection(ctx: BenchContext): Promise<SectionResult> {
     const { createEngine } = await importOptional<EngineModule>('language/eval/engine.ts', 'the engine');
     const rows: Row[] = [];
@@ -98,50 +147,14 @@ export async function serviceSection(ctx: BenchContext): Promise<SectionResult> 
         }
         const base = service.base;
 
-        // --- Ingest throughput vs JSON.parse of the same bytes.
+        // --- Ingest throughput vs JSON.parse of the same bytes: batches of 1,000 (the bar), and of
+        // 10,000 to show what a request costs apart from its events.
         const ingestEvents = ctx.quick ? 20_000 : 100_000;
-        ctx.log(`service: ingest ${ingestEvents / 1000}k events in batches of ${INGEST_BATCH}, ${INGEST_CONCURRENCY} in flight, server in a child process`);
-        const bodies = [...batches(ingestEvents, INGEST_BATCH, 11)].map(ndjson);
-        const totalBytes = bodies.reduce((s, b) => s + b.length, 0);
-        const runs = 5;
-        const warmup = 1;
-        const names = Array.from({ length: runs + warmup }, (_, i) => `bench-ingest-${i}`);
-        for (const name of names) await api(base, 'POST', '/v2/datasets', JSON.stringify({ name }));
-        let next = 0;
-        const viaHttp = async () => {
-            const name = names[next++]!;
-            let i = 0;
-            let ingested = 0;
-            const worker = async () => {
-                while (i < bodies.length) {
-                    const body = bodies[i++]!;
-                    const status = (await api(base, 'POST', `/v1/datasets/${name}/ingest`, body, 'application/x-ndjson')) as { ingested?: number };
-                    ingested += status.ingested ?? 0;
-                }
-            };
-            await Promise.all(Array.from({ length: INGEST_CONCURRENCY }, worker));
-            if (ingested !== ingestEvents) throw new Error(`ingested ${ingested} of ${ingestEvents}`);
-        };
-        let parsed = 0;
-        const rawParse = () => {
-            parsed = 0;
-            for (const b of bodies) for (const line of b.toString('utf8').split('\n')) if (line !== '' && JSON.parse(line)) parsed++;
-            if (parsed !== ingestEvents) throw new Error(`JSON.parse saw ${parsed} events, expected ${ingestEvents}`);
-        };
-        const [http, parse] = await timePair(viaHttp, rawParse, { warmup, runs });
-        const ours = (ingestEvents / http.median) * 1000;
-        const theirs = (ingestEvents / parse.median) * 1000;
-        ctx.log(`service: ingest ratio ${(ours / theirs).toFixed(2)}× (${fmtRate(ours, 'ev')} vs ${fmtRate(theirs, 'ev')} JSON.parse)`);
-        rows.push({
-            name: `HTTP ingest, batches of ${INGEST_BATCH} (durable)`,
-            ours: `${fmtRate(ours, 'ev')} (${((totalBytes / http.median) * 1000 / 2 ** 20).toFixed(1)} MB/s)`,
-            baseline: `${fmtRate(theirs, 'ev')} JSON.parse`,
-            ratio: ours / theirs,
-            bar: '≥ 0.8×',
-            pass: ours / theirs >= 0.8,
-        });
-        notes.push(`ingest: ${ingestEvents} sample-http-logs events, ${(totalBytes / 2 ** 20).toFixed(1)} MB NDJSON, ${INGEST_CONCURRENCY} requests in flight over node:http keep-alive to the service in a child process; ratio = our events/s ÷ JSON.parse events/s of the same bytes in the bench process (issue 14's bar)`);
-        for (const name of names) await api(base, 'DELETE', `/v2/datasets/${name}`);
+        for (const batchSize of [INGEST_BATCH, INGEST_BATCH_LARGE]) {
+            const r = await ingestRatio(ctx, base, ingestEvents, batchSize);
+            rows.push({ ...r, ...(batchSize === INGEST_BATCH ? { bar: '≥ 0.8×', pass: r.ratio >= 0.8 } : { bar: '(for comparison)', pass: null }) });
+        }
+        notes.push(`ingest: ${ingestEvents} sample-http-logs events as NDJSON, ${INGEST_CONCURRENCY} requests in flight over node:http keep-alive to the service in a child process; ratio = our events/s ÷ JSON.parse events/s of the same bytes in the bench process (issue 14's bar, on batches of ${INGEST_BATCH}); medians of 9 paired runs`);
         // APL_BENCH_SERVICE=ingest: only the ingest part (for iterating on the ingest path).
         if (process.env.APL_BENCH_SERVICE === 'ingest') return { rows, notes };
 
