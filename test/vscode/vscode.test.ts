@@ -186,7 +186,8 @@ describe.skipIf(SKIP)('the extension in a real VS Code', () => {
                 // ARIA counts the header row too: 5,000 data rows + 1.
                 await expect.poll(() => frame().locator('[role="grid"]').first().getAttribute('aria-rowcount'), { timeout: 30_000 }).toBe(String(EVENTS + 1));
                 await frame().locator('.ag-row[row-index="0"] [col-id="seq"]').waitFor();
-                expect(await frame().locator('.ag-row[row-index="0"] [col-id="seq"]').textContent()).toBe(String(EVENTS - 1));
+                // The grid attaches a row's cells before it fills them: poll the text.
+                await expect.poll(() => frame().locator('.ag-row[row-index="0"] [col-id="seq"]').textContent(), { timeout: 30_000 }).toBe(String(EVENTS - 1));
                 await frame().locator('.ag-row[row-index="2"] [col-id="seq"]').click();
                 await frame().getByRole('complementary', { name: 'Row details' }).waitFor();
                 await picture('vscode-results-grid.png');
@@ -202,8 +203,8 @@ describe.skipIf(SKIP)('the extension in a real VS Code', () => {
                 const cell = frame().locator('.ag-row[row-index="1000"] [col-id="seq"]');
                 await cell.waitFor({ timeout: 30_000 });
                 // Newest first: row 1,001 is event 5,000 - 1 - 1,000.
-                expect(await cell.textContent()).toBe(String(EVENTS - 1 - 1000));
-                expect(await frame().locator('.ag-row[row-index="1000"] [col-id="#"]').textContent()).toBe('1001');
+                await expect.poll(() => cell.textContent(), { timeout: 30_000 }).toBe(String(EVENTS - 1 - 1000));
+                await expect.poll(() => frame().locator('.ag-row[row-index="1000"] [col-id="#"]').textContent(), { timeout: 30_000 }).toBe('1001');
                 await expect.poll(() => status().textContent(), { timeout: 30_000 }).toContain('page 2 of 5');
             }),
         120_000);
