@@ -62,6 +62,8 @@ class FieldColumn {
     codes: Uint32Array = new Uint32Array(0);
     dict: string[] = [''];
     index = new StringIndex(this.dict, 0);
+    /** The same as a Map, made when strings are first appended one by one (see `codeFor`). */
+    byValue: Map<string, number> | null = null;
     // numbers / times
     vals: Float64Array = new Float64Array(0);
     nulls: Uint8Array | null = null;
@@ -109,12 +111,28 @@ class FieldColumn {
         }
     }
 
+    /**
+     * The code of `s`, added to the dictionary if new: for strings appended one by one (`append`),
+     * through `byValue`, since V8 keeps a string's hash in the string and a value that repeats is
+     * often the same string (a JS hash would be computed again every time).
+     */
+    private codeFor(s: string): number {
+        let m = this.byValue;
+        if (m === null) {
+            m = new Map();
+            for (let c = 1; c < this.dict.length; c++) m.set(this.dict[c], c);
+            this.byValue = m;
+        }
+        return m.get(s) ?? this.addString(s);
+    }
+
     /** Adds a string that is not in the dictionary yet (its hash `h`, when known); returns its code. */
     private addString(s: string, flat = false, h?: number): number {
         const c = this.dict.length;
         const own = flat ? s : ownString(s);
         this.dict.push(own);
         this.index.add(own, c, h);
+        this.byValue?.set(own, c);
         return c;
     }
 
@@ -163,6 +181,7 @@ class FieldColumn {
         this.nulls = null;
         this.dict = [''];
         this.index = new StringIndex(this.dict, 0);
+        this.byValue = null;
     }
 
     append(row: number, value: unknown): void {
@@ -172,7 +191,7 @@ class FieldColumn {
         if (kind === 'string') {
             if (typeof value === 'string' && this.declared === undefined) {
                 if (this.length === this.codes.length) this.grow(this.length + 1);
-                this.codes[this.length++] = this.index.get(value) ?? this.addString(value);
+                this.codes[this.length++] = this.codeFor(value);
                 return;
             }
         } else if (kind === 'long' || kind === 'real') {
@@ -220,7 +239,7 @@ class FieldColumn {
                 if (this.kind === 'empty') this.becomeKind('string');
                 if (this.kind === 'string') {
                     if (this.length === this.codes.length) this.grow(this.length + 1);
-                    this.codes[this.length++] = this.index.get(value) ?? this.addString(value);
+                    this.codes[this.length++] = this.codeFor(value);
                     return;
                 }
                 break;
@@ -398,7 +417,7 @@ class FieldColumn {
             case 'bool': this.bools[this.length] = v ? 1 : 0; break;
             case 'string': {
                 const s = v as string;
-                this.codes[this.length] = this.index.get(s) ?? this.addString(s);
+                this.codes[this.length] = this.codeFor(s);
                 break;
             }
             default: this.dyn.push(v as AplValue); break;

@@ -114,13 +114,16 @@ describe('a str chunk with the hashes of its entries', () => {
                 columns: [chunk(dict, [...dict.map((_, i) => i + 1), 0], hashed ? Int32Array.from(dict, stringHash) : undefined)],
             });
         }
+        // One by one again: the values the chunks added are known, a new one is added once.
+        engine.ingest('t', [{ _time: '2024-05-01T00:00:00Z', s: 'x-3' }, { _time: '2024-05-01T00:00:00Z', s: 'x-4' }, { _time: '2024-05-01T00:00:00Z', s: 'x-4' }]);
         return engine.snapshot('t')!.column('s') as StrColumn;
     };
 
-    it('appended with hashes and without: the same dictionary and codes, each value once', () => {
+    it('appended with hashes and without, between values appended one by one: the same dictionary and codes, each value once', () => {
         const withHashes = append(true);
         const without = append(false);
-        expect(withHashes.dict).toEqual(['', 'GET', 'x-1', 'x-2', 'x-3']);
+        expect(withHashes.dict).toEqual(['', 'GET', 'x-1', 'x-2', 'x-3', 'x-4']);
+        expect([...withHashes.codes].slice(-3)).toEqual([4, 5, 5]);
         expect(without.dict).toEqual(withHashes.dict);
         expect([...withHashes.codes]).toEqual([...without.codes]);
         expect(withHashes.codeOf('x-2')).toBe(3);
