@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ByteDict, ColumnSet, columnValue, fromColumns, toColumns, type BatchColumn } from '../../../server/ingest/columnar.js';
-import { MAX_PROBES } from '../../../language/eval/string-index.js';
+import { MAX_PROBES, stringHash } from '../../../language/eval/string-index.js';
 import type { FlatFields } from '../../../language/ingest/normalize-event.js';
 import type { JsonValue } from '../../../language/values.js';
 
@@ -124,5 +124,22 @@ describe('strings that all share one hash', () => {
         const [c] = set.finish(600);
         expect(Array.from({ length: 600 }, (_, r) => columnValue(c, r))).toEqual([...strings, ...strings]);
         expect(c).toMatchObject({ kind: 'str', dict: strings });
+    });
+});
+
+describe('strings whose words differ only above their low bits', () => {
+    // "/users/1000/x" … : the varying digit is the third byte of a word, which FNV's low bits never
+    // see; a slot taken from the low bits alone put them all in one run of slots.
+    const strings = Array.from({ length: 2000 }, (_, i) => `/users/1${String(i).padStart(3, '0')}/x`);
+    const bytes = Buffer.from(`${strings.join('')}\n${'\0'.repeat(8)}`);
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+    it('"/users/1000/x" … "/users/1999/x" by their bytes: the column keeps its byte dictionary', () => {
+        const set = new ColumnSet(strings.length);
+        const col = set.column('uri', '');
+        for (let i = 0, o = 0; i < strings.length; o += strings[i].length, i++) set.putAscii(col, bytes, view, o, o + strings[i].length, stringHash(strings[i]), i);
+        expect((col.b as { bytes: unknown }).bytes).toBeInstanceOf(ByteDict);
+        const [c] = set.finish(strings.length);
+        expect(Array.from({ length: strings.length }, (_, r) => columnValue(c, r))).toEqual(strings);
     });
 });
