@@ -61,8 +61,14 @@ class FieldColumn {
     // string
     codes: Uint32Array = new Uint32Array(0);
     dict: string[] = [''];
-    index = new StringIndex(this.dict, 0);
-    /** The same as a Map, made when strings are first appended one by one (see `codeFor`). */
+    /**
+     * Two indexes of `dict`, each made from it the first time it is needed and kept in step after:
+     * `hashed` for chunks (their strings come with hashes), `byValue` for strings appended one by one
+     * (V8 keeps a string's hash in the string, and a value that repeats is often the same string,
+     * where a hash computed in JS would be computed again every time). The service's ingest uses
+     * the first alone, `engine.ingest` the second.
+     */
+    hashed: StringIndex | null = null;
     byValue: Map<string, number> | null = null;
     // numbers / times
     vals: Float64Array = new Float64Array(0);
@@ -111,11 +117,7 @@ class FieldColumn {
         }
     }
 
-    /**
-     * The code of `s`, added to the dictionary if new: for strings appended one by one (`append`),
-     * through `byValue`, since V8 keeps a string's hash in the string and a value that repeats is
-     * often the same string (a JS hash would be computed again every time).
-     */
+    /** The code of `s` (appended one by one), added to the dictionary if new. */
     private codeFor(s: string): number {
         let m = this.byValue;
         if (m === null) {
@@ -126,12 +128,20 @@ class FieldColumn {
         return m.get(s) ?? this.addString(s);
     }
 
+    private hashedIndex(): StringIndex {
+        if (this.hashed === null) {
+            this.hashed = new StringIndex(this.dict, 0);
+            for (let c = 1; c < this.dict.length; c++) this.hashed.add(this.dict[c], c);
+        }
+        return this.hashed;
+    }
+
     /** Adds a string that is not in the dictionary yet (its hash `h`, when known); returns its code. */
     private addString(s: string, flat = false, h?: number): number {
         const c = this.dict.length;
         const own = flat ? s : ownString(s);
         this.dict.push(own);
-        this.index.add(own, c, h);
+        this.hashed?.add(own, c, h);
         this.byValue?.set(own, c);
         return c;
     }
@@ -180,7 +190,7 @@ class FieldColumn {
         this.sub = new Int32Array(0);
         this.nulls = null;
         this.dict = [''];
-        this.index = new StringIndex(this.dict, 0);
+        this.hashed = null;
         this.byValue = null;
     }
 
@@ -365,6 +375,7 @@ class FieldColumn {
         const end = row0 + n;
         if (this.codes.length < end) this.grow(end);
         const out = this.codes;
+        const index = this.hashedIndex();
         // Chunk code k (1-based) -> our code, resolved on first use (unused entries add nothing).
         const map = new Uint32Array(dict.length + 1).fill(0xffffffff);
         map[0] = 0;
@@ -374,7 +385,7 @@ class FieldColumn {
             if (c === 0xffffffff) {
                 const str = dict[k - 1];
                 const h = hashes === undefined ? stringHash(str) : hashes[k - 1];
-                map[k] = c = this.index.get(str, h) ?? this.addString(str, flat, h);
+                map[k] = c = index.get(str, h) ?? this.addString(str, flat, h);
             }
             out[row0 + i] = c;
         }
@@ -434,7 +445,7 @@ class FieldColumn {
     view(n: number): Column {
         switch (this.kind) {
             case 'empty': return new ConstColumn(this.type(), null, n);
-            case 'string': return new StrColumn(this.codes.subarray(0, n), this.dict, n, this.replica ? undefined : this.index);
+            case 'string': return new StrColumn(this.codes.subarray(0, n), this.dict, n, this.replica ? undefined : (this.hashed ?? this.byValue ?? undefined));
             case 'long': case 'real': return new NumColumn(this.kind, this.vals.subarray(0, n), this.nulls ? this.nulls.subarray(0, n) : null, n);
             case 'datetime': case 'timespan': return new TimeColumn(this.kind, this.vals.subarray(0, n), this.sub.subarray(0, n), n);
             case 'bool': return new BoolColumn(this.bools.subarray(0, n), n);
