@@ -47,6 +47,43 @@ export interface StringLookup {
 }
 
 /**
+ * Open addressing over 32-bit hashes: per slot a value (≥ 1; 0 = empty) and its hash, side by
+ * side in `slots`, at most half of the slots used. Its owners walk a probe sequence themselves (from
+ * `hashSlot(h, mask)`, `mask` = `slots.length / 2 - 1`), comparing what a value stands for; this
+ * places values and grows. The workers' byte dictionary (server/ingest/columnar.ts) and
+ * `StringIndex` share it.
+ */
+export class ProbeTable {
+    slots = new Int32Array(64);
+    private size = 0;
+
+    /** Adds `v` under hash `h`; false when its slot lies more than MAX_PROBES away (see MAX_PROBES). */
+    add(v: number, h: number): boolean {
+        this.size++;
+        if (this.size * 4 > this.slots.length && !this.grow()) return false;
+        return this.place(v, h);
+    }
+
+    private place(v: number, h: number): boolean {
+        const slots = this.slots;
+        const mask = (slots.length >> 1) - 1;
+        let i = hashSlot(h, mask);
+        for (let probes = 0; slots[i << 1] !== 0; i = (i + 1) & mask) if (++probes === MAX_PROBES) return false;
+        slots[i << 1] = v;
+        slots[(i << 1) + 1] = h;
+        return true;
+    }
+
+    /** Twice the slots, the values placed again by their hashes. */
+    private grow(): boolean {
+        const old = this.slots;
+        this.slots = new Int32Array(old.length * 2);
+        for (let i = 0; i < old.length; i += 2) if (old[i] !== 0 && !this.place(old[i], old[i + 1])) return false;
+        return true;
+    }
+}
+
+/**
  * Codes of the strings of `dict`: code c is `dict[c - base]` (base 0 for a dictionary whose entry 0
  * is the null placeholder, 1 for one that starts at code 1). Entries are added by the owner after
  * it pushes them (`add`), each string once.
@@ -56,9 +93,8 @@ export interface StringLookup {
  * whose hash is seeded per process.
  */
 export class StringIndex implements StringLookup {
-    /** Per slot, the code (0 = empty) and its string's hash, side by side. */
-    private slots = new Int32Array(64);
-    private size = 0;
+    /** Codes by their strings' hashes; null once the index is a Map. */
+    private table: ProbeTable | null = new ProbeTable();
     private map: Map<string, number> | null = null;
 
     constructor(
@@ -68,8 +104,8 @@ export class StringIndex implements StringLookup {
 
     /** The code of `s` (its hash `h`, when known), or undefined when it is not in the dictionary. */
     get(s: string, h = stringHash(s)): number | undefined {
-        if (this.map !== null) return this.map.get(s);
-        const slots = this.slots;
+        if (this.table === null) return this.map!.get(s);
+        const slots = this.table.slots;
         const mask = (slots.length >> 1) - 1;
         for (let i = hashSlot(h, mask), probes = 0; ; i = (i + 1) & mask) {
             const c = slots[i << 1];
@@ -81,37 +117,9 @@ export class StringIndex implements StringLookup {
 
     /** Notes that code `code` (already in the dictionary) is `s`, whose hash is `h`. */
     add(s: string, code: number, h = stringHash(s)): void {
-        if (this.map !== null) {
-            this.map.set(s, code);
-            return;
-        }
-        this.size++;
-        if (this.size * 4 > this.slots.length) this.grow();
-        // A Map made by grow() or here holds `s` already: it is in the dictionary.
-        if (this.map === null && !this.place(code, h)) this.toMap();
-    }
-
-    /** Puts a code in the first free slot of its hash; false when that took too many probes. */
-    private place(code: number, h: number): boolean {
-        const slots = this.slots;
-        const mask = (slots.length >> 1) - 1;
-        let i = hashSlot(h, mask);
-        for (let probes = 0; slots[i << 1] !== 0; i = (i + 1) & mask) if (++probes === MAX_PROBES) return false;
-        slots[i << 1] = code;
-        slots[(i << 1) + 1] = h;
-        return true;
-    }
-
-    /** Twice the slots (load stays at most one half), the codes placed again by their hashes. */
-    private grow(): void {
-        const old = this.slots;
-        this.slots = new Int32Array(old.length * 2);
-        for (let i = 0; i < old.length; i += 2) {
-            if (old[i] !== 0 && !this.place(old[i], old[i + 1])) {
-                this.toMap();
-                return;
-            }
-        }
+        if (this.table === null) this.map!.set(s, code);
+        // The Map holds `s` already: it is in the dictionary.
+        else if (!this.table.add(code, h)) this.toMap();
     }
 
     /** Gives up on the hash: every entry of the dictionary into a Map. */
@@ -120,7 +128,7 @@ export class StringIndex implements StringLookup {
             const map = new Map<string, number>();
             for (let c = 1; c - this.base < this.dict.length; c++) map.set(this.dict[c - this.base], c);
             this.map = map;
-            this.slots = new Int32Array(0);
+            this.table = null;
         }
         return this.map;
     }

@@ -8,7 +8,7 @@ import type { JsonValue } from '../../language/values.js';
 import { buildBatch, timeRange, type IngestParams } from './ingest.js';
 import type { FlatFields } from '../../language/ingest/normalize-event.js';
 import type { EventFailure } from '../../language/ingest/parse-events.js';
-import { hashSlot, MAX_PROBES, stringHash } from '../../language/eval/string-index.js';
+import { hashSlot, MAX_PROBES, ProbeTable, stringHash } from '../../language/eval/string-index.js';
 
 /** One column, as `ColumnChunk` of language/eval/tables.ts. */
 export type BatchColumn =
@@ -227,7 +227,8 @@ export class ColumnSet {
                     // New to the byte dictionary: new to the column too, unless strings came as strings.
                     const v = latin1(bytes, start, end);
                     c = (bl.index === null ? undefined : bl.index.get(v)) ?? addString(bl, v, h);
-                    dict.add(start, end, h, c);
+                    // The string has its code; past MAX_PROBES the next ones go by string (below).
+                    if (!dict.add(start, end, h, c)) bl.bytes = 'off';
                 }
                 bl.codes[row] = c;
                 return;
@@ -272,8 +273,8 @@ export function sameBytes(bytes: Uint8Array, view: DataView, a: number, b: numbe
  * distinct bytes are then distinct strings, so one string never gets two codes.
  */
 export class ByteDict {
-    /** Open addressing: per slot, entry + 1 (0 = empty) and the entry's hash, side by side. */
-    private slots = new Int32Array(128);
+    /** Entry + 1 by its hash. */
+    private readonly table = new ProbeTable();
     private starts = new Int32Array(32);
     private lens = new Int32Array(32);
     private codes = new Uint32Array(32);
@@ -289,7 +290,7 @@ export class ByteDict {
      * after MAX_PROBES slots (strings crafted to share a hash would make every lookup walk them all).
      */
     find(start: number, end: number, h: number): number {
-        const slots = this.slots;
+        const slots = this.table.slots;
         const mask = (slots.length >> 1) - 1;
         const len = end - start;
         for (let s = hashSlot(h, mask), probes = 0; ; s = (s + 1) & mask) {
@@ -300,7 +301,8 @@ export class ByteDict {
         }
     }
 
-    add(start: number, end: number, h: number, code: number): void {
+    /** Adds the string at `bytes[start, end)` (not here: `find` gave 0) with its code; false when the table gave up (as `find` does). */
+    add(start: number, end: number, h: number, code: number): boolean {
         if (this.size === this.starts.length) {
             const n = this.size * 2;
             this.starts = resized(this.starts, n);
@@ -311,24 +313,7 @@ export class ByteDict {
         this.starts[e] = start;
         this.lens[e] = end - start;
         this.codes[e] = code;
-        if (this.size * 4 > this.slots.length) this.rehash();
-        this.place(e, h);
-    }
-
-    private place(e: number, h: number): void {
-        const slots = this.slots;
-        const mask = (slots.length >> 1) - 1;
-        let s = hashSlot(h, mask);
-        while (slots[s << 1] !== 0) s = (s + 1) & mask;
-        slots[s << 1] = e + 1;
-        slots[(s << 1) + 1] = h;
-    }
-
-    /** Twice the slots (load stays at most one half), the entries placed again by their hashes. */
-    private rehash(): void {
-        const old = this.slots;
-        this.slots = new Int32Array(old.length * 2);
-        for (let s = 0; s < old.length; s += 2) if (old[s] !== 0) this.place(old[s] - 1, old[s + 1]);
+        return this.table.add(e + 1, h);
     }
 }
 
