@@ -24,15 +24,15 @@ afterAll(async () => {
 
 const auth = { authorization: `Bearer ${TOKEN}` };
 
-async function storedIds(url: string): Promise<string[]> {
+async function storedIds(url: string): Promise<{ ids: string[]; status: unknown }> {
     const res = await fetch(`${url}/v1/datasets/_apl?format=tabular`, {
         method: 'POST',
         headers: { ...auth, 'content-type': 'application/json' },
         body: JSON.stringify({ apl: `['${DS}'] | project id | take 50000` }),
     });
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { tables: { columns: string[][] }[] };
-    return body.tables[0].columns[0] ?? [];
+    const body = (await res.json()) as { tables: { columns: string[][] }[]; status: unknown };
+    return { ids: body.tables[0].columns[0] ?? [], status: body.status };
 }
 
 async function sender(url: string, tag: string, acked: Set<string>, stop: { now: boolean }): Promise<number> {
@@ -56,13 +56,15 @@ async function sender(url: string, tag: string, acked: Set<string>, stop: { now:
     return n;
 }
 
-function check(ids: string[], acked: Set<string>): void {
+/** Every acknowledged event stored once; a failure says what the query and the server said. */
+function check({ ids, status }: { ids: string[]; status: unknown }, acked: Set<string>, cycle: number): void {
     const counts = new Map<string, number>();
     for (const id of ids) counts.set(id, (counts.get(id) ?? 0) + 1);
+    const context = `after restart ${cycle}; query status ${JSON.stringify(status)}; server output:\n${server?.output().slice(-4000)}`;
     const dups = [...counts].filter(([, c]) => c > 1).map(([id]) => id);
-    expect(dups, 'duplicated events').toEqual([]);
+    expect(dups, `duplicated events (${context})`).toEqual([]);
     const missing = [...acked].filter((id) => !counts.has(id));
-    expect(missing, 'acknowledged events lost').toEqual([]);
+    expect(missing, `acknowledged events lost (${context})`).toEqual([]);
 }
 
 describe('service crash safety', () => {
@@ -78,7 +80,7 @@ describe('service crash safety', () => {
                 expect(seed.status).toBe(200);
                 acked.add('seed');
             }
-            check(await storedIds(server.url), acked);
+            check(await storedIds(server.url), acked, cycle);
             if (cycle === KILLS) break;
             const stop = { now: false };
             const senders = [0, 1].map((s) => sender(server!.url, `c${cycle}s${s}`, acked, stop));
