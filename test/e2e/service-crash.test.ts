@@ -3,7 +3,7 @@
  * process is SIGKILLed at random points, several times (bounded). After each restart every
  * acknowledged event is present exactly once, and no event (acknowledged or not) is duplicated.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -16,11 +16,34 @@ const BATCH = 25;
 
 const dir = mkdtempSync(path.join(tmpdir(), 'apl-e2e-crash-'));
 let server: ChildServer | undefined;
+/** The log lines of every server so far (recovery notes say what each restart found). */
+const logs: string[] = [];
+let failed = false;
 
 afterAll(async () => {
     await server?.kill();
-    rmSync(dir, { recursive: true, force: true });
+    // A failure keeps the data directory for a post-mortem (its path is in the failure message).
+    if (!failed) rmSync(dir, { recursive: true, force: true });
 });
+
+/** The dataset's files and their sizes, for a failure message. */
+function listing(): string {
+    const root = path.join(dir, 'datasets', DS);
+    const out: string[] = [];
+    for (const sub of ['', 'wal', 'blocks', 'quarantine']) {
+        let names: string[] = [];
+        try {
+            names = readdirSync(path.join(root, sub));
+        } catch {
+            continue;
+        }
+        for (const n of names.sort()) {
+            const st = statSync(path.join(root, sub, n));
+            if (st.isFile()) out.push(`${path.join(sub, n)} ${st.size}`);
+        }
+    }
+    return out.join('\n');
+}
 
 const auth = { authorization: `Bearer ${TOKEN}` };
 
@@ -60,11 +83,18 @@ async function sender(url: string, tag: string, acked: Set<string>, stop: { now:
 function check({ ids, status }: { ids: string[]; status: unknown }, acked: Set<string>, cycle: number): void {
     const counts = new Map<string, number>();
     for (const id of ids) counts.set(id, (counts.get(id) ?? 0) + 1);
-    const context = `after restart ${cycle}; query status ${JSON.stringify(status)}; server output:\n${server?.output().slice(-4000)}`;
+    const context = () =>
+        `after restart ${cycle}; query status ${JSON.stringify(status)}; data kept in ${dir}:\n${listing()}\nlogs of each start:\n${[...logs, server?.output() ?? ''].map((o, i) => `--- start ${i}\n${logLines(o)}`).join('\n')}`;
     const dups = [...counts].filter(([, c]) => c > 1).map(([id]) => id);
-    expect(dups, `duplicated events (${context})`).toEqual([]);
     const missing = [...acked].filter((id) => !counts.has(id));
-    expect(missing, `acknowledged events lost (${context})`).toEqual([]);
+    if (dups.length > 0 || missing.length > 0) failed = true;
+    expect(dups, `duplicated events (${dups.length > 0 ? context() : ''})`).toEqual([]);
+    expect(missing, `${missing.length} of ${acked.size} acknowledged events lost (${missing.length > 0 ? context() : ''})`).toEqual([]);
+}
+
+/** A server's output without the start banner's how-to lines. */
+function logLines(output: string): string {
+    return output.split('\n').filter((l) => l.startsWith('[apl serve]') || /listening on|data directory/.test(l)).join('\n');
 }
 
 describe('service crash safety', () => {
@@ -86,6 +116,7 @@ describe('service crash safety', () => {
             const senders = [0, 1].map((s) => sender(server!.url, `c${cycle}s${s}`, acked, stop));
             await new Promise((r) => setTimeout(r, 250 + Math.random() * 750));
             await server.kill();
+            logs.push(server.output());
             stop.now = true;
             batchesAcked += (await Promise.all(senders)).reduce((a, b) => a + b, 0);
         }
