@@ -54,8 +54,15 @@ export interface StringLookup {
  * `StringIndex` share it.
  */
 export class ProbeTable {
-    slots = new Int32Array(64);
+    slots: Int32Array;
     private size = 0;
+
+    /** `expected`: how many values are likely to come, so that the table need not grow to them. */
+    constructor(expected = 0) {
+        let n = 64;
+        while (n < expected * 4) n *= 2;
+        this.slots = new Int32Array(n);
+    }
 
     /** Adds `v` under hash `h`; false when its slot lies more than MAX_PROBES away (see MAX_PROBES). */
     add(v: number, h: number): boolean {
@@ -71,6 +78,18 @@ export class ProbeTable {
         for (let probes = 0; slots[i << 1] !== 0; i = (i + 1) & mask) if (++probes === MAX_PROBES) return false;
         slots[i << 1] = v;
         slots[(i << 1) + 1] = h;
+        return true;
+    }
+
+    /**
+     * Puts `v` in slot `i`, found empty on `h`'s probe sequence (`StringIndex.getOrAdd`), unless the
+     * table must grow first: then it is placed anew. False as for `add`.
+     */
+    claim(i: number, v: number, h: number): boolean {
+        this.size++;
+        if (this.size * 4 > this.slots.length) return this.grow() && this.place(v, h);
+        this.slots[i << 1] = v;
+        this.slots[(i << 1) + 1] = h;
         return true;
     }
 
@@ -94,13 +113,17 @@ export class ProbeTable {
  */
 export class StringIndex implements StringLookup {
     /** Codes by their strings' hashes; null once the index is a Map. */
-    private table: ProbeTable | null = new ProbeTable();
+    private table: ProbeTable | null;
     private map: Map<string, number> | null = null;
 
+    /** `expected`: about how many strings will be added (a bound known up front saves growing). */
     constructor(
         private readonly dict: readonly string[],
         private readonly base: 0 | 1,
-    ) {}
+        expected = 0,
+    ) {
+        this.table = new ProbeTable(expected);
+    }
 
     /** The code of `s` (its hash `h`, when known), or undefined when it is not in the dictionary. */
     get(s: string, h = stringHash(s)): number | undefined {
@@ -113,6 +136,33 @@ export class StringIndex implements StringLookup {
             if (slots[(i << 1) + 1] === h && this.dict[c - this.base] === s) return c;
             if (++probes === MAX_PROBES) return this.toMap().get(s);
         }
+    }
+
+    /**
+     * The code of `s` (hash `h`); when it has none, notes `code` as its code (the caller then puts
+     * `s` in the dictionary as that code) and returns it. One probe sequence for both: a new value
+     * is looked for and placed with one walk of the slots.
+     */
+    getOrAdd(s: string, h: number, code: number): number {
+        if (this.table !== null) {
+            const table = this.table;
+            const slots = table.slots;
+            const mask = (slots.length >> 1) - 1;
+            for (let i = hashSlot(h, mask), probes = 0; ; i = (i + 1) & mask) {
+                const c = slots[i << 1];
+                if (c === 0) {
+                    if (!table.claim(i, code, h)) this.toMap().set(s, code);
+                    return code;
+                }
+                if (slots[(i << 1) + 1] === h && this.dict[c - this.base] === s) return c;
+                if (++probes === MAX_PROBES) break;
+            }
+        }
+        const map = this.toMap();
+        const c = map.get(s);
+        if (c !== undefined) return c;
+        map.set(s, code);
+        return code;
     }
 
     /** Notes that code `code` (already in the dictionary) is `s`, whose hash is `h`. */

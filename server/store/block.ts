@@ -416,7 +416,10 @@ async function mergedColumn(name: string, kinds: number, parts: { column: BatchC
     if (kinds === KIND_STR) {
         // Codes in order of first appearance in block rows.
         const dict: string[] = [];
-        const index = new StringIndex(dict, 1);
+        // At most the batches' dictionaries together (every value of a high-cardinality column).
+        let bound = 0;
+        for (const { column, rows } of parts) bound += column.kind === 'str' ? column.dict.length : rows.length;
+        const index = new StringIndex(dict, 1, bound);
         const codes = new Uint32Array(n);
         for (const { column, rows } of parts) {
             const remap = column.kind === 'str' ? new Uint32Array(column.dict.length + 1) : undefined;
@@ -441,11 +444,8 @@ async function mergedColumn(name: string, kinds: number, parts: { column: BatchC
                     str = v as string;
                     h = stringHash(str);
                 }
-                let c = index.get(str, h);
-                if (c === undefined) {
-                    c = dict.push(str);
-                    index.add(str, c, h);
-                }
+                const c = index.getOrAdd(str, h, dict.length + 1);
+                if (c > dict.length) dict.push(str);
                 if (remap !== undefined && column.kind === 'str') remap[column.codes[r]] = c;
                 codes[o] = c;
             }

@@ -20,14 +20,23 @@ function byteHash(bytes: Uint8Array): number {
     return h;
 }
 
-/** A dictionary with its index, as a column keeps them (base 0: entry 0 is the null placeholder). */
-function column(base: 0 | 1): { dict: string[]; index: StringIndex; code(s: string, h?: number): number } {
+/**
+ * A dictionary with its index, as a column keeps them (base 0: entry 0 is the null placeholder).
+ * `way`: new codes found by `get` then noted by `add`, or both at once with `getOrAdd`.
+ */
+function column(base: 0 | 1, way: 'get+add' | 'getOrAdd' = 'get+add', expected = 0): { dict: string[]; index: StringIndex; code(s: string, h?: number): number } {
     const dict: string[] = base === 0 ? [''] : [];
-    const index = new StringIndex(dict, base);
+    const index = new StringIndex(dict, base, expected);
     return {
         dict,
         index,
         code(s, h = stringHash(s)) {
+            if (way === 'getOrAdd') {
+                const next = dict.length + base;
+                const c = index.getOrAdd(s, h, next);
+                if (c === next) dict.push(s);
+                return c;
+            }
             let c = index.get(s, h);
             if (c === undefined) {
                 dict.push(s);
@@ -52,10 +61,10 @@ describe('stringHash', () => {
 });
 
 describe('StringIndex', () => {
-    for (const base of [0, 1] as const) {
-        it(`codes as a Map gives them, base ${base} (random strings, repeats, unicode, "")`, () => {
+    for (const [base, way, expected] of [[0, 'get+add', 0], [1, 'get+add', 0], [0, 'getOrAdd', 0], [1, 'getOrAdd', 0], [1, 'getOrAdd', 400]] as const) {
+        it(`codes as a Map gives them, base ${base}, ${way}${expected ? `, ${expected} expected` : ''} (random strings, repeats, unicode, "")`, () => {
             fc.assert(fc.property(fc.array(fc.oneof(fc.string({ maxLength: 6 }), fc.string({ unit: 'binary', maxLength: 3 }), fc.constantFrom('', 'GET', 'é')), { maxLength: 400 }), values => {
-                const col = column(base);
+                const col = column(base, way, expected);
                 const map = new Map<string, number>();
                 for (const v of values) {
                     const c = col.code(v);
@@ -69,12 +78,23 @@ describe('StringIndex', () => {
         });
     }
 
-    it('100,000 distinct ids, then each again: one code each, found again', () => {
-        const col = column(0);
-        const ids = Array.from({ length: 100_000 }, (_, i) => `id-${i.toString(36)}-${(i * 2654435761) >>> 0}`);
-        ids.forEach((s, i) => expect(col.code(s)).toBe(i + 1));
-        ids.forEach((s, i) => expect(col.code(s)).toBe(i + 1));
-        expect(col.dict.length).toBe(ids.length + 1);
+    for (const way of ['get+add', 'getOrAdd'] as const) {
+        it(`100,000 distinct ids, then each again (${way}): one code each, found again`, () => {
+            const col = column(0, way);
+            const ids = Array.from({ length: 100_000 }, (_, i) => `id-${i.toString(36)}-${(i * 2654435761) >>> 0}`);
+            ids.forEach((s, i) => expect(col.code(s)).toBe(i + 1));
+            ids.forEach((s, i) => expect(col.code(s)).toBe(i + 1));
+            expect(col.dict.length).toBe(ids.length + 1);
+        });
+    }
+
+    it('100,000 expected: the table is made that large at once and grows no more', () => {
+        const col = column(1, 'getOrAdd', 100_000);
+        const slots = () => (col.index as unknown as { table: { slots: Int32Array } }).table.slots;
+        const first = slots();
+        for (let i = 0; i < 100_000; i++) col.code(`v${i}`);
+        expect(slots()).toBe(first);
+        for (let i = 0; i < 100_000; i++) expect(col.index.get(`v${i}`)).toBe(i + 1);
     });
 
     it('2,000 of "abc?def?", only the high byte of each word differing: the index keeps its hash (the slot folds the high bits in)', () => {
@@ -86,19 +106,22 @@ describe('StringIndex', () => {
         strings.forEach((s, i) => expect(col.index.get(s)).toBe(i + 1));
     });
 
-    it('s0 … s299, all with hash 7: the index gives up on the hash and still answers every string', () => {
-        const col = column(0);
-        const strings = Array.from({ length: 300 }, (_, i) => `s${i}`);
-        strings.forEach((s, i) => expect(col.code(s, 7)).toBe(i + 1));
-        expect((col.index as unknown as { map: unknown }).map).not.toBeNull();
-        strings.forEach((s, i) => {
-            expect(col.index.get(s, 7)).toBe(i + 1);
-            expect(col.index.get(s)).toBe(i + 1);
+    for (const way of ['get+add', 'getOrAdd'] as const) {
+        it(`s0 … s299, all with hash 7 (${way}): the index gives up on the hash and still answers every string`, () => {
+            const col = column(0, way);
+            const strings = Array.from({ length: 300 }, (_, i) => `s${i}`);
+            strings.forEach((s, i) => expect(col.code(s, 7)).toBe(i + 1));
+            strings.forEach((s, i) => expect(col.code(s, 7)).toBe(i + 1));
+            expect((col.index as unknown as { map: unknown }).map).not.toBeNull();
+            strings.forEach((s, i) => {
+                expect(col.index.get(s, 7)).toBe(i + 1);
+                expect(col.index.get(s)).toBe(i + 1);
+            });
+            expect(col.code('s300')).toBe(301);
+            expect(col.index.get('s-1')).toBeUndefined();
+            expect(MAX_PROBES).toBeLessThan(300);
         });
-        expect(col.code('s300')).toBe(301);
-        expect(col.index.get('s-1')).toBeUndefined();
-        expect(MAX_PROBES).toBeLessThan(300);
-    });
+    }
 });
 
 describe('a str chunk with the hashes of its entries', () => {
