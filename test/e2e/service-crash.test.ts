@@ -31,11 +31,11 @@ function listing(): string {
     const root = path.join(dir, 'datasets', DS);
     const out: string[] = [];
     for (const sub of ['', 'wal', 'blocks', 'quarantine']) {
-        let names: string[] = [];
+        let names: string[];
         try {
             names = readdirSync(path.join(root, sub));
         } catch {
-            continue;
+            continue; // no such directory (yet)
         }
         for (const n of names.sort()) {
             const st = statSync(path.join(root, sub, n));
