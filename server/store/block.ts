@@ -195,10 +195,11 @@ class BlockWriter {
         const prefix = Buffer.alloc(12);
         prefix.write(BLOCK_MAGIC, 0, 'latin1');
         prefix.writeUInt32LE(headerBytes.length, 8);
-        const body = Buffer.concat([prefix, headerBytes, ...this.sections]);
-        const out = Buffer.allocUnsafe(body.length + 4);
-        body.copy(out);
-        out.writeUInt32LE(crc32(body) >>> 0, body.length);
+        let length = prefix.length + headerBytes.length;
+        for (const sec of this.sections) length += sec.length;
+        // One copy of the sections, with room left for the checksum after them.
+        const out = Buffer.concat([prefix, headerBytes, ...this.sections], length + 4);
+        out.writeUInt32LE(crc32(out.subarray(0, length)) >>> 0, length);
         return { bytes: out, header };
     }
 
