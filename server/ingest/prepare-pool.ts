@@ -51,6 +51,8 @@ class Slot {
     worker: Worker | undefined;
     ready = false;
     broken = false;
+    /** That the slot's worker could not start has been logged. */
+    reported = false;
     /** In posting order: the worker answers one message at a time, so replies come in this order. */
     pending = new Map<number, Pending>();
 }
@@ -81,7 +83,9 @@ export class IngestWorkers {
         } catch (err) {
             if (err instanceof IngestError || err instanceof IngestWorkerDied) throw err;
             if (err instanceof WorkerUnavailable) {
-                if (!slot.broken && !this.closed) this.log(`ingest worker unavailable (${err.message}); parsing on the main thread`);
+                // `fail` has marked the slot broken already: `reported` says whether this was logged.
+                if (!slot.reported && !this.closed) this.log(`ingest worker unavailable (${err.message}); parsing on the main thread`);
+                slot.reported = true;
                 slot.broken = true;
             } else this.log(`ingest worker failed (${String(err)}); parsing on the main thread`);
             return prepareIngest(req, { ...opts, receiveTimeNs: params.receiveTimeNs });

@@ -40,9 +40,14 @@ export function serveBundle(): Promise<string> {
             format: 'cjs',
             logLevel: 'error',
             external: ['@duckdb/node-api', 'vscode'],
-            entryPoints: ['server/http/main.ts', 'server/store/compact-worker.ts', 'server/ingest/prepare-worker.ts', 'server/query/query-worker.ts'],
+            // Named as scripts/bundles.mjs names them: the service looks for these files beside its bundle.
+            entryPoints: {
+                main: 'server/http/main.ts',
+                'compact-worker': 'server/store/compact-worker.ts',
+                'ingest-worker': 'server/ingest/prepare-worker.ts',
+                'query-worker': 'server/query/query-worker.ts',
+            },
             outdir,
-            entryNames: '[name]',
             outExtension: { '.js': '.cjs' },
         });
         return path.join(outdir, 'main.cjs');

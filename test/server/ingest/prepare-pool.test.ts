@@ -1,0 +1,46 @@
+/**
+ * The ingest worker pool: a body is parsed on a worker, and when no worker can start the request is
+ * parsed on the main thread instead, with the same result and one line in the log that says so.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { IngestWorkers } from '../../../server/ingest/prepare-pool.js';
+import type { IngestRequest } from '../../../server/ingest/ingest.js';
+
+const request = (body: string): IngestRequest => ({
+    body: Buffer.from(body),
+    contentType: 'application/x-ndjson',
+    contentEncoding: null,
+    timestampField: null,
+    timestampFormat: null,
+    csvDelimiter: null,
+    csvFields: null,
+    eventLabels: null,
+});
+
+let pool: IngestWorkers | undefined;
+afterEach(async () => {
+    await pool?.close();
+    pool = undefined;
+});
+
+describe('IngestWorkers', () => {
+    it('{"a":1}\\n{"a":"x"} on a worker: columns', async () => {
+        const log: string[] = [];
+        pool = new IngestWorkers(1, (m) => log.push(m));
+        const prep = await pool.prepare(request('{"a":1}\n{"a":"x"}'), { maxBodyBytes: 1 << 20, mapFields: [] });
+        expect('columnar' in prep && prep.columnar.times.length).toBe(2);
+        expect(prep.count).toBe(2);
+        expect(log).toEqual([]);
+    });
+
+    it('{"a":1} with a worker that cannot start: parsed on the main thread, logged once', async () => {
+        const log: string[] = [];
+        // A heap too small to load the worker's module: it dies before it is ready.
+        pool = new IngestWorkers(1, (m) => log.push(m), 1);
+        for (let i = 0; i < 3; i++) {
+            const prep = await pool.prepare(request('{"a":1}'), { maxBodyBytes: 1 << 20, mapFields: [] });
+            expect(prep.batch?.fields).toEqual([{ a: 1 }]);
+        }
+        expect(log.filter((m) => /ingest worker unavailable/.test(m))).toHaveLength(1);
+    });
+});
