@@ -14,6 +14,7 @@ import { AplLookaheadStrategy } from './parser/apl-lookahead-strategy.js';
 import { createAplCompletionParser, createAplParser } from './parser/apl-parser-builder.js';
 import { AplLookaheadTable } from './parser/apl-lookahead.generated.js';
 import { AplTokenBuilder } from './parser/apl-token-builder.js';
+import { AplTokenTable } from './parser/apl-token-table.generated.js';
 import { AplValueConverter } from './parser/apl-value-converter.js';
 import { AplParserErrorMessageProvider } from './parser/apl-parser-messages.js';
 import { EmptySchemaProvider } from './schema/empty-schema-provider.js';
@@ -43,7 +44,7 @@ export const AplModule: Module<AplServices, PartialLangiumServices & AplAddedSer
     parser: {
         ParserConfig: () => ({ ...parserConfig, lookaheadStrategy: new AplLookaheadStrategy({ maxLookahead: 3, table: AplLookaheadTable }) }),
         LangiumParser: services => createAplParser(services),
-        TokenBuilder: () => new AplTokenBuilder(),
+        TokenBuilder: () => new AplTokenBuilder(AplTokenTable),
         ValueConverter: () => new AplValueConverter(),
         ParserErrorMessageProvider: () => new AplParserErrorMessageProvider(),
         CompletionParser: services => lazyCompletionParser(services),

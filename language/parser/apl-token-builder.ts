@@ -1,12 +1,62 @@
-import type { CustomPatternMatcherFunc, IToken, TokenType } from 'chevrotain';
-import { DefaultTokenBuilder, RegExpUtils, type GrammarAST } from 'langium';
+import type { CustomPatternMatcherFunc, IToken, TokenType, TokenVocabulary } from 'chevrotain';
+import { DefaultTokenBuilder, GrammarAST, RegExpUtils, type TokenBuilderOptions } from 'langium';
 import { QUOTED_TERMINALS } from './quoted-token-matchers.js';
+
+/**
+ * The lexer's tokens by name, as `DefaultTokenBuilder.buildTokens` orders them: the keywords
+ * (longest first), each with the terminals that may continue it (LONGER_ALT), then the terminals.
+ * Computing this walks every rule reachable from the entry rule and partially matches symbol
+ * keywords against the terminals' expressions: about a third of the language server's parser
+ * set-up, so it is done at build time (scripts/generate-token-table.ts).
+ */
+export interface TokenTable {
+    keywords: [keyword: string, longerAlt: string[]][];
+    terminals: string[];
+}
 
 /**
  * Hyphenated operator names (`project-away`, `mv-expand`, ...) are single keywords only right after
  * a pipe. Anywhere else `project-away` lexes as `project - away`, a subtraction, as in KQL.
  */
 export class AplTokenBuilder extends DefaultTokenBuilder {
+    /** `table`: the tokens computed at build time; without it (or when it names a rule the grammar lacks) they are computed. */
+    constructor(private readonly table?: () => TokenTable) {
+        super();
+    }
+
+    override buildTokens(grammar: GrammarAST.Grammar, options?: TokenBuilderOptions): TokenVocabulary {
+        const table = this.table?.();
+        return (table && this.tokensFromTable(grammar, table, Boolean(options?.caseInsensitive))) ?? super.buildTokens(grammar, options);
+    }
+
+    /** The same tokens as `super.buildTokens`, from the table's names; undefined when the table does not fit the grammar. */
+    private tokensFromTable(grammar: GrammarAST.Grammar, table: TokenTable, caseInsensitive: boolean): TokenType[] | undefined {
+        const rules = new Map(grammar.rules.map(r => [r.name, r]));
+        const terminals: TokenType[] = [];
+        for (const name of table.terminals) {
+            const rule = rules.get(name);
+            if (!GrammarAST.isTerminalRule(rule)) return undefined;
+            terminals.push(this.buildTerminalToken(rule));
+        }
+        const byName = new Map(terminals.map(t => [t.name, t]));
+        const keywords: TokenType[] = [];
+        for (const [value, longerAlt] of table.keywords) {
+            const alts = longerAlt.map(name => byName.get(name));
+            if (alts.some(t => t === undefined)) return undefined;
+            this.tabledLongerAlt = alts as TokenType[];
+            try {
+                // buildKeywordToken reads the keyword's value only.
+                keywords.push(this.buildKeywordToken({ $type: GrammarAST.Keyword.$type, value } as GrammarAST.Keyword, terminals, caseInsensitive));
+            } finally {
+                this.tabledLongerAlt = undefined;
+            }
+        }
+        return [...keywords, ...terminals];
+    }
+
+    /** LONGER_ALT of the keyword being built from the table. */
+    private tabledLongerAlt: TokenType[] | undefined;
+
     /**
      * Quoted terminals are matched by hand-written scanners (quoted-token-matchers.ts): their
      * regular expressions need one backtracking entry per character, and V8 gives up on a 5 MB
@@ -49,6 +99,7 @@ export class AplTokenBuilder extends DefaultTokenBuilder {
      * skip the search; symbols (`[` → `['name']`) keep it, with each partial expression built once.
      */
     protected override findLongerAlt(keyword: GrammarAST.Keyword, terminalTokens: TokenType[]): TokenType[] {
+        if (this.tabledLongerAlt) return this.tabledLongerAlt;
         if (/^[A-Za-z_$][A-Za-z0-9_$-]*$/.test(keyword.value)) {
             return ['WILDCARD', 'ID'].map(name => terminalTokens.find(t => t.name === name)).filter((t): t is TokenType => t !== undefined);
         }
@@ -77,6 +128,16 @@ const PIPE_ONLY = new Set([
     'project-away', 'project-keep', 'project-rename', 'project-reorder', 'extend-valid',
     'mv-expand', 'make-series', 'parse-kv', 'parse-where',
 ]);
+
+/** The table of a token list built by `buildTokens` (the generator's and the staleness test's view). */
+export function tokenTableOf(tokens: TokenVocabulary): TokenTable {
+    const list = tokens as TokenType[];
+    const isKeywordToken = (t: TokenType) => t.LONGER_ALT !== undefined;
+    return {
+        keywords: list.filter(isKeywordToken).map(t => [t.name, (Array.isArray(t.LONGER_ALT) ? t.LONGER_ALT : [t.LONGER_ALT!]).map(a => a.name)]),
+        terminals: list.filter(t => !isKeywordToken(t)).map(t => t.name),
+    };
+}
 
 function isPipeOnlyKeyword(value: string): boolean {
     return PIPE_ONLY.has(value);
