@@ -2,9 +2,12 @@
 // once with APL_WRITE_CODE_CACHE=1 through what a typical short use runs, so the cache holds that code:
 // - out/language-server.v8-cache: a first language-server session (open a query, diagnostics,
 //   completion, hover, signature help, formatting, semantic tokens);
-// - out/apl-cli.v8-cache: `apl check` of a query with a problem in it.
+// - out/apl-cli.v8-cache: `apl check` of a query with a problem in it;
+// - out/apl-cli.serve.v8-cache: `apl serve` restarted on a data directory it filled (recovery, a
+//   dataset list, an ingest, a query, a clean stop).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import rpc from 'vscode-jsonrpc/node';
@@ -24,6 +27,53 @@ const QUERY = `let threshold = 500;
 export async function warmCodeCaches() {
     await warmLanguageServer();
     warmCli();
+    await warmServe();
+}
+
+async function warmServe() {
+    const cache = join(root, 'out', 'apl-cli.serve.v8-cache');
+    const data = mkdtempSync(join(tmpdir(), 'apl-warm-serve-'));
+    try {
+        // The first session fills the directory; the second, which starts on it, writes the cache.
+        await serveSession(data, false);
+        await serveSession(data, true);
+    } finally {
+        rmSync(data, { recursive: true, force: true });
+    }
+    expectCache(cache);
+}
+
+/** One `apl serve` on a loopback port: list, create (first time), ingest, query, then SIGTERM. */
+async function serveSession(data, writeCache) {
+    const token = 'xaat-warm-up';
+    const env = { ...process.env, APL_TOKEN: token, ...(writeCache ? { APL_WRITE_CODE_CACHE: '1' } : {}) };
+    const child = spawn(process.execPath, [join(root, 'out', 'apl.cjs'), 'serve', '--host', '127.0.0.1', '--port', '0', '--data', data, '--no-samples'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise(resolve => child.on('exit', resolve));
+    let out = '';
+    child.stderr.on('data', d => (out += d));
+    try {
+        const url = await new Promise((resolve, reject) => {
+            child.stdout.on('data', d => {
+                out += d;
+                const m = /listening on (http:\/\/\S+)/.exec(out);
+                if (m) resolve(m[1]);
+            });
+            child.on('exit', code => reject(new Error(`apl serve in the warm-up exited ${code}: ${out}`)));
+        });
+        const call = async (method, path, body, type = 'application/json') => {
+            const res = await fetch(url + path, { method, body, headers: { authorization: `Bearer ${token}`, 'content-type': type } });
+            if (!res.ok) throw new Error(`${method} ${path} in the warm-up: HTTP ${res.status} ${await res.text()}`);
+            return res.json();
+        };
+        await call('GET', '/v2/datasets');
+        if (!writeCache) await call('POST', '/v2/datasets', JSON.stringify({ name: 'warm-up' }));
+        const events = Array.from({ length: 100 }, (_, i) => JSON.stringify({ status: String(200 + (i % 3) * 100), uri: `/api/${i % 7}`, ms: i * 1.5 })).join('\n');
+        await call('POST', '/v1/datasets/warm-up/ingest', events, 'application/x-ndjson');
+        await call('POST', '/v1/datasets/_apl?format=tabular', JSON.stringify({ apl: "['warm-up'] | summarize count(), avg(ms) by status" }));
+    } finally {
+        child.kill('SIGTERM');
+        await exited;
+    }
 }
 
 function warmCli() {

@@ -5,8 +5,7 @@
  * - completion latency at the end of the 20-line query, in process (services' CompletionProvider);
  * - language-server start-up: spawn → first `textDocument/publishDiagnostics` after initialize + didOpen.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { EmptyFileSystem, URI, type LangiumDocument } from 'langium';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
@@ -16,6 +15,7 @@ import type { SchemaProvider } from '../../language/schema/schema-provider.js';
 import {
     type BenchContext, type Row, type SectionResult, Skip, absoluteRow, firstLine, fmtMs, fmtRate, importOptional, projectPath, summarize, time, timePair, timeRow,
 } from './harness.js';
+import { builtOut } from './built.js';
 import { loadKusto, kustoGlobals } from './kusto.js';
 import { LONG_QUERY, shortQueries } from './queries.js';
 
@@ -113,35 +113,6 @@ async function completionLatency(ctx: BenchContext, rows: Row[], notes: string[]
     }
 }
 
-/**
- * The built bin, out/apl-language-server.cjs (a launcher that starts the server bundle with the V8
- * code cache made at build time), rebuilt with the project's own `node esbuild.mjs` when sources
- * are newer: the figure is about the bin users run, so it must be built exactly as they get it.
- */
-async function serverBundle(ctx: BenchContext): Promise<string> {
-    const out = projectPath('out/apl-language-server.cjs');
-    const built = projectPath('out/language-server.v8-cache');
-    const newestSource = newestMtime([projectPath('server'), projectPath('language')]);
-    if (existsSync(out) && existsSync(built) && statSync(built).mtimeMs >= newestSource) return out;
-    ctx.log('building out/ (node esbuild.mjs): the language server is older than its sources');
-    const r = spawnSync(process.execPath, [projectPath('esbuild.mjs')], { cwd: projectPath('.'), encoding: 'utf8' });
-    if (r.status !== 0 || !existsSync(out)) throw new Skip(`the language server does not build: ${firstLine(r.stderr)}`);
-    return out;
-}
-
-function newestMtime(dirs: string[]): number {
-    let newest = 0;
-    const walk = (dir: string) => {
-        for (const e of readdirSync(dir, { withFileTypes: true })) {
-            const p = path.join(dir, e.name);
-            if (e.isDirectory()) walk(p);
-            else if (e.name.endsWith('.ts')) newest = Math.max(newest, statSync(p).mtimeMs);
-        }
-    };
-    for (const d of dirs) if (existsSync(d)) walk(d);
-    return newest;
-}
-
 /** Spawn → initialize → initialized → didOpen → first publishDiagnostics, in ms. */
 async function startOnce(bundle: string, text: string): Promise<number> {
     const t0 = performance.now();
@@ -169,7 +140,8 @@ async function startOnce(bundle: string, text: string): Promise<number> {
 }
 
 async function serverStartup(ctx: BenchContext, rows: Row[], notes: string[]): Promise<void> {
-    const bundle = await serverBundle(ctx);
+    // The bin users run: a launcher that starts the server bundle with the V8 code cache made at build time.
+    const bundle = builtOut(ctx, 'apl-language-server.cjs');
     ctx.log(`language server start-up: ${path.relative(projectPath('.'), bundle)}`);
     await startOnce(bundle, LONG_QUERY); // warm the file-system cache
     const samples: number[] = [];

@@ -1,6 +1,6 @@
 /**
  * Section "cold" (issue 14 part 2, data larger than memory), against the service running as
- * deployed (`apl serve`, the esbuild bundle of the CLI command, in a child process) with
+ * deployed (`node out/apl.cjs serve`, in a child process) with
  * `--memory-limit L` (`APL_BENCH_COLD_LIMIT`; default 512m, 256m with --quick so that its 2M events
  * do not fit half of it either) and 2 query workers:
  * - N generated sample-http-logs events (`APL_BENCH_COLD_EVENTS`; default 20M, 2M with --quick,
@@ -28,8 +28,8 @@ import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parseSizeOption } from '../../client/cli/options.js';
-import { type BenchContext, type Row, type SectionResult, Skip, firstLine, fmtBytes, fmtMs, fmtRate, projectPath, summarize } from './harness.js';
-import { call, procBytes, serveBundle, startServer, type Started } from './service.js';
+import { type BenchContext, type Row, type SectionResult, Skip, firstLine, fmtBytes, fmtMs, fmtRate, summarize } from './harness.js';
+import { call, procBytes, serveCommand, startServer, type Started } from './service.js';
 import { chunks } from './eval.js';
 import { EVAL_QUERIES } from './queries.js';
 import { decodeBlock, readBlockHeaderOnly } from '../../server/store/block.js';
@@ -61,28 +61,6 @@ interface QuerySpec {
     id: string;
     apl: string;
     range: { startTime: string; endTime: string };
-}
-
-/** A bundle of the CLI's `apl serve` (it parses --memory-limit) beside serveBundle's worker bundles. */
-async function cliServeBundle(ctx: BenchContext): Promise<string> {
-    const serviceBundle = await serveBundle(ctx);
-    const outfile = path.join(path.dirname(serviceBundle), 'apl-serve-cli.cjs');
-    const esbuild = await import('esbuild');
-    try {
-        await esbuild.build({
-            bundle: true, platform: 'node', target: 'node20', format: 'cjs', minify: true, keepNames: true, logLevel: 'silent', external: ['@duckdb/node-api', 'vscode'],
-            stdin: {
-                contents: `import { runServeCommand } from './client/cli/commands/serve.ts';\nrunServeCommand(process.argv.slice(2), process.stdout, process.stderr).catch(e => { console.error(e instanceof Error ? e.message : e); process.exit(1); });\n`,
-                resolveDir: projectPath('.'),
-                sourcefile: 'bench-serve-cli-entry.ts',
-                loader: 'ts',
-            },
-            outfile,
-        });
-    } catch (err) {
-        throw new Skip(`apl serve does not build: ${firstLine(err)}`);
-    }
-    return outfile;
 }
 
 /** Samples a process's VmRSS every 100 ms (when the event loop is free) and keeps the peak. */
@@ -228,7 +206,7 @@ const SERVER_FLAGS = ['--query-workers', '2', '--query-timeout', '1h'];
 /** The memory limit of the calibration run: its peak RSS minus this is the fixed overhead. */
 const CALIBRATION_LIMIT = '32m';
 
-async function serve(bundle: string, dataDir: string, memoryLimit: string): Promise<Started> {
+async function serve(bundle: string[], dataDir: string, memoryLimit: string): Promise<Started> {
     try {
         return await startServer(bundle, dataDir, ['--memory-limit', memoryLimit, ...SERVER_FLAGS]);
     } catch (err) {
@@ -277,7 +255,7 @@ interface LimitedRun {
  * compactions settle, run the queries with blocks on disk, sampling the server's RSS throughout;
  * then stop the service (also on failure). `tag` prefixes the progress lines.
  */
-async function runUnderLimit(ctx: BenchContext, bundle: string, dataDir: string, limitText: string, events: number, tag: string): Promise<LimitedRun> {
+async function runUnderLimit(ctx: BenchContext, bundle: string[], dataDir: string, limitText: string, events: number, tag: string): Promise<LimitedRun> {
     const label = countLabel(events);
     const server = await serve(bundle, dataDir, limitText);
     let sampler: RssSampler | undefined;
@@ -414,7 +392,7 @@ export async function coldSection(ctx: BenchContext): Promise<SectionResult> {
     const calibrationLimit = parseSizeOption('calibration limit', CALIBRATION_LIMIT, 16 * 1024 * 1024);
     const rows: Row[] = [];
     const notes: string[] = [];
-    const bundle = await cliServeBundle(ctx);
+    const bundle = serveCommand(ctx);
     const calibrationDir = mkdtempSync(path.join(tmpdir(), 'apl-bench-cold-calibration-'));
     let dataDir: string | undefined;
     let server: Started | undefined;

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { type BenchContext, type Row, type SectionResult, fmtMs, Skip, firstLine } from './harness.js';
-import { api, call, serveBundle, startServer, type Started } from './service.js';
+import { api, call, serveCommand, startServer, type Started } from './service.js';
 
 const PAUSE_MS = 20;
 const P99_BAR_MS = 50;
@@ -63,7 +63,7 @@ function describe(latencies: number[]): string {
 export async function responsiveSection(ctx: BenchContext): Promise<SectionResult> {
     const rows: Row[] = [];
     const notes: string[] = [];
-    const bundle = await serveBundle(ctx);
+    const bundle = serveCommand(ctx);
     const passes = ctx.quick ? 1 : 3;
     for (const workers of ['default', '0'] as const) {
         if (ctx.quick && workers === '0') continue;

@@ -12,15 +12,16 @@
  * `APL_BENCH_SERVICE=ingest` runs the ingest part only.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { generateSample } from '../../language/samples/index.js';
 import {
-    type BenchContext, type Row, type SectionResult, Skip, firstLine, fmtBytes, fmtMs, fmtRate, importOptional, projectPath, summarize, timePair,
+    type BenchContext, type Row, type SectionResult, Skip, firstLine, fmtBytes, fmtMs, fmtRate, importOptional, summarize, timePair,
 } from './harness.js';
+import { builtOut } from './built.js';
 import { EVAL_QUERIES } from './queries.js';
 
 const TOKEN = 'xaat-apl-bench-0000000000000000';
@@ -136,7 +137,7 @@ export async function serviceSection(ctx: BenchContext): Promise<SectionResult> 
     const { createEngine } = await importOptional<EngineModule>('language/eval/engine.ts', 'the engine');
     const rows: Row[] = [];
     const notes: string[] = [];
-    const bundle = await serveBundle(ctx);
+    const bundle = serveCommand(ctx);
     const dataDir = mkdtempSync(path.join(tmpdir(), 'apl-bench-service-'));
     let service: Started | undefined;
     try {
@@ -208,7 +209,7 @@ export async function serviceSection(ctx: BenchContext): Promise<SectionResult> 
             const q = summarize(full.map(x => x.firstAnswerMs ?? NaN));
             rows.push({ name: `start-up with ${label} events on disk`, ours: fmtMs(f.median), baseline: `${fmtMs(e.median)} empty dir`, ratio: f.median / e.median, bar: '≤ 0.5 s', pass: f.median <= 500 });
             rows.push({ name: `first query answer after start-up with ${label} events`, ours: fmtMs(q.median), baseline: `${fmtMs(f.median)} start-up above`, ratio: q.median / f.median, bar: '—', pass: null });
-            notes.push(`start-up: spawn of the service bundle → first 200 on GET /v2/datasets (metadata only before listening; the events load into memory right after, in the background), then a count check; median of ${full.length} (min ${fmtMs(f.min)}, max ${fmtMs(f.max)}); baseline: the same start on an empty data dir`);
+            notes.push(`start-up: spawn of `node out/apl.cjs serve` → first 200 on GET /v2/datasets (metadata only before listening; the events load into memory right after, in the background), then a count check; median of ${full.length} (min ${fmtMs(f.min)}, max ${fmtMs(f.max)}); baseline: the same start on an empty data dir`);
             notes.push(`first query answer: spawn → the answer of \`['sample-http-logs'] | count\`, sent right after that first 200 and a list; it waits until the dataset is fully loaded into memory (the whole of it still loads; median of ${full.length}, min ${fmtMs(q.min)}, max ${fmtMs(q.max)})`);
             const fr = full.map(x => x.peakRss).filter((x): x is number => x !== undefined);
             const er = empty.map(x => x.peakRss).filter((x): x is number => x !== undefined);
@@ -228,35 +229,12 @@ export async function serviceSection(ctx: BenchContext): Promise<SectionResult> 
     return { rows, notes };
 }
 
-/** A CommonJS bundle that runs `runServe(parseServeArgs(argv))`, built to node_modules/.cache (never into the tree). */
-export async function serveBundle(ctx: BenchContext): Promise<string> {
-    const cacheDir = projectPath('node_modules/.cache/apl-bench');
-    mkdirSync(cacheDir, { recursive: true });
-    const outfile = path.join(cacheDir, 'apl-serve.cjs');
-    ctx.log('building the service (esbuild, the options of esbuild.mjs) into node_modules/.cache/apl-bench');
-    const esbuild = await import('esbuild');
-    const common: import('esbuild').BuildOptions = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', minify: true, keepNames: true, logLevel: 'silent', external: ['@duckdb/node-api', 'vscode'] };
-    try {
-        await Promise.all([
-            esbuild.build({
-                ...common,
-                stdin: {
-                    contents: `import { runServe } from './server/http/serve.ts';\nimport { parseServeArgs } from './server/http/main.ts';\nrunServe(parseServeArgs(process.argv.slice(2))).catch(e => { console.error(e); process.exit(1); });\n`,
-                    resolveDir: projectPath('.'),
-                    sourcefile: 'bench-serve-entry.ts',
-                    loader: 'ts',
-                },
-                outfile,
-            }),
-            // As deployed: the store compacts on a worker thread loaded from beside the bundle.
-            esbuild.build({ ...common, entryPoints: [projectPath('server/store/compact-worker.ts')], outfile: path.join(cacheDir, 'compact-worker.cjs') }),
-            esbuild.build({ ...common, entryPoints: [projectPath('server/ingest/prepare-worker.ts')], outfile: path.join(cacheDir, 'ingest-worker.cjs') }),
-            esbuild.build({ ...common, entryPoints: [projectPath('server/query/query-worker.ts')], outfile: path.join(cacheDir, 'query-worker.cjs') }),
-        ]);
-    } catch (err) {
-        throw new Skip(`the service does not build: ${firstLine(err)}`);
-    }
-    return outfile;
+/**
+ * The service as deployed: `node out/apl.cjs serve` (the CLI bin with its code cache for `serve`,
+ * the worker bundles beside it), built by the project's own esbuild.mjs when out/ is stale.
+ */
+export function serveCommand(ctx: BenchContext): string[] {
+    return [builtOut(ctx, 'apl.cjs'), 'serve'];
 }
 
 function freePort(): Promise<number> {
@@ -289,10 +267,11 @@ interface StartFigures {
 }
 
 /** Spawns the service bundle on a free port and waits until it answers GET /v2/datasets. */
-export async function startServer(bundle: string, dataDir: string, extraArgs: string[] = []): Promise<Started> {
+export async function startServer(command: string[], dataDir: string, extraArgs: string[] = []): Promise<Started> {
     const port = await freePort();
     const t0 = performance.now();
-    const child: ChildProcess = spawn(process.execPath, [bundle, '--data', dataDir, '--port', String(port), '--token', TOKEN, '--no-samples', ...extraArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
+    // The token by the environment, as the service's own advice has it (not in the process arguments).
+    const child: ChildProcess = spawn(process.execPath, [...command, '--host', '127.0.0.1', '--data', dataDir, '--port', String(port), '--no-samples', ...extraArgs], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, APL_TOKEN: TOKEN } });
     let output = '';
     child.stdout!.on('data', (d: Buffer) => { output += d.toString(); });
     child.stderr!.on('data', (d: Buffer) => { output += d.toString(); });
@@ -340,7 +319,7 @@ export function procBytes(pid: number | undefined, field: 'VmRSS' | 'VmHWM'): nu
 /** VmHWM (peak resident memory) of a process in bytes (Linux), else undefined. */
 const peakRss = (pid: number | undefined): number | undefined => procBytes(pid, 'VmHWM');
 
-async function startOnce(bundle: string, dataDir: string, expectEvents: number): Promise<StartFigures> {
+async function startOnce(bundle: string[], dataDir: string, expectEvents: number): Promise<StartFigures> {
     const s = await startServer(bundle, dataDir);
     const spawnedAt = performance.now() - s.ms;
     try {
