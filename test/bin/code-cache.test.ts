@@ -73,7 +73,8 @@ describe('the built bins', () => {
     it.each([
         ['apl-language-server.cjs', ['--help'], 'Usage: apl-language-server'],
         ['apl.cjs', ['help', 'check'], 'apl check'],
-    ])('%s starts with the code cache made at build time', (bin, args, usage) => {
+        ['apl.cjs', ['serve', '--help'], 'apl serve'],
+    ])('%s %s starts with the code cache made at build time', (bin, args, usage) => {
         const r = spawnSync(process.execPath, [join(root, 'out', bin), ...args], {
             env: { ...process.env, APL_CODE_CACHE_DEBUG: '1' },
             encoding: 'utf8',
@@ -81,5 +82,6 @@ describe('the built bins', () => {
         expect(r.status).toBe(0);
         expect(r.stdout).toContain(usage);
         expect(r.stderr).toMatch(/^code cache: used /);
+        expect(r.stderr).toContain(args[0] === 'serve' ? 'apl-cli.serve.v8-cache' : '.v8-cache');
     });
 });
