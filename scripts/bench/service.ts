@@ -209,7 +209,7 @@ export async function serviceSection(ctx: BenchContext): Promise<SectionResult> 
             const q = summarize(full.map(x => x.firstAnswerMs ?? NaN));
             rows.push({ name: `start-up with ${label} events on disk`, ours: fmtMs(f.median), baseline: `${fmtMs(e.median)} empty dir`, ratio: f.median / e.median, bar: '≤ 0.5 s', pass: f.median <= 500 });
             rows.push({ name: `first query answer after start-up with ${label} events`, ours: fmtMs(q.median), baseline: `${fmtMs(f.median)} start-up above`, ratio: q.median / f.median, bar: '—', pass: null });
-            notes.push(`start-up: spawn of `node out/apl.cjs serve` → first 200 on GET /v2/datasets (metadata only before listening; the events load into memory right after, in the background), then a count check; median of ${full.length} (min ${fmtMs(f.min)}, max ${fmtMs(f.max)}); baseline: the same start on an empty data dir`);
+            notes.push(`start-up: spawn of \`node out/apl.cjs serve\` → first 200 on GET /v2/datasets (metadata only before listening; the events load into memory right after, in the background), then a count check; median of ${full.length} (min ${fmtMs(f.min)}, max ${fmtMs(f.max)}); baseline: the same start on an empty data dir`);
             notes.push(`first query answer: spawn → the answer of \`['sample-http-logs'] | count\`, sent right after that first 200 and a list; it waits until the dataset is fully loaded into memory (the whole of it still loads; median of ${full.length}, min ${fmtMs(q.min)}, max ${fmtMs(q.max)})`);
             const fr = full.map(x => x.peakRss).filter((x): x is number => x !== undefined);
             const er = empty.map(x => x.peakRss).filter((x): x is number => x !== undefined);
