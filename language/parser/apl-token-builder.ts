@@ -7,7 +7,7 @@ import { QUOTED_TERMINALS } from './quoted-token-matchers.js';
  * (longest first), each with the terminals that may continue it (LONGER_ALT), then the terminals.
  * Computing this walks every rule reachable from the entry rule and partially matches symbol
  * keywords against the terminals' expressions: about a third of the language server's parser
- * set-up, so it is done at build time (scripts/generate-token-table.ts).
+ * set-up, so it is done at build time (scripts/generate-parser-tables.ts).
  */
 export interface TokenTable {
     keywords: [keyword: string, longerAlt: string[]][];
@@ -31,6 +31,7 @@ export class AplTokenBuilder extends DefaultTokenBuilder {
 
     /** The same tokens as `super.buildTokens`, from the table's names; undefined when the table does not fit the grammar. */
     private tokensFromTable(grammar: GrammarAST.Grammar, table: TokenTable, caseInsensitive: boolean): TokenType[] | undefined {
+        if (table.terminals.length === 0) return undefined; // the generator's placeholder
         const rules = new Map(grammar.rules.map(r => [r.name, r]));
         const terminals: TokenType[] = [];
         for (const name of table.terminals) {

@@ -6,7 +6,7 @@ import type { LookaheadPathNames } from './lookahead-table.js';
 
 /**
  * Build-time side of the lookahead table (language/lookahead-table.ts): which decisions the APL parser
- * has, and the paths chevrotain computes for each. Used by scripts/generate-lookahead.ts and by the
+ * has, and the paths chevrotain computes for each. Used by scripts/generate-parser-tables.ts and by the
  * test that the generated table is up to date; not part of the language-server bundle.
  */
 

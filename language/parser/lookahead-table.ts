@@ -2,7 +2,7 @@ import type { LookaheadProductionType } from 'chevrotain';
 
 /**
  * The LL(k) lookahead paths of every parser decision, computed at build time
- * (scripts/generate-lookahead.ts, from language/lookahead-decisions.ts) because chevrotain's path
+ * (scripts/generate-parser-tables.ts, from language/lookahead-decisions.ts) because chevrotain's path
  * enumeration is the costliest part of a first parse. Paths hold token-type names; the lookahead
  * strategy (apl-lookahead-strategy.ts) maps them back to the parser's token types.
  */

@@ -4,7 +4,7 @@ import { AplTokenBuilder, tokenTableOf, type TokenTable } from './apl-token-buil
 
 /**
  * The token table Langium's algorithm gives for the grammar now (no generated table involved): what
- * scripts/generate-token-table.ts writes, and what the staleness test compares the written one with.
+ * scripts/generate-parser-tables.ts writes, and what the staleness test compares the written one with.
  */
 export function computedTokenTable(): TokenTable {
     const { Apl } = createAplServices({ ...EmptyFileSystem });

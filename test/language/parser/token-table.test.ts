@@ -35,10 +35,12 @@ describe('generated token table', () => {
         expect(fromTable.map(shape)).toEqual(computed.map(shape));
     });
 
-    it('a table that names a rule the grammar lacks: the tokens are computed', () => {
+    it.each([
+        ['names a rule the grammar lacks', { keywords: [], terminals: ['NO_SUCH_TERMINAL'] }],
+        ['is the generator\'s empty placeholder', { keywords: [], terminals: [] }],
+    ])('a table that %s: the tokens are computed', (_, table) => {
         const { Grammar } = parsingServices();
-        const stale = () => ({ keywords: [], terminals: ['NO_SUCH_TERMINAL'] });
-        const tokens = new AplTokenBuilder(stale).buildTokens(Grammar) as TokenType[];
+        const tokens = new AplTokenBuilder(() => table).buildTokens(Grammar) as TokenType[];
         expect(tokens.map(shape)).toEqual((new AplTokenBuilder().buildTokens(Grammar) as TokenType[]).map(shape));
     });
 });
