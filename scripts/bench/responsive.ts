@@ -71,7 +71,7 @@ export async function responsiveSection(ctx: BenchContext): Promise<SectionResul
         let server: Started | undefined;
         try {
             try {
-                server = await startServer(bundle, dataDir, ['--query-timeout', '600000', ...(workers === '0' ? ['--query-workers', '0'] : [])]);
+                server = await startServer(bundle, dataDir, ['--query-timeout', '10m', ...(workers === '0' ? ['--query-workers', '0'] : [])]);
             } catch (err) {
                 throw new Skip(`the service does not start: ${firstLine(err)}`);
             }
