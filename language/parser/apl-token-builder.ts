@@ -44,19 +44,14 @@ export class AplTokenBuilder extends DefaultTokenBuilder {
         for (const [value, longerAlt] of table.keywords) {
             const alts = longerAlt.map(name => byName.get(name));
             if (alts.some(t => t === undefined)) return undefined;
-            this.tabledLongerAlt = alts as TokenType[];
-            try {
-                // buildKeywordToken reads the keyword's value only.
-                keywords.push(this.buildKeywordToken({ $type: GrammarAST.Keyword.$type, value } as GrammarAST.Keyword, terminals, caseInsensitive));
-            } finally {
-                this.tabledLongerAlt = undefined;
-            }
+            // buildKeywordToken reads the keyword's value only; with no terminals to search it finds
+            // no longer alternative, and the table's are set instead.
+            const token = this.buildKeywordToken({ $type: GrammarAST.Keyword.$type, value } as GrammarAST.Keyword, [], caseInsensitive);
+            token.LONGER_ALT = alts as TokenType[];
+            keywords.push(token);
         }
         return [...keywords, ...terminals];
     }
-
-    /** LONGER_ALT of the keyword being built from the table. */
-    private tabledLongerAlt: TokenType[] | undefined;
 
     /**
      * Quoted terminals are matched by hand-written scanners (quoted-token-matchers.ts): their
@@ -100,7 +95,6 @@ export class AplTokenBuilder extends DefaultTokenBuilder {
      * skip the search; symbols (`[` → `['name']`) keep it, with each partial expression built once.
      */
     protected override findLongerAlt(keyword: GrammarAST.Keyword, terminalTokens: TokenType[]): TokenType[] {
-        if (this.tabledLongerAlt) return this.tabledLongerAlt;
         if (/^[A-Za-z_$][A-Za-z0-9_$-]*$/.test(keyword.value)) {
             return ['WILDCARD', 'ID'].map(name => terminalTokens.find(t => t.name === name)).filter((t): t is TokenType => t !== undefined);
         }
