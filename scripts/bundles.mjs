@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { vscodeBuilds } from './build-vscode.mjs';
 
@@ -63,10 +64,12 @@ export const builds = [
     // build (bin/code-cache.ts, scripts/warm-code-cache.mjs): start-up time is a requirement.
     cjs({ entryPoints: ['client/cli/bin.ts'], outfile: 'out/apl.cjs', banner: { js: '#!/usr/bin/env node' } }),
     cjs({ entryPoints: ['client/cli/main.ts'], outfile: 'out/apl-cli.cjs' }),
-    cjs({ entryPoints: ['server/lsp/bin.ts'], outfile: 'out/apl-language-server.cjs', banner: { js: '#!/usr/bin/env node' } }),
+    // Its first lines are the POSIX launcher, a shell script that is a JavaScript comment too.
+    cjs({ entryPoints: ['server/lsp/bin.ts'], outfile: 'out/apl-language-server.cjs', banner: { js: readFileSync(new URL('../server/lsp/launcher.sh', import.meta.url), 'utf8').trimEnd() } }),
     // Without keepNames: nothing in the server reads function names, and esbuild's thousands of
     // `__name(...)` calls cost about 10 ms of every start.
     cjs({ entryPoints: ['server/lsp/main.ts'], outfile: 'out/language-server.cjs', keepNames: false }),
+    cjs({ entryPoints: ['server/lsp/snapshot.ts'], outfile: 'out/language-server-snapshot.cjs', keepNames: false }),
     // The store compacts on a worker thread; the bundled service finds this file beside its own bundle.
     cjs({ entryPoints: ['server/store/compact-worker.ts'], outfile: 'out/compact-worker.cjs' }),
     // Ingest bodies are parsed on a worker thread too (server/ingest/prepare-pool.ts).

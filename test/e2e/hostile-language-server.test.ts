@@ -5,13 +5,11 @@
  * frame ends the process with a message on stderr instead of a silent stall.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
 import type { Diagnostic, DocumentSymbol, Hover, PublishDiagnosticsParams } from 'vscode-languageserver-protocol';
+import { LANGUAGE_SERVER_STARTS } from '../support/language-server.js';
 
-const BIN = join(fileURLToPath(new URL('../..', import.meta.url)), 'out', 'apl-language-server.cjs');
 
 const nest = (open: string, inner: string, close: string, n: number) => open.repeat(n) + inner + close.repeat(n);
 const QUERY = "['sample-http-logs'] | where status == 500 | summarize count() by bin(_time, 1h)\n";
@@ -21,7 +19,7 @@ interface Published {
     diagnostics: Diagnostic[];
 }
 
-describe('apl-language-server --stdio under hostile documents', () => {
+describe.each(LANGUAGE_SERVER_STARTS)('apl-language-server --stdio under hostile documents ($name)', start => {
     let child: ChildProcessWithoutNullStreams;
     let rpc: MessageConnection;
     let stderr = '';
@@ -49,7 +47,7 @@ describe('apl-language-server --stdio under hostile documents', () => {
     }
 
     beforeAll(async () => {
-        child = spawn(process.execPath, [BIN, '--stdio']);
+        child = spawn(start.command, [...start.args, '--stdio']);
         child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
         rpc = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
         rpc.onNotification('textDocument/publishDiagnostics', (p: PublishDiagnosticsParams) => {
@@ -125,7 +123,7 @@ describe('apl-language-server --stdio under hostile documents', () => {
     });
 });
 
-describe('apl-language-server --stdio with broken message framing', () => {
+describe.each(LANGUAGE_SERVER_STARTS)('apl-language-server --stdio with broken message framing ($name)', start => {
     const FRAMES: [string, string, RegExp][] = [
         ['no Content-Length', 'Content-Type: application/json\r\n\r\n{}', /no Content-Length/],
         ['a negative Content-Length', 'Content-Length: -5\r\n\r\n{}', /Content-Length "-5" is not a non-negative whole number/],
@@ -135,7 +133,7 @@ describe('apl-language-server --stdio with broken message framing', () => {
     ];
     for (const [name, frame, message] of FRAMES) {
         it(`${name}: the server exits 1 with the reason on stderr`, async () => {
-            const child = spawn(process.execPath, [BIN, '--stdio']);
+            const child = spawn(start.command, [...start.args, '--stdio']);
             let stderr = '';
             child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
             const exit = new Promise<number | null>(resolve => child.once('exit', code => resolve(code)));

@@ -12,9 +12,8 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
 import type { CompletionList, Diagnostic, PublishDiagnosticsParams, TextEdit } from 'vscode-languageserver-protocol';
-import { REPO_ROOT } from '../support/cli.js';
+import { LANGUAGE_SERVER_STARTS, type LanguageServerStart } from '../support/language-server.js';
 
-const BIN = join(REPO_ROOT, 'out', 'apl-language-server.cjs');
 const dir = mkdtempSync(join(tmpdir(), 'apl-ls-setup-'));
 writeFileSync(join(dir, 'schema.json'), JSON.stringify({ datasets: { 'my-logs': { level: 'string', 'geo.city': 'string' } } }));
 
@@ -27,8 +26,8 @@ interface Session {
 let session: Session | undefined;
 
 /** A client without workspace/configuration support (as Neovim's and Helix's are by default without settings). */
-async function start(initializationOptions?: unknown): Promise<Session> {
-    const child = spawn(process.execPath, [BIN, '--stdio'], { cwd: dir });
+async function start(how: LanguageServerStart, initializationOptions?: unknown): Promise<Session> {
+    const child = spawn(how.command, [...how.args, '--stdio'], { cwd: dir });
     const rpc = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
     const diagnostics = new Map<string, Diagnostic[]>();
     rpc.onNotification('textDocument/publishDiagnostics', (p: PublishDiagnosticsParams) => {
@@ -72,35 +71,37 @@ async function open(s: Session, name: string, text: string): Promise<string> {
     return uri;
 }
 
-describe('apl.schemaFile through one route only', () => {
-    it('initializationOptions.schemaFile alone: my-logs is known, sample-http-logs is not', async () => {
-        const s = await start({ schemaFile: 'schema.json' });
-        const uri = await open(s, 'init.apl', "['my-logs'] | where level == 'x'\n| union ['sample-http-logs']");
-        await expect.poll(() => s.diagnostics.get(uri), { timeout: 15_000 }).toBeDefined();
-        await expect.poll(() => codes(s, uri), { timeout: 15_000 }).toEqual(['APL0011']);
-        expect(s.diagnostics.get(uri)![0].message).toContain('sample-http-logs');
+describe.each(LANGUAGE_SERVER_STARTS)('$name', how => {
+    describe('apl.schemaFile through one route only', () => {
+        it('initializationOptions.schemaFile alone: my-logs is known, sample-http-logs is not', async () => {
+            const s = await start(how, { schemaFile: 'schema.json' });
+            const uri = await open(s, 'init.apl', "['my-logs'] | where level == 'x'\n| union ['sample-http-logs']");
+            await expect.poll(() => s.diagnostics.get(uri), { timeout: 15_000 }).toBeDefined();
+            await expect.poll(() => codes(s, uri), { timeout: 15_000 }).toEqual(['APL0011']);
+            expect(s.diagnostics.get(uri)![0].message).toContain('sample-http-logs');
+        });
+
+        it('workspace/didChangeConfiguration alone (settings pushed, no workspace/configuration): the schema applies to open documents', async () => {
+            const s = await start(how);
+            const uri = await open(s, 'push.apl', "['my-logs'] | where level == 'x'");
+            // Without a schema file the built-in sample schemas are used: my-logs is unknown.
+            await expect.poll(() => codes(s, uri), { timeout: 15_000 }).toEqual(['APL0011']);
+            await s.rpc.sendNotification('workspace/didChangeConfiguration', { settings: { apl: { schemaFile: 'schema.json' } } });
+            await expect.poll(() => codes(s, uri), { timeout: 15_000 }).toEqual([]);
+        });
     });
 
-    it('workspace/didChangeConfiguration alone (settings pushed, no workspace/configuration): the schema applies to open documents', async () => {
-        const s = await start();
-        const uri = await open(s, 'push.apl', "['my-logs'] | where level == 'x'");
-        // Without a schema file the built-in sample schemas are used: my-logs is unknown.
-        await expect.poll(() => codes(s, uri), { timeout: 15_000 }).toEqual(['APL0011']);
-        await s.rpc.sendNotification('workspace/didChangeConfiguration', { settings: { apl: { schemaFile: 'schema.json' } } });
-        await expect.poll(() => codes(s, uri), { timeout: 15_000 }).toEqual([]);
-    });
-});
-
-describe('completion inside an unterminated [\' at the end of a line', () => {
-    it("['my-logs']\\n| where ['ge<|>\\n| take 1  →  the edit stays on the cursor's line", async () => {
-        const s = await start({ schemaFile: 'schema.json' });
-        const text = "['my-logs']\n| where ['ge\n| take 1\n";
-        const uri = await open(s, 'bracket.apl', text);
-        const list = await s.rpc.sendRequest<CompletionList>('textDocument/completion', { textDocument: { uri }, position: { line: 1, character: 12 } });
-        const geo = list.items.find(i => i.label === 'geo.city');
-        expect(geo).toBeDefined();
-        const edit = geo!.textEdit as TextEdit;
-        expect(edit.newText).toBe("['geo.city']");
-        expect(edit.range).toEqual({ start: { line: 1, character: 8 }, end: { line: 1, character: 12 } });
+    describe('completion inside an unterminated [\' at the end of a line', () => {
+        it("['my-logs']\\n| where ['ge<|>\\n| take 1  →  the edit stays on the cursor's line", async () => {
+            const s = await start(how, { schemaFile: 'schema.json' });
+            const text = "['my-logs']\n| where ['ge\n| take 1\n";
+            const uri = await open(s, 'bracket.apl', text);
+            const list = await s.rpc.sendRequest<CompletionList>('textDocument/completion', { textDocument: { uri }, position: { line: 1, character: 12 } });
+            const geo = list.items.find(i => i.label === 'geo.city');
+            expect(geo).toBeDefined();
+            const edit = geo!.textEdit as TextEdit;
+            expect(edit.newText).toBe("['geo.city']");
+            expect(edit.range).toEqual({ start: { line: 1, character: 8 }, end: { line: 1, character: 12 } });
+        });
     });
 });

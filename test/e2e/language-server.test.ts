@@ -22,9 +22,10 @@ import type {
     WorkspaceEdit,
 } from 'vscode-languageserver-protocol';
 import type { QueryInfo } from '../../language/lsp/apl-query-info.js';
+import { LANGUAGE_SERVER_BIN, LANGUAGE_SERVER_STARTS, runsFromSnapshot } from '../support/language-server.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BIN = join(ROOT, 'out', 'apl-language-server.cjs');
+const BIN = LANGUAGE_SERVER_BIN;
 
 function ensureBuilt(): void {
     if (existsSync(BIN)) return;
@@ -32,7 +33,7 @@ function ensureBuilt(): void {
     if (r.status !== 0 || !existsSync(BIN)) throw new Error(`cannot build ${BIN}: run 'node esbuild.mjs' first`);
 }
 
-describe('apl-language-server --stdio', () => {
+describe.each(LANGUAGE_SERVER_STARTS)('apl-language-server --stdio ($name)', start => {
     let child: ChildProcessWithoutNullStreams;
     let rpc: MessageConnection;
     const diagnostics = new Map<string, Diagnostic[][]>();
@@ -54,7 +55,7 @@ describe('apl-language-server --stdio', () => {
 
     beforeAll(async () => {
         ensureBuilt();
-        child = spawn(process.execPath, [BIN, '--stdio'], { cwd: dir });
+        child = spawn(start.command, [...start.args, '--stdio'], { cwd: dir });
         rpc = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
         rpc.onNotification('textDocument/publishDiagnostics', (p: PublishDiagnosticsParams) => {
             const list = diagnostics.get(p.uri) ?? [];
@@ -89,6 +90,10 @@ describe('apl-language-server --stdio', () => {
         }
         rpc?.dispose();
         child?.kill();
+    });
+
+    it(start.snapshot ? 'the process runs from the start-up snapshot' : 'the process runs the bin as a script', () => {
+        expect(runsFromSnapshot(child.pid!)).toBe(start.snapshot);
     });
 
     it('initialize: advertises the APL features', () => {

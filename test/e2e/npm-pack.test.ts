@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import type { InitializeResult } from 'vscode-languageserver-protocol';
+import { runsFromSnapshot } from '../support/language-server.js';
 import { REPO_ROOT } from '../support/cli.js';
 
 let dir: string;
@@ -55,7 +56,8 @@ describe('npm pack + npm install -g of the tarball (offline, no clone)', () => {
         expect(r.stdout).toMatch(/^apl-language-server \d+\.\d+\.\d+/);
     });
 
-    it('apl-language-server --stdio answers initialize', async () => {
+    /** initialize, shutdown, exit; answers whether the process ran from the start-up snapshot. */
+    async function initializeAndExit(): Promise<boolean> {
         const child = spawn(bin('apl-language-server'), ['--stdio'], { cwd: dir });
         const rpc = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
         rpc.listen();
@@ -63,14 +65,28 @@ describe('npm pack + npm install -g of the tarball (offline, no clone)', () => {
             const init = await rpc.sendRequest<InitializeResult>('initialize', { processId: process.pid, rootUri: null, capabilities: {} });
             expect(init.capabilities.completionProvider).toBeDefined();
             expect(init.capabilities.documentFormattingProvider).toBeTruthy();
+            const snapshot = process.platform === 'linux' && runsFromSnapshot(child.pid!);
             await rpc.sendRequest('shutdown');
             const exited = new Promise<number | null>(resolve => child.once('exit', resolve));
             await rpc.sendNotification('exit');
             expect(await exited).toBe(0);
+            return snapshot;
         } finally {
             rpc.dispose();
             if (child.exitCode === null) child.kill();
         }
+    }
+
+    it('apl-language-server --stdio answers initialize (as a script: the package holds no start-up snapshot)', async () => {
+        expect(readdirSync(join(installed, 'out')).filter(f => f.startsWith('language-server.snapshot'))).toEqual([]);
+        expect(await initializeAndExit()).toBe(false);
+    });
+
+    it.runIf(process.platform === 'linux')('apl-language-server --make-snapshot in the install; the next start runs from it', async () => {
+        const made = spawnSync(bin('apl-language-server'), ['--make-snapshot'], { encoding: 'utf8' });
+        expect(made.stderr).toBe('');
+        expect(made.status).toBe(0);
+        expect(await initializeAndExit()).toBe(true);
     });
 
     it("the library: import { check, createEngine } from 'apl-tools' in a project of its own", () => {

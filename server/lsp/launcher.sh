@@ -1,0 +1,14 @@
+#!/usr/bin/env sh
+":" /*
+# The POSIX start of apl-language-server (server/lsp/snapshot-file.ts): from the start-up snapshot
+# when the stamp beside it names the node on PATH (its inode, and the blob is newer than it) and
+# NODE_OPTIONS is empty, since node refuses a snapshot of another build of node or other V8 flags;
+# otherwise this file runs as the node script it also is (the shell part is a JavaScript comment).
+d=$(dirname "$(readlink -f "$0" 2>/dev/null || printf '%s' "$0")")
+n=$(command -v node)
+b="$d/language-server.snapshot.blob"
+if [ -z "$NODE_OPTIONS" ] && [ -n "$n" ] && [ "$b" -nt "$n" ] && read -r stamp 2>/dev/null <"$d/language-server.snapshot.stamp"; then
+    i=$(ls -iL "$n" 2>/dev/null) && i=${i#"${i%%[0-9]*}"} && [ "${i%% *}" = "$stamp" ] && exec "$n" --snapshot-blob "$b" "$0" "$@"
+fi
+APL_LANGUAGE_SERVER_SNAPSHOT=stale exec node "$0" "$@"
+*/

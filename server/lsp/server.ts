@@ -1,0 +1,167 @@
+/**
+ * The APL language server itself, on a given message reader and writer (main.ts picks them from the
+ * command line; snapshot.ts builds the server into a start-up snapshot on deferred ones). See
+ * main.ts for what it offers.
+ */
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { URI } from 'langium';
+import { NodeFileSystem } from 'langium/node';
+import { startLanguageServer } from 'langium/lsp';
+import {
+    createConnection,
+    ErrorCodes,
+    MessageType,
+    ProposedFeatures,
+    ResponseError,
+    ShowMessageNotification,
+    type Connection,
+    type DidChangeConfigurationParams,
+    type InitializeParams,
+    type MessageReader,
+    type MessageWriter,
+} from 'vscode-languageserver/node';
+import { SettlingDocumentBuilder } from './settling-document-builder.js';
+import { createAplServices, type AplServices } from '../../language/apl-module.js';
+import { translate, TranslationError, type Range as AplRange, type Translation } from '../../language/legacy/translate.js';
+import { queryInfo, type QueryInfo } from '../../language/lsp/apl-query-info.js';
+import { BuiltinSchemaProvider } from '../../language/schema/builtin-schema-provider.js';
+import { MutableSchemaProvider } from '../../language/schema/mutable-schema-provider.js';
+import { parseSchemaJson, schemaFromJsonValue } from '../../language/schema/static-schema-provider.js';
+import type { LangiumSharedServices } from 'langium/lsp';
+
+export interface AplLanguageServer {
+    readonly connection: Connection;
+    readonly shared: LangiumSharedServices;
+    readonly Apl: AplServices;
+}
+
+/** Builds the server on `reader` and `writer` and starts listening: it answers once messages come. */
+export function startAplLanguageServer(reader: MessageReader, writer: MessageWriter): AplLanguageServer {
+    const connection = createConnection(ProposedFeatures.all, reader, writer);
+    const schema = new MutableSchemaProvider(new BuiltinSchemaProvider());
+    const { shared, Apl } = createAplServices({
+        connection,
+        ...NodeFileSystem,
+        module: { schema: { SchemaProvider: () => schema } },
+        sharedModule: { workspace: { DocumentBuilder: services => new SettlingDocumentBuilder(services) } },
+    });
+
+    let initOptionsSchemaFile: string | undefined;
+    let workspaceRoot: string | undefined;
+
+    shared.lsp.LanguageServer.onInitialize((params: InitializeParams) => {
+        const options = params.initializationOptions as { schemaFile?: unknown } | undefined;
+        if (typeof options?.schemaFile === 'string' && options.schemaFile.trim() !== '') initOptionsSchemaFile = options.schemaFile;
+        const root = params.workspaceFolders?.[0]?.uri ?? params.rootUri ?? undefined;
+        if (root) {
+            try {
+                workspaceRoot = fileURLToPath(root);
+            } catch {
+                workspaceRoot = undefined;
+            }
+        }
+    });
+
+    shared.lsp.LanguageServer.onInitialized(() => {
+        void shared.workspace.ConfigurationProvider.getConfiguration('apl', 'schemaFile').then(value => applySchemaSetting(value, true));
+    });
+
+    startLanguageServer(shared);
+
+    // Replaces Langium's handler (one handler per notification): keep its bookkeeping, then reload.
+    connection.onDidChangeConfiguration(async (change: DidChangeConfigurationParams) => {
+        shared.workspace.ConfigurationProvider.updateConfiguration(change);
+        let value: unknown;
+        const settings = change.settings as { apl?: { schemaFile?: unknown } } | null | undefined;
+        if (settings && typeof settings === 'object' && 'apl' in settings) {
+            value = settings.apl?.schemaFile;
+        } else {
+            // Pull model (settings: null): ask the client.
+            try {
+                const section = (await connection.workspace.getConfiguration({ section: 'apl' })) as { schemaFile?: unknown } | null;
+                value = section?.schemaFile;
+            } catch {
+                value = undefined;
+            }
+        }
+        await applySchemaSetting(value, false);
+    });
+
+    connection.onNotification('apl/setSchema', async (params: unknown) => {
+        try {
+            const value = params && typeof params === 'object' && 'schema' in params ? (params as { schema: unknown }).schema : params;
+            schema.replace(schemaFromJsonValue(value, 'apl/setSchema'));
+            await revalidateOpenDocuments();
+        } catch (e) {
+            showError(`APL: the schema sent with apl/setSchema cannot be used: ${message(e)}`);
+        }
+    });
+
+    connection.onRequest('apl/queryInfo', (params: { textDocument?: { uri?: unknown }; text?: unknown } | null): QueryInfo => {
+        let text: string | undefined;
+        if (typeof params?.text === 'string') text = params.text;
+        else if (typeof params?.textDocument?.uri === 'string') text = shared.workspace.TextDocuments.get(params.textDocument.uri)?.getText();
+        if (text === undefined) throw new ResponseError(ErrorCodes.InvalidParams, 'apl/queryInfo: pass { text } or { textDocument: { uri } } of an open document');
+        return queryInfo(text, Apl);
+    });
+
+    type TranslateAnswer = Translation | { error: { message: string; range: AplRange; construct: string } };
+
+    connection.onRequest<TranslateAnswer, never>('apl/translate', (params: { text?: unknown; startTime?: unknown; endTime?: unknown } | null): TranslateAnswer => {
+        const { text, startTime, endTime } = params ?? {};
+        if (typeof text !== 'string' || typeof startTime !== 'string' || typeof endTime !== 'string') {
+            throw new ResponseError(ErrorCodes.InvalidParams, 'apl/translate: pass { text, startTime, endTime } (RFC 3339 times)');
+        }
+        try {
+            return translate(text, { startTime, endTime });
+        } catch (e) {
+            if (e instanceof TranslationError) return { error: { message: e.message, range: e.range, construct: e.construct } };
+            throw new ResponseError(ErrorCodes.InvalidParams, `apl/translate: ${message(e)}`);
+        }
+    });
+
+    async function applySchemaSetting(value: unknown, initial: boolean): Promise<void> {
+        const file = typeof value === 'string' && value.trim() !== '' ? value.trim() : initOptionsSchemaFile;
+        const path = file !== undefined ? resolvePath(file) : undefined;
+        if (path === undefined) {
+            schema.replace(new BuiltinSchemaProvider());
+        } else {
+            try {
+                const datasets = parseSchemaJson(readFileSync(path, 'utf8'), path);
+                schema.replace(datasets);
+                connection.console.info(`APL: loaded ${datasets.length} dataset(s) from ${path}`);
+            } catch (e) {
+                schema.replace(new BuiltinSchemaProvider());
+                showError(`APL: cannot use the schema file ${path}: ${message(e)}. Using the built-in sample schemas instead.`);
+            }
+        }
+        if (!initial || path !== undefined) await revalidateOpenDocuments();
+    }
+
+    return { connection, shared, Apl };
+
+    function resolvePath(file: string): string {
+        const expanded = file.startsWith('~/') ? resolve(homedir(), file.slice(2)) : file;
+        if (expanded.startsWith('file://')) return fileURLToPath(expanded);
+        return isAbsolute(expanded) ? expanded : resolve(workspaceRoot ?? process.cwd(), expanded);
+    }
+
+    async function revalidateOpenDocuments(): Promise<void> {
+        const uris: URI[] = shared.workspace.LangiumDocuments.all.map(d => d.uri).toArray();
+        if (uris.length === 0) return;
+        await shared.workspace.WorkspaceLock.write(token => shared.workspace.DocumentBuilder.update(uris, [], token));
+    }
+
+    /** A `window/showMessage` notification (not a request: the server never waits for the user). */
+    function showError(text: string): void {
+        void connection.sendNotification(ShowMessageNotification.type, { type: MessageType.Error, message: text });
+    }
+
+    function message(e: unknown): string {
+        if (e instanceof Error) return e.message;
+        return String(e);
+    }
+}

@@ -1,0 +1,87 @@
+/**
+ * The language server's start-up snapshot on disk, beside the bundles in out/:
+ * - language-server.snapshot.blob: made by `node --build-snapshot` from out/language-server-snapshot.cjs
+ *   (snapshot.ts), for one build of node;
+ * - language-server.snapshot.stamp: the inode of the node binary that made it.
+ *
+ * The POSIX launcher (launcher.sh, the first lines of the `apl-language-server` bin) starts from
+ * the snapshot only when the stamp names the `node` it would run and the blob is newer than that
+ * binary, because node exits at once, before any of our code, when a snapshot was made by another
+ * build of node. Otherwise it runs the bin as a script, which asks for a new snapshot
+ * (`refreshSnapshotLater`), so the next start is fast again after node was upgraded.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { accessSync, constants, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const SNAPSHOT_BLOB = 'language-server.snapshot.blob';
+export const SNAPSHOT_STAMP = 'language-server.snapshot.stamp';
+/** Written when making a snapshot failed for this node, so that every start does not try again. */
+const SNAPSHOT_FAILED = 'language-server.snapshot.failed';
+const SNAPSHOT_BUNDLE = 'language-server-snapshot.cjs';
+const BIN = 'apl-language-server.cjs';
+
+/** Makes the snapshot for the node running this, in `dir`; throws with node's own words when it cannot. */
+export function makeSnapshot(dir: string): void {
+    const partial = join(dir, `${SNAPSHOT_BLOB}.${process.pid}.tmp`);
+    // NODE_OPTIONS may hold V8 flags, and a snapshot loads only under the flags it was made with:
+    // the launcher uses it only when NODE_OPTIONS is empty, so it is made that way too.
+    const env = { ...process.env };
+    delete env.NODE_OPTIONS;
+    try {
+        const build = spawnSync(process.execPath, ['--snapshot-blob', partial, '--build-snapshot', join(dir, SNAPSHOT_BUNDLE)], { env, encoding: 'utf8' });
+        if (build.status !== 0) throw new Error(`node --build-snapshot exited with ${build.status ?? build.signal}: ${build.stderr.trim()}`);
+        // Node can refuse a snapshot only when a process starts from it: start one.
+        const check = spawnSync(process.execPath, ['--snapshot-blob', partial, join(dir, BIN), '--version'], { env, encoding: 'utf8' });
+        if (check.status !== 0 || !check.stdout.startsWith('apl-language-server ')) {
+            throw new Error(`a process started from the new snapshot exited with ${check.status ?? check.signal}: ${check.stderr.trim()}`);
+        }
+        // The blob first: a stamp never names a blob that is not there yet.
+        renameSync(partial, join(dir, SNAPSHOT_BLOB));
+        writeAside(join(dir, SNAPSHOT_STAMP), `${statSync(process.execPath).ino}\n`);
+        rmSync(join(dir, SNAPSHOT_FAILED), { force: true });
+    } catch (e) {
+        writeAside(join(dir, SNAPSHOT_FAILED), `${statSync(process.execPath).ino}\n`);
+        throw e;
+    } finally {
+        rmSync(partial, { force: true });
+    }
+}
+
+/** Whether `dir` holds a snapshot the launcher would use with the node running this. */
+export function snapshotIsCurrent(dir: string): boolean {
+    try {
+        const node = statSync(process.execPath);
+        return readFileSync(join(dir, SNAPSHOT_STAMP), 'utf8').trim() === String(node.ino) && statSync(join(dir, SNAPSHOT_BLOB)).mtimeMs > node.mtimeMs;
+    } catch {
+        return false;
+    }
+}
+
+/**
+ * Makes a new snapshot in the background, a while after this start, unless there is a current one
+ * (the launcher may not have found it: without `readlink -f` it looks beside the link it was started
+ * by), `dir` is read-only, or making one failed for this node before. Answers whether it will; the
+ * server does not wait for it.
+ */
+export function refreshSnapshotLater(dir: string, delayMs = 10_000): boolean {
+    if (process.platform === 'win32' || (process.env.NODE_OPTIONS ?? '') !== '' || snapshotIsCurrent(dir)) return false;
+    try {
+        accessSync(dir, constants.W_OK);
+        if (readFileSync(join(dir, SNAPSHOT_FAILED), 'utf8').trim() === String(statSync(process.execPath).ino)) return false;
+    } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return false;
+    }
+    setTimeout(() => {
+        const child = spawn(process.execPath, [join(dir, BIN), '--make-snapshot'], { detached: true, stdio: 'ignore' });
+        child.on('error', () => undefined);
+        child.unref();
+    }, delayMs).unref();
+    return true;
+}
+
+function writeAside(path: string, text: string): void {
+    const partial = `${path}.${process.pid}.tmp`;
+    writeFileSync(partial, text);
+    renameSync(partial, path);
+}

@@ -1,0 +1,28 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** The BUILT `apl-language-server` bin (out/apl-language-server.cjs). */
+export const LANGUAGE_SERVER_BIN = fileURLToPath(new URL('../../out/apl-language-server.cjs', import.meta.url));
+
+export interface LanguageServerStart {
+    readonly name: string;
+    readonly command: string;
+    readonly args: readonly string[];
+    /** Whether the process is expected to start from the start-up snapshot (server/lsp/snapshot.ts). */
+    readonly snapshot: boolean;
+}
+
+/**
+ * The ways editors start the server: `node <bin>` (VS Code's LanguageClient forks the module; on
+ * Windows npm's shim does the same), and the bin itself, whose POSIX launcher starts it from the
+ * snapshot the build made.
+ */
+export const LANGUAGE_SERVER_STARTS: readonly LanguageServerStart[] = [
+    { name: 'node <bin>', command: process.execPath, args: [LANGUAGE_SERVER_BIN], snapshot: false },
+    ...(process.platform === 'win32' ? [] : [{ name: 'the bin, from its snapshot', command: LANGUAGE_SERVER_BIN, args: [], snapshot: true }]),
+];
+
+/** Whether process `pid` runs from a snapshot blob, read from its command line (Linux's /proc). */
+export function runsFromSnapshot(pid: number): boolean {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes('--snapshot-blob');
+}
