@@ -29,10 +29,10 @@ export function makeSnapshot(dir: string): void {
     const env = { ...process.env };
     delete env.NODE_OPTIONS;
     try {
-        const build = spawnSync(process.execPath, ['--snapshot-blob', partial, '--build-snapshot', join(dir, SNAPSHOT_BUNDLE)], { env, encoding: 'utf8' });
+        const build = spawnSync(process.execPath, ['--snapshot-blob', partial, '--build-snapshot', join(dir, SNAPSHOT_BUNDLE)], { env, encoding: 'utf8', timeout: 120_000 });
         if (build.status !== 0) throw new Error(`node --build-snapshot exited with ${build.status ?? build.signal}: ${build.stderr.trim()}`);
         // Node can refuse a snapshot only when a process starts from it: start one.
-        const check = spawnSync(process.execPath, ['--snapshot-blob', partial, join(dir, BIN), '--version'], { env, encoding: 'utf8' });
+        const check = spawnSync(process.execPath, ['--snapshot-blob', partial, join(dir, BIN), '--version'], { env, encoding: 'utf8', timeout: 120_000 });
         if (check.status !== 0 || !check.stdout.startsWith('apl-language-server ')) {
             throw new Error(`a process started from the new snapshot exited with ${check.status ?? check.signal}: ${check.stderr.trim()}`);
         }
