@@ -162,7 +162,7 @@ export function parseGoDuration(text: string): bigint | undefined {
     }
     if (s === '0') return 0n;
     const units: Record<string, bigint> = { ns: 1n, us: 1000n, 'µs': 1000n, 'μs': 1000n, ms: NS_PER_MS, s: NS_PER_SECOND, m: NS_PER_MINUTE, h: NS_PER_HOUR };
-    const re = /([0-9]*(?:\.[0-9]*)?)(ns|us|µs|μs|ms|s|m|h)/y;
+    const re = /([0-9]*(?:\.[0-9]*)?)(ns|us|\u00b5s|\u03bcs|ms|s|m|h)/y;
     let total = 0n;
     let pos = 0;
     while (pos < s.length) {
@@ -264,10 +264,10 @@ export type TimeExpressionResult = { ok: true; ns: bigint } | { ok: false; probl
  */
 export function parseTimeExpression(text: string, nowNs: bigint): TimeExpressionResult {
     const s = text.trim();
-    const rel = /^now((?:\s*[-+]\s*(?:[0-9.]+[a-zµμ]+)+)*)\s*$/i.exec(s);
+    const rel = /^now((?:\s*[-+]\s*(?:[0-9.]+[a-z\u00b5\u03bc]+)+)*)\s*$/i.exec(s);
     if (rel) {
         let t = nowNs;
-        for (const term of rel[1].match(/[-+]\s*[0-9.]+[a-zµμ]+(?:[0-9.]+[a-zµμ]+)*/gi) ?? []) {
+        for (const term of rel[1].match(/[-+]\s*[0-9.]+[a-z\u00b5\u03bc]+(?:[0-9.]+[a-z\u00b5\u03bc]+)*/gi) ?? []) {
             const duration = term.slice(1).trim();
             const ns = parseRelativeDuration(duration.toLowerCase());
             if (ns === undefined) return { ok: false, problem: `unknown duration "${duration}" (use e.g. 30s, 15m, 1h, 7d, 2w)` };

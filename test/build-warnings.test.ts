@@ -1,5 +1,6 @@
 /**
- * The package's esbuild builds (scripts/bundles.mjs, what `npm run bundle` runs) print no warning.
+ * The package's esbuild builds (scripts/bundles.mjs, what `npm run bundle` runs) print no warning,
+ * and the bins' bundles are Latin-1.
  * A warning is a real problem more often than not: `"import.meta" is not available with the "cjs"
  * output format` meant the bundled service found its worker files only by a fallback.
  */
@@ -19,4 +20,25 @@ describe('npm run bundle', () => {
         }
         expect(warnings).toEqual([]);
     });
+
+    // One character outside Latin-1 (a μ in a regular expression, which esbuild does not escape)
+    // makes V8 hold the whole bundle's source as UTF-16: twice the memory, in every process and in
+    // the language server's start-up snapshot, which node then reads at every start.
+    it('the CommonJS bundles are Latin-1 (one byte a character for V8)', async () => {
+        const offending: string[] = [];
+        for (const options of (builds as esbuild.BuildOptions[]).filter(o => o.format === 'cjs')) {
+            const result = await esbuild.build({ ...options, absWorkingDir: REPO_ROOT, write: false, logLevel: 'silent', sourcemap: false });
+            for (const file of result.outputFiles ?? []) {
+                const at = firstWide(file.text);
+                if (at >= 0) offending.push(`${String(options.entryPoints)}: ${JSON.stringify(file.text.slice(Math.max(0, at - 30), at + 10))}`);
+            }
+        }
+        expect(offending).toEqual([]);
+    });
 });
+
+/** The index of the first UTF-16 unit above 0xff, or -1. */
+function firstWide(text: string): number {
+    for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0xff) return i;
+    return -1;
+}
