@@ -141,8 +141,6 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
         if (!initial || path !== undefined) await revalidateOpenDocuments();
     }
 
-    return { connection, shared, Apl };
-
     function resolvePath(file: string): string {
         const expanded = file.startsWith('~/') ? resolve(homedir(), file.slice(2)) : file;
         if (expanded.startsWith('file://')) return fileURLToPath(expanded);
@@ -160,8 +158,9 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
         void connection.sendNotification(ShowMessageNotification.type, { type: MessageType.Error, message: text });
     }
 
-    function message(e: unknown): string {
-        if (e instanceof Error) return e.message;
-        return String(e);
-    }
+    return { connection, shared, Apl };
+}
+
+function message(e: unknown): string {
+    return e instanceof Error ? e.message : String(e);
 }
