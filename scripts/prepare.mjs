@@ -10,10 +10,23 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** What the build reads. Folders are walked; generated files inside them are outputs, not inputs. */
+/** What the build reads. Folders are walked; what a build (or a run) writes inside them is not an input. */
 const INPUTS = ['language', 'bin', 'server', 'client', 'scripts', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.lib.json',
     'langium-config.json', 'esbuild.mjs', 'language-configuration.json'];
-const GENERATED = [/^language\/generated\//, /\.generated\.ts$/];
+/**
+ * Outputs inside the input folders: hashing one made the stamp differ right after every build (the
+ * extension's bundles in client/vscode/dist/ are built beside its sources), so every later `npx apl`
+ * rebuilt for ~20 s. test/scripts/prepare.test.ts checks that no file git ignores after a real build
+ * is an input.
+ */
+const NOT_INPUTS = [
+    /^client\/vscode\/dist\//, // the extension's bundles (scripts/build-vscode.mjs)
+    /^language\/generated\//, // langium-cli
+    /\.generated\.ts$/, // scripts/generate-parser-tables.ts
+    /(^|\/)(node_modules|out|dist|coverage|scratch|\.apl-data)\//, // installs, builds, runs
+    /(^|\/)\.docs-example-/, // test/docs-examples.test.ts
+    /\.(log|tmp|vsix)$/,
+];
 /** What a build leaves behind; if any is missing the build runs whatever the hash says. */
 export const OUTPUTS = ['out/apl.cjs', 'out/apl-cli.cjs', 'out/apl-language-server.cjs', 'out/language-server.cjs', 'out/index.mjs', 'dist/language/index.d.ts'];
 export const STAMP = 'out/.build-inputs.sha256';
@@ -23,25 +36,31 @@ function walk(root, path, files) {
     if (!existsSync(full)) return;
     for (const e of readdirSync(full, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
         const rel = path === '' ? e.name : `${path}/${e.name}`;
-        if (e.isDirectory()) walk(root, rel, files);
-        else if (e.isFile() && !GENERATED.some(g => g.test(rel))) files.push(rel);
+        if (e.isDirectory()) {
+            if (!NOT_INPUTS.some(g => g.test(`${rel}/`))) walk(root, rel, files);
+        } else if (e.isFile() && !NOT_INPUTS.some(g => g.test(rel))) files.push(rel);
     }
+}
+
+/** The files whose paths and contents make the stamp, relative to `root`, in a stable order. */
+export function inputFiles(root) {
+    const files = [];
+    for (const input of INPUTS) {
+        const full = join(root, input);
+        if (!existsSync(full)) continue;
+        if (statSync(full).isDirectory()) walk(root, input, files);
+        else files.push(input);
+    }
+    return files;
 }
 
 export function inputHash(root) {
     const hash = createHash('sha256');
     hash.update(`node ${process.version}\nAPL_NO_MINIFY=${process.env.APL_NO_MINIFY ?? ''}\n`);
-    for (const input of INPUTS) {
-        const full = join(root, input);
-        if (!existsSync(full)) continue;
-        const files = [];
-        if (statSync(full).isDirectory()) walk(root, input, files);
-        else files.push(input);
-        for (const f of files) {
-            hash.update(`${f}\0`);
-            hash.update(readFileSync(join(root, f)));
-            hash.update('\0');
-        }
+    for (const f of inputFiles(root)) {
+        hash.update(`${f}\0`);
+        hash.update(readFileSync(join(root, f)));
+        hash.update('\0');
     }
     return hash.digest('hex');
 }

@@ -3,12 +3,17 @@
  * that is already built starts at once instead of rebuilding for ~20 s. Run on a scratch folder
  * with a stand-in build, so the test never rebuilds the real out/.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import type { BuildOptions } from 'esbuild';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs module without type declarations
-import { OUTPUTS, prepare } from '../../scripts/prepare.mjs';
+import { builds as bundles } from '../../scripts/bundles.mjs';
+// @ts-expect-error: a plain .mjs module without type declarations
+import { inputFiles, OUTPUTS, prepare, upToDate } from '../../scripts/prepare.mjs';
+import { REPO_ROOT } from '../support/cli.js';
 
 let root: string;
 let builds: number;
@@ -18,6 +23,20 @@ const write = (path: string, text: string) => {
     mkdirSync(dirname(join(root, path)), { recursive: true });
     writeFileSync(join(root, path), text);
 };
+/**
+ * Every file the real build writes: each esbuild bundle of scripts/bundles.mjs (and its source map),
+ * the extension's copied assets, the generated grammar and parser tables, the declarations.
+ */
+function realBuildOutputs(): string[] {
+    const files = [...(OUTPUTS as string[]), 'client/vscode/dist/apl.tmLanguage.json', 'client/vscode/dist/language-configuration.json',
+        'language/generated/ast.ts', 'language/parser/apl-lookahead.generated.ts', 'out/language-server.v8-cache', 'out/.build-inputs.sha256'];
+    for (const b of bundles as BuildOptions[]) {
+        if (b.outfile) files.push(b.outfile, `${b.outfile}.map`);
+        else for (const name of Object.keys(b.entryPoints as Record<string, string>)) files.push(`${b.outdir}/${name}.js`, `${b.outdir}/${name}.css`);
+    }
+    return files;
+}
+
 /** The stand-in build: writes every output, like `npm run build`. */
 const build = (): boolean => {
     builds++;
@@ -60,6 +79,26 @@ describe('prepare', () => {
         expect(builds).toBe(3);
     });
 
+    it('a stand-in build that writes every file the real build writes: up to date right after it, and a second prepare does not build', () => {
+        const realBuild = () => {
+            builds++;
+            for (const o of realBuildOutputs()) write(o, `built ${builds}`);
+            return true;
+        };
+        const prep = () => (prepare as (r: string, b: () => boolean, l: (m: string) => void) => boolean)(root, realBuild, m => logs.push(m));
+        write('client/vscode/src/extension.ts', 'export {}');
+        write('client/vscode/webview/main.ts', 'export {}');
+        expect(prep()).toBe(true);
+        expect(builds).toBe(1);
+        expect((upToDate as (r: string) => boolean)(root)).toBe(true);
+        expect(prep()).toBe(true);
+        expect(builds).toBe(1);
+        write('client/vscode/webview/main.ts', 'export const changed = 1;');
+        expect((upToDate as (r: string) => boolean)(root)).toBe(false);
+        prep();
+        expect(builds).toBe(2);
+    });
+
     it('rebuilds when an output is missing', () => {
         run();
         rmSync(join(root, 'out/apl.cjs'));
@@ -75,5 +114,18 @@ describe('prepare', () => {
         expect((prepare as (r: string, b: () => boolean, l: (m: string) => void) => boolean)(root, failing, () => undefined)).toBe(false);
         run();
         expect(builds).toBe(2);
+    });
+});
+
+describe('the inputs of the real tree', () => {
+    // Run on this clone after a build (`npm test` bundles first): a file the build or a test run
+    // wrote is ignored by git, and must not be hashed, or the stamp never matches after a build.
+    it('no file git ignores is an input (client/vscode/dist/, generated files, test output)', () => {
+        expect(existsSync(join(REPO_ROOT, 'client/vscode/dist/extension.cjs'))).toBe(true);
+        const ignored = spawnSync('git', ['ls-files', '--others', '--ignored', '--exclude-standard'], { cwd: REPO_ROOT, encoding: 'utf8' });
+        expect(ignored.status).toBe(0);
+        const ignoredFiles = new Set(ignored.stdout.split('\n').filter(Boolean));
+        expect(ignoredFiles.size).toBeGreaterThan(0);
+        expect((inputFiles as (r: string) => string[])(REPO_ROOT).filter(f => ignoredFiles.has(f))).toEqual([]);
     });
 });
