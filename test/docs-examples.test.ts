@@ -17,7 +17,7 @@
  * in the scratch folder the commands run in.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
@@ -171,6 +171,13 @@ describe('every code block in README.md and docs/ runs as shown', () => {
     BLOCKS.forEach((block, n) => {
         const title = `${block.file}:${block.line} ${block.lang || 'text'}${block.marker ? ` (${block.marker})` : ''}`;
         if (block.marker?.startsWith('skip')) return;
+        if (block.marker?.startsWith('neovim')) {
+            it(`${title}: test/editors/neovim.test.ts runs it`, () => {
+                expect(block.lang).toBe('lua');
+                expect(existsSync(join(REPO_ROOT, 'test/editors/neovim.test.ts'))).toBe(true);
+            });
+            return;
+        }
         it(title, () => {
             if (block.marker === 'schema-error') {
                 const shown = block.code.trim();
