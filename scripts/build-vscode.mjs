@@ -4,18 +4,21 @@
 // out/vscode-test/ (not in the .vsix).
 import { copyFile, mkdir } from 'node:fs/promises';
 
-const DIST = 'client/vscode/dist';
+export const DIST = 'client/vscode/dist';
 
-/** `common` and `cjs` are scripts/bundles.mjs's: the same options as the package's own bins. */
-export function vscodeBuilds(common, cjs) {
+/**
+ * `common` and `cjs` are scripts/bundles.mjs's: the same options as the package's own bins;
+ * `workerBuildCheck` the first lines of each worker bundle (a worker of another build refuses to start).
+ */
+export function vscodeBuilds(common, cjs, workerBuildCheck) {
     return [
         cjs({ entryPoints: ['client/vscode/src/extension.ts'], outfile: `${DIST}/extension.cjs` }),
         cjs({ entryPoints: ['server/lsp/main.ts'], outfile: `${DIST}/language-server.cjs`, keepNames: false }),
         // The bundled `apl serve` finds its three workers beside it.
         cjs({ entryPoints: ['client/cli/main.ts'], outfile: `${DIST}/apl-cli.cjs` }),
-        cjs({ entryPoints: ['server/store/compact-worker.ts'], outfile: `${DIST}/compact-worker.cjs` }),
-        cjs({ entryPoints: ['server/ingest/prepare-worker.ts'], outfile: `${DIST}/ingest-worker.cjs` }),
-        cjs({ entryPoints: ['server/query/query-worker.ts'], outfile: `${DIST}/query-worker.cjs` }),
+        cjs({ entryPoints: ['server/store/compact-worker.ts'], outfile: `${DIST}/compact-worker.cjs`, banner: { js: workerBuildCheck } }),
+        cjs({ entryPoints: ['server/ingest/prepare-worker.ts'], outfile: `${DIST}/ingest-worker.cjs`, banner: { js: workerBuildCheck } }),
+        cjs({ entryPoints: ['server/query/query-worker.ts'], outfile: `${DIST}/query-worker.cjs`, banner: { js: workerBuildCheck } }),
         {
             ...common,
             entryPoints: { webview: 'client/vscode/webview/main.ts' },
@@ -32,8 +35,8 @@ export function vscodeBuilds(common, cjs) {
 }
 
 /** The grammar and language configuration the manifest points at (one copy each in the repository). */
-export async function copyVscodeAssets() {
-    await mkdir(DIST, { recursive: true });
-    await copyFile('syntaxes/apl.tmLanguage.json', `${DIST}/apl.tmLanguage.json`);
-    await copyFile('language-configuration.json', `${DIST}/language-configuration.json`);
+export async function copyVscodeAssets(dist = DIST) {
+    await mkdir(dist, { recursive: true });
+    await copyFile('syntaxes/apl.tmLanguage.json', `${dist}/apl.tmLanguage.json`);
+    await copyFile('language-configuration.json', `${dist}/language-configuration.json`);
 }

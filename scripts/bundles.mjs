@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { vscodeBuilds } from './build-vscode.mjs';
@@ -30,12 +31,25 @@ const cjsImportedOnce = {
     },
 };
 
+/**
+ * This build's id, written into every bundle. A rebuild replaces out/ under a running service
+ * (scripts/install-build.mjs), which starts its worker threads from the files later: the service
+ * passes its id to each worker (server/worker-boot.ts), and a worker bundle of another build
+ * refuses to start, with an error that says to restart, instead of running against a main bundle
+ * whose messages it may not understand.
+ */
+export const BUILD_ID = randomUUID();
+
+/** The first lines of a worker bundle: the check above. */
+export const WORKER_BUILD_CHECK = `{const i=process.argv.indexOf("--apl-build");if(i>=0&&process.argv[i+1]!==${JSON.stringify(BUILD_ID)})throw new Error("apl-tools was rebuilt while this process ran: its worker files (build ${BUILD_ID}) are not those of the running process (build "+process.argv[i+1]+"); restart it (apl serve, or the editor's language server)");}`;
+
 const common = {
     plugins: [cjsImportedOnce],
     bundle: true,
     platform: 'node',
     target: 'node20',
-    sourcemap: true,
+    // Source maps only when asked for (APL_SOURCEMAPS=1): the package carries none otherwise.
+    sourcemap: process.env.APL_SOURCEMAPS === '1',
     // Smaller bundles compile faster: start-up time of `apl` and the language server is a requirement.
     // APL_NO_MINIFY=1 keeps readable names, for CPU profiles.
     minify: process.env.APL_NO_MINIFY !== '1',
@@ -43,6 +57,7 @@ const common = {
     logLevel: 'warning',
     // Native or optional modules stay external; they are resolved from node_modules at run time.
     external: ['@duckdb/node-api', 'vscode'],
+    define: { __APL_BUILD_ID__: JSON.stringify(BUILD_ID) },
 };
 
 /**
@@ -51,10 +66,10 @@ const common = {
  * URL of the bundle file itself.
  */
 const MODULE_URL = 'var __aplModuleUrl = require("node:url").pathToFileURL(__filename).href;';
-const cjs = (extra = {}) => ({
+export const cjs = (extra = {}) => ({
     ...common,
     format: 'cjs',
-    define: { 'import.meta.url': '__aplModuleUrl' },
+    define: { ...common.define, 'import.meta.url': '__aplModuleUrl' },
     ...extra,
     banner: { js: [extra.banner?.js, MODULE_URL].filter(Boolean).join('\n') },
 });
@@ -71,11 +86,11 @@ export const builds = [
     cjs({ entryPoints: ['server/lsp/main.ts'], outfile: 'out/language-server.cjs', keepNames: false }),
     cjs({ entryPoints: ['server/lsp/snapshot.ts'], outfile: 'out/language-server-snapshot.cjs', keepNames: false }),
     // The store compacts on a worker thread; the bundled service finds this file beside its own bundle.
-    cjs({ entryPoints: ['server/store/compact-worker.ts'], outfile: 'out/compact-worker.cjs' }),
+    cjs({ entryPoints: ['server/store/compact-worker.ts'], outfile: 'out/compact-worker.cjs', banner: { js: WORKER_BUILD_CHECK } }),
     // Ingest bodies are parsed on a worker thread too (server/ingest/prepare-pool.ts).
-    cjs({ entryPoints: ['server/ingest/prepare-worker.ts'], outfile: 'out/ingest-worker.cjs' }),
+    cjs({ entryPoints: ['server/ingest/prepare-worker.ts'], outfile: 'out/ingest-worker.cjs', banner: { js: WORKER_BUILD_CHECK } }),
     // Queries run on worker threads over replicas of the engine (server/query/pool.ts).
-    cjs({ entryPoints: ['server/query/query-worker.ts'], outfile: 'out/query-worker.cjs' }),
+    cjs({ entryPoints: ['server/query/query-worker.ts'], outfile: 'out/query-worker.cjs', banner: { js: WORKER_BUILD_CHECK } }),
     // The library bundles its dependencies too, so the package installs with no dependency to fetch
     // (test/e2e/npm-pack.test.ts installs it offline). Bundled CommonJS dependencies call require():
     // give the ESM bundle one.
@@ -87,5 +102,5 @@ export const builds = [
         banner: { js: 'import { createRequire as __aplCreateRequire } from "node:module"; const require = __aplCreateRequire(import.meta.url);' },
     },
     // The VS Code extension (client/vscode/dist/) and its extension-host test suite (out/vscode-test/).
-    ...vscodeBuilds(common, cjs),
+    ...vscodeBuilds(common, cjs, WORKER_BUILD_CHECK),
 ];

@@ -56,7 +56,7 @@ export function inputFiles(root) {
 
 export function inputHash(root) {
     const hash = createHash('sha256');
-    hash.update(`node ${process.version}\nAPL_NO_MINIFY=${process.env.APL_NO_MINIFY ?? ''}\n`);
+    hash.update(`node ${process.version}\nAPL_NO_MINIFY=${process.env.APL_NO_MINIFY ?? ''}\nAPL_SOURCEMAPS=${process.env.APL_SOURCEMAPS ?? ''}\n`);
     for (const f of inputFiles(root)) {
         hash.update(`${f}\0`);
         hash.update(readFileSync(join(root, f)));

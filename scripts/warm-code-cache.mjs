@@ -14,7 +14,8 @@ import rpc from 'vscode-jsonrpc/node';
 
 const { createMessageConnection, StreamMessageReader, StreamMessageWriter } = rpc;
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+/** The folder of the built bins: out/ of the clone unless the build is staged elsewhere (esbuild.mjs). */
+let binDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'out');
 const QUERY = `let threshold = 500;
 ['sample-http-logs']
 | where _time > ago(1d) and toint(status) >= threshold
@@ -24,14 +25,15 @@ const QUERY = `let threshold = 500;
 | take 10
 `;
 
-export async function warmCodeCaches() {
+export async function warmCodeCaches(outDir = binDir) {
+    binDir = outDir;
     await warmLanguageServer();
     warmCli();
     await warmServe();
 }
 
 async function warmServe() {
-    const cache = join(root, 'out', 'apl-cli.serve.v8-cache');
+    const cache = join(binDir, 'apl-cli.serve.v8-cache');
     const data = mkdtempSync(join(tmpdir(), 'apl-warm-serve-'));
     try {
         // The first session fills the directory; the second, which starts on it, writes the cache.
@@ -47,7 +49,7 @@ async function warmServe() {
 async function serveSession(data, writeCache) {
     const token = 'xaat-warm-up';
     const env = { ...process.env, APL_TOKEN: token, ...(writeCache ? { APL_WRITE_CODE_CACHE: '1' } : {}) };
-    const child = spawn(process.execPath, [join(root, 'out', 'apl.cjs'), 'serve', '--host', '127.0.0.1', '--port', '0', '--data', data, '--no-samples'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(binDir, 'apl.cjs'), 'serve', '--host', '127.0.0.1', '--port', '0', '--data', data, '--no-samples'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const exited = new Promise(resolve => child.on('exit', resolve));
     let out = '';
     child.stderr.on('data', d => (out += d));
@@ -77,8 +79,8 @@ async function serveSession(data, writeCache) {
 }
 
 function warmCli() {
-    const cache = join(root, 'out', 'apl-cli.v8-cache');
-    const r = spawnSync(process.execPath, [join(root, 'out', 'apl.cjs'), 'check', '-'], {
+    const cache = join(binDir, 'apl-cli.v8-cache');
+    const r = spawnSync(process.execPath, [join(binDir, 'apl.cjs'), 'check', '-'], {
         input: `${QUERY}| where status ==\n`,
         env: { ...process.env, APL_WRITE_CODE_CACHE: '1' },
         encoding: 'utf8',
@@ -93,8 +95,8 @@ function expectCache(cache) {
 }
 
 async function warmLanguageServer() {
-    const bin = join(root, 'out', 'apl-language-server.cjs');
-    const cache = join(root, 'out', 'language-server.v8-cache');
+    const bin = join(binDir, 'apl-language-server.cjs');
+    const cache = join(binDir, 'language-server.v8-cache');
     const child = spawn(process.execPath, [bin, '--stdio'], { env: { ...process.env, APL_WRITE_CODE_CACHE: '1' }, stdio: ['pipe', 'pipe', 'inherit'] });
     const exited = new Promise(resolve => child.on('exit', resolve));
     const connection = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));

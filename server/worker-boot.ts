@@ -2,6 +2,13 @@ import { join } from 'node:path';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 
 /**
+ * The id of the build this bundle belongs to (esbuild defines it, scripts/bundles.mjs); undefined
+ * when the code runs from its sources.
+ */
+declare const __APL_BUILD_ID__: string | undefined;
+const BUILD_ID = typeof __APL_BUILD_ID__ === 'string' ? __APL_BUILD_ID__ : undefined;
+
+/**
  * Starts the worker module `name` (e.g. `compact-worker`) that sits beside the calling module,
  * given the caller's `import.meta.url`, in each of the ways the code runs:
  * - TypeScript sources (tests, tsx): the worker boots through tsx's ESM loader;
@@ -10,10 +17,13 @@ import { Worker, type ResourceLimits } from 'node:worker_threads';
  *   it, see scripts/bundles.mjs), and the worker is bundled beside it as `<bundledName>.cjs`;
  * - a CommonJS bundle made without that definition (`callerUrl` undefined): `<bundledName>.cjs`
  *   beside this module.
+ * A bundled worker is told this bundle's build id, and refuses to start when it is of another
+ * build: a rebuild replaced the files under a running process (scripts/install-build.mjs).
  */
 export function startWorker(callerUrl: string | undefined, name: string, bundledName = name, resourceLimits?: ResourceLimits, workerData?: unknown): Worker {
-    if (callerUrl === undefined) return new Worker(join(__dirname, `${bundledName}.cjs`), { resourceLimits, workerData });
-    if (callerUrl.endsWith('.cjs')) return new Worker(new URL(`./${bundledName}.cjs`, callerUrl), { resourceLimits, workerData });
+    const argv = BUILD_ID === undefined ? [] : ['--apl-build', BUILD_ID];
+    if (callerUrl === undefined) return new Worker(join(__dirname, `${bundledName}.cjs`), { resourceLimits, workerData, argv });
+    if (callerUrl.endsWith('.cjs')) return new Worker(new URL(`./${bundledName}.cjs`, callerUrl), { resourceLimits, workerData, argv });
     if (!callerUrl.endsWith('.ts')) return new Worker(new URL(`./${name}.js`, callerUrl), { resourceLimits, workerData });
     const target = new URL(`./${name}.ts`, callerUrl).href;
     let tsx = 'tsx/esm/api';
