@@ -1,10 +1,13 @@
 /**
- * The package as a user without a clone gets it: `npm pack`, then `npm install -g` of the tarball
- * into a scratch prefix, offline (nothing may have to be fetched: the bins and the library carry
- * their dependencies bundled), then both bins and the library run from outside the repository.
+ * The package as a user without a clone gets it: `npm run package` (scripts/pack.mjs), then
+ * `npm install -g` of the tarball into a scratch prefix, offline (nothing may have to be fetched:
+ * the bins and the library carry their dependencies bundled), with install scripts allowed as a
+ * user's npm does, then both bins and the library run from outside the repository. The tarball
+ * holds what a user runs and nothing else: no test output, no source maps, no lifecycle script
+ * (npm 11 lists a `prepare` of a tarball as an unapproved install script on every install).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +19,7 @@ import { REPO_ROOT } from '../support/cli.js';
 let dir: string;
 let prefix: string;
 let installed: string;
+let installOutput: string;
 
 const npm = (args: string[], cwd: string) => {
     const r = spawnSync('npm', args, { cwd, encoding: 'utf8', timeout: 120_000, env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } });
@@ -25,12 +29,13 @@ const npm = (args: string[], cwd: string) => {
 
 beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'apl-pack-'));
-    // --ignore-scripts: package what `npm test` just built (prepare would rebuild a changed tree).
-    npm(['pack', '--ignore-scripts', '--pack-destination', dir], REPO_ROOT);
+    // `npm run package` packages what `npm test` just built; it builds nothing.
+    npm(['run', 'package', '--', '--pack-destination', dir], REPO_ROOT);
     const tarball = readdirSync(dir).find(f => /^apl-tools-.*\.tgz$/.test(f));
-    if (!tarball) throw new Error(`npm pack made no tarball in ${dir}`);
+    if (!tarball) throw new Error(`npm run package made no tarball in ${dir}`);
     prefix = join(dir, 'prefix');
-    npm(['install', '-g', '--prefix', prefix, '--offline', '--ignore-scripts', join(dir, tarball)], dir);
+    const install = npm(['install', '-g', '--prefix', prefix, '--offline', join(dir, tarball)], dir);
+    installOutput = install.stdout + install.stderr;
     installed = join(prefix, 'lib', 'node_modules', 'apl-tools');
 }, 180_000);
 
@@ -40,7 +45,30 @@ afterAll(() => {
 
 const bin = (name: string) => join(prefix, 'bin', name);
 
-describe('npm pack + npm install -g of the tarball (offline, no clone)', () => {
+describe('npm run package + npm install -g of the tarball (offline, no clone)', () => {
+    it('the tarball holds no test output, no source map, no build stamp, and no lifecycle script; installing it warns of none', () => {
+        const files = readdirSync(join(installed, 'out'), { recursive: true }).map(String);
+        expect(files).toContain('apl-cli.cjs');
+        expect(files.filter(f => f.startsWith('vscode-test') || f.endsWith('.map') || f.startsWith('.build'))).toEqual([]);
+        const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { scripts?: Record<string, string>; devDependencies?: unknown };
+        expect(manifest.scripts ?? {}).toEqual({});
+        expect(manifest.devDependencies).toBeUndefined();
+        expect(installOutput).not.toMatch(/install-scripts|EBADENGINE|npm warn/i);
+    });
+
+    it('npm run package -- --dry-run --json lists no test output, source map or build stamp', () => {
+        const r = npm(['run', '--silent', 'package', '--', '--dry-run', '--json'], REPO_ROOT);
+        const listed = (JSON.parse(r.stdout) as { files: { path: string }[] }[])[0].files.map(f => f.path);
+        expect(listed).toContain('out/apl.cjs');
+        expect(listed.filter(f => f.startsWith('out/vscode-test') || f.endsWith('.map') || f.includes('.build-inputs'))).toEqual([]);
+    });
+
+    it('plain npm pack in the clone refuses, naming npm run package', () => {
+        const r = spawnSync('npm', ['pack', '--dry-run'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 120_000 });
+        expect(r.status).not.toBe(0);
+        expect(r.stderr).toContain('npm run package');
+    });
+
     it('apl --version and apl run work from outside the clone', () => {
         const version = spawnSync(bin('apl'), ['--version'], { cwd: dir, encoding: 'utf8' });
         expect(version.status).toBe(0);
