@@ -74,6 +74,9 @@ export const cjs = (extra = {}) => ({
     banner: { js: [extra.banner?.js, MODULE_URL].filter(Boolean).join('\n') },
 });
 
+/** Bundled CommonJS dependencies call require(): an ESM bundle gives them one. */
+const ESM_REQUIRE = 'import { createRequire as __aplCreateRequire } from "node:module"; const require = __aplCreateRequire(import.meta.url);';
+
 export const builds = [
     // Both bins are small launchers that run their bundle with a V8 code cache made right after the
     // build (bin/code-cache.ts, scripts/warm-code-cache.mjs): start-up time is a requirement.
@@ -92,15 +95,11 @@ export const builds = [
     // Queries run on worker threads over replicas of the engine (server/query/pool.ts).
     cjs({ entryPoints: ['server/query/query-worker.ts'], outfile: 'out/query-worker.cjs', banner: { js: WORKER_BUILD_CHECK } }),
     // The library bundles its dependencies too, so the package installs with no dependency to fetch
-    // (test/e2e/npm-pack.test.ts installs it offline). Bundled CommonJS dependencies call require():
-    // give the ESM bundle one.
-    {
-        ...common,
-        entryPoints: ['language/index.ts'],
-        outfile: 'out/index.mjs',
-        format: 'esm',
-        banner: { js: 'import { createRequire as __aplCreateRequire } from "node:module"; const require = __aplCreateRequire(import.meta.url);' },
-    },
+    // (test/e2e/npm-pack.test.ts installs it offline).
+    { ...common, entryPoints: ['language/index.ts'], outfile: 'out/index.mjs', format: 'esm', banner: { js: ESM_REQUIRE } },
+    // `apl-tools/service`: the embedded service (createService, runServe), for programs and tests that
+    // start one in-process. It starts the same worker bundles, found beside it in out/.
+    { ...common, entryPoints: ['server/http/index.ts'], outfile: 'out/service.mjs', format: 'esm', banner: { js: ESM_REQUIRE } },
     // The VS Code extension (client/vscode/dist/) and its extension-host test suite (out/vscode-test/).
     ...vscodeBuilds(common, cjs, WORKER_BUILD_CHECK),
 ];

@@ -28,7 +28,7 @@ const NOT_INPUTS = [
     /\.(log|tmp|vsix)$/,
 ];
 /** What a build leaves behind; if any is missing the build runs whatever the hash says. */
-export const OUTPUTS = ['out/apl.cjs', 'out/apl-cli.cjs', 'out/apl-language-server.cjs', 'out/language-server.cjs', 'out/index.mjs', 'dist/language/index.d.ts'];
+export const OUTPUTS = ['out/apl.cjs', 'out/apl-cli.cjs', 'out/apl-language-server.cjs', 'out/language-server.cjs', 'out/index.mjs', 'out/service.mjs', 'dist/language/index.d.ts', 'dist/server/http/index.d.ts'];
 export const STAMP = 'out/.build-inputs.sha256';
 
 function walk(root, path, files) {

@@ -15,6 +15,7 @@ const BUILD_ID = typeof __APL_BUILD_ID__ === 'string' ? __APL_BUILD_ID__ : undef
  * - compiled ESM: `<name>.js` beside the caller;
  * - the CommonJS bundles in out/: `import.meta.url` is the bundle's own URL there (esbuild defines
  *   it, see scripts/bundles.mjs), and the worker is bundled beside it as `<bundledName>.cjs`;
+ * - the ESM bundle of `apl-tools/service` (out/service.mjs): the CommonJS worker bundles beside it;
  * - a CommonJS bundle made without that definition (`callerUrl` undefined): `<bundledName>.cjs`
  *   beside this module.
  * A bundled worker is told this bundle's build id, and refuses to start when it is of another
@@ -23,7 +24,8 @@ const BUILD_ID = typeof __APL_BUILD_ID__ === 'string' ? __APL_BUILD_ID__ : undef
 export function startWorker(callerUrl: string | undefined, name: string, bundledName = name, resourceLimits?: ResourceLimits, workerData?: unknown): Worker {
     const argv = BUILD_ID === undefined ? [] : ['--apl-build', BUILD_ID];
     if (callerUrl === undefined) return new Worker(join(__dirname, `${bundledName}.cjs`), { resourceLimits, workerData, argv });
-    if (callerUrl.endsWith('.cjs')) return new Worker(new URL(`./${bundledName}.cjs`, callerUrl), { resourceLimits, workerData, argv });
+    // The CommonJS bundles, and the ESM bundle of `apl-tools/service` beside them (out/service.mjs).
+    if (callerUrl.endsWith('.cjs') || callerUrl.endsWith('/service.mjs')) return new Worker(new URL(`./${bundledName}.cjs`, callerUrl), { resourceLimits, workerData, argv });
     if (!callerUrl.endsWith('.ts')) return new Worker(new URL(`./${name}.js`, callerUrl), { resourceLimits, workerData });
     const target = new URL(`./${name}.ts`, callerUrl).href;
     let tsx = 'tsx/esm/api';

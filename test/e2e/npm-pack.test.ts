@@ -7,7 +7,7 @@
  * (npm 11 lists a `prepare` of a tarball as an unapproved install script on every install).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -132,5 +132,31 @@ console.log(JSON.stringify({ count: result.tables[0].columns[0][0], codes: diagn
         const r = spawnSync(process.execPath, [script], { cwd: dir, encoding: 'utf8' });
         expect(r.stderr).toBe('');
         expect(JSON.parse(r.stdout)).toEqual({ count: 1, codes: ['APL0003'] });
+    });
+
+    it("the service: import { createService } from 'apl-tools/service' (by the package's exports), a query on its worker threads", () => {
+        const project = join(dir, 'service-user');
+        mkdirSync(join(project, 'node_modules'), { recursive: true });
+        symlinkSync(installed, join(project, 'node_modules', 'apl-tools'));
+        const script = join(project, 'use-service.mjs');
+        writeFileSync(
+            script,
+            `import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createService } from 'apl-tools/service';
+const svc = await createService({ dataDir: mkdtempSync(join(tmpdir(), 'apl-pack-service-')), port: 0, tokens: ['xaat-pack'], samples: false, queryWorkers: 1 });
+const call = (path, body, type = 'application/json') => fetch(svc.url + path, { method: 'POST', body, headers: { authorization: 'Bearer xaat-pack', 'content-type': type } });
+await call('/v2/datasets', JSON.stringify({ name: 'logs' }));
+await call('/v1/datasets/logs/ingest', '{"status":"500"}\\n{"status":"200"}', 'application/x-ndjson');
+const res = await call('/v1/datasets/_apl?format=tabular', JSON.stringify({ apl: "['logs'] | where status == '500' | count" }));
+console.log(JSON.stringify((await res.json()).tables[0].columns[0]));
+await svc.close();
+`,
+        );
+        const r = spawnSync(process.execPath, [script], { cwd: project, encoding: 'utf8' });
+        // Nothing on stderr: a query worker that cannot start says so there (and the query runs on the main thread).
+        expect(r.stderr).toBe('');
+        expect(r.stdout.trim()).toBe('[1]');
     });
 });
