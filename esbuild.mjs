@@ -13,7 +13,6 @@ import * as esbuild from 'esbuild';
 import { copyVscodeAssets, DIST } from './scripts/build-vscode.mjs';
 import { builds } from './scripts/bundles.mjs';
 import { installBuild } from './scripts/install-build.mjs';
-import { STAMP } from './scripts/prepare.mjs';
 import { warmCodeCaches } from './scripts/warm-code-cache.mjs';
 
 const root = dirname(fileURLToPath(import.meta.url));
@@ -54,8 +53,7 @@ if (watch) {
             // (test/bin/code-cache.test.ts) fails when the built bins start without one.
             console.warn(`warning: no V8 code caches for the bins: ${err instanceof Error ? err.message : String(err)}`);
         }
-        // The stamp of `npm run prepare` stays: it is rewritten after a build that prepare ran.
-        installBuild(stage, root, ['out', DIST], [STAMP]);
+        installBuild(stage, root, ['out', DIST]);
     } finally {
         rmSync(stage, { recursive: true, force: true });
     }

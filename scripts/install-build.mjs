@@ -4,8 +4,10 @@
 //   bundle open keeps reading the old file, and one that opens it later reads the whole new one,
 //   never a half-written file;
 // - the launchers come last, so a process started during the move runs the new bundles;
-// - files the new build did not make (a source map of an earlier build, a snapshot that this build
-//   could not make) are removed, so nothing in the folder belongs to another build.
+// - the files of an earlier build that this one did not make (a source map, a snapshot that this
+//   build could not make) are removed, so no bundle, map, cache or snapshot belongs to another
+//   build; what else lives in out/ stays (the .vsix of `npm run package:vscode`, the screenshots
+//   of the VS Code tests, the build stamp of scripts/prepare.mjs).
 // A service that was running keeps its old bundles in memory but starts its worker threads from the
 // files later: each bundle carries its build's id, and a worker of another build refuses to start
 // (scripts/bundles.mjs, server/worker-boot.ts), so the service reports that it must be restarted.
@@ -24,14 +26,17 @@ function filesUnder(dir, prefix = '') {
     return files;
 }
 
+/** What a build makes: only such files of an earlier build are removed. */
+const BUILD_OUTPUT = /\.(cjs|mjs|js|css|map|v8-cache)$|(^|\/)language-server\.snapshot\.[a-z]+$/;
+
 /** The bins' launchers: moved last. */
 const LAUNCHERS = new Set(['apl.cjs', 'apl-language-server.cjs']);
 
 /**
- * Moves `stage/<folder>` to `root/<folder>` for each folder, file by file; removes the files of
- * `root/<folder>` that the stage does not have, except `keep` (paths relative to `root`).
+ * Moves `stage/<folder>` to `root/<folder>` for each folder, file by file; removes the build
+ * outputs of `root/<folder>` that the stage does not have.
  */
-export function installBuild(stage, root, folders, keep = []) {
+export function installBuild(stage, root, folders) {
     for (const folder of folders) {
         const from = join(stage, folder);
         const to = join(root, folder);
@@ -42,7 +47,7 @@ export function installBuild(stage, root, folders, keep = []) {
         }
         const made = new Set(built);
         for (const file of filesUnder(to)) {
-            if (!made.has(file) && !keep.includes(`${folder}/${file}`)) rmSync(join(to, file), { force: true });
+            if (!made.has(file) && BUILD_OUTPUT.test(file)) rmSync(join(to, file), { force: true });
         }
         removeEmptyFolders(to);
     }

@@ -34,9 +34,9 @@ function packedFiles() {
     return JSON.parse(r.stdout)[0].files.map(f => f.path);
 }
 
-/** package.json as a user of the package needs it: no lifecycle or development scripts, no devDependencies. */
+/** package.json as a user of the package needs it: no scripts, and nothing about installing the clone (devDependencies, overrides, allowScripts). */
 function userManifest() {
-    const { scripts: _scripts, devDependencies: _devDependencies, overrides: _overrides, ...manifest } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    const { scripts: _scripts, devDependencies: _devDependencies, overrides: _overrides, allowScripts: _allowScripts, ...manifest } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
     return manifest;
 }
 

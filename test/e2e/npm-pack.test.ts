@@ -7,7 +7,7 @@
  * (npm 11 lists a `prepare` of a tarball as an unapproved install script on every install).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,10 +46,13 @@ afterAll(() => {
 const bin = (name: string) => join(prefix, 'bin', name);
 
 describe('npm run package + npm install -g of the tarball (offline, no clone)', () => {
-    it('the tarball holds no test output, no source map, no build stamp, and no lifecycle script; installing it warns of none', () => {
+    it('the tarball holds the types of both exports, no test output, no source map, no build stamp, and no lifecycle script; installing it warns of none', () => {
         const files = readdirSync(join(installed, 'out'), { recursive: true }).map(String);
         expect(files).toContain('apl-cli.cjs');
         expect(files.filter(f => f.startsWith('vscode-test') || f.endsWith('.map') || f.startsWith('.build'))).toEqual([]);
+        // The types of both exports (package.json's exports → types).
+        expect(readdirSync(join(installed, 'dist', 'language'))).toContain('index.d.ts');
+        expect(readdirSync(join(installed, 'dist', 'server', 'http'))).toContain('index.d.ts');
         const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { scripts?: Record<string, string>; devDependencies?: unknown };
         expect(manifest.scripts ?? {}).toEqual({});
         expect(manifest.devDependencies).toBeUndefined();
@@ -158,5 +161,19 @@ await svc.close();
         // Nothing on stderr: a query worker that cannot start says so there (and the query runs on the main thread).
         expect(r.stderr).toBe('');
         expect(r.stdout.trim()).toBe('[1]');
+    });
+
+});
+
+describe('npm install -g . in the clone (README, "On your PATH")', () => {
+    // --ignore-scripts: the clone's prepare is tested in test/scripts/prepare.test.ts; here, what npm makes of the folder.
+    it('links the global package to the clone (npm 11 does not copy it), and the bin runs the clone\'s build', () => {
+        const linkPrefix = join(dir, 'link-prefix');
+        npm(['install', '-g', '.', '--prefix', linkPrefix, '--offline', '--ignore-scripts'], REPO_ROOT);
+        const global = join(linkPrefix, 'lib', 'node_modules', 'apl-tools');
+        expect(lstatSync(global).isSymbolicLink()).toBe(true);
+        expect(realpathSync(global)).toBe(realpathSync(REPO_ROOT));
+        const version = spawnSync(join(linkPrefix, 'bin', 'apl'), ['--version'], { cwd: dir, encoding: 'utf8' });
+        expect(version.stdout).toMatch(/^apl \d+\.\d+\.\d+/);
     });
 });

@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { installBuild } from '../../scripts/install-build.mjs';
 import { REPO_ROOT } from '../support/cli.js';
 
-const install = installBuild as (stage: string, root: string, folders: string[], keep?: string[]) => void;
+const install = installBuild as (stage: string, root: string, folders: string[]) => void;
 let dir: string;
 
 afterEach(() => {
@@ -26,7 +26,7 @@ function write(path: string, text: string): void {
 }
 
 describe('installBuild', () => {
-    it('moves each built file over the old one: an open old file still reads whole, the path reads the new build, files of the old build go, the stamp stays', () => {
+    it('moves each built file over the old one: an open old file still reads whole, the path reads the new build, bundles, maps and snapshots of the old build go, other files (stamp, .vsix, screenshots) stay', () => {
         dir = mkdtempSync(join(tmpdir(), 'apl-install-build-'));
         const root = join(dir, 'clone');
         const stage = join(dir, 'stage');
@@ -35,6 +35,9 @@ describe('installBuild', () => {
         write(join(root, 'out/apl-cli.cjs.map'), 'a source map of the old build');
         write(join(root, 'out/vscode-test/suite.cjs'), 'old suite');
         write(join(root, 'out/.build-inputs.sha256'), 'stamp');
+        write(join(root, 'out/language-server.snapshot.blob'), 'a snapshot of the old build');
+        write(join(root, 'out/apl-tools-0.1.0.vsix'), 'the extension package');
+        write(join(root, 'out/vscode-test/screenshots/failed.png'), 'a screenshot');
         write(join(stage, 'out/apl-cli.cjs'), 'new bundle');
         write(join(stage, 'out/apl.cjs'), 'new launcher');
         write(join(stage, 'out/vscode-test/suite.cjs'), 'new suite');
@@ -43,7 +46,7 @@ describe('installBuild', () => {
         // A running process that has the bundle open, as `apl serve` has.
         const fd = openSync(join(root, 'out/apl-cli.cjs'), 'r');
         try {
-            install(stage, root, ['out', 'client/vscode/dist'], ['out/.build-inputs.sha256']);
+            install(stage, root, ['out', 'client/vscode/dist']);
             const buffer = Buffer.alloc(old.length + 10);
             const n = readSync(fd, buffer, 0, buffer.length, 0);
             expect(buffer.subarray(0, n).toString()).toBe(old);
@@ -55,7 +58,10 @@ describe('installBuild', () => {
         expect(readFileSync(join(root, 'out/vscode-test/suite.cjs'), 'utf8')).toBe('new suite');
         expect(readFileSync(join(root, 'client/vscode/dist/extension.cjs'), 'utf8')).toBe('new extension');
         expect(existsSync(join(root, 'out/apl-cli.cjs.map'))).toBe(false);
+        expect(existsSync(join(root, 'out/language-server.snapshot.blob'))).toBe(false);
         expect(readFileSync(join(root, 'out/.build-inputs.sha256'), 'utf8')).toBe('stamp');
+        expect(readFileSync(join(root, 'out/apl-tools-0.1.0.vsix'), 'utf8')).toBe('the extension package');
+        expect(readFileSync(join(root, 'out/vscode-test/screenshots/failed.png'), 'utf8')).toBe('a screenshot');
         expect(existsSync(join(stage, 'out/apl-cli.cjs'))).toBe(false);
     });
 });
