@@ -3,7 +3,8 @@
  * `docs-test: neovim`), run in a real Neovim: `nvim --headless` with that block as its init.lua,
  * the built `apl-language-server --stdio` on the PATH, and real .apl files in a project folder.
  * A Lua script of the test's own opens them and writes what the editor got to a JSON file:
- * the diagnostics of a file with a syntax error, and the completion items after `|`.
+ * the diagnostics of a file with a syntax error, the completion items after `|`, and the
+ * diagnostics of a file in a second project whose schema.json names its datasets.
  *
  * Neovim is Debian's package (0.7.2 on Debian 12, what CI runs on), installed when missing by
  * scripts/provision-neovim.sh. APL_SKIP_NEOVIM_TESTS=1 skips this file (loudly).
@@ -64,6 +65,10 @@ for _, reply in pairs(replies) do
   for _, item in ipairs(result.items or result) do table.insert(out.completion, item.label) end
 end
 
+vim.cmd('edit ' .. vim.fn.fnameescape(os.getenv('APL_SCHEMA_PROJECT_FILE')))
+vim.wait(30000, function() return has(codes(), 'APL0012') end, 50)
+out.schemaProjectDiagnostics = codes()
+
 local f = assert(io.open(os.getenv('APL_RESULT_FILE'), 'w'))
 f:write(vim.fn.json_encode(out))
 f:close()
@@ -77,6 +82,7 @@ interface NeovimResult {
     clientNames: string[];
     clientsAfterSecondFile: number;
     completion: string[];
+    schemaProjectDiagnostics: (string | null)[];
 }
 
 let work: string;
@@ -102,6 +108,12 @@ beforeAll(() => {
     writeFileSync(errorFile, "['sample-http-logs']\n| where status ==\n");
     const completeFile = join(project, 'queries', 'complete.apl');
     writeFileSync(completeFile, "['sample-http-logs']\n| \n");
+    // A second project, with a schema of its own datasets at its root: the documented set-up passes it.
+    const schemaProject = join(work, 'with-schema');
+    mkdirSync(join(schemaProject, '.git'), { recursive: true });
+    writeFileSync(join(schemaProject, 'schema.json'), JSON.stringify({ datasets: { 'my-logs': { level: 'string' } } }));
+    const schemaProjectFile = join(schemaProject, 'q.apl');
+    writeFileSync(schemaProjectFile, "['my-logs'] | where levle == 'error'\n");
     writeFileSync(join(work, 'init.lua'), documentedConfig());
     writeFileSync(join(work, 'check.lua'), CHECK_LUA);
     const resultFile = join(work, 'result.json');
@@ -120,6 +132,7 @@ beforeAll(() => {
             XDG_CACHE_HOME: join(home, 'cache'),
             APL_ERROR_FILE: errorFile,
             APL_COMPLETE_FILE: completeFile,
+            APL_SCHEMA_PROJECT_FILE: schemaProjectFile,
             APL_RESULT_FILE: resultFile,
         },
     });
@@ -145,6 +158,10 @@ describe.skipIf(SKIP)("Neovim with docs/editors.md's set-up, against the built a
 
     it("['sample-http-logs'] |   (completion after the pipe offers where)", () => {
         expect(result.completion, stderr).toContain('where');
+    });
+
+    it("['my-logs'] | where levle == 'error'  (in a project with a schema.json: the field is unknown, APL0012)", () => {
+        expect(result.schemaProjectDiagnostics, stderr).toContain('APL0012');
     });
 });
 
