@@ -1,9 +1,11 @@
-// `npm run prepare` (npm runs it after `npm ci`/`npm install` in a clone, and when npx or
-// `npm install -g .` installs from a folder): builds out/ and dist/ only when an input changed since
-// the last build. Before, every `npx apl` in a fresh clone rebuilt everything (about 20 s, silent).
+// `npm run prepare` (npm 11 runs it after `npm ci`/`npm install` in a clone, and on `npm install -g .`,
+// which links the clone): builds out/ and dist/ only when an input changed since the last build.
+// `npx apl` in a clone does not run it. The tarball of `npm run package` has no scripts at all, so
+// this never runs for its users (scripts/pack.mjs).
 //
 // The inputs are hashed (file paths and contents, the Node version, build-affecting variables);
-// the hash is kept in out/.build-inputs.sha256 and written only after a build succeeds.
+// the hash is kept in out/.build-inputs.sha256 and written only after a build succeeds. What the
+// build writes is not an input (NOT_INPUTS): otherwise the stamp never matched after a build.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
