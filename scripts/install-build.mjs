@@ -43,7 +43,12 @@ export function installBuild(stage, root, folders) {
         const built = filesUnder(from).sort((a, b) => Number(LAUNCHERS.has(a)) - Number(LAUNCHERS.has(b)));
         for (const file of built) {
             mkdirSync(dirname(join(to, file)), { recursive: true });
-            renameSync(join(from, file), join(to, file));
+            try {
+                renameSync(join(from, file), join(to, file));
+            } catch (err) {
+                // Windows does not replace a file that a running process has open.
+                throw new Error(`cannot replace ${folder}/${file} (${err.code ?? err.message}): stop the apl serve or language server that runs from ${folder}/, then build again`);
+            }
         }
         const made = new Set(built);
         for (const file of filesUnder(to)) {
