@@ -47,7 +47,7 @@ export function installBuild(stage, root, folders) {
                 renameSync(join(from, file), join(to, file));
             } catch (err) {
                 // Windows does not replace a file that a running process has open.
-                throw new Error(`cannot replace ${folder}/${file} (${err.code ?? err.message}): stop the apl serve or language server that runs from ${folder}/, then build again`);
+                throw new Error(`cannot replace ${folder}/${file} (${err.code ?? err.message}): stop the apl serve or language server that runs from ${folder}/, then build again`, { cause: err });
             }
         }
         const made = new Set(built);
