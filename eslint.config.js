@@ -16,6 +16,8 @@ export default tseslint.config(
             'language/parser/*.generated.ts',
             'client/vscode/dist/**',
             'client/vscode/out/**',
+            // A build's staging folder (esbuild.mjs), left behind only by a build that crashed.
+            '.build-*/**',
         ],
     },
     js.configs.recommended,
