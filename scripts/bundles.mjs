@@ -66,7 +66,7 @@ const common = {
  * URL of the bundle file itself.
  */
 const MODULE_URL = 'var __aplModuleUrl = require("node:url").pathToFileURL(__filename).href;';
-export const cjs = (extra = {}) => ({
+const cjs = (extra = {}) => ({
     ...common,
     format: 'cjs',
     define: { ...common.define, 'import.meta.url': '__aplModuleUrl' },
