@@ -12,9 +12,12 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** What the build reads. Folders are walked; what a build (or a run) writes inside them is not an input. */
-const INPUTS = ['language', 'bin', 'server', 'client', 'scripts', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.lib.json',
-    'langium-config.json', 'esbuild.mjs', 'language-configuration.json'];
+/**
+ * What the build reads (test/scripts/prepare.test.ts checks it against esbuild's list of what each
+ * bundle is made of). Folders are walked; what a build (or a run) writes inside them is not an input.
+ */
+const INPUTS = ['language', 'bin', 'server', 'client', 'scripts', 'syntaxes', 'test/vscode/suite', 'package.json', 'package-lock.json', 'tsconfig.json',
+    'tsconfig.lib.json', 'langium-config.json', 'esbuild.mjs', 'language-configuration.json'];
 /**
  * Outputs inside the input folders: hashing one made the stamp differ right after every build (the
  * extension's bundles in client/vscode/dist/ are built beside its sources), so every later `npx apl`

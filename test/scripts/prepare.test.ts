@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { BuildOptions } from 'esbuild';
+import * as esbuild from 'esbuild';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs module without type declarations
 import { builds as bundles } from '../../scripts/bundles.mjs';
@@ -30,7 +30,7 @@ const write = (path: string, text: string) => {
 function realBuildOutputs(): string[] {
     const files = [...(OUTPUTS as string[]), 'client/vscode/dist/apl.tmLanguage.json', 'client/vscode/dist/language-configuration.json',
         'language/generated/ast.ts', 'language/parser/apl-lookahead.generated.ts', 'out/language-server.v8-cache', 'out/.build-inputs.sha256'];
-    for (const b of bundles as BuildOptions[]) {
+    for (const b of bundles as esbuild.BuildOptions[]) {
         if (b.outfile) files.push(b.outfile, `${b.outfile}.map`);
         else for (const name of Object.keys(b.entryPoints as Record<string, string>)) files.push(`${b.outdir}/${name}.js`, `${b.outdir}/${name}.css`);
     }
@@ -129,5 +129,28 @@ describe('the inputs of the real tree', () => {
         expect(entries).toContain('client/vscode/dist/');
         const isIgnored = (f: string) => entries.some(e => (e.endsWith('/') ? f.startsWith(e) : f === e));
         expect((inputFiles as (r: string) => string[])(REPO_ROOT).filter(isIgnored)).toEqual([]);
+    });
+
+    // A source file a bundle is made of, outside the inputs, would leave out/ stale after a change
+    // to it: every file esbuild reads (its metafile), other than dependencies, is an input.
+    it('every file a bundle is made of is an input (esbuild metafile)', async () => {
+        const inputs = new Set((inputFiles as (r: string) => string[])(REPO_ROOT));
+        const missing = new Set<string>();
+        for (const options of bundles as esbuild.BuildOptions[]) {
+            const result = await esbuild.build({ ...options, absWorkingDir: REPO_ROOT, write: false, metafile: true, logLevel: 'silent', sourcemap: false, minify: false });
+            for (const file of Object.keys(result.metafile.inputs)) {
+                // Dependencies, esbuild's virtual modules, and what the build generates from an input (the grammar).
+                if (file.includes('node_modules/') || file.includes(':') || /^language\/generated\/|\.generated\.ts$/.test(file)) continue;
+                if (!inputs.has(file)) missing.add(file);
+            }
+        }
+        expect([...missing]).toEqual([]);
+    }, 180_000);
+
+    it('the files the build copies are inputs (the extension\'s grammar and language configuration)', () => {
+        const inputs = (inputFiles as (r: string) => string[])(REPO_ROOT);
+        expect(inputs).toContain('syntaxes/apl.tmLanguage.json');
+        expect(inputs).toContain('language-configuration.json');
+        expect(inputs).toContain('server/lsp/launcher.sh');
     });
 });
