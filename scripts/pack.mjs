@@ -3,8 +3,8 @@
 //
 // Why not plain `npm pack`: it packs package.json as it is, and the clone's has a `prepare` script
 // (it builds out/ after `npm ci`). npm never runs `prepare` for a tarball, but npm 11 lists it as an
-// install script "not yet covered by allowScripts" on every install of the tarball, and a user
-// cannot approve it (approvals apply to registry packages only). So the tarball's package.json
+// install script "not yet covered by allowScripts" on every install of the tarball, which a user
+// could approve only by the tarball's exact path. So the tarball's package.json
 // here has no scripts (and no devDependencies). The files are the ones `npm pack` would take, by
 // the `files` of package.json (no test output, no build stamp; source maps only when the build made
 // them: APL_SOURCEMAPS=1).
