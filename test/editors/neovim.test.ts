@@ -48,17 +48,17 @@ end
 
 vim.cmd('edit ' .. vim.fn.fnameescape(os.getenv('APL_ERROR_FILE')))
 out.filetype = vim.bo.filetype
-vim.wait(30000, function() return has(codes(), 'APL1001') end, 50)
+vim.wait(60000, function() return has(codes(), 'APL1001') end, 50)
 out.diagnostics = codes()
 out.clientNames = {}
 for _, c in pairs(clients()) do table.insert(out.clientNames, c.name) end
 
 vim.cmd('edit ' .. vim.fn.fnameescape(os.getenv('APL_COMPLETE_FILE')))
-vim.wait(30000, function() return next(clients()) ~= nil end, 50)
+vim.wait(60000, function() return next(clients()) ~= nil end, 50)
 out.clientsAfterSecondFile = 0
 for _ in pairs(clients()) do out.clientsAfterSecondFile = out.clientsAfterSecondFile + 1 end
 local params = { textDocument = { uri = vim.uri_from_bufnr(0) }, position = { line = 1, character = 2 } }
-local replies = vim.lsp.buf_request_sync(0, 'textDocument/completion', params, 30000) or {}
+local replies = vim.lsp.buf_request_sync(0, 'textDocument/completion', params, 60000) or {}
 out.completion = {}
 for _, reply in pairs(replies) do
   local result = reply.result or {}
@@ -66,7 +66,7 @@ for _, reply in pairs(replies) do
 end
 
 vim.cmd('edit ' .. vim.fn.fnameescape(os.getenv('APL_SCHEMA_PROJECT_FILE')))
-vim.wait(30000, function() return has(codes(), 'APL0012') end, 50)
+vim.wait(60000, function() return has(codes(), 'APL0012') end, 50)
 out.schemaProjectDiagnostics = codes()
 
 local f = assert(io.open(os.getenv('APL_RESULT_FILE'), 'w'))
@@ -121,7 +121,7 @@ beforeAll(() => {
     const r = spawnSync(nvim, ['--headless', '-i', 'NONE', '-u', join(work, 'init.lua'), '-c', `luafile ${join(work, 'check.lua')}`], {
         cwd: project,
         encoding: 'utf8',
-        timeout: 120_000,
+        timeout: 5 * 60_000,
         env: {
             ...process.env,
             PATH: `${bin}:${process.env.PATH}`,
