@@ -2,7 +2,7 @@
 // the language server, the bundled `apl serve` (with its three workers) and the results webview go to
 // client/vscode/dist/, so the .vsix carries no node_modules. The extension-host test suite goes to
 // out/vscode-test/ (not in the .vsix).
-import { copyFile, mkdir } from 'node:fs/promises';
+import { copyFile, cp, mkdir, readdir } from 'node:fs/promises';
 
 const DIST = 'client/vscode/dist';
 
@@ -36,4 +36,9 @@ export async function copyVscodeAssets() {
     await mkdir(DIST, { recursive: true });
     await copyFile('syntaxes/apl.tmLanguage.json', `${DIST}/apl.tmLanguage.json`);
     await copyFile('language-configuration.json', `${DIST}/language-configuration.json`);
+    // The project's documentation, for "APL: Open Documentation" (the .vsix has no link to a public repository).
+    await mkdir(`${DIST}/docs/docs`, { recursive: true });
+    await copyFile('README.md', `${DIST}/docs/README.md`);
+    for (const name of await readdir('docs')) if (name.endsWith('.md')) await copyFile(`docs/${name}`, `${DIST}/docs/docs/${name}`);
+    await cp('docs/images', `${DIST}/docs/docs/images`, { recursive: true });
 }
