@@ -79,6 +79,12 @@ describe.skipIf(SKIP)('the editor as a user meets it (issue 25)', () => {
         }
     }
 
+    /** A screenshot in the middle of a step, to look at. */
+    async function shot(name: string): Promise<void> {
+        mkdirSync(SCREENSHOTS, { recursive: true });
+        await page.screenshot({ path: join(SCREENSHOTS, `editor-ui-${name}.png`) });
+    }
+
     const quickInput = () => page.locator('.quick-input-widget');
     const quickInputBox = () => page.locator('.quick-input-widget .quick-input-box input');
     const frame = () => resultsFrame(page);
@@ -110,11 +116,13 @@ describe.skipIf(SKIP)('the editor as a user meets it (issue 25)', () => {
             // Step 2: the URL. A wrong scheme is named while typing.
             await quickInputBox().fill('ftp://127.0.0.1:8686');
             await expect.poll(() => inputMessage().textContent(), { timeout: 10_000 }).toMatch(/http:\/\/ or https:\/\//);
+            await shot('add-connection-bad-scheme');
             await quickInputBox().fill('127.0.0.1 8686');
             await expect.poll(() => inputMessage().textContent(), { timeout: 10_000 }).toMatch(/not a valid URL/);
             const port = new URL(service.url).port;
             await quickInputBox().fill(`127.0.0.1:${port}`);
             await expect.poll(() => inputMessage().textContent(), { timeout: 10_000 }).toMatch(new RegExp(`http://127\\.0\\.0\\.1:${port}`));
+            await shot('add-connection-bare-host');
             await page.keyboard.press('Enter');
             // Step 3: the token. A wrong one is refused by the service and the same step comes back with it.
             await quickInputBox().fill('xaat-wrong-token');
@@ -123,6 +131,7 @@ describe.skipIf(SKIP)('the editor as a user meets it (issue 25)', () => {
             await page.keyboard.press('Enter'); // no org id
             await expect.poll(() => inputMessage().textContent(), { timeout: 30_000 }).toMatch(/refused the token/);
             expect(await quickInputBox().inputValue()).toBe('xaat-wrong-token');
+            await shot('add-connection-refused-token');
             expect(await quickInputBox().getAttribute('type')).toBe('password');
             await quickInputBox().fill(service.token);
             await page.keyboard.press('Enter');
@@ -161,21 +170,32 @@ describe.skipIf(SKIP)('the editor as a user meets it (issue 25)', () => {
         }),
     120_000);
 
-    it('the time-range picker offers All time and remembers it for the workspace', () =>
+    it('a range without events says where the events are; Search all time finds them, and All time is remembered for the workspace', () =>
         step('all time', async () => {
             await runLine(3);
             await expect.poll(() => status().getAttribute('data-state'), { timeout: 60_000 }).toBe('done');
             const range = frame().locator('select[aria-label="Time range"]');
             expect(await range.locator('option').allTextContents()).toContain('All time');
-            await range.selectOption('all');
+            // A day long before the events: nothing, and the view says where the events are.
+            await range.selectOption('custom');
+            await frame().locator('input[aria-label^="Start time"]').fill('2020-01-01T00:00:00Z');
+            await frame().locator('input[aria-label^="End time"]').fill('2020-01-02T00:00:00Z');
+            await frame().getByRole('button', { name: 'Apply' }).click();
+            const hint = frame().locator('.notes p', { hasText: 'No events between 2020-01-01 00:00 and 2020-01-02 00:00 UTC' });
+            await hint.waitFor({ timeout: 60_000 });
+            expect(await hint.textContent()).toMatch(/'events' has events from \d{4}-\d\d-\d\d \d\d:\d\d to/);
+            await shot('empty-range-hint');
+            await hint.getByRole('button', { name: 'Search all time' }).click();
             await expect.poll(() => status().textContent(), { timeout: 60_000 }).toContain('5,000 rows');
+            expect(await range.inputValue()).toBe('all');
             // A new window on the same workspace starts with the same choice.
             await page.reload();
-            await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'queries.apl' }).first().waitFor({ timeout: 60_000 });
+            await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
             await openFile(page, 'queries.apl', 'every event');
             await runLine(3);
             await expect.poll(() => status().getAttribute('data-state'), { timeout: 60_000 }).toBe('done');
             expect(await frame().locator('select[aria-label="Time range"]').inputValue()).toBe('all');
+            await expect.poll(() => status().textContent(), { timeout: 30_000 }).toContain('5,000 rows');
         }),
     180_000);
 
@@ -187,6 +207,7 @@ describe.skipIf(SKIP)('the editor as a user meets it (issue 25)', () => {
             const level = (await details.locator('dt', { hasText: /^level$/ }).locator('xpath=following-sibling::dd[1]').locator('code').textContent())!;
             await details.locator('dt', { hasText: /^level$/ }).locator('xpath=following-sibling::dd[1]').getByRole('button', { name: 'Filter' }).click();
             await expect.poll(() => editorText(), { timeout: 30_000 }).toContain(`| where level == '${level}'`);
+            await shot('filter-by-value');
             await expect.poll(() => status().getAttribute('data-state'), { timeout: 60_000 }).toBe('done');
             const rows = level === 'error' ? Math.ceil(EVENTS / 7) : EVENTS - Math.ceil(EVENTS / 7);
             await expect.poll(() => status().textContent(), { timeout: 30_000 }).toContain(`${rows.toLocaleString('en-US')} rows`);
@@ -198,6 +219,7 @@ describe.skipIf(SKIP)('the editor as a user meets it (issue 25)', () => {
             await frame().getByRole('button', { name: 'Open in editor' }).click();
             await page.locator('.tab', { hasText: 'Untitled' }).first().waitFor({ timeout: 30_000 });
             await expect.poll(() => editorText(), { timeout: 30_000 }).toMatch(/^\[\s*\{\s*"_time"/);
+            await shot('open-in-editor-json');
             expect(await page.locator('.tab', { hasText: 'APL Results' }).count()).toBe(0);
             await page.keyboard.press('Control+Shift+P');
             await quickInputBox().fill('>View: Revert and Close Editor');
@@ -211,6 +233,7 @@ describe.skipIf(SKIP)('the editor as a user meets it (issue 25)', () => {
             await frame().getByRole('button', { name: 'Export', exact: true }).click();
             await quickInput().waitFor({ timeout: 30_000 });
             await expect.poll(() => quickInputBox().inputValue(), { timeout: 10_000 }).toMatch(/\/events-\d{4}-\d\d-\d\dT\d{4}\.csv$/);
+            await shot('export-dialog');
             await page.keyboard.press('Escape');
         }),
     120_000);
@@ -218,12 +241,14 @@ describe.skipIf(SKIP)('the editor as a user meets it (issue 25)', () => {
     it('the history shows readable times and labels without comments, and opens an entry in the editor', () =>
         step('history', async () => {
             await command('APL: Show Query History');
+            await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Query History' }).waitFor({ timeout: 30_000 });
             const rows = page.locator('.quick-input-widget .monaco-list-row');
             await rows.first().waitFor({ timeout: 30_000 });
             const texts = await rows.allInnerTexts();
             expect(texts.join('\n')).not.toContain('// every event');
             expect(texts.join('\n')).toMatch(/\b(just now|\d+ min ago)\b/);
             expect(texts.join('\n')).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/);
+            await shot('history-list');
             const first = rows.first();
             await first.hover();
             await first.locator('.action-label[aria-label="Open in editor"]').click();

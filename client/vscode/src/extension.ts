@@ -203,7 +203,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
 
     /** A diagnostic of another source (the language server) on the same line, overlapping `range`. */
     function reportedByLanguageServer(uri: vscode.Uri, range: vscode.Range): boolean {
-        return vscode.languages.getDiagnostics(uri).some(d => d.source === LANGUAGE_SERVER_SOURCE && d.range.start.line === range.start.line && d.range.intersection(range) !== undefined);
+        return vscode.languages.getDiagnostics(uri).some(d => {
+            if (d.source !== LANGUAGE_SERVER_SOURCE || d.range.start.line !== range.start.line) return false;
+            // Ranges that only touch (one ends where the other starts) are two problems side by side.
+            const common = d.range.intersection(range);
+            return common !== undefined && (!common.isEmpty || range.isEmpty || d.range.isEmpty);
+        });
     }
 
     // ------------------------------------------------------------------------------ running

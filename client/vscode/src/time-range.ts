@@ -52,6 +52,11 @@ export function parseTimeRangeSpec(value: unknown): TimeRangeSpec | undefined {
     return undefined;
 }
 
+/** `2026-11-28 03:12` (seconds and milliseconds only when they are not zero): a time a person reads. */
+export function readableTime(iso: string): string {
+    return iso.replace('T', ' ').replace(/\.000Z$/, 'Z').replace(/:00Z$/, 'Z').replace(/Z$/, '');
+}
+
 export function resolveTimeRange(spec: TimeRangeSpec, now: Date): ResolvedTimeRange {
     if ('preset' in spec) {
         if (spec.preset === 'all') return { startTime: ALL_TIME_START, endTime: now.toISOString(), label: 'all time' };
@@ -59,5 +64,5 @@ export function resolveTimeRange(spec: TimeRangeSpec, now: Date): ResolvedTimeRa
     }
     const startTime = new Date(Date.parse(spec.start)).toISOString();
     const endTime = new Date(Date.parse(spec.end)).toISOString();
-    return { startTime, endTime, label: `${startTime} – ${endTime}` };
+    return { startTime, endTime, label: `${readableTime(startTime)} – ${readableTime(endTime)} UTC` };
 }

@@ -34,6 +34,10 @@ describe('a run that found nothing in its time range', () => {
         expect(parseTimeRangeSpec('all')).toEqual({ preset: 'all' });
         expect(parseTimeRangeSpec({ preset: 'all' })).toEqual({ preset: 'all' });
     });
+
+    it('a custom range reads as minutes in UTC (history, status), not as raw timestamps', () => {
+        expect(resolveTimeRange({ start: '2020-01-01T00:00:00Z', end: '2020-01-02T06:30:15Z' }, NOW).label).toBe('2020-01-01 00:00 – 2020-01-02 06:30:15 UTC');
+    });
 });
 
 describe("Export's proposed file name", () => {

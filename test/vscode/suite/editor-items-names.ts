@@ -5,6 +5,7 @@ export const EDITOR_ITEM_TESTS = [
     'Open in editor opens the result as JSON or CSV text, not another results view',
     'Translate to Legacy opens a read-only document that nobody is asked to save',
     "['events'] | where nosuchfield == 1: one diagnostic for the problem the language server and the service both report",
+    "APL: Open Documentation shows the project's README that comes with the extension",
 ] as const;
 
 export type EditorItemTestName = (typeof EDITOR_ITEM_TESTS)[number];

@@ -86,10 +86,10 @@ export function editorItemTests({ env, api, openApl, until }: SuiteHelpers): Rec
             assert.equal(editor.document.isUntitled, false, 'an untitled document with content asks to be saved on close');
             assert.notEqual(editor.document.uri.scheme, 'file');
             assert.equal(editor.document.isDirty, false);
-            // Read-only: an edit is refused.
-            const edit = new vscode.WorkspaceEdit();
-            edit.insert(editor.document.uri, new vscode.Position(0, 0), 'x');
-            assert.equal(await vscode.workspace.applyEdit(edit), false);
+            // Closing it asks nothing: the tab goes at once.
+            await vscode.window.showTextDocument(editor.document);
+            await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+            await until('the tab to close', () => (vscode.window.tabGroups.all.flatMap(g => g.tabs).some(t => t.input instanceof vscode.TabInputText && t.input.uri.toString() === editor.document.uri.toString()) ? undefined : true));
         },
 
         "['events'] | where nosuchfield == 1: one diagnostic for the problem the language server and the service both report": async () => {
@@ -109,6 +109,17 @@ export function editorItemTests({ env, api, openApl, until }: SuiteHelpers): Rec
             const fromRun = await until('the run diagnostic on line 5', () => vscode.languages.getDiagnostics(doc.uri).find(d => d.range.start.line === 4));
             assert.equal(fromRun.source, 'apl (test service)');
             assert.equal(vscode.languages.getDiagnostics(doc.uri).filter(d => d.range.start.line === 4).length, 1);
+        },
+
+        "APL: Open Documentation shows the project's README that comes with the extension": async () => {
+            const shown = await vscode.commands.executeCommand<string>('apl.openDocumentation');
+            const readme = vscode.Uri.parse(shown);
+            assert.match(readme.path, /\/dist\/docs\/README\.md$/);
+            const text = Buffer.from(await vscode.workspace.fs.readFile(readme)).toString('utf8');
+            assert.match(text, /## The VS Code extension/);
+            // The README's links to docs/ lead to files that came along.
+            for (const page of ['service.md', 'schema-file.md', 'editors.md']) await vscode.workspace.fs.stat(vscode.Uri.joinPath(readme, '..', 'docs', page));
+            await until('the Markdown preview', () => vscode.window.tabGroups.all.flatMap(g => g.tabs).find(t => /Preview/.test(t.label) && /README/.test(t.label)));
         },
     };
 }

@@ -52,11 +52,11 @@ export function failedStep(e: unknown, answers: ConnectionAnswers): { step: AddS
     const text = e instanceof Error ? e.message : String(e);
     if (e instanceof AplApiError) {
         if (e.status === 0) return { step: 'url', message: `Cannot reach the service: ${text}` };
-        if (e.status === 401) return { step: 'token', message: `The service refused the token (${e.status}): ${text}` };
+        if (e.status === 401) return { step: 'token', message: `The service refused the token: ${text}` };
         if (e.status === 403) {
             // A personal token needs the organisation; an API token lacks a permission.
             if (answers.token.trim().startsWith('xapt-') && answers.orgId.trim() === '') return { step: 'orgId', message: 'A personal token needs the organisation id.' };
-            return { step: 'token', message: `The service refused the token (${e.status}): ${text}` };
+            return { step: 'token', message: `The service refused the token: ${text}` };
         }
         if (e.status === 404) return { step: 'url', message: `This URL answers, but not as an Axiom API (${e.status}): check the address.` };
         return { step: 'url', message: `The service answered ${e.status}: ${text}` };

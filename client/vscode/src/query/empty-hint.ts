@@ -3,7 +3,7 @@
  * first and last event (`GET /v1/datasets/{id}/info`: minTime, maxTime). When a dataset the query
  * reads has events, but none in the range, the results view says where they are and offers All time.
  */
-import type { ResolvedTimeRange } from '../time-range.js';
+import { readableTime, type ResolvedTimeRange } from '../time-range.js';
 
 export interface DatasetSpan {
     name: string;
@@ -23,7 +23,7 @@ export function minuteText(iso: string): string {
 /** The range as the sentence names it: "in the last 1h", "between … and … UTC". */
 function rangeText(range: ResolvedTimeRange): string {
     if (range.label.startsWith('last ')) return `in the ${range.label}`;
-    return `between ${minuteText(range.startTime)} and ${minuteText(range.endTime)} UTC`;
+    return `between ${readableTime(range.startTime)} and ${readableTime(range.endTime)} UTC`;
 }
 
 /**
