@@ -2,7 +2,7 @@
 // the language server, the bundled `apl serve` (with its three workers) and the results webview go to
 // client/vscode/dist/, so the .vsix carries no node_modules. The extension-host test suite goes to
 // out/vscode-test/ (not in the .vsix).
-import { copyFile, mkdir } from 'node:fs/promises';
+import { copyFile, cp, mkdir, readdir } from 'node:fs/promises';
 
 export const DIST = 'client/vscode/dist';
 
@@ -39,4 +39,9 @@ export async function copyVscodeAssets(dist = DIST) {
     await mkdir(dist, { recursive: true });
     await copyFile('syntaxes/apl.tmLanguage.json', `${dist}/apl.tmLanguage.json`);
     await copyFile('language-configuration.json', `${dist}/language-configuration.json`);
+    // The project's documentation, for "APL: Open Documentation" (the .vsix has no link to a public repository).
+    await mkdir(`${dist}/docs/docs`, { recursive: true });
+    await copyFile('README.md', `${dist}/docs/README.md`);
+    for (const name of await readdir('docs')) if (name.endsWith('.md')) await copyFile(`docs/${name}`, `${dist}/docs/docs/${name}`);
+    await cp('docs/images', `${dist}/docs/docs/images`, { recursive: true });
 }

@@ -1,6 +1,7 @@
 /** `--url`, `--token`, `--org-id` for the commands that talk to a service, and how their errors print. */
 import { AplClient } from '../api/client.js';
 import { AplApiError } from '../api/errors.js';
+import { normalizeServiceUrl } from '../api/service-url.js';
 import { CliError } from './cli-error.js';
 
 export const DEFAULT_SERVICE_URL = 'http://127.0.0.1:8686';
@@ -31,15 +32,9 @@ export function warnAboutTokenArgument(args: { token?: string | string[] }, err:
 }
 
 export function clientFrom(args: ConnectionArgs, env: NodeJS.ProcessEnv = process.env): AplClient {
-    let url = args.url ?? env.APL_URL ?? DEFAULT_SERVICE_URL;
-    if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) url = `http://${url}`;
-    if (!/^https?:\/\//i.test(url)) throw new CliError(`--url must be an http:// or https:// URL, not '${url}'`);
-    try {
-        new URL(url);
-    } catch {
-        throw new CliError(`--url '${url}' is not a valid URL`);
-    }
-    return new AplClient({ url, token: args.token ?? env.APL_TOKEN, orgId: args['org-id'] ?? env.APL_ORG_ID });
+    const url = normalizeServiceUrl(args.url ?? env.APL_URL ?? DEFAULT_SERVICE_URL);
+    if (!url.ok) throw new CliError(`--url: ${url.problem}`);
+    return new AplClient({ url: url.url, token: args.token ?? env.APL_TOKEN, orgId: args['org-id'] ?? env.APL_ORG_ID });
 }
 
 /**

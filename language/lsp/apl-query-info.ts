@@ -41,6 +41,8 @@ export interface QueryBlockInfo {
     notPageableReason?: string;
     /** The result is a time series: the name of its `bin(_time, …)`/`bin_auto(_time)` column. */
     timeColumn?: string;
+    /** The datasets its source reads (`['a']`, `b`, `union a, b`), in order; wildcards and `let`s are not names. */
+    datasets?: string[];
 }
 
 export interface QueryInfo {
@@ -101,14 +103,14 @@ function analyseBlock(blockText: string, services: AplServices): Omit<QueryBlock
     const syntaxOk = parsed.lexerErrors.length === 0 && parsed.parserErrors.length === 0;
     const statements = parsed.value.statements ?? [];
     const query = [...statements].reverse().find((s): s is ast.QueryStatement => s.$type === 'QueryStatement');
-    if (!query?.body) return { runnable: false, syntaxOk, pageable: false, order: 'desc', notPageableReason: 'the block has no query' };
+    if (!query?.body) return { runnable: false, syntaxOk, pageable: false, order: 'desc', notPageableReason: 'the block has no query', datasets: [] };
     const types: AplTypeComputer = services.types.TypeComputer;
     const body = query.body;
     const pipeline = body.$type === 'Pipeline' ? (body as ast.Pipeline) : undefined;
     const operators = pipeline?.operators ?? [];
     const source = pipeline ? pipeline.source : body;
     const timeColumn = timeSeriesColumn(operators, types);
-    const base = { runnable: true, syntaxOk, timeColumn };
+    const base = { runnable: true, syntaxOk, timeColumn, datasets: [...new Set(sourceDatasets(source, types))] };
     const notPageable = (reason: string) => ({ ...base, pageable: false, order: 'desc' as const, notPageableReason: reason });
 
     if (!syntaxOk) return notPageable('the query has syntax errors');
@@ -144,6 +146,24 @@ function isDatasetSource(source: ast.Expression | undefined, types: AplTypeCompu
             return (source as ast.UnionExpression).tables.every(t => t.$type === 'TableWildcard' || isDatasetSource((t as ast.TableExpression).expression, types));
         default:
             return false;
+    }
+}
+
+/** The dataset names a source reads: the same shapes `isDatasetSource` accepts. */
+function sourceDatasets(source: ast.Expression | undefined, types: AplTypeComputer): string[] {
+    if (!source) return [];
+    switch (source.$type) {
+        case 'NameReference':
+        case 'BracketReference': {
+            const name = (source as ast.NameReference).name;
+            return types.letBinding(name, source) === undefined ? [name] : [];
+        }
+        case 'ParenthesizedExpression':
+            return sourceDatasets((source as ast.ParenthesizedExpression).expression, types);
+        case 'UnionExpression':
+            return (source as ast.UnionExpression).tables.flatMap(t => (t.$type === 'TableWildcard' ? [] : sourceDatasets((t as ast.TableExpression).expression, types)));
+        default:
+            return [];
     }
 }
 

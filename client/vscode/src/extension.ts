@@ -6,29 +6,38 @@
  *   apl.run({ uri?, line?, text?, timeRange?, connection? }) → { rowsMatched, rowsLoaded, state, … }
  *   apl.cancel() · apl.exportResults({ format, uri? }) · apl.addConnection({ name, url, token, orgId?, paging? }?)
  *   apl.selectConnection(name?) · apl.removeConnection(name?) · apl.startLocalService() · apl.refreshSchema()
- *   apl.showHistory() · apl.translateToLegacy({ uri?, line? }?)
+ *   apl.showHistory() · apl.translateToLegacy({ uri?, line? }?) · apl.widenTimeRange() → RunSummary
+ *   apl.filterByValue({ field, value }) → RunSummary · apl.openResultsInEditor({ format? }?)
  */
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { QueryBlockInfo } from '../../../language/lsp/apl-query-info.js';
+import { promptConnection } from './connections/add-connection-prompt.js';
 import { parseAxiomConfig } from './connections/axiom-config.js';
 import { ConnectionManager, LOCAL_CONNECTION, type Connection, type ConnectionProfile, type PagingSetting } from './connections/connection-manager.js';
 import { LocalService } from './connections/local-service.js';
+import { exportFileName } from './export-name.js';
+import { historyLabel, localTime, relativeTime } from './history/history-label.js';
 import { HistoryManager, type HistoryEntry } from './history/history-manager.js';
+import { LegacyDocuments } from './legacy-documents.js';
 import { AplLanguageClient } from './language-client.js';
 import { blockAt } from './query/block-picker.js';
+import { emptyRangeHint, type DatasetSpan } from './query/empty-hint.js';
 import { filterClause, withFilter } from './query/filter-clause.js';
 import { QueryRunner, type Run, type RunRequest, type RunSummary } from './query/query-runner.js';
 import { runLenses } from './query/run-lens.js';
+import { formatRows } from './results/copy-format.js';
 import { exportPages, isExportFormat, type ExportFormat } from './results/export-writer.js';
 import { ResultsPanel } from './results/results-panel.js';
 import { fetchSchema, quoteName, schemaPayload } from './schema/schema-manager.js';
-import { INSERT_COMMAND, SchemaTree } from './schema/schema-tree.js';
+import { INSERT_COMMAND, insertText, SchemaTree, type SchemaNode } from './schema/schema-tree.js';
 import { parseTimeRangeSpec, resolveTimeRange, TIME_PRESETS, type TimeRangeSpec } from './time-range.js';
 
 const TIME_RANGE_KEY = 'apl.timeRange';
+/** The `source` of the language server's diagnostics (Langium's: the language id). */
+const LANGUAGE_SERVER_SOURCE = 'apl';
 
 /** What the extension returns from `activate`: read-only views for tests and other extensions (never a token). */
 export interface AplExtensionApi {
@@ -38,7 +47,12 @@ export interface AplExtensionApi {
     /** Milliseconds from the start of the last run to its first rows painted in a results view. */
     lastPaintMs(): number | undefined;
     schemaDatasets(): string[];
+    /** The time range runs use, as remembered for this workspace. */
+    timeRange(): TimeRangeSpec | undefined;
 }
+
+/** Rows "Open in editor" puts in a text editor; more belong in a file (Export). */
+const OPEN_IN_EDITOR_MAX_ROWS = 10_000;
 
 function config() {
     return vscode.workspace.getConfiguration('apl');
@@ -72,7 +86,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
     // ------------------------------------------------------------------------------ UI halves
     const runDiagnostics = vscode.languages.createDiagnosticCollection('apl-run');
     context.subscriptions.push(runDiagnostics);
-    let timeRange: TimeRangeSpec = parseTimeRangeSpec(context.globalState.get(TIME_RANGE_KEY)) ?? parseTimeRangeSpec(config().get('defaultTimeRange')) ?? { preset: '24h' };
+    // The last range picked in this workspace (a project of old logs keeps All time), else the setting.
+    let timeRange: TimeRangeSpec = parseTimeRangeSpec(context.workspaceState.get(TIME_RANGE_KEY)) ?? parseTimeRangeSpec(config().get('defaultTimeRange')) ?? { preset: '24h' };
     let lastPaint: { runId: number; ms: number } | undefined;
 
     const panel = new ResultsPanel(context.extensionUri, {
@@ -82,10 +97,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         setTimeRange: range => void setTimeRange(range, true),
         timeRange: () => timeRange,
         zoom: (start, end) => void setTimeRange({ start, end }, true),
-        filter: (field, type, value) => {
-            const run = runner.current;
-            if (run) void startRun({ ...run.request, text: withFilter(run.request.text, filterClause(field, type, value)), origin: undefined }, run.connection);
-        },
+        filter: (field, _type, value) => void vscode.commands.executeCommand('apl.filterByValue', { field, value }),
         sort: (field, desc) => void sortRun(field, desc),
         painted: (runId, at) => {
             const run = runner.current;
@@ -93,6 +105,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         },
     });
     context.subscriptions.push(vscode.window.registerWebviewViewProvider(ResultsPanel.viewType, panel, { webviewOptions: { retainContextWhenHidden: true } }), panel);
+
+    const legacyDocuments = new LegacyDocuments();
+    context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(LegacyDocuments.scheme, legacyDocuments));
 
     const schemaTree = new SchemaTree();
     context.subscriptions.push(vscode.window.registerTreeDataProvider('apl.schema', schemaTree));
@@ -113,7 +128,31 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         panel.show(run);
         void vscode.commands.executeCommand('setContext', 'apl.running', run.state === 'running');
         if (run.state === 'error') showRunError(run);
+        if (run.state === 'done' && run.result?.rowCount === 0) void explainEmpty(run);
     });
+
+    /** A run that found nothing: when the time range is why, the view says where the events are (and offers All time). */
+    async function explainEmpty(run: Run): Promise<void> {
+        const datasets = run.request.datasets ?? [];
+        if (datasets.length === 0 || ('preset' in run.request.timeRange && run.request.timeRange.preset === 'all')) return;
+        try {
+            const client = await connections.client(run.connection);
+            const spans: DatasetSpan[] = await Promise.all(
+                datasets.map(async name => {
+                    const info = await client.datasets.info(name);
+                    return { name, events: info.numEvents, minTime: info.minTime, maxTime: info.maxTime };
+                }),
+            );
+            const hint = emptyRangeHint(run.range, spans);
+            if (hint && runner.current === run) {
+                run.emptyHint = hint;
+                panel.show(run);
+            }
+        } catch (e) {
+            // The explanation is a courtesy: without the dataset's info the view only says 0 rows.
+            output.debug(`no explanation for the empty result: ${errorText(e)}`);
+        }
+    }
 
     let schemaRefresh: AbortController | undefined;
     const refreshSchema = async (): Promise<number> => {
@@ -151,7 +190,26 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         vscode.workspace.onDidChangeTextDocument(e => {
             if (e.document.languageId === 'apl' && e.contentChanges.length > 0) runDiagnostics.delete(e.document.uri);
         }),
+        // The language server may report the same problem after the run did: then its diagnostic stays, the run's goes.
+        vscode.languages.onDidChangeDiagnostics(e => {
+            for (const uri of e.uris) {
+                const mine = runDiagnostics.get(uri);
+                if (!mine || mine.length === 0) continue;
+                const kept = mine.filter(d => !reportedByLanguageServer(uri, d.range));
+                if (kept.length !== mine.length) runDiagnostics.set(uri, kept);
+            }
+        }),
     );
+
+    /** A diagnostic of another source (the language server) on the same line, overlapping `range`. */
+    function reportedByLanguageServer(uri: vscode.Uri, range: vscode.Range): boolean {
+        return vscode.languages.getDiagnostics(uri).some(d => {
+            if (d.source !== LANGUAGE_SERVER_SOURCE || d.range.start.line !== range.start.line) return false;
+            // Ranges that only touch (one ends where the other starts) are two problems side by side.
+            const common = d.range.intersection(range);
+            return common !== undefined && (!common.isEmpty || range.isEmpty || d.range.isEmpty);
+        });
+    }
 
     // ------------------------------------------------------------------------------ running
     async function requestFor(document: vscode.TextDocument, selection: vscode.Selection | undefined, line: number | undefined): Promise<RunRequest | undefined> {
@@ -176,6 +234,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
             order: block?.order ?? 'desc',
             notPageableReason: block ? block.notPageableReason : 'the selection holds more than one query block',
             timeColumn: block?.timeColumn,
+            datasets: block?.datasets ?? [],
             timeRange,
             origin,
         };
@@ -208,7 +267,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
 
     async function setTimeRange(range: TimeRangeSpec, andRerun: boolean): Promise<void> {
         timeRange = range;
-        await context.globalState.update(TIME_RANGE_KEY, range);
+        await context.workspaceState.update(TIME_RANGE_KEY, range);
         panel.showTimeRange(range);
         if (andRerun && runner.current) await startRun(runner.current.request, runner.current.connection);
     }
@@ -227,8 +286,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
             const lineEnd = document.lineAt(line).range.end.character;
             range = word ?? new vscode.Range(line, Math.min(character, lineEnd), line, Math.min(lineEnd, character + 1));
         }
+        // One problem, one diagnostic: the language server's (with its code and quick fix) wins.
+        if (reportedByLanguageServer(uri, range)) return;
         const diagnostic = new vscode.Diagnostic(range, run.error!.message, vscode.DiagnosticSeverity.Error);
-        diagnostic.source = `APL (${run.connection.name})`;
+        diagnostic.source = `apl (${run.connection.name})`;
         runDiagnostics.set(uri, [diagnostic]);
     }
 
@@ -287,7 +348,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         }
         let target: vscode.Uri | undefined = typeof args?.uri === 'string' ? vscode.Uri.parse(args.uri) : args?.uri instanceof vscode.Uri ? args.uri : undefined;
         if (!target) {
-            target = await vscode.window.showSaveDialog({ filters: { [format.toUpperCase()]: [format] }, saveLabel: 'Export', title: `Export ${run.result.rowCount.toLocaleString('en-US')} rows` });
+            const folder = vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.file(homedir());
+            const defaultUri = vscode.Uri.joinPath(folder, exportFileName(run.request.datasets ?? [], new Date(run.startedAt), format));
+            target = await vscode.window.showSaveDialog({ defaultUri, filters: { [format.toUpperCase()]: [format] }, saveLabel: 'Export', title: `Export ${run.result.rowCount.toLocaleString('en-US')} rows` });
             if (!target) return undefined;
         }
         if (target.scheme !== 'file') throw new Error(`apl.exportResults: the export goes to a local file, not ${target.scheme}:`);
@@ -319,26 +382,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
     });
 
     register('apl.addConnection', async (args?: { name?: string; url?: string; token?: string; orgId?: string; paging?: PagingSetting }) => {
-        const interactive = !args;
-        const name = args?.name ?? (await vscode.window.showInputBox({ title: 'APL: Add Connection (1/3)', prompt: 'A name for the connection', placeHolder: 'production', ignoreFocusOut: true }));
-        if (!name) return undefined;
-        const url = args?.url ?? (await vscode.window.showInputBox({ title: 'APL: Add Connection (2/3)', prompt: 'The URL of the Axiom API or of apl serve', value: 'https://api.axiom.co', ignoreFocusOut: true }));
-        if (!url) return undefined;
-        const token = args?.token ?? (await vscode.window.showInputBox({ title: 'APL: Add Connection (3/3)', prompt: 'An API token (xaat-…) or personal token (xapt-…); it is kept in the secret storage', password: true, ignoreFocusOut: true }));
-        if (!token) return undefined;
-        const orgId = args ? args.orgId : await vscode.window.showInputBox({ title: 'APL: Add Connection', prompt: 'Organisation id (needed with a personal token; leave empty otherwise)', ignoreFocusOut: true });
-        const profile: ConnectionProfile = { name, url, orgId: orgId || undefined, paging: args?.paging };
+        const save = async (profile: ConnectionProfile, token: string) => (await connections.add(profile, token, client => client.user())).name;
+        if (!args) {
+            // The prompts check each answer as it is typed and come back to the step at fault, answers kept.
+            const name = await promptConnection(connections.profiles().map(p => p.name), a => save({ name: a.name, url: a.url, orgId: a.orgId || undefined }, a.token));
+            if (name) void vscode.window.showInformationMessage(`APL: connected to ${name}.`);
+            return name ? { name } : undefined;
+        }
         try {
-            const saved = await connections.add(profile, token, client => client.user());
-            if (interactive) void vscode.window.showInformationMessage(`APL: connected to ${saved.name}.`);
-            return { name: saved.name };
+            return { name: await save({ name: args.name ?? '', url: args.url ?? '', orgId: args.orgId || undefined, paging: args.paging }, args.token ?? '') };
         } catch (e) {
-            const message = `APL: cannot add the connection '${name}': ${errorText(e)}`;
-            if (interactive) {
-                void vscode.window.showErrorMessage(message);
-                return undefined;
-            }
-            throw new Error(message, { cause: e });
+            throw new Error(`APL: cannot add the connection '${args.name}': ${errorText(e)}`, { cause: e });
         }
     });
 
@@ -401,24 +455,46 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
     register('apl.refreshSchema', () => refreshSchema());
 
     register('apl.showHistory', async () => {
-        const pick = vscode.window.createQuickPick<vscode.QuickPickItem & { entry: HistoryEntry }>();
-        pick.title = 'APL: Query History (type to search; Enter runs it again)';
+        type Item = vscode.QuickPickItem & { entry: HistoryEntry };
+        const openButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('go-to-file'), tooltip: 'Open in editor' };
+        const runButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('play'), tooltip: 'Run again' };
+        const pick = vscode.window.createQuickPick<Item>();
+        pick.title = 'APL: Query History';
+        pick.placeholder = 'Type to search; Enter runs a query again';
         pick.matchOnDetail = true;
         pick.matchOnDescription = true;
         const entries = await history.entries();
-        pick.items = entries.map(entry => ({
-            label: entry.text.replace(/\s+/g, ' ').slice(0, 120),
-            description: `${entry.outcome} · ${entry.rowsMatched?.toLocaleString('en-US') ?? '–'} rows · ${entry.elapsedMs} ms`,
-            detail: `${entry.at} · ${entry.connection} · ${entry.range}${entry.error ? ` · ${entry.error}` : ''}`,
-            entry,
-        }));
+        const now = new Date();
+        pick.items = entries.map(entry => {
+            const at = new Date(entry.at);
+            const rows = entry.rowsMatched !== undefined ? `${entry.rowsMatched.toLocaleString()} rows` : undefined;
+            const outcome = entry.outcome === 'done' ? rows : entry.outcome === 'error' ? 'failed' : 'cancelled';
+            return {
+                label: historyLabel(entry.text),
+                description: [relativeTime(at, now), outcome, `${entry.elapsedMs.toLocaleString()} ms`].filter(Boolean).join(' · '),
+                detail: [localTime(at), entry.connection, entry.range, entry.error].filter(Boolean).join(' · '),
+                buttons: [openButton, runButton],
+                entry,
+            };
+        });
+        const open = async (entry: HistoryEntry) => {
+            const document = await vscode.workspace.openTextDocument({ language: 'apl', content: entry.text + '\n' });
+            await vscode.window.showTextDocument(document);
+            return document;
+        };
+        const runAgain = async (entry: HistoryEntry) => {
+            const document = await open(entry);
+            await vscode.commands.executeCommand('apl.run', { uri: document.uri.toString(), line: 0, connection: connections.list().some(c => c.name === entry.connection) ? entry.connection : undefined });
+        };
+        pick.onDidTriggerItemButton(async e => {
+            pick.hide();
+            if (e.button === openButton) await open(e.item.entry);
+            else await runAgain(e.item.entry);
+        });
         pick.onDidAccept(async () => {
             const chosen = pick.selectedItems[0]?.entry;
             pick.hide();
-            if (!chosen) return;
-            const document = await vscode.workspace.openTextDocument({ language: 'apl', content: chosen.text + '\n' });
-            await vscode.window.showTextDocument(document);
-            await vscode.commands.executeCommand('apl.run', { uri: document.uri.toString(), line: 0, connection: connections.list().some(c => c.name === chosen.connection) ? chosen.connection : undefined });
+            if (chosen) await runAgain(chosen);
         });
         pick.onDidHide(() => pick.dispose());
         pick.show();
@@ -438,21 +514,57 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
             const line = (request.origin?.line ?? 0) + at.line;
             const character = (at.line === 0 ? (request.origin?.character ?? 0) : 0) + at.character;
             const diagnostic = new vscode.Diagnostic(new vscode.Range(line, character, line, character + 1), `no legacy form: ${answer.error.message}`, vscode.DiagnosticSeverity.Error);
-            diagnostic.source = 'APL translate';
+            diagnostic.source = 'apl (translate)';
             runDiagnostics.set(document.uri, [diagnostic]);
             void vscode.window.showErrorMessage(`APL: ${answer.error.message} (line ${line + 1}, column ${character + 1})`);
             return { error: answer.error.message, line: line + 1, column: character + 1 };
         }
-        const json = JSON.stringify(answer, null, 2);
-        const opened = await vscode.workspace.openTextDocument({ language: 'json', content: json + '\n' });
+        // A read-only document: closing it asks nothing (an untitled one with content asks to be saved).
+        const opened = await vscode.workspace.openTextDocument(legacyDocuments.add(JSON.stringify(answer, null, 2) + '\n'));
         await vscode.window.showTextDocument(opened, { viewColumn: vscode.ViewColumn.Beside });
         return answer;
     });
 
-    register('apl.openResultsInEditor', () => panel.openInEditor());
+    register('apl.openResultsInEditor', async (args?: { format?: unknown }) => {
+        const run = runner.current;
+        if (!run?.result || run.state !== 'done') {
+            void vscode.window.showWarningMessage('APL: no result to open: run a query first.');
+            return undefined;
+        }
+        const format = args?.format === 'csv' ? 'csv' : 'json';
+        const result = run.result;
+        const count = Math.min(result.rowCount, OPEN_IN_EDITOR_MAX_ROWS);
+        const rows = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'APL: reading the rows' }, () => result.rows(0, count));
+        const text = formatRows(result.fields.map(f => f.name), rows, format, true) + '\n';
+        const document = await vscode.workspace.openTextDocument({ language: format === 'json' ? 'json' : 'plaintext', content: text });
+        await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Active });
+        if (result.rowCount > count) {
+            void vscode.window.showInformationMessage(`APL: the editor holds the first ${count.toLocaleString()} of ${result.rowCount.toLocaleString()} rows; Export writes every row to a file.`);
+        }
+        return { uri: document.uri.toString(), rows: rows.length };
+    });
 
-    register(INSERT_COMMAND, async (text: string) => {
-        const editor = vscode.window.activeTextEditor;
+    // The project's README and docs/, bundled in dist/docs/ (the build copies them), as a Markdown preview.
+    register('apl.openDocumentation', async (page?: string) => {
+        const file = vscode.Uri.joinPath(context.extensionUri, 'dist', 'docs', typeof page === 'string' && /^docs\/[\w-]+\.md$/.test(page) ? page : 'README.md');
+        await vscode.commands.executeCommand('markdown.showPreview', file);
+        return file.toString();
+    });
+
+    register('apl.filterByValue', async (args: { field: string; value: unknown }) => filterByValue(args.field, args.value));
+
+    register('apl.widenTimeRange', async (): Promise<RunSummary | undefined> => {
+        await setTimeRange({ preset: 'all' }, false);
+        const run = runner.current;
+        if (!run) return undefined;
+        return (await startRun(run.request, run.connection)).done;
+    });
+
+    // From the Schema view's inline "Insert" button or context menu (a node), or a script (a string).
+    register(INSERT_COMMAND, async (what: SchemaNode | string) => {
+        const text = typeof what === 'string' ? what : insertText(what);
+        if (!text) return;
+        const editor = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors.find(e => e.document.languageId === 'apl');
         if (!editor) {
             await vscode.env.clipboard.writeText(text);
             void vscode.window.setStatusBarMessage(`APL: ${text} copied (no editor open)`, 3000);
@@ -461,7 +573,46 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         await editor.edit(edit => {
             for (const s of editor.selections) edit.replace(s, text);
         });
+        await vscode.window.showTextDocument(editor.document, editor.viewColumn);
     });
+
+    /**
+     * "Filter by this value": the `| where` goes into the query in its editor, and that text runs, so
+     * what is on screen is what ran. A query without a document (a script's text) opens in a new one.
+     */
+    async function filterByValue(fieldName: string, value: unknown): Promise<RunSummary | undefined> {
+        const run = runner.current;
+        const field = run?.result?.fields.find(f => f.name === fieldName);
+        if (!run || !field) return undefined;
+        const clause = filterClause(field.name, field.type, value);
+        // A sort from the grid is not in the editor's text: filter the text the editor holds.
+        const shown = run.request.sortBase ?? run.request.text;
+        const origin = run.request.origin;
+        const document = origin && vscode.workspace.textDocuments.find(d => d.uri.toString() === origin.uri);
+        if (document && origin) {
+            const start = document.offsetAt(new vscode.Position(origin.line, origin.character));
+            if (document.getText().slice(start, start + shown.length) === shown) {
+                // After the block's last character that is not a blank or a trailing ';'.
+                const kept = shown.replace(/[\s;]+$/, '').length;
+                const at = document.positionAt(start + kept);
+                const editor = await vscode.window.showTextDocument(document, { preserveFocus: false, preview: false });
+                const ok = await editor.edit(edit => edit.replace(new vscode.Range(at, document.positionAt(start + shown.length)), `\n${clause}`));
+                if (ok) {
+                    const text = document.getText().slice(start, start + kept + 1 + clause.length);
+                    editor.selection = new vscode.Selection(document.positionAt(start + kept + 1), document.positionAt(start + kept + 1 + clause.length));
+                    editor.revealRange(editor.selection);
+                    const info = await languageClient.queryInfo(text);
+                    const request = requestFromBlock(text, info.blocks.length === 1 ? info.blocks[0] : undefined, origin);
+                    return (await startRun(request, run.connection)).done;
+                }
+            }
+        }
+        const text = withFilter(shown, clause);
+        const opened = await vscode.workspace.openTextDocument({ language: 'apl', content: text + '\n' });
+        await vscode.window.showTextDocument(opened);
+        const info = await languageClient.queryInfo(text);
+        return (await startRun(requestFromBlock(text, info.blocks.length === 1 ? info.blocks[0] : undefined, { uri: opened.uri.toString(), line: 0, character: 0 }), run.connection)).done;
+    }
 
     // ------------------------------------------------------------------------------ CodeLens
     context.subscriptions.push(
@@ -486,6 +637,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         history: { search: text => history.search(text), file: history.file },
         lastPaintMs: () => (lastPaint && runner.current && lastPaint.runId === runner.current.id ? lastPaint.ms : undefined),
         schemaDatasets: () => schemaDatasets,
+        timeRange: () => parseTimeRangeSpec(context.workspaceState.get(TIME_RANGE_KEY)),
     };
 }
 

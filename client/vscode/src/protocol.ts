@@ -44,6 +44,8 @@ export interface RunView {
     notPaged?: string;
     /** The first rows, sent with the finished run so the grid paints without asking (one websocket round trip less). */
     firstRows?: unknown[][];
+    /** Nothing in the range, but the datasets have events elsewhere: the sentence that says where (the view offers All time). */
+    emptyHint?: string;
 }
 
 export type HostMessage =

@@ -1,8 +1,9 @@
 /**
- * The time range of a run: a preset relative to "now" (15m … 30d) or a custom absolute range.
- * "Now" is resolved once per run, and every page of that run gets the same absolute range.
+ * The time range of a run: a preset relative to "now" (15m … 30d), every event up to now (`all`,
+ * what `apl run` does without --start/--end) or a custom absolute range. "Now" is resolved once per
+ * run, and every page of that run gets the same absolute range.
  */
-export const TIME_PRESETS = ['15m', '1h', '6h', '24h', '7d', '30d'] as const;
+export const TIME_PRESETS = ['15m', '1h', '6h', '24h', '7d', '30d', 'all'] as const;
 export type TimePreset = (typeof TIME_PRESETS)[number];
 
 export type TimeRangeSpec = { preset: TimePreset } | { start: string; end: string };
@@ -15,7 +16,15 @@ export interface ResolvedTimeRange {
     label: string;
 }
 
-const PRESET_MS: Record<TimePreset, number> = {
+/** Where "all time" starts: the service needs a start, and no event is older than the epoch in practice. */
+export const ALL_TIME_START = '1970-01-01T00:00:00.000Z';
+
+/** The picker's words for a preset. */
+export function presetLabel(preset: TimePreset): string {
+    return preset === 'all' ? 'All time' : `Last ${preset}`;
+}
+
+const PRESET_MS: Record<Exclude<TimePreset, 'all'>, number> = {
     '15m': 15 * 60_000,
     '1h': 3_600_000,
     '6h': 6 * 3_600_000,
@@ -43,11 +52,17 @@ export function parseTimeRangeSpec(value: unknown): TimeRangeSpec | undefined {
     return undefined;
 }
 
+/** `2026-11-28 03:12` (seconds and milliseconds only when they are not zero): a time a person reads. */
+export function readableTime(iso: string): string {
+    return iso.replace('T', ' ').replace(/\.000Z$/, 'Z').replace(/:00Z$/, 'Z').replace(/Z$/, '');
+}
+
 export function resolveTimeRange(spec: TimeRangeSpec, now: Date): ResolvedTimeRange {
     if ('preset' in spec) {
+        if (spec.preset === 'all') return { startTime: ALL_TIME_START, endTime: now.toISOString(), label: 'all time' };
         return { startTime: new Date(now.getTime() - PRESET_MS[spec.preset]).toISOString(), endTime: now.toISOString(), label: `last ${spec.preset}` };
     }
     const startTime = new Date(Date.parse(spec.start)).toISOString();
     const endTime = new Date(Date.parse(spec.end)).toISOString();
-    return { startTime, endTime, label: `${startTime} – ${endTime}` };
+    return { startTime, endTime, label: `${readableTime(startTime)} – ${readableTime(endTime)} UTC` };
 }

@@ -17,7 +17,7 @@ import {
     type SortChangedEvent,
 } from 'ag-grid-community';
 import type { HostMessage, RunView, ViewMessage } from '../src/protocol.js';
-import type { TimeRangeSpec } from '../src/time-range.js';
+import { presetLabel, TIME_PRESETS, type TimeRangeSpec } from '../src/time-range.js';
 import { renderChart, type ChartHandle } from './chart.js';
 import { fmt, runNotes, statusText } from './status-text.js';
 
@@ -34,7 +34,6 @@ const BLOCK_SIZE = 250;
 /** Blocks the grid keeps (about 10,000 rows): the webview's memory stays bounded whatever the row count. */
 const MAX_BLOCKS = 40;
 
-const PRESETS = ['15m', '1h', '6h', '24h', '7d', '30d'];
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, text?: string): HTMLElementTagNameMap[K] {
     const e = document.createElement(tag);
@@ -54,7 +53,7 @@ function button(label: string, title: string, onClick: () => void): HTMLButtonEl
 const app = document.getElementById('app')!;
 const toolbar = el('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Results' });
 const rangeSelect = el('select', { 'aria-label': 'Time range', title: 'Time range' });
-for (const p of PRESETS) rangeSelect.append(el('option', { value: p }, `Last ${p}`));
+for (const p of TIME_PRESETS) rangeSelect.append(el('option', { value: p }, presetLabel(p)));
 rangeSelect.append(el('option', { value: 'custom' }, 'Custom…'));
 const customStart = el('input', { type: 'text', 'aria-label': 'Start time (RFC 3339)', placeholder: 'start, e.g. 2026-01-01T00:00:00Z', class: 'custom' });
 const customEnd = el('input', { type: 'text', 'aria-label': 'End time (RFC 3339)', placeholder: 'end', class: 'custom' });
@@ -80,7 +79,7 @@ for (const f of ['tsv', 'csv', 'json', 'markdown']) copyFormat.append(el('option
 const copyHeaders = el('input', { type: 'checkbox', id: 'copy-headers', checked: '' });
 const copyHeadersLabel = el('label', { for: 'copy-headers' }, 'headers');
 const copyButton = button('Copy rows', 'Copy the selected rows (or the focused row)', () => copySelection());
-const editorButton = button('Open in editor', 'Open the results in an editor tab', () => post({ type: 'openInEditor' }));
+const editorButton = button('Open in editor', 'Open the rows as JSON text in a new editor', () => post({ type: 'openInEditor' }));
 toolbar.append(rangeSelect, customStart, customEnd, applyCustom, runButton, cancelButton, prevButton, nextButton, exportFormat, exportButton, copyFormat, copyHeaders, copyHeadersLabel, copyButton, editorButton);
 
 const status = el('div', { 'data-testid': 'apl-status', 'data-state': 'idle', role: 'status', 'aria-live': 'polite', class: 'status' }, 'No query run yet. Press Ctrl+Enter in an .apl file.');
@@ -350,6 +349,11 @@ function showRun(view: RunView): void {
     if (view.state === 'running') return;
     notes.replaceChildren();
     for (const note of runNotes(view)) showNote(note.text, note.kind);
+    if (view.emptyHint) {
+        // Nothing in the range, but events elsewhere: say where, and offer the range that holds them.
+        showNote(view.emptyHint, 'info');
+        notes.lastElementChild?.append(' ', button('Search all time', 'Run the query again over all time', () => post({ type: 'timeRange', timeRange: { preset: 'all' } })));
+    }
     if (view.state === 'done') {
         doneAt = Date.now();
         preloaded = view.firstRows ? { runId: view.runId, rows: view.firstRows } : undefined;

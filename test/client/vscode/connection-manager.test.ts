@@ -101,10 +101,17 @@ describe('ConnectionManager', () => {
         const m = stores().manager();
         let asked = false;
         const verify = async () => void (asked = true);
-        await expect(m.add({ name: 'x', url: 'api.axiom.co' }, 't', verify)).rejects.toThrow(/http/);
+        await expect(m.add({ name: 'x', url: 'ftp://api.axiom.co' }, 't', verify)).rejects.toThrow(/http/);
         await expect(m.add({ name: 'x', url: 'https://a', paging: 'sideways' as never }, 't', verify)).rejects.toThrow(/paging/);
         await expect(m.add({ name: 'x', url: 'https://a' }, ' ', verify)).rejects.toThrow(/token/);
         expect(asked).toBe(false);
+    });
+
+    it('127.0.0.1:8686 is saved as http://127.0.0.1:8686, as the CLI reads --url', async () => {
+        const m = stores().manager();
+        const saved = await m.add({ name: 'local', url: '127.0.0.1:8686/' }, 't', async () => undefined);
+        expect(saved.url).toBe('http://127.0.0.1:8686');
+        expect(m.profiles()).toEqual([{ name: 'local', url: 'http://127.0.0.1:8686' }]);
     });
 });
 

@@ -1,9 +1,9 @@
-/** The Schema view: datasets → fields with their types; a click inserts the name quoted as a query needs it. */
+/** The Schema view: datasets → fields with their types; a click only selects, "Insert" inserts the name quoted as a query needs it. */
 import { describe, expect, it, vi } from 'vitest';
 
 vi.mock('vscode', () => import('./__mocks__/vscode.js'));
 
-const { INSERT_COMMAND, SchemaTree } = await import('../../../client/vscode/src/schema/schema-tree.js');
+const { insertText, SchemaTree } = await import('../../../client/vscode/src/schema/schema-tree.js');
 
 const DATASETS = [
     { name: 'sample-http-logs', fields: [{ name: 'status', type: 'string' }, { name: 'geo.city', type: 'string' }, { name: 'req_duration_ms', type: 'real' }, { name: 'where', type: 'string' }, { name: "it's", type: 'string' }] },
@@ -35,17 +35,14 @@ describe('schema tree', () => {
         expect(t.getChildren(t.getChildren(top[0])[0])).toEqual([]);
     });
 
-    it("['sample-http-logs'] and ['geo.city']: the text a click inserts is quoted as a query needs it", () => {
+    it("['sample-http-logs'] and ['geo.city']: a click runs no command; Insert puts the name quoted as a query needs it", () => {
         const t = tree();
         const top = t.getChildren();
-        const inserted = (n: (typeof top)[number]) => {
-            const c = t.getTreeItem(n).command!;
-            expect(c.command).toBe(INSERT_COMMAND);
-            return c.arguments![0];
-        };
-        expect(inserted(top[0])).toBe("['sample-http-logs']");
-        expect(t.getChildren(top[0]).map(inserted)).toEqual(['status', "['geo.city']", 'req_duration_ms', "['where']", "['it\\'s']"]);
-        expect(t.getTreeItem(t.getChildren(top[0])[1]).tooltip).toBe("sample-http-logs: geo.city (string). Click to insert ['geo.city']");
+        for (const n of [...top, ...t.getChildren(top[0])]) expect(t.getTreeItem(n).command).toBeUndefined();
+        expect(insertText(top[0])).toBe("['sample-http-logs']");
+        expect(t.getChildren(top[0]).map(insertText)).toEqual(['status', "['geo.city']", 'req_duration_ms', "['where']", "['it\\'s']"]);
+        expect(t.getTreeItem(t.getChildren(top[0])[1]).tooltip).toBe("sample-http-logs: geo.city (string). Insert puts ['geo.city'] at the cursor");
+        expect(insertText({ kind: 'message', text: 'x' })).toBeUndefined();
     });
 
     it('no datasets, or no connection: one message item, and a change event', () => {

@@ -117,3 +117,18 @@ describe('time series', () => {
         expect(only("['sample-http-logs'] | summarize count() by bin(req_duration_ms, 10)").timeColumn).toBeUndefined();
     });
 });
+
+describe('the datasets a block reads', () => {
+    it("['sample-http-logs'] | where status == '500'", () => {
+        expect(only("['sample-http-logs'] | where status == '500'").datasets).toEqual(['sample-http-logs']);
+    });
+
+    it("union ['a'], b, (['a'] | take 1), github* | count", () => {
+        expect(only("union ['a'], b, (['a'] | take 1), github* | count").datasets).toEqual(['a', 'b']);
+    });
+
+    it('let t = 1; print t (no dataset); let T = [\'a\']; T | count (a let is not a dataset)', () => {
+        expect(only('print x = 1').datasets).toEqual([]);
+        expect(only("let T = ['a'];\nT | count").datasets).toEqual([]);
+    });
+});

@@ -12,6 +12,7 @@ import Mocha from 'mocha';
 import * as vscode from 'vscode';
 import type { AplExtensionApi } from '../../../client/vscode/src/extension.js';
 import type { RunSummary } from '../../../client/vscode/src/query/query-runner.js';
+import { editorItemTests } from './editor-items.js';
 import { HOST_TESTS, type HostTestName, type HostTestResult } from './names.js';
 
 const env = (name: string): string => {
@@ -46,6 +47,7 @@ async function openApl(name: string, text: string): Promise<vscode.TextDocument>
 }
 
 const TESTS: Record<HostTestName, () => Promise<void>> = {
+    ...editorItemTests({ env, api, openApl, until }),
     'an .apl file gets diagnostics with APL codes': async () => {
         const a = await api();
         await until('the schema of the service', () => a.schemaDatasets().includes('events') || undefined);

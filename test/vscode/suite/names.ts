@@ -1,3 +1,5 @@
+import { EDITOR_ITEM_TESTS } from './editor-items-names.js';
+
 /** The extension-host tests, by name: the suite runs them in this order; the vitest side reports each. */
 export const HOST_TESTS = [
     'an .apl file gets diagnostics with APL codes',
@@ -9,6 +11,7 @@ export const HOST_TESTS = [
     'the history holds the runs',
     'apl.translateToLegacy opens the legacy query JSON, or places the error',
     'apl.startLocalService starts the bundled apl serve with the sample datasets and connects to it',
+    ...EDITOR_ITEM_TESTS,
 ] as const;
 
 export type HostTestName = (typeof HOST_TESTS)[number];

@@ -7,6 +7,7 @@
  */
 import { AplClient } from '../../../api/client.js';
 import type { PagingKind } from '../../../api/paging.js';
+import { normalizeServiceUrl } from '../../../api/service-url.js';
 
 export const PAGING_SETTINGS = ['auto', 'cursor', 'timestamp'] as const;
 export type PagingSetting = (typeof PAGING_SETTINGS)[number];
@@ -51,7 +52,9 @@ export function tokenKey(name: string): string {
 export function profileProblem(profile: ConnectionProfile): string | undefined {
     if (typeof profile.name !== 'string' || profile.name.trim() === '') return 'the connection needs a name';
     if (profile.name === ENVIRONMENT_CONNECTION || profile.name === LOCAL_CONNECTION) return `'${profile.name}' is reserved`;
-    if (typeof profile.url !== 'string' || !/^https?:\/\/[^\s/]+/i.test(profile.url)) return `url must start with http:// or https://, got '${String(profile.url)}'`;
+    if (typeof profile.url !== 'string') return 'the connection needs a URL';
+    const url = normalizeServiceUrl(profile.url);
+    if (!url.ok) return url.problem;
     if (profile.orgId !== undefined && typeof profile.orgId !== 'string') return 'orgId must be a string';
     if (profile.paging !== undefined && !(PAGING_SETTINGS as readonly string[]).includes(profile.paging)) return `paging must be one of ${PAGING_SETTINGS.join(', ')}, got '${String(profile.paging)}'`;
     return undefined;
@@ -164,7 +167,8 @@ export class ConnectionManager {
         const problem = profileProblem(profile);
         if (problem) throw new Error(problem);
         if (typeof token !== 'string' || token.trim() === '') throw new Error('the connection needs a token');
-        const clean: ConnectionProfile = { name: profile.name.trim(), url: profile.url.trim().replace(/\/+$/, '') };
+        const url = normalizeServiceUrl(profile.url);
+        const clean: ConnectionProfile = { name: profile.name.trim(), url: url.ok ? url.url : profile.url };
         if (profile.orgId) clean.orgId = profile.orgId.trim();
         if (profile.paging) clean.paging = profile.paging;
         await verify(new AplClient({ url: clean.url, token: token.trim(), orgId: clean.orgId }));

@@ -23,6 +23,8 @@ export interface RunRequest {
     notPageableReason?: string;
     /** A `bin(_time, …)` column to chart. */
     timeColumn?: string;
+    /** The datasets the query reads (from `apl/queryInfo`): an empty result is explained with their first and last events. */
+    datasets?: string[];
     timeRange: TimeRangeSpec;
     /** The query before a column sort from the results view was added (a new sort replaces it). */
     sortBase?: string;
@@ -34,6 +36,8 @@ export interface RunRequest {
 
 export interface RunSummary {
     state: RunState;
+    /** The query text that ran. */
+    query: string;
     rowsMatched: number;
     rowsLoaded: number;
     /** The rows the results view scrolls over. */
@@ -43,6 +47,8 @@ export interface RunSummary {
     requests: number;
     elapsedMs: number;
     message?: string;
+    /** Why nothing came back, when the time range is why (the datasets have events elsewhere). */
+    emptyHint?: string;
 }
 
 export interface RunnerSettings {
@@ -57,6 +63,8 @@ export class Run {
     state: RunState = 'running';
     result?: ResultSet;
     error?: { message: string; location?: QueryErrorLocation };
+    /** Set after a run that found nothing, when its datasets have events outside the range. */
+    emptyHint?: string;
     readonly controller = new AbortController();
     readonly startedAt: number;
     elapsedMs = 0;
@@ -78,6 +86,7 @@ export class Run {
     summary(): RunSummary {
         return {
             state: this.state,
+            query: this.request.text,
             rowsMatched: this.result?.rowsMatched ?? 0,
             rowsLoaded: this.result?.rowsLoaded ?? 0,
             rowCount: this.result?.rowCount ?? 0,
@@ -86,6 +95,7 @@ export class Run {
             requests: this.result?.requests ?? 0,
             elapsedMs: this.elapsedMs,
             message: this.error?.message,
+            emptyHint: this.emptyHint,
         };
     }
 

@@ -64,6 +64,7 @@ export function runView(run: Run): RunView {
         isEstimate: status?.isEstimate === true,
         messages: (status?.messages ?? []).filter(m => m.priority !== 'trace' && m.priority !== 'debug').map(m => ({ priority: m.priority, msg: m.msg })),
     };
+    if (run.emptyHint) view.emptyHint = run.emptyHint;
     if (run.error) view.error = { message: run.error.message, line: run.error.location?.line, column: run.error.location?.column };
     if (!run.request.pageable) view.notPaged = run.request.notPageableReason ?? 'the result cannot be paged';
     if (r && r.mode === 'once' && run.request.timeColumn) {
@@ -86,12 +87,6 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
 
     resolveWebviewView(view: vscode.WebviewView): void {
         this.attach(view.webview, view);
-    }
-
-    /** Opens the results in an editor tab (a second view of the same run). */
-    openInEditor(): void {
-        const panel = vscode.window.createWebviewPanel('apl.resultsTab', 'APL Results', vscode.ViewColumn.Beside, { enableScripts: true, retainContextWhenHidden: true, localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist')] });
-        this.attach(panel.webview, panel);
     }
 
     /** Reveals the Results view in the panel. */
@@ -188,7 +183,8 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
                 this.actions.setTimeRange(m.timeRange);
                 return;
             case 'openInEditor':
-                this.openInEditor();
+                // The rows as text (JSON) in an untitled editor: the extension's command does it.
+                void vscode.commands.executeCommand('apl.openResultsInEditor');
                 return;
             case 'painted':
                 this.actions.painted(m.runId, m.at);
