@@ -139,6 +139,44 @@ describe('apl datasets against apl serve', () => {
     });
 });
 
+describe('apl datasets info after apl datasets trim', () => {
+    it('reports what is left (events, bytes, first and last event), at once and after a restart', async () => {
+        const data = join(dir, 'trim-data');
+        const token = 'xaat-trim-info';
+        const first = await startAplServe(['--data', data, '--no-samples'], { APL_TOKEN: token });
+        const local = { APL_URL: first.url, APL_TOKEN: token };
+        const now = Date.now();
+        const times = [now - 5 * 86_400_000, now - 4 * 86_400_000, now - 3_600_000, now - 60_000].map(t => new Date(t).toISOString());
+        const file = join(dir, 'trim.ndjson');
+        writeFileSync(file, times.map((t, i) => JSON.stringify({ _time: t, i, text: 'y'.repeat(2000) })).join('\n') + '\n');
+        expect(runApl(['ingest', 'trimmed', file, '--create'], { env: local }).code).toBe(0);
+        const info = (env: NodeJS.ProcessEnv) => {
+            const r = runApl(['datasets', 'info', 'trimmed', '--format', 'json'], { env });
+            expect(r.code, r.stderr).toBe(0);
+            return JSON.parse(r.stdout) as { numEvents: number; compressedBytes: number; minTime: string; maxTime: string };
+        };
+        const before = info(local);
+        expect(before.numEvents).toBe(4);
+
+        expect(runApl(['datasets', 'trim', 'trimmed', '--max-duration', '1d'], { env: local }).code).toBe(0);
+        const after = info(local);
+        expect(after.numEvents).toBe(2);
+        expect(Date.parse(after.minTime)).toBe(Date.parse(times[2]));
+        expect(Date.parse(after.maxTime)).toBe(Date.parse(times[3]));
+        expect(after.compressedBytes).toBeLessThan(before.compressedBytes);
+        const table = runApl(['datasets', 'info', 'trimmed'], { env: local }).stdout;
+        expect(table).toMatch(/^events\s+2$/m);
+        await first.stop();
+
+        const second = await startAplServe(['--data', data, '--no-samples'], { APL_TOKEN: token });
+        try {
+            expect(info({ APL_URL: second.url, APL_TOKEN: token })).toEqual(after);
+        } finally {
+            await second.stop();
+        }
+    });
+});
+
 describe('apl serve: tokens and interfaces in the banner', () => {
     it('--token secret warns (no xaat-/xapt- prefix; visible in process arguments) and never echoes it; a restart says how to make a token', async () => {
         const data = join(dir, 'warn-data');
