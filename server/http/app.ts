@@ -130,6 +130,11 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 
     await ensureDir(dataDir);
     const store: Store = await openStore(dataDir, { log, ...options.store, maxBodyBytes });
+    // The first start's token, until the service listens: a start that fails (a busy port) takes
+    // it back, so that the next start generates and prints one again.
+    let generated: { token: string; info: { id: string } } | undefined;
+    let engineToClose: { close(): Promise<void> } | undefined;
+    let dataToClose: { close(): Promise<void> } | undefined;
     try {
         const statePath = path.join(dataDir, 'service.json');
         let state = await readJsonIfExists<ServiceState>(statePath);
@@ -150,7 +155,8 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
             }
             log(`${unreadable}; serving with the --token/APL_TOKEN token(s) only`);
         } else if (configured.length === 0 && store.tokens.size === 0) {
-            generatedToken = (await store.tokens.createToken('generated at first start')).token;
+            generated = await store.tokens.createToken('generated at first start');
+            generatedToken = generated.token;
         }
 
         const memoryLimit = options.memoryLimit ?? defaultMemoryLimit();
@@ -165,11 +171,13 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
             coldCacheBytes: bounded ? memoryPlan(memoryLimit).coldCacheBytes : undefined,
             log,
         });
+        engineToClose = engine;
         const data = new DataPlane(store, engine, {
             maxBodyBytes, log, ingestWorkers: options.ingestWorkers, maxFieldsPerDataset: options.maxFieldsPerDataset, ingestWorkerHeapMb: options.ingestWorkerHeapMb, afterLoadPart: options.afterLoadPart,
             memoryLimit: bounded ? memoryLimit : undefined,
             datasetsDir,
         });
+        dataToClose = data;
         // Metadata only: the events go into the engine after listening (loadInBackground below).
         const recovered = await data.recover();
         // Load the parser and evaluator now (in every query worker), so the first user queries are not
@@ -242,6 +250,10 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
                 })()),
         };
     } catch (err) {
+        // Query workers would keep the process alive after a failed start.
+        await engineToClose?.close().catch(() => undefined);
+        if (generated) await store.tokens.deleteToken(generated.info.id).catch(() => undefined);
+        await dataToClose?.close().catch(() => undefined);
         await store.close().catch(() => undefined);
         throw err;
     }

@@ -166,7 +166,7 @@ describe('apl run', () => {
             [['run', '--format', 'xml', 'x'], /--format must be one of/],
             [['run', '--sample', 'nope', 'x'], /unknown sample dataset/],
             [['run'], /missing the query/],
-            [['run', '--bogus', 'x'], /Unknown option '--bogus'/],
+            [['run', '--bogus', 'x'], /^apl run: unknown option '--bogus'\nRun 'apl run --help' for the options\.\n$/],
             [['run', '--file', join(dir, 'nope.apl')], /nope\.apl: no such file/],
         ];
         for (const [args, message] of cases) {
