@@ -19,7 +19,7 @@ export const CONNECTION_USAGE = `  --url URL        the service (default AXIOM_U
 
 /**
  * The environment variables of a connection: the official clients' names first (AXIOM_URL, …, the
- * ones the extension and the \`apl serve\` banner use), the older APL_ names as aliases. When both
+ * ones the extension and the `apl serve` banner use), the older APL_ names as aliases. When both
  * are set (and not empty), the AXIOM_ one wins.
  */
 export const CONNECTION_ENV = {

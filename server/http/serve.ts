@@ -46,7 +46,7 @@ export interface ServeOptions {
 
 /**
  * Where the tokens the service accepts came from: what the banner may say about them. From the
- * environment, the variable's name: the one the \`apl\` commands and the official clients read
+ * environment, the variable's name: the one the `apl` commands and the official clients read
  * (AXIOM_TOKEN), or its older alias.
  */
 export type TokenSource = 'argument' | 'stored' | TokenVariable;
