@@ -68,7 +68,7 @@ export async function runQueryCommand(argv: string[], out: NodeJS.WritableStream
         }
         if (!values.all) {
             const result = await client.query(query.text, { format: 'tabular', startTime: range.startTime, endTime: range.endTime });
-            writeResult(out, format, { tabular: withRenderableTables(result) }, { width });
+            writeResult(out, format, { tabular: withRenderableTables(result) }, { width, err, command: 'query' });
             reportMessages(result.status, err);
             return 0;
         }
