@@ -2,6 +2,7 @@
 import { AplClient } from '../api/client.js';
 import { AplApiError } from '../api/errors.js';
 import { CliError } from './cli-error.js';
+import { terminalLines } from './terminal-text.js';
 
 export const DEFAULT_SERVICE_URL = 'http://127.0.0.1:8686';
 
@@ -74,6 +75,7 @@ export function reportApiError(e: unknown, err: NodeJS.WritableStream, command: 
     let hint = '';
     if (e.status === 401) hint = ' (check --token, or AXIOM_TOKEN / APL_TOKEN)';
     else if (e.status === 403) hint = ' (the token lacks permission for this)';
-    err.write(`apl ${command}: ${e.status} ${e.message}${hint}\n`);
+    // The message is the service's text: no control characters reach the terminal.
+    err.write(`apl ${command}: ${e.status} ${terminalLines(e.message)}${hint}\n`);
     return 1;
 }

@@ -41,7 +41,8 @@ export function writeResult(out: NodeJS.WritableStream, format: OutputFormat, re
     switch (format) {
         case 'json':
         case 'csv':
-            out.write(format === 'json' ? renderJson(first) : renderCsv(first));
+            // JSON escapes control characters itself; CSV keeps the data as it is, unless for a terminal.
+            out.write(format === 'json' ? renderJson(first) : renderCsv(first, { terminal: (out as NodeJS.WriteStream).isTTY === true }));
             noteTablesLeftOut(tables.slice(1), format, options);
             return;
         case 'table': {

@@ -5,6 +5,8 @@
  * as the service returns it (`fields` + `columns`).
  */
 
+import { terminalText } from './terminal-text.js';
+
 export interface RenderTable {
     name?: string;
     fields: { name: string; type?: string }[];
@@ -51,14 +53,21 @@ export function csvField(v: unknown): string {
     return /[",\r\n]/.test(s) || /^\s|\s$/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-/** A header row of field names, then one line per row. */
-export function renderCsv(table: RenderTable, { header = true }: { header?: boolean } = {}): string {
+// eslint-disable-next-line no-control-regex
+const CONTROL_BUT_LINE_BREAKS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
+
+/**
+ * A header row of field names, then one line per row. For a terminal (`terminal`), control
+ * characters other than line breaks and tabs are escaped (`\033`); a file or a pipe gets the data as it is.
+ */
+export function renderCsv(table: RenderTable, { header = true, terminal = false }: { header?: boolean; terminal?: boolean } = {}): string {
+    const field = terminal ? (v: unknown) => csvField(v).replace(CONTROL_BUT_LINE_BREAKS, terminalText) : csvField;
     const lines: string[] = [];
-    if (header) lines.push(table.fields.map(f => csvField(f.name)).join(','));
+    if (header) lines.push(table.fields.map(f => field(f.name)).join(','));
     const n = rowCountOf(table);
     for (let r = 0; r < n; r++) {
         const cells: string[] = new Array(table.fields.length);
-        for (let c = 0; c < table.fields.length; c++) cells[c] = csvField(cell(table, c, r));
+        for (let c = 0; c < table.fields.length; c++) cells[c] = field(cell(table, c, r));
         lines.push(cells.join(','));
     }
     return lines.length ? lines.join('\n') + '\n' : '';
@@ -66,12 +75,11 @@ export function renderCsv(table: RenderTable, { header = true }: { header?: bool
 
 // ------------------------------------------------------------------------------------------- table
 
-/** The text of a cell in a table: null is empty, objects are JSON, control characters are escaped. */
+/** The text of a cell in a table: null is empty, objects are JSON, control characters are escaped (`\n`, `\033`). */
 export function cellText(v: unknown): string {
     if (v === null || v === undefined) return '';
     const s = typeof v === 'object' ? JSON.stringify(v) : String(v);
-    // eslint-disable-next-line no-control-regex
-    return /[\u0000-\u001f\u007f]/.test(s) ? s.replace(/\r\n|[\r\n]/g, '\\n').replace(/\t/g, ' ').replace(/[\u0000-\u001f\u007f]/g, '') : s;
+    return terminalText(s);
 }
 
 function isWide(cp: number): boolean {
@@ -221,7 +229,7 @@ export function renderTable(table: RenderTable, options: TableRenderOptions = {}
     const right: boolean[] = new Array(nf);
     for (let c = 0; c < nf; c++) {
         const col: string[] = new Array(n);
-        let w = displayWidth(table.fields[c].name);
+        let w = displayWidth(cellText(table.fields[c].name));
         let numeric = NUMERIC_TYPES.test(table.fields[c].type ?? '');
         let sawValue = false;
         let allNumbers = true;
@@ -241,7 +249,7 @@ export function renderTable(table: RenderTable, options: TableRenderOptions = {}
         natural[c] = w;
         right[c] = numeric;
     }
-    const readable = table.fields.map((f, c) => readableWidth(natural[c], displayWidth(f.name), f.type ?? (/^_(sys)?time$/.test(f.name) ? 'datetime' : undefined)));
+    const readable = table.fields.map((f, c) => readableWidth(natural[c], displayWidth(cellText(f.name)), f.type ?? (/^_(sys)?time$/.test(f.name) ? 'datetime' : undefined)));
     const { widths, dropped } = layoutColumns(natural, readable, options.width);
     const shown = widths.length;
     const sep = ' '.repeat(GAP);

@@ -138,6 +138,29 @@ describe('hints instead of surprises', () => {
         ]);
     });
 
+    it('control characters from data or from the service reach the terminal escaped (\\033), never raw', () => {
+        const file = join(dir, 'hostile.ndjson');
+        writeFileSync(file, JSON.stringify({ msg: 'red \u001b[31malert\u0007 \u009b2J', ['bad\u001b]0;title\u0007']: 1 }) + '\n');
+        expect(runApl(['ingest', 'hostile', file, '--create'], { env }).code).toBe(0);
+        // eslint-disable-next-line no-control-regex
+        const raw = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
+        const table = runApl(['query', "['hostile'] | project msg"], { env });
+        expect(table.code, table.stderr).toBe(0);
+        expect(table.stdout).toContain('red \\033[31malert\\a \\2332J');
+        expect(table.stdout).not.toMatch(raw);
+        const all = runApl(['query', "['hostile']"], { env: { ...env, COLUMNS: '300' } });
+        expect(all.stdout).toContain('bad\\033]0;title\\a');
+        expect(all.stdout).not.toMatch(raw);
+        // An error from the service that quotes what it was sent.
+        const missing = runApl(['query', "['no\u001b[2Jsuch'] | count"], { env });
+        expect(missing.code).toBe(1);
+        expect(missing.stderr).toContain('\\033[2J');
+        expect(missing.stderr).not.toMatch(raw);
+        const info = runApl(['datasets', 'info', 'no\u001b[2Jsuch'], { env });
+        expect(info.code).toBe(1);
+        expect(info.stderr).not.toMatch(raw);
+    });
+
     it('apl serve on a busy port: exit 2, one line naming the port, and the first-start token is still printed by the next start', async () => {
         const port = new URL(server.url).port;
         const data = join(dir, 'busy-data');

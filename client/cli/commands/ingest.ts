@@ -7,7 +7,7 @@ import type { IngestOptions, IngestStatus } from '../../api/types.js';
 import { CliError } from '../cli-error.js';
 import { clientFrom, CONNECTION_OPTIONS, CONNECTION_USAGE, reportApiError, warnAboutTokenArgument } from '../connection.js';
 import { parseIntOption } from '../options.js';
-import { terminalText } from '../terminal-text.js';
+import { terminalLines, terminalText } from '../terminal-text.js';
 
 export const INGEST_USAGE = `apl ingest DATASET FILE... [--url URL] [--token TOKEN] [--org-id ID] [--create]
            [--content-type json|ndjson|csv] [--timestamp-field F] [--timestamp-format LAYOUT]
@@ -89,14 +89,14 @@ export async function runIngestCommand(argv: string[], out: NodeJS.WritableStrea
     } catch (e) {
         if (progress) err.write('\r\x1b[K');
         if (e instanceof AplApiError && e.status === 404 && !values.create) {
-            err.write(`apl ingest: ${e.message} (use --create to create the dataset)\n`);
+            err.write(`apl ingest: ${terminalLines(e.message)} (use --create to create the dataset)\n`);
             return 1;
         }
         return reportApiError(e, err, 'ingest');
     }
     out.write(JSON.stringify(total, null, 2) + '\n');
     if (total.failed > 0) {
-        err.write(`apl ingest: ${total.failed} event(s) failed; first: ${total.failures[0]?.error ?? 'unknown'}\n`);
+        err.write(`apl ingest: ${total.failed} event(s) failed; first: ${terminalLines(total.failures[0]?.error ?? 'unknown')}\n`);
         return 1;
     }
     return 0;

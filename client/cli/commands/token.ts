@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CliError } from '../cli-error.js';
+import { terminalText } from '../terminal-text.js';
 import { resolveDataDir, TokenStore } from './serve.js';
 
 export const TOKEN_USAGE = `apl token create [--data DIR] [--name NAME]
@@ -58,7 +59,7 @@ export async function runTokenCommand(argv: string[], out: NodeJS.WritableStream
             throw new CliError(`cannot store the token in ${dir}: ${(e as Error).message}`);
         }
         out.write(created.token + '\n');
-        err.write(`created token ${created.info.id} ('${created.info.name}') in ${dir}; it is shown only once.\n`);
+        err.write(`created token ${created.info.id} ('${terminalText(created.info.name)}') in ${dir}; it is shown only once.\n`);
         return 0;
     }
     if (sub === 'list') {
@@ -69,7 +70,8 @@ export async function runTokenCommand(argv: string[], out: NodeJS.WritableStream
         } catch (e) {
             throw new CliError(`cannot read the tokens of ${dir}: ${(e as Error).message}`);
         }
-        for (const t of list) out.write(`${t.id}  ${t.created}  ${t.name}\n`);
+        // The names come from the data directory's file: no control characters to the terminal.
+        for (const t of list) out.write(`${terminalText(t.id)}  ${terminalText(t.created)}  ${terminalText(t.name)}\n`);
         if (list.length === 0) err.write(`no tokens stored in ${dir}\n`);
         return 0;
     }
