@@ -265,9 +265,11 @@ export function renderTable(table: RenderTable, options: TableRenderOptions = {}
     }
     const count = `${n} ${n === 1 ? 'row' : 'rows'}`;
     const more = dropped > 0 ? droppedColumnsNote(dropped, nf) : '';
-    if (options.footer !== false) lines.push(more ? `${count}; ${more}` : count);
-    else if (more) lines.push(more);
-    if (more) lines.push(SEE_DROPPED_COLUMNS);
+    const notes: string[] = [];
+    if (options.footer !== false) notes.push(more ? `${count}; ${more}` : count);
+    else if (more) notes.push(more);
+    if (more) notes.push(SEE_DROPPED_COLUMNS);
+    for (const note of notes) lines.push(...wrap(note, options.width));
     return lines.join('\n') + '\n';
 }
 
@@ -276,7 +278,24 @@ function droppedColumnsNote(dropped: number, total: number): string {
     return `${dropped} of ${total} columns not shown`;
 }
 
-const SEE_DROPPED_COLUMNS = '(see them with --format json, --width N or | project)';
+/** `text` in lines of at most `width` columns, broken at spaces (a longer word stays whole). */
+function wrap(text: string, width: number | undefined): string[] {
+    if (!width || displayWidth(text) <= width) return [text];
+    const out: string[] = [];
+    let line = '';
+    for (const word of text.split(' ')) {
+        if (line !== '' && displayWidth(line) + 1 + displayWidth(word) > width) {
+            out.push(line);
+            line = word;
+        } else {
+            line = line === '' ? word : `${line} ${word}`;
+        }
+    }
+    if (line !== '') out.push(line);
+    return out;
+}
+
+const SEE_DROPPED_COLUMNS = '(see them: --format json, --width N, | project)';
 
 /** The width to fit tables to: the terminal's, `COLUMNS`, or unlimited when not a terminal. */
 export function terminalWidth(out: NodeJS.WritableStream): number | undefined {

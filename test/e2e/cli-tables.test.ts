@@ -47,7 +47,7 @@ describe('a wide result on a narrow terminal', () => {
             expect(lines[2]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/);
             const dropped = SAMPLE_FIELDS - headers.length;
             expect(dropped).toBeGreaterThan(0);
-            expect(footer).toBe(`3 rows; ${dropped} of ${SAMPLE_FIELDS} columns not shown\n(see them with --format json, --width N or | project)`);
+            expect(footer).toBe(`3 rows; ${dropped} of ${SAMPLE_FIELDS} columns not shown\n(see them: --format json, --width N, | project)`);
         });
     }
 
