@@ -36,6 +36,16 @@ function withHint(what: string, name: string, candidates: readonly string[]): st
     return `${what} '${terminalText(name)}'${closest ? ` (did you mean '${closest}'?)` : ''}`;
 }
 
+/** The line after a usage mistake: where to read the options (rather than printing them all). */
+export function helpPointer(command: string): string {
+    return `Run 'apl ${command} --help' for the options.`;
+}
+
+/** The command a usage text is about: `run` for "apl run [--data …]". */
+export function commandOfUsage(usage: string): string {
+    return /^apl ([a-z]+)/.exec(usage)?.[1] ?? '';
+}
+
 /**
  * The message for a node:util parseArgs error (`ERR_PARSE_ARGS_*`) of `apl <command>`, or
  * undefined for another error.
@@ -43,7 +53,7 @@ function withHint(what: string, name: string, candidates: readonly string[]): st
 export function parseArgsErrorMessage(command: string, usage: string, e: unknown): string | undefined {
     const { code, message } = e as NodeJS.ErrnoException;
     if (typeof code !== 'string' || !code.startsWith('ERR_PARSE_ARGS') || typeof message !== 'string') return undefined;
-    const help = `Run 'apl ${command} --help' for the options.`;
+    const help = helpPointer(command);
     const unknown = /^Unknown option '([^']*)'/.exec(message);
     if (unknown) return `apl ${command}: ${withHint('unknown option', unknown[1], optionsInUsage(usage))}\n${help}`;
     // `Option '-d, --data <value>' argument missing`: name the long form.

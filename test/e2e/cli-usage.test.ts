@@ -68,6 +68,9 @@ describe('a wrong flag: one line in our words, did you mean, a pointer to --help
         [['run', '--data'], "apl run: the option '--data' needs a value\nRun 'apl run --help' for the options.\n"],
         [['query', '-f'], "apl query: the option '--file' needs a value\nRun 'apl query --help' for the options.\n"],
         [['query', '--all=yes', "['x']"], "apl query: the option '--all' takes no value\nRun 'apl query --help' for the options.\n"],
+        [['datasets', 'lst'], "apl datasets: 'lst' is not a subcommand of apl datasets (did you mean 'list'?); use list, create, info, schema, trim, delete\nRun 'apl datasets --help' for the options.\n"],
+        [['run'], "apl run: missing the query (an argument, or --file F)\nRun 'apl run --help' for the options.\n"],
+        [['ingest', 'logs'], "apl ingest: missing FILE (a path, or - for standard input)\nRun 'apl ingest --help' for the options.\n"],
     ];
     for (const [args, message] of cases) {
         it(`apl ${args.join(' ')}`, () => {

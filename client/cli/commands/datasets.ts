@@ -7,6 +7,7 @@ import { CliError } from '../cli-error.js';
 import { clientFrom, CONNECTION_OPTIONS, CONNECTION_USAGE, reportApiError, warnAboutTokenArgument } from '../connection.js';
 import { renderTable, terminalWidth, type RenderTable } from '../render.js';
 import { terminalText } from '../terminal-text.js';
+import { closestName, helpPointer } from '../usage-error.js';
 
 export const DATASETS_USAGE = `apl datasets list [--format table|json]
 apl datasets create NAME [--description TEXT] [--format table|json]
@@ -52,9 +53,11 @@ export async function runDatasetsCommand(argv: string[], out: NodeJS.WritableStr
         return 0;
     }
     const [sub, ...names] = positionals;
-    if (sub === undefined) throw new CliError(`missing subcommand: ${SUBCOMMANDS.join(', ')}\n\n${DATASETS_USAGE}`);
+    if (sub === undefined) throw new CliError(`missing subcommand: ${SUBCOMMANDS.join(', ')}\n${helpPointer('datasets')}`);
     if (!(SUBCOMMANDS as readonly string[]).includes(sub)) {
-        throw new CliError(`'${sub}' is not a subcommand of apl datasets; use ${SUBCOMMANDS.join(', ')}\n\n${DATASETS_USAGE}`);
+        const closest = closestName(sub, SUBCOMMANDS);
+        const hint = closest ? ` (did you mean '${closest}'?)` : '';
+        throw new CliError(`'${sub}' is not a subcommand of apl datasets${hint}; use ${SUBCOMMANDS.join(', ')}\n${helpPointer('datasets')}`);
     }
     const command = sub as Subcommand;
     const format = values.format ?? 'table';

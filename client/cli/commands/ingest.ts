@@ -8,6 +8,7 @@ import { CliError } from '../cli-error.js';
 import { clientFrom, CONNECTION_OPTIONS, CONNECTION_USAGE, reportApiError, warnAboutTokenArgument } from '../connection.js';
 import { parseIntOption } from '../options.js';
 import { terminalLines, terminalText } from '../terminal-text.js';
+import { helpPointer } from '../usage-error.js';
 
 export const INGEST_USAGE = `apl ingest DATASET FILE... [--url URL] [--token TOKEN] [--org-id ID] [--create]
            [--content-type json|ndjson|csv] [--timestamp-field F] [--timestamp-format LAYOUT]
@@ -52,8 +53,8 @@ export async function runIngestCommand(argv: string[], out: NodeJS.WritableStrea
         return 0;
     }
     const [dataset, ...files] = positionals;
-    if (dataset === undefined) throw new CliError(`missing DATASET and FILE\n\n${INGEST_USAGE}`);
-    if (files.length === 0) throw new CliError(`missing FILE (a path, or - for standard input)\n\n${INGEST_USAGE}`);
+    if (dataset === undefined) throw new CliError(`missing DATASET and FILE (apl ingest DATASET FILE...)\n${helpPointer('ingest')}`);
+    if (files.length === 0) throw new CliError(`missing FILE (a path, or - for standard input)\n${helpPointer('ingest')}`);
     if (files.filter(f => f === '-').length > 1) throw new CliError("standard input ('-') can be read only once");
     const forced = values['content-type'] !== undefined ? parseKind(values['content-type']) : undefined;
     if (values['csv-delimiter'] !== undefined && [...values['csv-delimiter']].length !== 1) throw new CliError('--csv-delimiter must be one character');

@@ -5,6 +5,7 @@ import { runServe } from '../../../server/http/serve.js';
 export { resolveDataDir, TokenStore } from '../../../server/http/serve.js';
 import { CliError } from '../cli-error.js';
 import { warnAboutTokenArgument } from '../connection.js';
+import { helpPointer } from '../usage-error.js';
 import { parseDurationOption, parseIntOption, parseSizeOption } from '../options.js';
 
 export const SERVE_USAGE = `apl serve [--host 127.0.0.1] [--port 8686] [--data DIR] [--token TOKEN]... [--no-samples]
@@ -54,7 +55,7 @@ export async function runServeCommand(argv: string[], out: NodeJS.WritableStream
         out.write(SERVE_USAGE + '\n');
         return 0;
     }
-    if (positionals.length > 0) throw new CliError(`unexpected argument '${positionals[0]}'\n\n${SERVE_USAGE}`);
+    if (positionals.length > 0) throw new CliError(`unexpected argument '${positionals[0]}' (apl serve takes only options)\n${helpPointer('serve')}`);
     const port = values.port !== undefined ? parseIntOption('--port', values.port, 0, 65535) : undefined;
     warnAboutTokenArgument(values, err, 'serve', "AXIOM_TOKEN or a stored token ('apl token create')");
     const maxBodyBytes = values['max-body-bytes'] !== undefined ? parseIntOption('--max-body-bytes', values['max-body-bytes'], 1) : undefined;

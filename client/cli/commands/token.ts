@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CliError } from '../cli-error.js';
 import { terminalText } from '../terminal-text.js';
+import { helpPointer } from '../usage-error.js';
 import { resolveDataDir, TokenStore } from './serve.js';
 
 export const TOKEN_USAGE = `apl token create [--data DIR] [--name NAME]
@@ -35,13 +36,13 @@ export async function runTokenCommand(argv: string[], out: NodeJS.WritableStream
         return 0;
     }
     const [sub, ...args] = positionals;
-    if (sub === undefined) throw new CliError(`missing subcommand: create, list or revoke\n\n${TOKEN_USAGE}`);
+    if (sub === undefined) throw new CliError(`missing subcommand: create, list or revoke\n${helpPointer('token')}`);
     if (!TOKEN_SUBCOMMANDS.includes(sub)) {
         const hint = REVOKE_SYNONYMS.has(sub) ? ` (to remove a token, use 'apl token revoke ID')` : '';
-        throw new CliError(`'${sub}' is not a subcommand of apl token; use ${TOKEN_SUBCOMMANDS.join(', ')}${hint}\n\n${TOKEN_USAGE}`);
+        throw new CliError(`'${sub}' is not a subcommand of apl token; use ${TOKEN_SUBCOMMANDS.join(', ')}${hint}\n${helpPointer('token')}`);
     }
     const extra = sub === 'revoke' ? args.slice(1) : args;
-    if (extra.length > 0) throw new CliError(`unexpected argument '${extra[0]}'\n\n${TOKEN_USAGE}`);
+    if (extra.length > 0) throw new CliError(`unexpected argument '${extra[0]}'\n${helpPointer('token')}`);
     const dir = resolveDataDir(values.data);
     if (sub === 'create') {
         const name = values.name ?? 'cli';
@@ -77,7 +78,7 @@ export async function runTokenCommand(argv: string[], out: NodeJS.WritableStream
     }
     if (sub === 'revoke') {
         const id = args[0];
-        if (id === undefined || id.trim() === '') throw new CliError(`missing the id of the token to revoke (see 'apl token list')\n\n${TOKEN_USAGE}`);
+        if (id === undefined || id.trim() === '') throw new CliError(`missing the id of the token to revoke (see 'apl token list')\n${helpPointer('token')}`);
         if (values.name !== undefined) throw new CliError('--name only applies to token create');
         let deleted;
         try {
