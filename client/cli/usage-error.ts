@@ -16,7 +16,8 @@ export function closestName(name: string, names: readonly string[]): string | un
     if (n.length >= 2) {
         const prefix = names.filter(c => bare(c) !== n && (n.startsWith(bare(c)) || bare(c).startsWith(n)));
         if (prefix.length > 0) return prefix.sort((a, b) => Math.abs(bare(a).length - n.length) - Math.abs(bare(b).length - n.length))[0];
-        const inside = names.find(c => bare(c).length >= 3 && bare(c).includes(n));
+        // `--delimiter` for `--csv-delimiter`.
+        const inside = n.length >= 4 ? names.find(c => bare(c).includes(n)) : undefined;
         if (inside) return inside;
         // `--max-age` for `--max-duration`: the one option that starts with the same word.
         const word = n.split('-')[0];
