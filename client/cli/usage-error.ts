@@ -6,7 +6,7 @@
  *     apl run: unknown option '--dataset' (did you mean '--data'?)
  *     Run 'apl run --help' for the options.
  */
-import { didYouMean } from '../../language/apl-issue-codes.js';
+import { editDistance } from '../../language/apl-issue-codes.js';
 import { terminalText } from './terminal-text.js';
 
 /** The closest of `names` to `name`: one that `name` starts with (or that starts with it), else by spelling. */
@@ -24,7 +24,19 @@ export function closestName(name: string, names: readonly string[]): string | un
         const sameWord = word.length >= 3 && n.includes('-') ? names.filter(c => bare(c).split('-')[0] === word) : [];
         if (sameWord.length === 1) return sameWord[0];
     }
-    return didYouMean(name, names);
+    // By spelling, without the dashes (they would count as matching letters): up to two edits
+    // from four letters on (`--prot`, `--port`), one below.
+    const max = n.length >= 4 ? Math.max(2, Math.floor(n.length / 3)) : 1;
+    let best: string | undefined;
+    let bestDistance = max + 1;
+    for (const c of names) {
+        const d = editDistance(n, bare(c), max);
+        if (d < bestDistance) {
+            best = c;
+            bestDistance = d;
+        }
+    }
+    return best;
 }
 
 /** The long options a usage text documents (`--format`, `--max-duration`, …). */
