@@ -8,6 +8,7 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import { openStore, type Store, type StoreOptions } from '../store/store.js';
 import { ensureDir, readJsonIfExists, writeFileAtomic } from '../store/fsutil.js';
@@ -118,6 +119,15 @@ export function resolveDataDir(dir?: string): string {
     return path.resolve(dir ?? process.env.APL_DATA_DIR ?? DEFAULT_DATA_DIR);
 }
 
+/** Listens on `host:port` and closes again: throws the error (EADDRINUSE, EACCES, …) the real listen would meet. */
+function probeListen(host: string, port: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+        const probe = net.createServer();
+        probe.once('error', reject);
+        probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
+    });
+}
+
 export async function createService(options: ServiceOptions = {}): Promise<Service> {
     const log = options.log ?? ((m: string) => process.stderr.write(`[apl serve] ${m}\n`));
     const dataDir = resolveDataDir(options.dataDir);
@@ -128,6 +138,9 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     if (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0) throw new Error(`maxBodyBytes must be a positive integer, got ${maxBodyBytes}`);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`port must be an integer between 0 and 65535, got ${port}`);
 
+    // A busy port is found before anything is written: no data directory, token or samples for a
+    // start that cannot listen.
+    if (port !== 0) await probeListen(host, port);
     await ensureDir(dataDir);
     const store: Store = await openStore(dataDir, { log, ...options.store, maxBodyBytes });
     // The first start's token, until the service listens: a start that fails (a busy port) takes

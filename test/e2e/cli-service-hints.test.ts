@@ -5,7 +5,7 @@
  * real port.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -168,6 +168,7 @@ describe('hints instead of surprises', () => {
         expect(busy.code).toBe(2);
         expect(busy.stderr).toBe(`apl serve: cannot listen on 127.0.0.1:${port}: the address is already in use (try --port)\n`);
         expect(busy.stdout).toBe('');
+        expect(existsSync(data), 'a start that cannot listen writes nothing').toBe(false);
 
         const next = await startAplServe(['--data', data, '--no-samples']);
         await next.stop();
