@@ -46,7 +46,7 @@ export interface ServiceOptions {
     /** Default 8686; 0 picks a free port. */
     port?: number;
     /**
-     * Accepted API tokens (plaintext, never written to disk), e.g. from `--token` / `APL_TOKEN`.
+     * Accepted API tokens (plaintext, never written to disk), e.g. from `--token` / `AXIOM_TOKEN` (or `APL_TOKEN`).
      * Tokens stored hashed in the data directory are accepted too. When neither exists, a token is
      * generated on start and returned once in `generatedToken`.
      */
@@ -162,11 +162,11 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
         const unreadable = store.tokens.unreadable;
         if (unreadable !== undefined) {
             // Fail closed: none of its tokens is accepted, and it is never overwritten (generating a
-            // token would). Without a token from --token/APL_TOKEN nobody could use the server.
+            // token would). Without a token from --token/AXIOM_TOKEN nobody could use the server.
             if (configured.length === 0) {
-                throw new Error(`${unreadable}. Repair or remove ${store.tokens.path}, or start with --token (or APL_TOKEN) to serve with that token only`);
+                throw new Error(`${unreadable}. Repair or remove ${store.tokens.path}, or start with --token (or AXIOM_TOKEN) to serve with that token only`);
             }
-            log(`${unreadable}; serving with the --token/APL_TOKEN token(s) only`);
+            log(`${unreadable}; serving with the --token/AXIOM_TOKEN token(s) only`);
         } else if (configured.length === 0 && store.tokens.size === 0) {
             generated = await store.tokens.createToken('generated at first start');
             generatedToken = generated.token;
