@@ -12,11 +12,11 @@ export const CONNECTION_OPTIONS = {
     'org-id': { type: 'string' },
 } as const;
 
-export const CONNECTION_USAGE = `  --url URL        the service (default AXIOM_URL or APL_URL, else ${DEFAULT_SERVICE_URL};
+export const CONNECTION_USAGE = `  --url URL        the service (default $AXIOM_URL, else $APL_URL, else ${DEFAULT_SERVICE_URL};
                    https://api.axiom.co for Axiom)
-  --token TOKEN    API token (default AXIOM_TOKEN or APL_TOKEN; prefer them: other users can read
-                   arguments)
-  --org-id ID      organisation id, sent as X-Axiom-Org-Id (default AXIOM_ORG_ID or APL_ORG_ID)`;
+  --token TOKEN    API token (default $AXIOM_TOKEN, else $APL_TOKEN; prefer them: other users can
+                   read arguments)
+  --org-id ID      organisation id, sent as X-Axiom-Org-Id (default $AXIOM_ORG_ID, else $APL_ORG_ID)`;
 
 /**
  * The environment variables of a connection: the official clients' names first (AXIOM_URL, …, the
