@@ -48,7 +48,7 @@ async function warmServe() {
 /** One `apl serve` on a loopback port: list, create (first time), ingest, query, then SIGTERM. */
 async function serveSession(data, writeCache) {
     const token = 'xaat-warm-up';
-    const env = { ...process.env, APL_TOKEN: token, ...(writeCache ? { APL_WRITE_CODE_CACHE: '1' } : {}) };
+    const env = { ...process.env, AXIOM_TOKEN: token, APL_TOKEN: token, ...(writeCache ? { APL_WRITE_CODE_CACHE: '1' } : {}) };
     const child = spawn(process.execPath, [join(binDir, 'apl.cjs'), 'serve', '--host', '127.0.0.1', '--port', '0', '--data', data, '--no-samples'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const exited = new Promise(resolve => child.on('exit', resolve));
     let out = '';

@@ -322,7 +322,7 @@ export class AplClient {
                     ? `timed out after ${timeoutMs} ms`
                     : spec.signal?.aborted
                       ? 'aborted'
-                      : describeNetworkError(e);
+                      : describeNetworkError(e, spec.url);
                 throw new AplApiError(0, `${spec.method} ${spec.url}: ${why}`, spec.method, spec.url);
             }
             const traceId = res.headers.get('x-axiom-trace-id') ?? undefined;
@@ -337,7 +337,7 @@ export class AplClient {
             }
         } catch (e) {
             if (e instanceof AplApiError) throw e;
-            throw new AplApiError(0, `${spec.method} ${spec.url}: ${timedOut ? `timed out after ${timeoutMs} ms` : describeNetworkError(e)}`, spec.method, spec.url);
+            throw new AplApiError(0, `${spec.method} ${spec.url}: ${timedOut ? `timed out after ${timeoutMs} ms` : describeNetworkError(e, spec.url)}`, spec.method, spec.url);
         } finally {
             if (timer) clearTimeout(timer);
             spec.signal?.removeEventListener('abort', onAbort);
@@ -345,9 +345,17 @@ export class AplClient {
     }
 }
 
-function describeNetworkError(e: unknown): string {
+/** OpenSSL's answers when what came back is not TLS at all (a plain-HTTP server). */
+const NOT_TLS = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG', 'ERR_SSL_HTTP_REQUEST', 'EPROTO']);
+
+function describeNetworkError(e: unknown, url: string): string {
     const err = e as Error & { cause?: { code?: string; message?: string } };
     const cause = err.cause;
+    if (cause?.code !== undefined && NOT_TLS.has(cause.code) && /^https:/i.test(url)) {
+        // `apl serve` speaks plain HTTP: an https:// URL meets it with a TLS handshake it does not answer.
+        const origin = new URL(url);
+        return `the service speaks plain HTTP, not HTTPS: use http://${origin.host}`;
+    }
     if (cause?.code === 'ECONNREFUSED') return 'connection refused (is the service running?)';
     if (cause?.code === 'ENOTFOUND') return 'host not found';
     if (cause?.code) return `${cause.code}${cause.message ? `: ${cause.message}` : ''}`;

@@ -1,6 +1,7 @@
 import packageJson from '../../package.json' with { type: 'json' };
-import { didYouMean } from '../../language/apl-issue-codes.js';
 import { CliError } from './cli-error.js';
+import { terminalLines } from './terminal-text.js';
+import { parseArgsErrorMessage, unknownCommandMessage } from './usage-error.js';
 
 const USAGE = `apl: tools for APL, the Axiom Processing Language
 
@@ -44,12 +45,9 @@ const COMMANDS: Record<string, () => Promise<LoadedCommand>> = {
     datasets: () => import('./commands/datasets.js').then(m => ({ run: m.runDatasetsCommand, usage: m.DATASETS_USAGE })),
 };
 
-/** `apl: unknown command 'chek'. Did you mean 'check'?` and the list of commands. */
+/** `apl: unknown command 'chek' (did you mean 'check'?)` and where to look. */
 function unknownCommand(kind: string, name: string): string {
-    const names = Object.keys(COMMANDS);
-    const closest = names.find(n => n.startsWith(name) && name.length >= 2) ?? didYouMean(name, names);
-    const hint = closest ? ` Did you mean '${closest}'?` : '';
-    return `apl: ${kind} '${name}'.${hint}\nCommands: ${names.join(', ')}. Run 'apl --help' for more.\n`;
+    return unknownCommandMessage(kind, name, Object.keys(COMMANDS)) + '\n';
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -85,12 +83,14 @@ export async function main(argv: string[]): Promise<number> {
         return await command.run(rest, process.stdout, process.stderr);
     } catch (e) {
         if (e instanceof CliError) {
-            process.stderr.write(`apl ${name}: ${e.message}\n`);
+            // A message may quote a file, a service's answer or an argument: no control characters.
+            process.stderr.write(`apl ${name}: ${terminalLines(e.message)}\n`);
             return e.exitCode;
         }
         // node:util parseArgs throws TypeErrors with a code for unknown or malformed options.
-        if ((e as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
-            process.stderr.write(`apl ${name}: ${(e as Error).message}\n\n${command.usage}\n`);
+        const usageError = parseArgsErrorMessage(name, command.usage, e);
+        if (usageError !== undefined) {
+            process.stderr.write(usageError + '\n');
             return 2;
         }
         process.stderr.write(`apl ${name}: internal error: ${(e as Error).stack ?? String(e)}\n`);

@@ -2,6 +2,7 @@
 import { parseGoDuration } from '../../language/values.js';
 import { CliError } from './cli-error.js';
 import { readInput } from './read-input.js';
+import { commandOfUsage, helpPointer } from './usage-error.js';
 import { OUTPUT_FORMATS, type OutputFormat } from './render.js';
 
 export function parseIntOption(option: string, value: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
@@ -46,11 +47,11 @@ export interface QueryText {
 
 /** The query from the single positional argument or `--file F` (`-` = stdin), exactly one of them. */
 export function queryTextFrom(positionals: string[], file: string | undefined, usage: string): QueryText {
-    if (file !== undefined && positionals.length > 0) throw new CliError(`give the query as an argument or with --file, not both\n\n${usage}`);
+    if (file !== undefined && positionals.length > 0) throw new CliError(`give the query as an argument or with --file, not both\n${helpPointer(commandOfUsage(usage))}`);
     if (file !== undefined) return readInput(file);
-    if (positionals.length === 0) throw new CliError(`missing the query (an argument, or --file F)\n\n${usage}`);
+    if (positionals.length === 0) throw new CliError(`missing the query (an argument, or --file F)\n${helpPointer(commandOfUsage(usage))}`);
     if (positionals.length > 1) {
-        throw new CliError(`expected one query argument, got ${positionals.length} (quote the query: apl … "['logs'] | take 10")\n\n${usage}`);
+        throw new CliError(`expected one query argument, got ${positionals.length} (quote the query: apl … "['logs'] | take 10")\n${helpPointer(commandOfUsage(usage))}`);
     }
     const text = positionals[0];
     if (text.trim() === '') throw new CliError('the query is empty');

@@ -1,5 +1,6 @@
 /** Writes a query result in one of the CLI's output formats. */
 import { renderCsv, renderJson, renderTable, terminalWidth, type OutputFormat, type RenderTable } from './render.js';
+import { terminalText } from './terminal-text.js';
 
 export interface ResultOutput {
     /** The tabular result (service shape). */
@@ -10,6 +11,19 @@ export interface ResultOutput {
 
 export interface WriteOptions {
     width?: number;
+    /** Where notes about the output go (the totals a json or csv output leaves out); default stderr. */
+    err?: NodeJS.WritableStream;
+    /** The command, for the notes: `apl <command>: note: …`. */
+    command?: string;
+}
+
+const TOTALS = '_totals';
+
+/** A table's title in words when a result has several: a time-binned result has its bins, then totals. */
+function tableTitle(table: RenderTable, index: number, tables: readonly RenderTable[]): string {
+    if (table.name === TOTALS) return 'Totals over the whole range';
+    if (index === 0 && tables.some(t => t.name === TOTALS)) return 'Per time bin';
+    return `Table ${terminalText(table.name ?? String(index))}`;
 }
 
 export function writeResult(out: NodeJS.WritableStream, format: OutputFormat, result: ResultOutput, options: WriteOptions = {}): void {
@@ -26,20 +40,31 @@ export function writeResult(out: NodeJS.WritableStream, format: OutputFormat, re
     const first = tables[0];
     switch (format) {
         case 'json':
-            out.write(renderJson(first));
-            return;
         case 'csv':
-            out.write(renderCsv(first));
+            // JSON escapes control characters itself; CSV keeps the data as it is, unless for a terminal.
+            out.write(format === 'json' ? renderJson(first) : renderCsv(first, { terminal: (out as NodeJS.WriteStream).isTTY === true }));
+            noteTablesLeftOut(tables.slice(1), format, options);
             return;
         case 'table': {
             const width = options.width ?? terminalWidth(out);
             tables.forEach((t, i) => {
-                if (tables.length > 1) out.write(`${i > 0 ? '\n' : ''}# ${t.name ?? i}\n`);
+                if (tables.length > 1) out.write(`${i > 0 ? '\n' : ''}# ${tableTitle(t, i, tables)}\n`);
                 out.write(renderTable(t, { width }));
             });
             return;
         }
     }
+}
+
+/** json and csv hold one table: say on stderr where the others (the totals of a time-binned result) went. */
+function noteTablesLeftOut(rest: readonly RenderTable[], format: 'json' | 'csv', options: WriteOptions): void {
+    if (rest.length === 0) return;
+    const err = options.err ?? process.stderr;
+    const prefix = options.command ? `apl ${options.command}` : 'apl';
+    const what = rest.length === 1 && rest[0].name === TOTALS
+        ? `the totals over the whole range (table ${TOTALS}) are`
+        : `${rest.length} more tables (${rest.map(t => terminalText(t.name ?? '?')).join(', ')}) are`;
+    err.write(`${prefix}: note: ${format} holds the first table only; ${what} in --format tabular, or drop bin()/bin_auto() from the summarize\n`);
 }
 
 /** Appends the rows of `next` to `acc` by field name (fields new to `acc` are added, missing cells are null). */

@@ -1,8 +1,11 @@
 /**
- * Renderers for query results in the CLI: `table` (aligned, fitted to a width, cells cut with `…`),
+ * Renderers for query results in the CLI: `table` (aligned, fitted to a width: cells cut with `…`
+ * down to a readable width, then the columns that still do not fit left out, and the footer says so),
  * `json` (an array of row objects, one per line), `csv` (RFC 4180). They take one column-major table
  * as the service returns it (`fields` + `columns`).
  */
+
+import { terminalText } from './terminal-text.js';
 
 export interface RenderTable {
     name?: string;
@@ -50,14 +53,21 @@ export function csvField(v: unknown): string {
     return /[",\r\n]/.test(s) || /^\s|\s$/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-/** A header row of field names, then one line per row. */
-export function renderCsv(table: RenderTable, { header = true }: { header?: boolean } = {}): string {
+// eslint-disable-next-line no-control-regex
+const CONTROL_BUT_LINE_BREAKS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
+
+/**
+ * A header row of field names, then one line per row. For a terminal (`terminal`), control
+ * characters other than line breaks and tabs are escaped (`\033`); a file or a pipe gets the data as it is.
+ */
+export function renderCsv(table: RenderTable, { header = true, terminal = false }: { header?: boolean; terminal?: boolean } = {}): string {
+    const field = terminal ? (v: unknown) => csvField(v).replace(CONTROL_BUT_LINE_BREAKS, terminalText) : csvField;
     const lines: string[] = [];
-    if (header) lines.push(table.fields.map(f => csvField(f.name)).join(','));
+    if (header) lines.push(table.fields.map(f => field(f.name)).join(','));
     const n = rowCountOf(table);
     for (let r = 0; r < n; r++) {
         const cells: string[] = new Array(table.fields.length);
-        for (let c = 0; c < table.fields.length; c++) cells[c] = csvField(cell(table, c, r));
+        for (let c = 0; c < table.fields.length; c++) cells[c] = field(cell(table, c, r));
         lines.push(cells.join(','));
     }
     return lines.length ? lines.join('\n') + '\n' : '';
@@ -65,12 +75,11 @@ export function renderCsv(table: RenderTable, { header = true }: { header?: bool
 
 // ------------------------------------------------------------------------------------------- table
 
-/** The text of a cell in a table: null is empty, objects are JSON, control characters are escaped. */
+/** The text of a cell in a table: null is empty, objects are JSON, control characters are escaped (`\n`, `\033`). */
 export function cellText(v: unknown): string {
     if (v === null || v === undefined) return '';
     const s = typeof v === 'object' ? JSON.stringify(v) : String(v);
-    // eslint-disable-next-line no-control-regex
-    return /[\u0000-\u001f\u007f]/.test(s) ? s.replace(/\r\n|[\r\n]/g, '\\n').replace(/\t/g, ' ').replace(/[\u0000-\u001f\u007f]/g, '') : s;
+    return terminalText(s);
 }
 
 function isWide(cp: number): boolean {
@@ -139,18 +148,22 @@ export interface TableRenderOptions {
 }
 
 const GAP = 2;
-const MIN_COLUMN = 4;
+/** The narrowest a column is cut to (unless its header or content is narrower): still readable. */
+const READABLE = 10;
+/** A header longer than this may be cut rather than keep a column that wide. */
+const LONGEST_KEPT_HEADER = 24;
+/** `2026-11-28T03:04:20…`: a time cut below the second reads as nothing. */
+const READABLE_TIME = 20;
 
 /**
- * Column widths: the natural widths, narrowed (widest first, never below a small minimum) until the
- * row fits in `width`.
+ * Column widths: the natural widths, narrowed (widest first, never below `floor`, default a small
+ * minimum) until the row fits in `width`.
  */
-export function fitColumns(natural: number[], width: number | undefined): number[] {
+export function fitColumns(natural: number[], width: number | undefined, floor: number[] = natural.map(n => Math.min(n, 4))): number[] {
     if (!width || width <= 0 || natural.length === 0) return natural;
     const budget = width - GAP * (natural.length - 1);
     const total = natural.reduce((a, b) => a + b, 0);
     if (total <= budget) return natural;
-    const floor = natural.map(n => Math.min(n, MIN_COLUMN));
     const sumWithCap = (cap: number) => natural.reduce((a, n, i) => a + Math.max(floor[i], Math.min(n, cap)), 0);
     let lo = 0;
     let hi = Math.max(...natural);
@@ -173,6 +186,40 @@ export function fitColumns(natural: number[], width: number | undefined): number
     return widths;
 }
 
+export interface ColumnLayout {
+    /** The widths of the columns shown: the first `widths.length` ones. */
+    widths: number[];
+    /** How many columns (from the right) do not fit and are left out. */
+    dropped: number;
+}
+
+/**
+ * The narrowest a column may be: its header (up to a limit), at least READABLE columns of content
+ * (a time to the second), never more than it needs.
+ */
+export function readableWidth(natural: number, header: number, type: string | undefined): number {
+    const content = type === 'datetime' ? READABLE_TIME : READABLE;
+    return Math.min(natural, Math.max(Math.min(header, LONGEST_KEPT_HEADER), content));
+}
+
+/**
+ * Fits columns to `width` without making them unreadable: each keeps at least its readable width
+ * (see readableWidth), and the columns
+ * that do not fit at that width are left out, from the right (the query's order is its priority).
+ */
+export function layoutColumns(natural: number[], readable: number[], width: number | undefined): ColumnLayout {
+    if (!width || width <= 0 || natural.length === 0) return { widths: natural, dropped: 0 };
+    let shown = 0;
+    let used = 0;
+    while (shown < natural.length && used + (shown > 0 ? GAP : 0) + readable[shown] <= width) {
+        used += (shown > 0 ? GAP : 0) + readable[shown];
+        shown++;
+    }
+    // One column at least, cut to the width if need be.
+    if (shown === 0) return { widths: [Math.min(natural[0], width)], dropped: natural.length - 1 };
+    return { widths: fitColumns(natural.slice(0, shown), width, readable.slice(0, shown)), dropped: natural.length - shown };
+}
+
 /** An aligned text table: header, a rule, the rows (numbers right-aligned), then `N rows`. */
 export function renderTable(table: RenderTable, options: TableRenderOptions = {}): string {
     const n = rowCountOf(table);
@@ -182,7 +229,7 @@ export function renderTable(table: RenderTable, options: TableRenderOptions = {}
     const right: boolean[] = new Array(nf);
     for (let c = 0; c < nf; c++) {
         const col: string[] = new Array(n);
-        let w = displayWidth(table.fields[c].name);
+        let w = displayWidth(cellText(table.fields[c].name));
         let numeric = NUMERIC_TYPES.test(table.fields[c].type ?? '');
         let sawValue = false;
         let allNumbers = true;
@@ -202,21 +249,53 @@ export function renderTable(table: RenderTable, options: TableRenderOptions = {}
         natural[c] = w;
         right[c] = numeric;
     }
-    const widths = fitColumns(natural, options.width);
+    const readable = table.fields.map((f, c) => readableWidth(natural[c], displayWidth(cellText(f.name)), f.type ?? (/^_(sys)?time$/.test(f.name) ? 'datetime' : undefined)));
+    const { widths, dropped } = layoutColumns(natural, readable, options.width);
+    const shown = widths.length;
     const sep = ' '.repeat(GAP);
     const lines: string[] = [];
     if (nf > 0) {
-        lines.push(table.fields.map((f, c) => pad(truncate(f.name, widths[c]), widths[c], right[c])).join(sep).trimEnd());
+        lines.push(table.fields.slice(0, shown).map((f, c) => pad(truncate(cellText(f.name), widths[c]), widths[c], right[c])).join(sep).trimEnd());
         lines.push(widths.map(w => '─'.repeat(w)).join(sep));
         for (let r = 0; r < n; r++) {
-            const parts: string[] = new Array(nf);
-            for (let c = 0; c < nf; c++) parts[c] = pad(truncate(texts[c][r], widths[c]), widths[c], right[c]);
+            const parts: string[] = new Array(shown);
+            for (let c = 0; c < shown; c++) parts[c] = pad(truncate(texts[c][r], widths[c]), widths[c], right[c]);
             lines.push(parts.join(sep).trimEnd());
         }
     }
-    if (options.footer !== false) lines.push(`${n} ${n === 1 ? 'row' : 'rows'}`);
+    const count = `${n} ${n === 1 ? 'row' : 'rows'}`;
+    const more = dropped > 0 ? droppedColumnsNote(dropped, nf) : '';
+    const notes: string[] = [];
+    if (options.footer !== false) notes.push(more ? `${count}; ${more}` : count);
+    else if (more) notes.push(more);
+    if (more) notes.push(SEE_DROPPED_COLUMNS);
+    for (const note of notes) lines.push(...wrap(note, options.width));
     return lines.join('\n') + '\n';
 }
+
+/** What the footer says about the columns left out, and how to see them. */
+function droppedColumnsNote(dropped: number, total: number): string {
+    return `${dropped} of ${total} columns not shown`;
+}
+
+/** `text` in lines of at most `width` columns, broken at spaces (a longer word stays whole). */
+function wrap(text: string, width: number | undefined): string[] {
+    if (!width || displayWidth(text) <= width) return [text];
+    const out: string[] = [];
+    let line = '';
+    for (const word of text.split(' ')) {
+        if (line !== '' && displayWidth(line) + 1 + displayWidth(word) > width) {
+            out.push(line);
+            line = word;
+        } else {
+            line = line === '' ? word : `${line} ${word}`;
+        }
+    }
+    if (line !== '') out.push(line);
+    return out;
+}
+
+const SEE_DROPPED_COLUMNS = '(see them: --format json, --width N, | project)';
 
 /** The width to fit tables to: the terminal's, `COLUMNS`, or unlimited when not a terminal. */
 export function terminalWidth(out: NodeJS.WritableStream): number | undefined {

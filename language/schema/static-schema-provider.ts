@@ -131,6 +131,11 @@ export function schemaFromJsonValue(value: unknown, sourceName: string, options:
         }
         return result;
     }
+    // One dataset with its fields, as `GET /v1/datasets/{id}/info` (and `apl datasets info --format json`) answers.
+    if (typeof root.name === 'string' && Array.isArray(root.fields)) {
+        addDataset(root.name, '', parseFieldList(root.fields, 'fields', fail, true));
+        return result;
+    }
     // Axiom's fieldsMetaMap shape: every value is a field list.
     const entries = Object.entries(root);
     if (entries.length > 0 && entries.every(([, v]) => Array.isArray(v))) {

@@ -271,7 +271,7 @@ export async function startServer(command: string[], dataDir: string, extraArgs:
     const port = await freePort();
     const t0 = performance.now();
     // The token by the environment, as the service's own advice has it (not in the process arguments).
-    const child: ChildProcess = spawn(process.execPath, [...command, '--host', '127.0.0.1', '--data', dataDir, '--port', String(port), '--no-samples', ...extraArgs], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, APL_TOKEN: TOKEN } });
+    const child: ChildProcess = spawn(process.execPath, [...command, '--host', '127.0.0.1', '--data', dataDir, '--port', String(port), '--no-samples', ...extraArgs], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, AXIOM_TOKEN: TOKEN, APL_TOKEN: TOKEN } });
     let output = '';
     child.stdout!.on('data', (d: Buffer) => { output += d.toString(); });
     child.stderr!.on('data', (d: Buffer) => { output += d.toString(); });

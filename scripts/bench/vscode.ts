@@ -144,7 +144,7 @@ async function exportRate(ctx: BenchContext, service: TestService, count: number
             ours.push(count / ((performance.now() - t0) / 1000));
             t0 = performance.now();
             await new Promise<void>((resolve, reject) => {
-                const child = spawn(process.execPath, [projectPath('out/apl.cjs'), 'query', '--url', service.url, '--all', '--page-size', '1000', '--format', 'csv', '--start', startTime, '--end', endTime, "['big']"], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, APL_TOKEN: service.token } });
+                const child = spawn(process.execPath, [projectPath('out/apl.cjs'), 'query', '--url', service.url, '--all', '--page-size', '1000', '--format', 'csv', '--start', startTime, '--end', endTime, "['big']"], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, AXIOM_TOKEN: service.token } });
                 child.stdout.pipe(createWriteStream(join(dir, 'cli.csv')));
                 child.once('exit', code => (code === 0 ? resolve() : reject(new Error(`apl query exited with ${code}`))));
             });

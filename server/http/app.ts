@@ -8,6 +8,7 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import { openStore, type Store, type StoreOptions } from '../store/store.js';
 import { ensureDir, readJsonIfExists, writeFileAtomic } from '../store/fsutil.js';
@@ -45,7 +46,7 @@ export interface ServiceOptions {
     /** Default 8686; 0 picks a free port. */
     port?: number;
     /**
-     * Accepted API tokens (plaintext, never written to disk), e.g. from `--token` / `APL_TOKEN`.
+     * Accepted API tokens (plaintext, never written to disk), e.g. from `--token` / `AXIOM_TOKEN` (or `APL_TOKEN`).
      * Tokens stored hashed in the data directory are accepted too. When neither exists, a token is
      * generated on start and returned once in `generatedToken`.
      */
@@ -118,6 +119,15 @@ export function resolveDataDir(dir?: string): string {
     return path.resolve(dir ?? process.env.APL_DATA_DIR ?? DEFAULT_DATA_DIR);
 }
 
+/** Listens on `host:port` and closes again: throws the error (EADDRINUSE, EACCES, …) the real listen would meet. */
+function probeListen(host: string, port: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+        const probe = net.createServer();
+        probe.once('error', reject);
+        probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
+    });
+}
+
 export async function createService(options: ServiceOptions = {}): Promise<Service> {
     const log = options.log ?? ((m: string) => process.stderr.write(`[apl serve] ${m}\n`));
     const dataDir = resolveDataDir(options.dataDir);
@@ -128,8 +138,16 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     if (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0) throw new Error(`maxBodyBytes must be a positive integer, got ${maxBodyBytes}`);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`port must be an integer between 0 and 65535, got ${port}`);
 
+    // A busy port is found before anything is written: no data directory, token or samples for a
+    // start that cannot listen.
+    if (port !== 0) await probeListen(host, port);
     await ensureDir(dataDir);
     const store: Store = await openStore(dataDir, { log, ...options.store, maxBodyBytes });
+    // The first start's token, until the service listens: a start that fails (a busy port) takes
+    // it back, so that the next start generates and prints one again.
+    let generated: { token: string; info: { id: string } } | undefined;
+    let engineToClose: { close(): Promise<void> } | undefined;
+    let dataToClose: { close(): Promise<void> } | undefined;
     try {
         const statePath = path.join(dataDir, 'service.json');
         let state = await readJsonIfExists<ServiceState>(statePath);
@@ -144,13 +162,14 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
         const unreadable = store.tokens.unreadable;
         if (unreadable !== undefined) {
             // Fail closed: none of its tokens is accepted, and it is never overwritten (generating a
-            // token would). Without a token from --token/APL_TOKEN nobody could use the server.
+            // token would). Without a token from --token/AXIOM_TOKEN nobody could use the server.
             if (configured.length === 0) {
-                throw new Error(`${unreadable}. Repair or remove ${store.tokens.path}, or start with --token (or APL_TOKEN) to serve with that token only`);
+                throw new Error(`${unreadable}. Repair or remove ${store.tokens.path}, or start with --token (or AXIOM_TOKEN) to serve with that token only`);
             }
-            log(`${unreadable}; serving with the --token/APL_TOKEN token(s) only`);
+            log(`${unreadable}; serving with the --token/AXIOM_TOKEN token(s) only`);
         } else if (configured.length === 0 && store.tokens.size === 0) {
-            generatedToken = (await store.tokens.createToken('generated at first start')).token;
+            generated = await store.tokens.createToken('generated at first start');
+            generatedToken = generated.token;
         }
 
         const memoryLimit = options.memoryLimit ?? defaultMemoryLimit();
@@ -165,11 +184,13 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
             coldCacheBytes: bounded ? memoryPlan(memoryLimit).coldCacheBytes : undefined,
             log,
         });
+        engineToClose = engine;
         const data = new DataPlane(store, engine, {
             maxBodyBytes, log, ingestWorkers: options.ingestWorkers, maxFieldsPerDataset: options.maxFieldsPerDataset, ingestWorkerHeapMb: options.ingestWorkerHeapMb, afterLoadPart: options.afterLoadPart,
             memoryLimit: bounded ? memoryLimit : undefined,
             datasetsDir,
         });
+        dataToClose = data;
         // Metadata only: the events go into the engine after listening (loadInBackground below).
         const recovered = await data.recover();
         // Load the parser and evaluator now (in every query worker), so the first user queries are not
@@ -242,6 +263,10 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
                 })()),
         };
     } catch (err) {
+        // Query workers would keep the process alive after a failed start.
+        await engineToClose?.close().catch(() => undefined);
+        if (generated) await store.tokens.deleteToken(generated.info.id).catch(() => undefined);
+        await dataToClose?.close().catch(() => undefined);
         await store.close().catch(() => undefined);
         throw err;
     }

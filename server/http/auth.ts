@@ -1,6 +1,6 @@
 /**
  * Authentication (API.md §1.2, §9): `Authorization: Bearer <token>` on every request. Valid tokens
- * are the ones given on the command line / `APL_TOKEN` (compared in constant time, never stored)
+ * are the ones given on the command line / `AXIOM_TOKEN` (or `APL_TOKEN`) (compared in constant time, never stored)
  * and the ones stored hashed in the data directory, as that file is now: a token that
  * `apl token create` adds while the server runs works on its first use (TokenStore.verify).
  * Missing or unknown token → 401 (both clients and the go error suite expect 401, not 403).

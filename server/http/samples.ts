@@ -1,6 +1,8 @@
 /**
  * Sample datasets (language/samples) loaded on the first start of a data directory, through the
- * normal durable ingest path, so they behave exactly like user data (and can be deleted).
+ * normal durable ingest path, so they behave exactly like user data (and can be deleted). The
+ * generator's defaults (seed 1, the 30 days up to the current minute) are the ones `apl run` uses,
+ * so a fresh service and `apl run` give the same events for the same time window.
  */
 import { generateSample, sampleMapFields, SAMPLE_DATASETS } from '../../language/index.js';
 import type { DataPlane } from './data-plane.js';
@@ -10,7 +12,6 @@ const BATCH = 5000;
 
 export async function loadSamples(data: DataPlane, opts: { rows: number; who: string }): Promise<string[]> {
     const loaded: string[] = [];
-    const end = new Date();
     for (const spec of SAMPLE_DATASETS) {
         if (data.hasDataset(spec.name)) continue;
         await data.createDataset({ name: spec.name, description: spec.description, who: opts.who, mapFields: [...sampleMapFields(spec)] });
@@ -20,7 +21,7 @@ export async function loadSamples(data: DataPlane, opts: { rows: number; who: st
             await data.ingest(spec.name, { body: Buffer.from(lines.join('\n'), 'utf8'), contentType: 'application/x-ndjson' });
             lines = [];
         };
-        for (const ev of generateSample(spec.name, { rows: opts.rows, seed: 1, end, days: 30 })) {
+        for (const ev of generateSample(spec.name, { rows: opts.rows, seed: 1 })) {
             lines.push(JSON.stringify(ev));
             if (lines.length >= BATCH) await flush();
         }

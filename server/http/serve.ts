@@ -3,7 +3,7 @@
  *
  *   await runServe({ host, port, dataDir, token, samples, maxBodyBytes })
  *
- * Resolves the defaults (loopback, port 8686, `APL_DATA_DIR` or ./.apl-data, `APL_TOKEN`), starts
+ * Resolves the defaults (loopback, port 8686, `APL_DATA_DIR` or ./.apl-data, `AXIOM_TOKEN` or `APL_TOKEN`), starts
  * the service, prints the banner and closes cleanly on SIGINT/SIGTERM (the store fsyncs every
  * acknowledged batch, so a hard kill loses nothing acknowledged either).
  *
@@ -21,7 +21,7 @@ export interface ServeOptions {
     port?: number;
     /** `--data DIR`. */
     dataDir?: string;
-    /** `--token TOKEN` (repeatable); default `APL_TOKEN`. */
+    /** `--token TOKEN` (repeatable); default `AXIOM_TOKEN`, else `APL_TOKEN`. */
     token?: string | string[];
     /** `--no-samples` → false. */
     samples?: boolean;
@@ -44,8 +44,20 @@ export interface ServeOptions {
     handleSignals?: boolean;
 }
 
-/** Where the tokens the service accepts came from: what the banner may say about them. */
-export type TokenSource = 'argument' | 'environment' | 'stored';
+/**
+ * Where the tokens the service accepts came from: what the banner may say about them. From the
+ * environment, the variable's name: the one the `apl` commands and the official clients read
+ * (AXIOM_TOKEN), or its older alias.
+ */
+export type TokenSource = 'argument' | 'stored' | TokenVariable;
+
+/** The token variables, the winner first when both are set. */
+export const TOKEN_VARIABLES = ['AXIOM_TOKEN', 'APL_TOKEN'] as const;
+export type TokenVariable = (typeof TOKEN_VARIABLES)[number];
+
+function isVariable(source: TokenSource): source is TokenVariable {
+    return (TOKEN_VARIABLES as readonly string[]).includes(source);
+}
 
 /**
  * The start-up banner. It shows a token only when the service generated it (once, at the first
@@ -57,7 +69,7 @@ export function banner(
     tokenSource: TokenSource = 'stored',
     interfaces: NodeJS.Dict<os.NetworkInterfaceInfo[]> = os.networkInterfaces(),
 ): string {
-    const token = service.generatedToken ?? (tokenSource === 'environment' ? '$APL_TOKEN' : '<your token>');
+    const token = service.generatedToken ?? (isVariable(tokenSource) ? `$${tokenSource}` : '<your token>');
     const lines = [`APL Dataset Query and Ingest Service listening on ${service.url}`];
     if (WILDCARD_HOSTS.has(service.host)) {
         lines.push(`  listening on every network interface (${service.host}), reachable from other machines at:`);
@@ -71,7 +83,7 @@ export function banner(
         lines.push(
             '',
             `  API token (shown once, only its hash is stored): ${service.generatedToken}`,
-            '  Keep it: it is not printed again. Set APL_TOKEN to use your own instead.',
+            '  Keep it: it is not printed again. Set AXIOM_TOKEN to use your own instead.',
         );
     } else if (tokenSource === 'stored') {
         lines.push(
@@ -82,11 +94,18 @@ export function banner(
     }
     lines.push(
         '',
-        'curl:',
+        'Set these in your shell: the apl commands, curl and the official clients read them.',
         `  export AXIOM_URL=${service.url} AXIOM_TOKEN=${token}`,
+        '',
+        'curl:',
         `  curl -s -X POST "$AXIOM_URL/v2/datasets" -H "Authorization: Bearer $AXIOM_TOKEN" -H 'Content-Type: application/json' -d '{"name":"my-logs"}'`,
         `  curl -s -X POST "$AXIOM_URL/v1/datasets/my-logs/ingest" -H "Authorization: Bearer $AXIOM_TOKEN" -H 'Content-Type: application/x-ndjson' --data-binary $'{"level":"info","msg":"hello"}\\n{"level":"error","msg":"boom"}'`,
         `  curl -s -X POST "$AXIOM_URL/v1/datasets/_apl?format=tabular" -H "Authorization: Bearer $AXIOM_TOKEN" -H 'Content-Type: application/json' -d '{"apl":"[\\"my-logs\\"] | summarize count() by level","startTime":"now-1d","endTime":"now"}'`,
+        '',
+        'apl (npx apl inside the project folder):',
+        `  apl datasets list`,
+        `  printf '{"level":"warn","msg":"disk full"}\\n' | apl ingest my-logs -`,
+        `  apl query "['my-logs'] | summarize count() by level"`,
         '',
         '@axiomhq/js:',
         `  import { Axiom } from '@axiomhq/js';`,
@@ -125,7 +144,7 @@ export const OFFICIAL_TOKEN_PREFIXES = ['xaat-', 'xapt-'] as const;
  * token itself: only which one (by position) is meant.
  */
 export function tokenWarnings(tokens: readonly string[], source: TokenSource): string[] {
-    const from = source === 'environment' ? 'APL_TOKEN' : '--token';
+    const from = isVariable(source) ? source : '--token';
     const unprefixed = tokens.map((t, i) => ({ t, i })).filter(({ t }) => !OFFICIAL_TOKEN_PREFIXES.some(p => t.startsWith(p)));
     return unprefixed.map(({ i }) => {
         const which = tokens.length > 1 ? `the ${ordinal(i + 1)} ${from} token` : `the ${from} token`;
@@ -147,9 +166,10 @@ export async function runServe(options: ServeOptions = {}): Promise<Service> {
     const given = options.token === undefined ? [] : Array.isArray(options.token) ? options.token : [options.token];
     tokens.push(...given.filter((t) => t !== ''));
     let source: TokenSource = tokens.length > 0 ? 'argument' : 'stored';
-    if (tokens.length === 0 && process.env.APL_TOKEN) {
-        tokens.push(process.env.APL_TOKEN);
-        source = 'environment';
+    const variable = tokens.length === 0 ? TOKEN_VARIABLES.find((name) => process.env[name]) : undefined;
+    if (variable !== undefined) {
+        tokens.push(process.env[variable]!);
+        source = variable;
     }
     for (const w of tokenWarnings(tokens, source)) warn(w);
     const svcOptions: ServiceOptions = {

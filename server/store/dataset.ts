@@ -867,20 +867,33 @@ export class Dataset {
         while (this.openingSnapshots > 0) await new Promise<void>((r) => this.openingWaiters.push(r));
     }
 
+    /**
+     * What the dataset holds as queries see it: with trims or a retention period, the events they
+     * hide are not counted and do not widen the time range (they stay on disk until a compaction).
+     */
     async stats(): Promise<DatasetStats> {
         this.checkOpen();
         let events = this.tailEvents;
         let minTime: bigint | null = null;
         let maxTime: bigint | null = null;
-        const widen = (lo: bigint, hi: bigint): void => {
-            if (minTime === null || lo < minTime) minTime = lo;
-            if (maxTime === null || hi > maxTime) maxTime = hi;
-        };
-        for (const b of this.manifest.blocks) {
-            events += b.rows;
-            widen(BigInt(b.minTime), BigInt(b.maxTime));
+        if (this.keepFilter() === undefined) {
+            const widen = (lo: bigint, hi: bigint): void => {
+                if (minTime === null || lo < minTime) minTime = lo;
+                if (maxTime === null || hi > maxTime) maxTime = hi;
+            };
+            for (const b of this.manifest.blocks) {
+                events += b.rows;
+                widen(BigInt(b.minTime), BigInt(b.maxTime));
+            }
+            for (const b of this.tail) widen(b.minTime, b.maxTime);
+        } else {
+            const snapshot = await this.snapshot();
+            try {
+                ({ events, minTime, maxTime } = await snapshot.kept());
+            } finally {
+                await snapshot.release();
+            }
         }
-        for (const b of this.tail) widen(b.minTime, b.maxTime);
         let bytesOnDisk = 0;
         const walBytes = await sumSizes(this.walDir);
         bytesOnDisk += walBytes + (await sumSizes(this.blockDir)) + (await sumSizes(this.dir));
@@ -904,7 +917,12 @@ export class Dataset {
             const trims = [...this.manifest.trims, { seq: this.nextSeq - 1, before: before.toString() }];
             // meta.json keeps a copy first: a manifest rebuilt from the blocks needs it.
             await this.writeMeta({ ...this.meta, trims });
-            return this.dropBlocks({ ...this.manifest, trims }, (b) => b.lastSeq <= this.nextSeq - 1 && BigInt(b.maxTime) < before);
+            const upto = this.nextSeq - 1;
+            const dropped = await this.dropBlocks({ ...this.manifest, trims }, (b) => b.lastSeq <= upto && BigInt(b.maxTime) < before);
+            // The WAL tail would keep the hidden events on disk until the next compaction: compact
+            // now, so that the bytes the dataset reports are what is left.
+            if (this.tail.some((b) => b.seq <= upto && b.minTime < before)) await this.compactNow().catch((err: unknown) => this.compactionFailed(err));
+            return dropped;
         });
     }
 
@@ -1096,6 +1114,51 @@ export class Snapshot {
             yield { kind: 'block', block: b, select };
         }
         for (const tb of this.tail) yield tailPart(tb, keep, this.onRebuildError);
+    }
+
+    /**
+     * The number of events retention/trim keep and their time range. The keep filter hides more
+     * the older an event and the smaller its batch's seq, so a block or batch whose first seq and
+     * earliest time are kept is kept whole, and one whose last seq and latest time are hidden is
+     * hidden whole: only the others are read.
+     */
+    async kept(): Promise<{ events: number; minTime: bigint | null; maxTime: bigint | null }> {
+        const keep = this.keep;
+        let events = 0;
+        let minTime: bigint | null = null;
+        let maxTime: bigint | null = null;
+        const widen = (lo: bigint, hi: bigint): void => {
+            if (minTime === null || lo < minTime) minTime = lo;
+            if (maxTime === null || hi > maxTime) maxTime = hi;
+        };
+        const countRows = (times: BigInt64Array, seqOf: (row: number) => number): void => {
+            for (let i = 0; i < times.length; i++) {
+                if (keep && !keep(seqOf(i), times[i])) continue;
+                events++;
+                widen(times[i], times[i]);
+            }
+        };
+        for (const ref of this.blocks) {
+            const { rows, firstSeq, lastSeq } = ref.info;
+            const lo = BigInt(ref.info.minTime);
+            const hi = BigInt(ref.info.maxTime);
+            if (!keep || keep(firstSeq, lo)) {
+                events += rows;
+                widen(lo, hi);
+            } else if (keep(lastSeq, hi)) {
+                const b = await this.load(ref, false);
+                countRows(b.times, (i) => b.batchSeqs[b.batchIdx[i]]);
+            }
+        }
+        for (const tb of this.tail) {
+            if (!keep || keep(tb.seq, tb.minTime)) {
+                events += tb.count;
+                widen(tb.minTime, tb.maxTime);
+            } else if (keep(tb.seq, tb.maxTime)) {
+                countRows(tb.norm?.times ?? tb.columnar?.times ?? materialize(tb, this.onRebuildError).times, () => tb.seq);
+            }
+        }
+        return { events, minTime, maxTime };
     }
 
     async toArray(): Promise<StoredEvent[]> {

@@ -1,3 +1,5 @@
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { CliError } from '../../client/cli/cli-error.js';
 import { parseDataSpec, parseSampleSpec, formatOf } from '../../client/cli/load-data.js';
@@ -63,6 +65,28 @@ describe('option helpers', () => {
         expect(clientFrom({}, { APL_URL: 'http://h:1/' }).url).toBe('http://h:1');
         expect(clientFrom({ url: 'localhost:9' }, { APL_URL: 'http://h:1' }).url).toBe('http://localhost:9');
         expect(() => clientFrom({ url: 'ftp://x' }, {})).toThrow(CliError);
+    });
+    it('AXIOM_URL, AXIOM_TOKEN and AXIOM_ORG_ID win over their APL_ aliases; an empty one counts as unset; flags win over both', async () => {
+        const seen: IncomingHttpHeaders[] = [];
+        const server = createServer((req, res) => {
+            seen.push(req.headers);
+            res.setHeader('Content-Type', 'application/json');
+            res.end('[]');
+        });
+        await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
+        const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+        try {
+            const both = { AXIOM_URL: url, APL_URL: 'http://127.0.0.1:9', AXIOM_TOKEN: 'xaat-axiom', APL_TOKEN: 'xaat-apl', AXIOM_ORG_ID: 'org-axiom', APL_ORG_ID: 'org-apl' };
+            expect(clientFrom({}, both).url).toBe(url);
+            await clientFrom({}, both).datasets.list();
+            expect(seen.at(-1)).toMatchObject({ authorization: 'Bearer xaat-axiom', 'x-axiom-org-id': 'org-axiom' });
+            await clientFrom({}, { ...both, AXIOM_TOKEN: '', AXIOM_ORG_ID: '' }).datasets.list();
+            expect(seen.at(-1)).toMatchObject({ authorization: 'Bearer xaat-apl', 'x-axiom-org-id': 'org-apl' });
+            await clientFrom({ token: 'xaat-flag', 'org-id': 'org-flag' }, both).datasets.list();
+            expect(seen.at(-1)).toMatchObject({ authorization: 'Bearer xaat-flag', 'x-axiom-org-id': 'org-flag' });
+        } finally {
+            server.close();
+        }
     });
 });
 

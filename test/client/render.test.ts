@@ -98,7 +98,8 @@ describe('renderCsv', () => {
 
 describe('cellText', () => {
     it('escapes control characters', () => {
-        expect(cellText('a\tb\r\nc')).toBe('a b\\nc');
+        expect(cellText('a\tb\r\nc')).toBe('a\\tb\\r\\nc');
+        expect(cellText('\u001b[31mred\u0007\u009b')).toBe('\\033[31mred\\a\\233');
         expect(cellText(null)).toBe('');
         expect(cellText([1, 2])).toBe('[1,2]');
     });

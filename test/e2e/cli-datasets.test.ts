@@ -80,7 +80,7 @@ describe('apl datasets against apl serve', () => {
         expect(runApl(['datasets'], { env })).toMatchObject({ code: 2 });
         const r = runApl(['datasets', 'remove', 'x'], { env });
         expect(r.code).toBe(2);
-        expect(r.stderr).toContain("'remove' is not a subcommand of apl datasets; use list, create, info, trim, delete");
+        expect(r.stderr).toContain("'remove' is not a subcommand of apl datasets; use list, create, info, schema, trim, delete");
         expect(runApl(['datasets', 'trim', 'x'], { env }).stderr).toContain('--max-duration');
         expect(runApl(['datasets', 'trim', 'x', '--max-duration', 'soon'], { env }).stderr).toContain("not 'soon'");
         expect(runApl(['datasets', 'info'], { env }).stderr).toContain('missing the dataset name');
@@ -89,7 +89,7 @@ describe('apl datasets against apl serve', () => {
     it('a wrong token is a 401 with a hint, and the token is not echoed', () => {
         const r = runApl(['datasets', 'list'], { env: { ...env, APL_TOKEN: 'xaat-wrong-secret' } });
         expect(r.code).toBe(1);
-        expect(r.stderr).toMatch(/401 .*check --token or APL_TOKEN/);
+        expect(r.stderr).toMatch(/401 .*check --token, or AXIOM_TOKEN \/ APL_TOKEN/);
         expect(r.stderr).not.toContain('xaat-wrong-secret');
     });
 
@@ -136,6 +136,85 @@ describe('apl datasets against apl serve', () => {
         expect(r.head).toMatch(/^_time,/);
         expect(r.stderr).toBe('');
         expect(r.code).toBe(0);
+    });
+});
+
+describe('a schema file from the service, for apl check --schema', () => {
+    const diagnosticsOf = (schema: string, query: string) => {
+        const q = join(dir, 'schema-q.apl');
+        writeFileSync(q, query + '\n');
+        const r = runApl(['check', '--schema', schema, '--format', 'json', q]);
+        expect(r.code, r.stderr).toBe(0);
+        return (JSON.parse(r.stdout) as { diagnostics: { severity: string; code: string }[] }[])[0].diagnostics;
+    };
+
+    beforeAll(() => {
+        const file = join(dir, 'schema-events.ndjson');
+        writeFileSync(file, JSON.stringify({ status: '500', geo: { city: 'Paris' }, took_ms: 1.5 }) + '\n');
+        expect(runApl(['ingest', 'schema-logs', file, '--create'], { env }).code).toBe(0);
+        expect(runApl(['ingest', 'other-logs', file, '--create'], { env }).code).toBe(0);
+    });
+
+    it("apl datasets info schema-logs --format json > F, then ['schema-logs'] | where stauts == '500' with --schema F", () => {
+        const schema = join(dir, 'schema-logs.info.json');
+        const info = runApl(['datasets', 'info', 'schema-logs', '--format', 'json'], { env });
+        expect(info.code).toBe(0);
+        writeFileSync(schema, info.stdout);
+        const typo = diagnosticsOf(schema, "['schema-logs'] | where stauts == '500'");
+        expect(typo.map(d => d.severity)).toEqual(['warning']);
+        expect(diagnosticsOf(schema, "['schema-logs'] | where status == '500' and ['geo.city'] == 'Paris' and took_ms > 1")).toEqual([]);
+    });
+
+    it('apl datasets schema > F (every dataset), then apl check --schema F', () => {
+        const r = runApl(['datasets', 'schema'], { env });
+        expect(r.code, r.stderr).toBe(0);
+        const parsed = JSON.parse(r.stdout) as { datasets: Record<string, { name: string; type: string }[]> };
+        expect(Object.keys(parsed.datasets)).toEqual(expect.arrayContaining(['schema-logs', 'other-logs']));
+        const schema = join(dir, 'all.schema.json');
+        writeFileSync(schema, r.stdout);
+        expect(diagnosticsOf(schema, "['other-logs'] | where status == '500'")).toEqual([]);
+        expect(diagnosticsOf(schema, "['nope-logs'] | count").map(d => d.severity)).toEqual(['warning']);
+        const one = runApl(['datasets', 'schema', 'schema-logs'], { env });
+        expect(Object.keys((JSON.parse(one.stdout) as typeof parsed).datasets)).toEqual(['schema-logs']);
+        expect(runApl(['datasets', 'schema', 'nope-logs'], { env }).code).toBe(1);
+    });
+});
+
+describe('apl datasets info after apl datasets trim', () => {
+    it('reports what is left (events, bytes, first and last event), at once and after a restart', async () => {
+        const data = join(dir, 'trim-data');
+        const token = 'xaat-trim-info';
+        const first = await startAplServe(['--data', data, '--no-samples'], { APL_TOKEN: token });
+        const local = { APL_URL: first.url, APL_TOKEN: token };
+        const now = Date.now();
+        const times = [now - 5 * 86_400_000, now - 4 * 86_400_000, now - 3_600_000, now - 60_000].map(t => new Date(t).toISOString());
+        const file = join(dir, 'trim.ndjson');
+        writeFileSync(file, times.map((t, i) => JSON.stringify({ _time: t, i, text: 'y'.repeat(2000) })).join('\n') + '\n');
+        expect(runApl(['ingest', 'trimmed', file, '--create'], { env: local }).code).toBe(0);
+        const info = (env: NodeJS.ProcessEnv) => {
+            const r = runApl(['datasets', 'info', 'trimmed', '--format', 'json'], { env });
+            expect(r.code, r.stderr).toBe(0);
+            return JSON.parse(r.stdout) as { numEvents: number; compressedBytes: number; minTime: string; maxTime: string };
+        };
+        const before = info(local);
+        expect(before.numEvents).toBe(4);
+
+        expect(runApl(['datasets', 'trim', 'trimmed', '--max-duration', '1d'], { env: local }).code).toBe(0);
+        const after = info(local);
+        expect(after.numEvents).toBe(2);
+        expect(Date.parse(after.minTime)).toBe(Date.parse(times[2]));
+        expect(Date.parse(after.maxTime)).toBe(Date.parse(times[3]));
+        expect(after.compressedBytes).toBeLessThan(before.compressedBytes);
+        const table = runApl(['datasets', 'info', 'trimmed'], { env: local }).stdout;
+        expect(table).toMatch(/^events\s+2$/m);
+        await first.stop();
+
+        const second = await startAplServe(['--data', data, '--no-samples'], { APL_TOKEN: token });
+        try {
+            expect(info({ APL_URL: second.url, APL_TOKEN: token })).toEqual(after);
+        } finally {
+            await second.stop();
+        }
     });
 });
 

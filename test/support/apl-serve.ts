@@ -14,7 +14,7 @@ export interface AplServe {
 export function startAplServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<AplServe> {
     const proc = spawn(process.execPath, [APL_BIN, 'serve', '--port', '0', ...args], {
         cwd: REPO_ROOT,
-        env: { ...process.env, APL_TOKEN: '', ...env },
+        env: { ...process.env, APL_TOKEN: '', AXIOM_TOKEN: '', ...env },
         stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

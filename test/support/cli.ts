@@ -15,7 +15,8 @@ export function runApl(args: string[], options: { input?: string | Buffer; cwd?:
     const result = spawnSync(process.execPath, [APL_BIN, ...args], {
         input: options.input,
         cwd: options.cwd ?? REPO_ROOT,
-        env: { ...process.env, ...options.env },
+        // The connection variables of the shell running the tests must not leak in: a test sets the ones it means.
+        env: { ...process.env, AXIOM_URL: '', AXIOM_TOKEN: '', AXIOM_ORG_ID: '', ...options.env },
         encoding: 'utf8',
         timeout: 60_000,
     });

@@ -104,7 +104,7 @@ export async function startAplServe(): Promise<TestService> {
     const dir = mkdtempSync(join(tmpdir(), 'apl-vscode-serve-'));
     const token = 'xaat-vscode-test-token-0123456789';
     const child = spawn(process.execPath, [join(ROOT, 'out', 'apl.cjs'), 'serve', '--port', '0', '--data', dir, '--no-samples'], {
-        env: { ...process.env, APL_TOKEN: token },
+        env: { ...process.env, AXIOM_TOKEN: token, APL_TOKEN: token },
         stdio: ['ignore', 'pipe', 'pipe'],
         detached: true,
     });

@@ -6,10 +6,13 @@ import type { Dataset, DatasetField, DatasetInfo } from '../../api/types.js';
 import { CliError } from '../cli-error.js';
 import { clientFrom, CONNECTION_OPTIONS, CONNECTION_USAGE, reportApiError, warnAboutTokenArgument } from '../connection.js';
 import { renderTable, terminalWidth, type RenderTable } from '../render.js';
+import { terminalText } from '../terminal-text.js';
+import { closestName, helpPointer } from '../usage-error.js';
 
 export const DATASETS_USAGE = `apl datasets list [--format table|json]
 apl datasets create NAME [--description TEXT] [--format table|json]
 apl datasets info NAME [--format table|json]
+apl datasets schema [NAME...]
 apl datasets trim NAME --max-duration D
 apl datasets delete NAME
         [--url URL] [--token TOKEN] [--org-id ID]
@@ -17,7 +20,10 @@ apl datasets delete NAME
 Manages the datasets of a service (apl serve, or Axiom itself) through its HTTP API.
   list     the datasets: name, kind, description, creation time
   create   a new, empty dataset
-  info     a dataset's events, blocks, bytes, time range and fields
+  info     a dataset's events, blocks, bytes, time range and fields (--format json is a schema
+           file too)
+  schema   the fields of the datasets named (default: every dataset) as a schema file for
+           'apl check --schema' and the editor (docs/schema-file.md): apl datasets schema > schema.json
   trim     deletes the events older than D (e.g. 30d, 12h, 90m) from a dataset
   delete   deletes a dataset and all its events
 Exit code 0: done; 1: the service refused (e.g. no such dataset, a name already taken);
@@ -27,7 +33,7 @@ ${CONNECTION_USAGE}
   --description T  with create: a description of the dataset
   --max-duration D with trim: keep only the events of the last D`;
 
-const SUBCOMMANDS = ['list', 'create', 'info', 'trim', 'delete'] as const;
+const SUBCOMMANDS = ['list', 'create', 'info', 'schema', 'trim', 'delete'] as const;
 type Subcommand = (typeof SUBCOMMANDS)[number];
 
 export async function runDatasetsCommand(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
@@ -47,15 +53,18 @@ export async function runDatasetsCommand(argv: string[], out: NodeJS.WritableStr
         return 0;
     }
     const [sub, ...names] = positionals;
-    if (sub === undefined) throw new CliError(`missing subcommand: ${SUBCOMMANDS.join(', ')}\n\n${DATASETS_USAGE}`);
+    if (sub === undefined) throw new CliError(`missing subcommand: ${SUBCOMMANDS.join(', ')}\n${helpPointer('datasets')}`);
     if (!(SUBCOMMANDS as readonly string[]).includes(sub)) {
-        throw new CliError(`'${sub}' is not a subcommand of apl datasets; use ${SUBCOMMANDS.join(', ')}\n\n${DATASETS_USAGE}`);
+        const closest = closestName(sub, SUBCOMMANDS);
+        const hint = closest ? ` (did you mean '${closest}'?)` : '';
+        throw new CliError(`'${sub}' is not a subcommand of apl datasets${hint}; use ${SUBCOMMANDS.join(', ')}\n${helpPointer('datasets')}`);
     }
     const command = sub as Subcommand;
     const format = values.format ?? 'table';
     if (format !== 'table' && format !== 'json') throw new CliError(`--format must be table or json, not '${format}'`);
     if (command === 'list' && names.length > 0) throw new CliError(`unexpected argument '${names[0]}' (apl datasets list takes no name)`);
-    if (command !== 'list') {
+    if (command === 'schema' && values.format !== undefined) throw new CliError('apl datasets schema writes JSON: --format does not apply');
+    if (command !== 'list' && command !== 'schema') {
         if (names.length === 0) throw new CliError(`missing the dataset name (apl datasets ${command} NAME)`);
         if (names.length > 1) throw new CliError(`unexpected argument '${names[1]}' (apl datasets ${command} takes one name)`);
     }
@@ -94,6 +103,23 @@ export async function runDatasetsCommand(argv: string[], out: NodeJS.WritableStr
                 else writeInfo(out, dataset, info, width);
                 return 0;
             }
+            case 'schema': {
+                const wanted = names.length > 0 ? names : (await client.datasets.list()).map(d => d.name).sort((a, b) => a.localeCompare(b));
+                const datasets: Record<string, DatasetField[]> = {};
+                for (const n of wanted) {
+                    try {
+                        datasets[n] = await client.datasets.fields(n);
+                    } catch (e) {
+                        if (e instanceof AplApiError && e.status === 404) {
+                            err.write(`apl datasets schema: no dataset '${terminalText(n)}' (see 'apl datasets list')\n`);
+                            return 1;
+                        }
+                        throw e;
+                    }
+                }
+                out.write(JSON.stringify({ datasets }, null, 2) + '\n');
+                return 0;
+            }
             case 'trim':
                 await client.datasets.trim(name, maxDuration!);
                 err.write(`trimmed dataset ${name} to the last ${maxDuration}\n`);
@@ -105,7 +131,7 @@ export async function runDatasetsCommand(argv: string[], out: NodeJS.WritableStr
         }
     } catch (e) {
         if (e instanceof AplApiError && e.status === 404 && command !== 'list') {
-            err.write(`apl datasets ${command}: no dataset '${name}' (see 'apl datasets list')\n`);
+            err.write(`apl datasets ${command}: no dataset '${terminalText(name)}' (see 'apl datasets list')\n`);
             return 1;
         }
         return reportApiError(e, err, `datasets ${command}`);

@@ -7,6 +7,8 @@ import type { IngestOptions, IngestStatus } from '../../api/types.js';
 import { CliError } from '../cli-error.js';
 import { clientFrom, CONNECTION_OPTIONS, CONNECTION_USAGE, reportApiError, warnAboutTokenArgument } from '../connection.js';
 import { parseIntOption } from '../options.js';
+import { terminalLines, terminalText } from '../terminal-text.js';
+import { helpPointer } from '../usage-error.js';
 
 export const INGEST_USAGE = `apl ingest DATASET FILE... [--url URL] [--token TOKEN] [--org-id ID] [--create]
            [--content-type json|ndjson|csv] [--timestamp-field F] [--timestamp-format LAYOUT]
@@ -51,8 +53,8 @@ export async function runIngestCommand(argv: string[], out: NodeJS.WritableStrea
         return 0;
     }
     const [dataset, ...files] = positionals;
-    if (dataset === undefined) throw new CliError(`missing DATASET and FILE\n\n${INGEST_USAGE}`);
-    if (files.length === 0) throw new CliError(`missing FILE (a path, or - for standard input)\n\n${INGEST_USAGE}`);
+    if (dataset === undefined) throw new CliError(`missing DATASET and FILE (apl ingest DATASET FILE...)\n${helpPointer('ingest')}`);
+    if (files.length === 0) throw new CliError(`missing FILE (a path, or - for standard input)\n${helpPointer('ingest')}`);
     if (files.filter(f => f === '-').length > 1) throw new CliError("standard input ('-') can be read only once");
     const forced = values['content-type'] !== undefined ? parseKind(values['content-type']) : undefined;
     if (values['csv-delimiter'] !== undefined && [...values['csv-delimiter']].length !== 1) throw new CliError('--csv-delimiter must be one character');
@@ -66,6 +68,7 @@ export async function runIngestCommand(argv: string[], out: NodeJS.WritableStrea
     };
     // Check every file before sending anything.
     const inputs = files.map(f => openInput(f, forced));
+    if (values['csv-delimiter'] === undefined) for (const input of inputs) checkCsvDelimiter(input);
     warnAboutTokenArgument(values, err, 'ingest');
     const client = clientFrom(values);
     const total: IngestStatus = { ingested: 0, failed: 0, failures: [], processedBytes: 0, blocksCreated: 0, walLength: 0 };
@@ -87,14 +90,14 @@ export async function runIngestCommand(argv: string[], out: NodeJS.WritableStrea
     } catch (e) {
         if (progress) err.write('\r\x1b[K');
         if (e instanceof AplApiError && e.status === 404 && !values.create) {
-            err.write(`apl ingest: ${e.message} (use --create to create the dataset)\n`);
+            err.write(`apl ingest: ${terminalLines(e.message)} (use --create to create the dataset)\n`);
             return 1;
         }
         return reportApiError(e, err, 'ingest');
     }
     out.write(JSON.stringify(total, null, 2) + '\n');
     if (total.failed > 0) {
-        err.write(`apl ingest: ${total.failed} event(s) failed; first: ${total.failures[0]?.error ?? 'unknown'}\n`);
+        err.write(`apl ingest: ${total.failed} event(s) failed; first: ${terminalLines(total.failures[0]?.error ?? 'unknown')}\n`);
         return 1;
     }
     return 0;
@@ -129,6 +132,26 @@ interface Input {
     size: number;
     /** Standard input, read whole. */
     bytes?: Buffer;
+    /** The first line (of the decompressed text), for the CSV delimiter check. */
+    firstLine: string;
+}
+
+/** Delimiters a CSV file may use instead of the comma, as spreadsheets in many locales write them. */
+const OTHER_DELIMITERS = [';', '\t', '|'] as const;
+
+/**
+ * A CSV header without a comma but with another delimiter would land as one column holding whole
+ * lines: say how to split it instead of sending it (`--csv-delimiter ,` sends it as it is).
+ */
+function checkCsvDelimiter(input: Input): void {
+    if (input.kind !== 'csv' || input.firstLine.includes(',')) return;
+    const other = OTHER_DELIMITERS.find(d => input.firstLine.includes(d));
+    if (other === undefined) return;
+    const shown = other === '\t' ? "$'\\t'" : `'${other}'`;
+    throw new CliError(
+        `${terminalText(input.name)}: the CSV header has no ',' but '${other === '\t' ? '\\t' : other}': every line would land in one column. ` +
+            `Add --csv-delimiter ${shown} to split the fields (or --csv-delimiter , to send it as it is)`,
+    );
 }
 
 function ioError(name: string, e: unknown): CliError {
@@ -176,7 +199,8 @@ function openInput(path: string, forced: Kind | undefined): Input {
         }
     }
     const kind = forced ?? sniff(text, path);
-    return { name, path, kind, gzip, size, bytes };
+    const firstLine = text.subarray(0, Math.max(0, text.indexOf(0x0a) === -1 ? text.length : text.indexOf(0x0a))).toString('utf8').replace(/^\uFEFF/, '').replace(/\r$/, '');
+    return { name, path, kind, gzip, size, bytes, firstLine };
 }
 
 function sniff(head: Buffer, path: string): Kind {

@@ -7,6 +7,7 @@ import { parseIntOption, parseOutputFormat, queryTextFrom, type QueryText } from
 import { appendTable, writeResult } from '../output.js';
 import { formatQueryError, positionInMessage, type QueryErrorPosition } from '../query-error.js';
 import type { RenderTable } from '../render.js';
+import { terminalLines } from '../terminal-text.js';
 import { resolveTimeRange } from '../time-arg.js';
 
 export const QUERY_USAGE = `apl query [--url URL] [--token TOKEN] [--org-id ID] [--format table|json|csv|tabular|legacy]
@@ -68,7 +69,7 @@ export async function runQueryCommand(argv: string[], out: NodeJS.WritableStream
         }
         if (!values.all) {
             const result = await client.query(query.text, { format: 'tabular', startTime: range.startTime, endTime: range.endTime });
-            writeResult(out, format, { tabular: withRenderableTables(result) }, { width });
+            writeResult(out, format, { tabular: withRenderableTables(result) }, { width, err, command: 'query' });
             reportMessages(result.status, err);
             return 0;
         }
@@ -99,7 +100,7 @@ function withRenderableTables(result: TabularResult): TabularResult {
 
 function reportMessages(status: { messages?: { priority: string; msg: string }[] | null; isPartial?: boolean } | undefined, err: NodeJS.WritableStream): void {
     for (const m of status?.messages ?? []) {
-        if (m.priority === 'warn' || m.priority === 'error' || m.priority === 'fatal') err.write(`${m.priority}: ${m.msg}\n`);
+        if (m.priority === 'warn' || m.priority === 'error' || m.priority === 'fatal') err.write(`${m.priority}: ${terminalLines(m.msg)}\n`);
     }
     if (status?.isPartial) err.write('warning: the result is partial\n');
 }
@@ -118,11 +119,11 @@ export function reportQueryError(e: unknown, query: QueryText, err: NodeJS.Writa
         }
         const userLines = query.text.replace(/[\s;]+$/, '').split(/\r?\n/).length;
         if (at && appended !== undefined && at.line > userLines) {
-            err.write(`apl ${command}: --all appends '${appended}' to the query, so it must keep _time: ${message}\n`);
+            err.write(`apl ${command}: --all appends '${appended}' to the query, so it must keep _time: ${terminalLines(message)}\n`);
             return 1;
         }
         if (at) {
-            err.write(formatQueryError(query.name, query.text, message, at) + '\n');
+            err.write(formatQueryError(query.name, query.text, terminalLines(message), at) + '\n');
             return 1;
         }
     }

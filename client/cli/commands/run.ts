@@ -103,7 +103,7 @@ export async function runRun(argv: string[], out: NodeJS.WritableStream, err: No
         if (format === 'legacy') {
             writeResult(out, format, { legacy: await engine.queryLegacyFormat(query.text, options) }, { width });
         } else {
-            writeResult(out, format, { tabular: await engine.query(query.text, options) }, { width });
+            writeResult(out, format, { tabular: await engine.query(query.text, options) }, { width, err, command: 'run' });
         }
     } catch (e) {
         if (e instanceof AplQueryError) return reportQueryError(e, query, engine, err);

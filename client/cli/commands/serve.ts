@@ -5,6 +5,7 @@ import { runServe } from '../../../server/http/serve.js';
 export { resolveDataDir, TokenStore } from '../../../server/http/serve.js';
 import { CliError } from '../cli-error.js';
 import { warnAboutTokenArgument } from '../connection.js';
+import { helpPointer } from '../usage-error.js';
 import { parseDurationOption, parseIntOption, parseSizeOption } from '../options.js';
 
 export const SERVE_USAGE = `apl serve [--host 127.0.0.1] [--port 8686] [--data DIR] [--token TOKEN]... [--no-samples]
@@ -16,8 +17,9 @@ directory. Point the official clients (or apl query / apl ingest) at the URL it 
                        interface, reachable from other machines)
   --port N             port (default 8686; 0 picks a free one)
   --data DIR           data directory (default APL_DATA_DIR or ./.apl-data)
-  --token TOKEN        accept this API token (repeatable; default APL_TOKEN). Prefer APL_TOKEN or a
-                       stored token (apl token create): other users can read process arguments.
+  --token TOKEN        accept this API token (repeatable; default AXIOM_TOKEN, or its alias
+                       APL_TOKEN). Prefer the variable or a stored token (apl token create): other
+                       users can read process arguments.
                        Without any token and none stored, one is generated on the first start and
                        printed once. Tokens should start with xaat- or xapt- (axiom-go and the axiom
                        CLI refuse others)
@@ -53,9 +55,9 @@ export async function runServeCommand(argv: string[], out: NodeJS.WritableStream
         out.write(SERVE_USAGE + '\n');
         return 0;
     }
-    if (positionals.length > 0) throw new CliError(`unexpected argument '${positionals[0]}'\n\n${SERVE_USAGE}`);
+    if (positionals.length > 0) throw new CliError(`unexpected argument '${positionals[0]}' (apl serve takes only options)\n${helpPointer('serve')}`);
     const port = values.port !== undefined ? parseIntOption('--port', values.port, 0, 65535) : undefined;
-    warnAboutTokenArgument(values, err, 'serve', "APL_TOKEN or a stored token ('apl token create')");
+    warnAboutTokenArgument(values, err, 'serve', "AXIOM_TOKEN or a stored token ('apl token create')");
     const maxBodyBytes = values['max-body-bytes'] !== undefined ? parseIntOption('--max-body-bytes', values['max-body-bytes'], 1) : undefined;
     const queryTimeoutMs = values['query-timeout'] !== undefined ? parseDurationOption('--query-timeout', values['query-timeout']) : undefined;
     const queryWorkers = values['query-workers'] !== undefined ? parseIntOption('--query-workers', values['query-workers'], 0, 256) : undefined;

@@ -1,6 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CliError } from '../cli-error.js';
+import { terminalText } from '../terminal-text.js';
+import { helpPointer } from '../usage-error.js';
 import { resolveDataDir, TokenStore } from './serve.js';
 
 export const TOKEN_USAGE = `apl token create [--data DIR] [--name NAME]
@@ -34,13 +36,13 @@ export async function runTokenCommand(argv: string[], out: NodeJS.WritableStream
         return 0;
     }
     const [sub, ...args] = positionals;
-    if (sub === undefined) throw new CliError(`missing subcommand: create, list or revoke\n\n${TOKEN_USAGE}`);
+    if (sub === undefined) throw new CliError(`missing subcommand: create, list or revoke\n${helpPointer('token')}`);
     if (!TOKEN_SUBCOMMANDS.includes(sub)) {
         const hint = REVOKE_SYNONYMS.has(sub) ? ` (to remove a token, use 'apl token revoke ID')` : '';
-        throw new CliError(`'${sub}' is not a subcommand of apl token; use ${TOKEN_SUBCOMMANDS.join(', ')}${hint}\n\n${TOKEN_USAGE}`);
+        throw new CliError(`'${sub}' is not a subcommand of apl token; use ${TOKEN_SUBCOMMANDS.join(', ')}${hint}\n${helpPointer('token')}`);
     }
     const extra = sub === 'revoke' ? args.slice(1) : args;
-    if (extra.length > 0) throw new CliError(`unexpected argument '${extra[0]}'\n\n${TOKEN_USAGE}`);
+    if (extra.length > 0) throw new CliError(`unexpected argument '${extra[0]}'\n${helpPointer('token')}`);
     const dir = resolveDataDir(values.data);
     if (sub === 'create') {
         const name = values.name ?? 'cli';
@@ -58,7 +60,7 @@ export async function runTokenCommand(argv: string[], out: NodeJS.WritableStream
             throw new CliError(`cannot store the token in ${dir}: ${(e as Error).message}`);
         }
         out.write(created.token + '\n');
-        err.write(`created token ${created.info.id} ('${created.info.name}') in ${dir}; it is shown only once.\n`);
+        err.write(`created token ${created.info.id} ('${terminalText(created.info.name)}') in ${dir}; it is shown only once.\n`);
         return 0;
     }
     if (sub === 'list') {
@@ -69,13 +71,14 @@ export async function runTokenCommand(argv: string[], out: NodeJS.WritableStream
         } catch (e) {
             throw new CliError(`cannot read the tokens of ${dir}: ${(e as Error).message}`);
         }
-        for (const t of list) out.write(`${t.id}  ${t.created}  ${t.name}\n`);
+        // The names come from the data directory's file: no control characters to the terminal.
+        for (const t of list) out.write(`${terminalText(t.id)}  ${terminalText(t.created)}  ${terminalText(t.name)}\n`);
         if (list.length === 0) err.write(`no tokens stored in ${dir}\n`);
         return 0;
     }
     if (sub === 'revoke') {
         const id = args[0];
-        if (id === undefined || id.trim() === '') throw new CliError(`missing the id of the token to revoke (see 'apl token list')\n\n${TOKEN_USAGE}`);
+        if (id === undefined || id.trim() === '') throw new CliError(`missing the id of the token to revoke (see 'apl token list')\n${helpPointer('token')}`);
         if (values.name !== undefined) throw new CliError('--name only applies to token create');
         let deleted;
         try {

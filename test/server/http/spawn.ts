@@ -60,7 +60,7 @@ export async function spawnServer(opts: { dataDir: string; token?: string; args?
     const args = [...entry, '--host', '127.0.0.1', '--port', '0', '--data', opts.dataDir];
     if (opts.token) args.push('--token', opts.token);
     args.push(...(opts.args ?? ['--no-samples']));
-    const proc = spawn(process.execPath, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, APL_TOKEN: '' } });
+    const proc = spawn(process.execPath, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, APL_TOKEN: '', AXIOM_TOKEN: '' } });
     let out = '';
     proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));

@@ -109,7 +109,7 @@ describe('an unreadable tokens.json', () => {
         await expect(createService({ dataDir: t.dir, port: 0, samples: false, log: () => undefined })).rejects.toThrow(/tokens\.json: not valid JSON.*start with --token/);
         const logs: string[] = [];
         await t.restart({ log: (m) => logs.push(m) });
-        expect(logs.join('\n')).toMatch(/cannot read .*tokens\.json.*serving with the --token\/APL_TOKEN token\(s\) only/);
+        expect(logs.join('\n')).toMatch(/cannot read .*tokens\.json.*serving with the --token\/AXIOM_TOKEN token\(s\) only/);
         expect((await t.call('GET', '/v2/datasets/k')).status).toBe(200);
         const withStored = await fetch(`${t.url}/v2/datasets`, { headers: { authorization: `Bearer ${stored}` } });
         expect(withStored.status).toBe(401);

@@ -32,7 +32,8 @@ export class LocalService {
         if (this.running) return this.running;
         const token = `xaat-${randomBytes(16).toString('hex')}`;
         const child = fork(join(this.distDir, 'apl-cli.cjs'), ['serve', '--host', '127.0.0.1', '--port', '0', '--data', this.dataDir], {
-            env: { ...process.env, APL_TOKEN: token },
+            // apl serve takes AXIOM_TOKEN before APL_TOKEN: the user's own AXIOM_TOKEN must not replace this one.
+            env: { ...process.env, AXIOM_TOKEN: token, APL_TOKEN: token },
             stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
         });
         this.child = child;
