@@ -24,7 +24,7 @@ import { QueryRunner, type Run, type RunRequest, type RunSummary } from './query
 import { runLenses } from './query/run-lens.js';
 import { exportPages, isExportFormat, type ExportFormat } from './results/export-writer.js';
 import { ResultsPanel } from './results/results-panel.js';
-import { fetchSchema, quoteName, schemaPayload } from './schema/schema-manager.js';
+import { fetchSchema, schemaPayload } from './schema/schema-manager.js';
 import { INSERT_COMMAND, SchemaTree } from './schema/schema-tree.js';
 import { parseTimeRangeSpec, resolveTimeRange, TIME_PRESETS, type TimeRangeSpec } from './time-range.js';
 
@@ -86,7 +86,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
             const run = runner.current;
             if (run) void startRun({ ...run.request, text: withFilter(run.request.text, filterClause(field, type, value)), origin: undefined }, run.connection);
         },
-        sort: (field, desc) => void sortRun(field, desc),
+        settings: () => ({
+            sortLimit: clampInt(config().get<number>('results.sortLimit', 100_000), 0, 10_000_000),
+            timeZone: config().get<string>('results.timeZone', 'utc') === 'local' ? 'local' : 'utc',
+        }),
         painted: (runId, at) => {
             const run = runner.current;
             if (run && run.id === runId && (!lastPaint || lastPaint.runId !== runId)) lastPaint = { runId, ms: Math.max(0, at - run.startedAt) };
@@ -194,16 +197,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         const run = runner.current;
         if (run) await startRun(run.request, run.connection);
         else await vscode.commands.executeCommand('apl.run');
-    }
-
-    async function sortRun(field: string, desc: boolean): Promise<void> {
-        const run = runner.current;
-        if (!run) return;
-        const base = run.request.sortBase ?? run.request.text;
-        const text = withFilter(base, `| sort by ${quoteName(field)} ${desc ? 'desc' : 'asc'}`);
-        const info = await languageClient.queryInfo(text);
-        const block = info.blocks.length === 1 ? info.blocks[0] : undefined;
-        await startRun({ ...requestFromBlock(text, block, undefined), sortBase: base }, run.connection);
     }
 
     async function setTimeRange(range: TimeRangeSpec, andRerun: boolean): Promise<void> {
