@@ -1,7 +1,8 @@
 /**
  * How values look in the grid: numbers at a readable precision (the row details, the copy and the
  * exports keep the full value), times in the chosen zone, and column widths fitted to the header
- * and the first rows, with a cap. Pure functions, apart from the text measuring.
+ * and the first rows, with a cap. Pure functions (the text measure is given: webview/main.ts measures
+ * with a canvas).
  */
 
 export type TimeZone = 'utc' | 'local';
@@ -58,25 +59,6 @@ const HEADER_EXTRA = 46;
 export interface Measure {
     text(s: string): number;
     header(s: string): number;
-}
-
-/** A measure with the grid's fonts (read from VS Code's theme variables). */
-export function canvasMeasure(cellFont: string, headerFont: string): Measure {
-    const ctx = document.createElement('canvas').getContext('2d');
-    const widths = new Map<string, number>();
-    const measure = (font: string, s: string) => {
-        if (!ctx) return s.length * 8;
-        const key = `${font}\u0000${s}`;
-        let w = widths.get(key);
-        if (w === undefined) {
-            ctx.font = font;
-            w = ctx.measureText(s).width;
-            if (widths.size > 5000) widths.clear();
-            widths.set(key, w);
-        }
-        return w;
-    };
-    return { text: s => measure(cellFont, s), header: s => measure(headerFont, s) };
 }
 
 /** A column's width: its header and its widest cell among `values`, between the bounds. */

@@ -25,7 +25,7 @@ import {
 import type { HostMessage, RunView, ViewMessage } from '../src/protocol.js';
 import type { SortKey } from '../src/results/sorted-rows.js';
 import type { TimeRangeSpec } from '../src/time-range.js';
-import { canvasMeasure, cellText, columnWidth, fullText, isNumericType, type Measure, type TimeZone } from './cell-format.js';
+import { cellText, columnWidth, fullText, isNumericType, type Measure, type TimeZone } from './cell-format.js';
 import { renderChart, type ChartHandle } from './chart.js';
 import { button, checkbox, select, setEnabled, textField } from './controls.js';
 import { fmt, runNotes, statusText, type SortShown } from './status-text.js';
@@ -183,6 +183,25 @@ const theme = themeQuartz.withParams({
     spacing: 4,
     wrapperBorderRadius: 0,
 });
+
+/** A measure with the grid's fonts (read from VS Code's theme variables). */
+function canvasMeasure(cellFont: string, headerFont: string): Measure {
+    const ctx = document.createElement('canvas').getContext('2d');
+    const widths = new Map<string, number>();
+    const measure = (font: string, s: string) => {
+        if (!ctx) return s.length * 8;
+        const key = `${font}\u0000${s}`;
+        let w = widths.get(key);
+        if (w === undefined) {
+            ctx.font = font;
+            w = ctx.measureText(s).width;
+            if (widths.size > 5000) widths.clear();
+            widths.set(key, w);
+        }
+        return w;
+    };
+    return { text: s => measure(cellFont, s), header: s => measure(headerFont, s) };
+}
 
 let measure: Measure | undefined;
 function textMeasure(): Measure {
