@@ -199,6 +199,9 @@ describe.skipIf(SKIP)('the results view in a real VS Code, over 30,000 events', 
     it("['events'] | where seq >= 0 sorted by seq keeps all 30,000 rows: the last one is reachable, paging works, the status says how", () =>
         step('sort keeps rows', async () => {
             await runPaged();
+            // Buttons act only when they can: no page before the first, nothing selected to copy.
+            expect(await frame().getByRole('button', { name: 'Previous page' }).isDisabled()).toBe(true);
+            expect(await frame().getByRole('button', { name: 'Copy rows' }).isDisabled()).toBe(true);
             await header('seq').click();
             await expect.poll(() => cellText(0, 'seq'), { timeout: T }).toBe('0');
             expect(await rowCount()).toBe(String(EVENTS + 1));
@@ -209,6 +212,9 @@ describe.skipIf(SKIP)('the results view in a real VS Code, over 30,000 events', 
             await expect.poll(() => cellText(1000, 'seq'), { timeout: T }).toBe('1000');
             await scrollTo(1);
             await expect.poll(() => cellText(EVENTS - 1, 'seq'), { timeout: T }).toBe(String(EVENTS - 1));
+            await expect.poll(() => frame().getByRole('button', { name: 'Next page' }).isDisabled(), { timeout: T }).toBe(true);
+            await cell(EVENTS - 1, 'seq').click();
+            await expect.poll(() => frame().getByRole('button', { name: 'Copy rows' }).isDisabled(), { timeout: T }).toBe(false);
             await look('sorted-last-row');
             // A new sort starts at the top.
             await header('duration_ms').click();

@@ -78,7 +78,7 @@ const exportFormat = select('Export format', [['csv', 'CSV'], ['ndjson', 'NDJSON
 const exportButton = button('Export', 'Save every row of the result to a file', () => post({ type: 'export', format: exportFormat.value as 'csv' | 'ndjson' | 'json' }));
 const copyFormat = select('Copy format', [['tsv', 'TSV'], ['csv', 'CSV'], ['json', 'JSON'], ['markdown', 'Markdown']]);
 const copyHeaders = checkbox('headers', true);
-const copyButton = button('Copy rows', 'Copy the selected rows (or the focused row)', () => copySelection());
+const copyButton = button('Copy rows', 'Copy the selected rows (click a row, Shift or Ctrl+click for more)', () => copySelection());
 const editorButton = button('Open in editor', 'Open the results in an editor tab', () => post({ type: 'openInEditor' }));
 const resetZoomButton = button('Reset zoom', 'Go back to the time range before the zoom (or double-click the chart)', () => resetZoom());
 resetZoomButton.hidden = true;
@@ -166,6 +166,8 @@ let painted = false;
 let doneAt = 0;
 /** The sort the grid asks for, and whether its rows have come. */
 let sortShown: SortShown | undefined;
+/** A sort asked for the top: scroll there once its first block is in. */
+let scrollToTopOnRows = false;
 /** The run whose columns were fitted to its rows. */
 let fittedRunId = -1;
 
@@ -315,7 +317,11 @@ function showGrid(view: RunView): void {
             rowSelection: { mode: 'multiRow', checkboxes: false, headerCheckbox: false, enableClickSelection: true },
             suppressMultiSort: true,
             onSortChanged: () => onSort(),
-            onCellFocused: (e: CellFocusedEvent) => showDetails(e.rowIndex ?? undefined),
+            onCellFocused: (e: CellFocusedEvent) => {
+                showDetails(e.rowIndex ?? undefined);
+                updateStatus();
+            },
+            onSelectionChanged: () => updateStatus(),
             onBodyScroll: () => updateStatus(),
             ensureDomOrder: true,
             datasource: datasourceFor(view.runId),
@@ -326,6 +332,8 @@ function showGrid(view: RunView): void {
         if (api.getColumnState().some(c => c.sort)) api.applyColumnState({ defaultState: { sort: null } });
         if (signature !== columnsShown) api.setGridOption('columnDefs', columnDefs(view, rows));
         else if (rows) api.applyColumnState({ state: columnDefs(view, rows).map(d => ({ colId: d.colId!, width: d.width })) });
+        api.deselectAll();
+        api.clearFocusedCell();
         api.setGridOption('datasource', datasourceFor(view.runId));
         api.ensureIndexVisible(0, 'top');
         const first = view.fields[0]?.name;
@@ -351,7 +359,10 @@ function onSort(): void {
     sortShown = key ? { key, pending: true } : undefined;
     details.hidden = true;
     api.deselectAll();
+    api.clearFocusedCell();
     api.ensureIndexVisible(0, 'top');
+    // The grid may still be resetting its blocks: go to the top again when the first block comes.
+    scrollToTopOnRows = true;
     updateStatus(0);
 }
 
@@ -435,11 +446,14 @@ function updateStatus(firstRow?: number): void {
     status.textContent = statusText(run, firstRow ?? firstVisibleRow(), sortShown);
     const done = run.state === 'done';
     setEnabled(cancelButton, run.state === 'running');
-    const paged = done && run.rowCount > run.pageSize;
-    setEnabled(nextButton, paged);
-    setEnabled(prevButton, paged);
+    // Paging buttons act only where there is a page to go to.
+    const pages = done && run.pageSize > 0 ? Math.ceil(run.rowCount / run.pageSize) : 0;
+    const page = Math.floor((firstRow ?? firstVisibleRow()) / Math.max(1, run.pageSize));
+    setEnabled(prevButton, pages > 1 && page > 0);
+    setEnabled(nextButton, pages > 1 && page < pages - 1);
     setEnabled(exportButton, done);
-    setEnabled(copyButton, done && run.rowCount > 0);
+    // Copy acts on the selected rows (or the focused one).
+    setEnabled(copyButton, done && run.rowCount > 0 && selectedRowIndexes().length > 0);
     setEnabled(editorButton, done);
 }
 
@@ -525,7 +539,13 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
             run.requests = m.requests;
             const lastRow = m.sort ? m.rowCount : m.start + m.rows.length < p.params.endRow ? m.start + m.rows.length : m.rowCount;
             p.params.successCallback(m.rows, lastRow);
-            if (m.start === 0) fitColumns(run, m.rows);
+            if (m.start === 0) {
+                fitColumns(run, m.rows);
+                if (scrollToTopOnRows && sameSort(m.sort, sortShown?.key)) {
+                    scrollToTopOnRows = false;
+                    api?.ensureIndexVisible(0, 'top');
+                }
+            }
             onRowsShown(m.rows.length, m.sort);
             break;
         }
