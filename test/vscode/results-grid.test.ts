@@ -5,6 +5,8 @@
  * Asia/Kolkata (UTC+5:30), so a view that shows local time where it should show UTC is caught.
  */
 import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,14 +47,62 @@ const QUERIES = [
     "['events'] | summarize count() by bin(_time, 1h);", // 9
     '', // 10
     "['events'] | where seq < 50 | extend ratio = seq / 7.0 | project _time, seq, ratio, ['geo.city'];", // 11
+    '', // 12
+    // The service answers this one slowly (the proxy below holds it): time to cancel it.
+    "['events'] | where level != 'slow-service';", // 13
     '',
 ].join('\n');
-const LINE = { paged: 2, failing: 5, levels: 7, chart: 9, ratio: 11 };
+const LINE = { paged: 2, failing: 5, levels: 7, chart: 9, ratio: 11, slow: 13 };
+
+/**
+ * A real HTTP proxy in front of `apl serve` that holds a query naming `slow-service` until its
+ * client gives up (a service that takes its time), and passes everything else straight through.
+ */
+async function slowServiceProxy(target: string): Promise<{ url: string; close(): Promise<void> }> {
+    const server = createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+            const body = Buffer.concat(chunks);
+            if (body.includes('slow-service')) {
+                // Held until the client closes the connection (a cancel aborts the request).
+                res.on('close', () => res.destroy());
+                return;
+            }
+            const headers: Record<string, string> = {};
+            for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host' && k !== 'content-length') headers[k] = v;
+            fetch(new URL(req.url ?? '/', target), { method: req.method, headers, body: req.method === 'GET' || req.method === 'HEAD' ? undefined : body })
+                .then(async r => {
+                    const out: Record<string, string> = {};
+                    r.headers.forEach((v, k) => {
+                        if (k !== 'content-encoding' && k !== 'content-length' && k !== 'transfer-encoding') out[k] = v;
+                    });
+                    res.writeHead(r.status, out);
+                    res.end(Buffer.from(await r.arrayBuffer()));
+                })
+                .catch((e: unknown) => {
+                    res.writeHead(502);
+                    res.end(String(e));
+                });
+        });
+    });
+    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    return {
+        url: `http://127.0.0.1:${port}`,
+        close: () =>
+            new Promise<void>(resolve => {
+                server.closeAllConnections();
+                server.close(() => resolve());
+            }),
+    };
+}
 
 if (SKIP) console.warn(skippedBanner('the results view tests (test/vscode/results-grid.test.ts)'));
 
 describe.skipIf(SKIP)('the results view in a real VS Code, over 30,000 events', () => {
     let service: TestService;
+    let proxy: Awaited<ReturnType<typeof slowServiceProxy>>;
     let server: CodeServer;
     let browser: Awaited<ReturnType<typeof launchBrowser>>;
     let page: Page;
@@ -71,7 +121,8 @@ describe.skipIf(SKIP)('the results view in a real VS Code, over 30,000 events', 
         // 30,000 events 15 s apart span 5.2 days.
         mkdirSync(join(workspace, '.vscode'));
         writeFileSync(join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'apl.defaultTimeRange': '7d' }));
-        server = await startCodeServer({ tools, workspace, vsix, env: { AXIOM_URL: service.url, AXIOM_TOKEN: service.token } });
+        proxy = await slowServiceProxy(service.url);
+        server = await startCodeServer({ tools, workspace, vsix, env: { AXIOM_URL: proxy.url, AXIOM_TOKEN: service.token } });
         browser = await launchBrowser(tools, { timezoneId: 'Asia/Kolkata' });
         page = await browser.context.newPage();
         await step('open queries.apl', async () => {
@@ -84,6 +135,7 @@ describe.skipIf(SKIP)('the results view in a real VS Code, over 30,000 events', 
     afterAll(async () => {
         await browser?.close();
         await server?.stop();
+        await proxy?.close();
         await service?.stop();
         if (workspace) rmSync(workspace, { recursive: true, force: true });
     });
@@ -262,6 +314,22 @@ describe.skipIf(SKIP)('the results view in a real VS Code, over 30,000 events', 
             }
             const text = await viewText();
             expect(text.split('nosuchfield').length - 1, text).toBe(1);
+        }),
+    3 * 60_000);
+
+    it("['events'] | where level != 'slow-service' cancelled: the previous rows go, Copy / Open in editor / Export are disabled", () =>
+        step('cancelled run', async () => {
+            await runPaged();
+            await runLine(LINE.slow);
+            await expect.poll(() => status().getAttribute('data-state'), { timeout: T }).toBe('running');
+            await frame().getByRole('button', { name: 'Cancel' }).click();
+            await expect.poll(() => status().getAttribute('data-state'), { timeout: T }).toBe('cancelled');
+            await expect.poll(() => frame().locator('.ag-row [col-id="seq"]').filter({ visible: true }).count(), { timeout: T }).toBe(0);
+            for (const name of ['Copy rows', 'Open in editor', 'Export', 'Next page', 'Previous page', 'Cancel']) {
+                expect(await frame().getByRole('button', { name }).isDisabled(), name).toBe(true);
+            }
+            // The next run shows its rows again.
+            await runPaged();
         }),
     3 * 60_000);
 
