@@ -180,6 +180,8 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
                 'git.enabled': false,
                 'workbench.colorTheme': 'Default Dark Modern',
                 'editor.minimap.enabled': false,
+                // No empty secondary side bar beside the editor (VS Code 1.100+ opens one for chat).
+                'workbench.secondarySideBar.defaultVisibility': 'hidden',
             },
             null,
             1,
@@ -219,13 +221,13 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
 
 // -------------------------------------------------------------------------------------- browser
 
-export async function launchBrowser(tools: ToolPaths): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+export async function launchBrowser(tools: ToolPaths, options: { timezoneId?: string } = {}): Promise<{ context: BrowserContext; close(): Promise<void> }> {
     const profile = mkdtempSync(join(tmpdir(), 'apl-chromium-'));
     const context = await chromium.launchPersistentContext(profile, {
         executablePath: tools.chromium,
         headless: true,
         viewport: { width: 1500, height: 950 },
-        timezoneId: 'UTC',
+        timezoneId: options.timezoneId ?? 'UTC',
         args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--js-flags=--expose-gc'],
     });
     await context.grantPermissions(['clipboard-read', 'clipboard-write']);

@@ -161,20 +161,6 @@ describe.skipIf(SKIP)('the extension in a real VS Code', () => {
             await page.keyboard.press('Control+Enter');
         }
 
-        /** APL_VSCODE_SCREENSHOTS=docs/images saves the README's pictures from these runs. */
-        async function picture(name: string): Promise<void> {
-            const dir = process.env.APL_VSCODE_SCREENSHOTS;
-            if (!dir) return;
-            // A bigger panel makes a better picture.
-            const maximize = page.locator('.part.panel .title-actions [aria-label^="Maximize Panel"]').first();
-            const maximized = await maximize.isVisible().catch(() => false);
-            if (maximized) await maximize.click();
-            await page.waitForTimeout(500);
-            await page.screenshot({ path: join(ROOT, dir, name) });
-            if (maximized) await page.locator('.part.panel .title-actions [aria-label^="Restore Panel"]').first().click().catch(() => undefined);
-            await page.waitForTimeout(300);
-        }
-
         const frame = () => resultsFrame(page);
         const status = () => frame().locator('[data-testid="apl-status"]');
 
@@ -190,7 +176,6 @@ describe.skipIf(SKIP)('the extension in a real VS Code', () => {
                 await expect.poll(() => frame().locator('.ag-row[row-index="0"] [col-id="seq"]').textContent(), { timeout: 30_000 }).toBe(String(EVENTS - 1));
                 await frame().locator('.ag-row[row-index="2"] [col-id="seq"]').click();
                 await frame().getByRole('complementary', { name: 'Row details' }).waitFor();
-                await picture('vscode-results-grid.png');
                 await frame().getByRole('button', { name: 'Close' }).click();
             }),
         120_000);
@@ -218,7 +203,6 @@ describe.skipIf(SKIP)('the extension in a real VS Code', () => {
                 expect(Number(await chart.getAttribute('data-points'))).toBeGreaterThanOrEqual(20);
                 expect(await chart.getAttribute('data-series')).toBe('1');
                 await expect.poll(() => chart.locator('.u-legend').textContent(), { timeout: 30_000 }).toContain('count_');
-                await picture('vscode-chart.png');
             }),
         120_000);
 

@@ -31,7 +31,7 @@ import { runLenses } from './query/run-lens.js';
 import { formatRows } from './results/copy-format.js';
 import { exportPages, isExportFormat, type ExportFormat } from './results/export-writer.js';
 import { ResultsPanel } from './results/results-panel.js';
-import { fetchSchema, quoteName, schemaPayload } from './schema/schema-manager.js';
+import { fetchSchema, schemaPayload } from './schema/schema-manager.js';
 import { INSERT_COMMAND, insertText, SchemaTree, type SchemaNode } from './schema/schema-tree.js';
 import { parseTimeRangeSpec, resolveTimeRange, TIME_PRESETS, type TimeRangeSpec } from './time-range.js';
 
@@ -98,7 +98,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         timeRange: () => timeRange,
         zoom: (start, end) => void setTimeRange({ start, end }, true),
         filter: (field, _type, value) => void vscode.commands.executeCommand('apl.filterByValue', { field, value }),
-        sort: (field, desc) => void sortRun(field, desc),
+        settings: () => ({
+            sortLimit: clampInt(config().get<number>('results.sortLimit', 100_000), 0, 10_000_000),
+            timeZone: config().get<string>('results.timeZone', 'utc') === 'local' ? 'local' : 'utc',
+        }),
         painted: (runId, at) => {
             const run = runner.current;
             if (run && run.id === runId && (!lastPaint || lastPaint.runId !== runId)) lastPaint = { runId, ms: Math.max(0, at - run.startedAt) };
@@ -253,16 +256,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         const run = runner.current;
         if (run) await startRun(run.request, run.connection);
         else await vscode.commands.executeCommand('apl.run');
-    }
-
-    async function sortRun(field: string, desc: boolean): Promise<void> {
-        const run = runner.current;
-        if (!run) return;
-        const base = run.request.sortBase ?? run.request.text;
-        const text = withFilter(base, `| sort by ${quoteName(field)} ${desc ? 'desc' : 'asc'}`);
-        const info = await languageClient.queryInfo(text);
-        const block = info.blocks.length === 1 ? info.blocks[0] : undefined;
-        await startRun({ ...requestFromBlock(text, block, undefined), sortBase: base }, run.connection);
     }
 
     async function setTimeRange(range: TimeRangeSpec, andRerun: boolean): Promise<void> {

@@ -6,6 +6,7 @@ import type { TableField } from '../../api/types.js';
 import type { ChartData } from './results/chart-data.js';
 import type { CopyFormat } from './results/copy-format.js';
 import type { ExportFormat } from './results/export-writer.js';
+import type { SortKey } from './results/sorted-rows.js';
 import type { TimeRangeSpec } from './time-range.js';
 
 export type ViewState = 'idle' | 'running' | 'done' | 'error' | 'cancelled';
@@ -46,26 +47,32 @@ export interface RunView {
     firstRows?: unknown[][];
     /** Nothing in the range, but the datasets have events elsewhere: the sentence that says where (the view offers All time). */
     emptyHint?: string;
+    /** A column sort reads every row into the host: allowed up to this many rows (`apl.results.sortLimit`). */
+    sortLimit?: number;
+    /** How the grid and the chart show times (`apl.results.timeZone`). */
+    timeZone?: 'utc' | 'local';
 }
 
 export type HostMessage =
     | { type: 'init'; timeRange: TimeRangeSpec; run?: RunView }
     | { type: 'run'; run: RunView }
-    | { type: 'rows'; runId: number; requestId: number; start: number; rows: unknown[][]; rowCount: number; rowsLoaded: number; requests: number }
-    | { type: 'rowsFailed'; runId: number; requestId: number; message: string }
+    | { type: 'rows'; runId: number; requestId: number; start: number; rows: unknown[][]; rowCount: number; rowsLoaded: number; requests: number; sort?: SortKey }
+    /** Every `getRows` is answered: with rows, or with this (`stale`: the request belonged to an earlier run). */
+    | { type: 'rowsFailed'; runId: number; requestId: number; message: string; stale?: boolean }
     | { type: 'timeRange'; timeRange: TimeRangeSpec };
 
 export type ViewMessage =
     | { type: 'ready' }
-    | { type: 'getRows'; runId: number; requestId: number; start: number; end: number }
+    /** `sort`: the rows in that order (sorted in the host over every row of the result). */
+    | { type: 'getRows'; runId: number; requestId: number; start: number; end: number; sort?: SortKey }
     | { type: 'cancel' }
     | { type: 'rerun' }
     | { type: 'export'; format: ExportFormat }
     | { type: 'timeRange'; timeRange: TimeRangeSpec }
     | { type: 'zoom'; runId: number; start: string; end: string }
-    | { type: 'copyRows'; runId: number; rows: number[]; format: CopyFormat; headers: boolean }
+    /** `rows`: indexes in the grid's order (`sort`'s when sorted). */
+    | { type: 'copyRows'; runId: number; rows: number[]; format: CopyFormat; headers: boolean; sort?: SortKey }
     | { type: 'copyText'; text: string }
     | { type: 'filter'; runId: number; field: string; value: unknown }
-    | { type: 'sort'; runId: number; field: string; desc: boolean }
     | { type: 'openInEditor' }
     | { type: 'painted'; runId: number; rows: number; at: number };

@@ -1,9 +1,12 @@
 /**
  * The time-series chart (uPlot, bundled): one line per series, a legend, and drag-to-zoom that
- * runs the query again on the selected range instead of zooming the drawing.
+ * runs the query again on the selected range instead of zooming the drawing; a double-click goes
+ * back (as the toolbar's Reset zoom does). Times are read in the grid's zone, and the time axis
+ * leaves room for its widest label, so labels never overlap whatever the range.
  */
 import uPlot from 'uplot';
 import type { ChartData } from '../src/results/chart-data.js';
+import type { TimeZone } from './cell-format.js';
 
 export interface ChartHandle {
     destroy(): void;
@@ -16,21 +19,24 @@ function color(i: number): string {
     return v || ['#3794ff', '#d18616', '#89d185', '#f14c4c', '#b180d7', '#cca700'][i % 6];
 }
 
-export function renderChart(box: HTMLElement, data: ChartData, onZoom: (start: string, end: string) => void): ChartHandle {
+export function renderChart(box: HTMLElement, data: ChartData, zone: TimeZone, onZoom: (start: string, end: string) => void, onReset: () => void): ChartHandle {
     box.replaceChildren();
     box.dataset.series = String(data.series.length);
     box.dataset.points = String(data.x.length);
-    box.setAttribute('aria-label', `Time series of ${data.series.map(s => s.label).join(', ')} over ${data.x.length} time buckets; drag across it to run the query on that range`);
+    box.setAttribute('aria-label', `Time series of ${data.series.map(s => s.label).join(', ')} over ${data.x.length} time buckets; drag across it to run the query on that range, double-click to go back`);
     const fg = getComputedStyle(document.body).getPropertyValue('--vscode-foreground').trim() || '#ccc';
     const grid = getComputedStyle(document.body).getPropertyValue('--vscode-panel-border').trim() || '#8884';
     const axis = { stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } };
+    // The widest time label ("2026-11-28 12:00" over two lines) needs about 90 px: ticks at least that far apart.
+    const timeAxis = { ...axis, space: 110 };
     const width = Math.max(300, box.clientWidth || box.parentElement?.clientWidth || 600);
     const plot = new uPlot(
         {
             width,
             height: 180,
             series: [{ label: data.timeColumn }, ...data.series.map((s, i) => ({ label: s.label, stroke: color(i), width: 1.5, spanGaps: false }))],
-            axes: [axis, axis],
+            axes: [timeAxis, axis],
+            ...(zone === 'utc' ? { tzDate: (ts: number) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC') } : {}),
             cursor: { drag: { x: true, y: false, setScale: false } },
             hooks: {
                 setSelect: [
@@ -49,11 +55,14 @@ export function renderChart(box: HTMLElement, data: ChartData, onZoom: (start: s
         [data.x, ...data.series.map(s => s.values)] as uPlot.AlignedData,
         box,
     );
+    const onDblClick = () => onReset();
+    plot.over.addEventListener('dblclick', onDblClick);
     const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(300, box.clientWidth), height: 180 }));
     resize.observe(box);
     return {
         destroy() {
             resize.disconnect();
+            plot.over.removeEventListener('dblclick', onDblClick);
             plot.destroy();
         },
     };

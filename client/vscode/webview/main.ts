@@ -1,8 +1,14 @@
 /**
- * The results webview: a toolbar (time range, run, cancel, paging, export, copy), a status line,
- * a time-series chart (uPlot) and a virtualized grid (AG Grid Community, infinite row model) whose
- * rows are asked from the extension host block by block. Everything is bundled (no CDN); styles
- * come from VS Code's `--vscode-*` theme variables; inline styles carry the CSP nonce.
+ * The results webview: a toolbar (time range, run, cancel, paging, export, copy) in VS Code's look,
+ * a status line, a time-series chart (uPlot) and a virtualized grid (AG Grid Community, infinite row
+ * model) whose rows are asked from the extension host block by block. Everything is bundled (no
+ * CDN); styles come from VS Code's `--vscode-*` theme variables; inline styles carry the CSP nonce.
+ *
+ * The grid belongs to one run at a time. A new run fails every block still awaited, clears the sort
+ * and gives the grid a new data source; until it is done the grid is hidden, so a failed or
+ * cancelled run never leaves the previous rows on screen. A header click sorts the whole result in
+ * the extension host (src/results/sorted-rows.ts): the grid asks for blocks in that order, from the
+ * top; removing the sort gives back the result's own order.
  */
 import {
     AllCommunityModule,
@@ -14,12 +20,15 @@ import {
     type GridApi,
     type IDatasource,
     type IGetRowsParams,
-    type SortChangedEvent,
+    type SortModelItem,
 } from 'ag-grid-community';
 import type { HostMessage, RunView, ViewMessage } from '../src/protocol.js';
 import { presetLabel, TIME_PRESETS, type TimeRangeSpec } from '../src/time-range.js';
+import type { SortKey } from '../src/results/sorted-rows.js';
+import { cellText, columnWidth, fullText, isNumericType, type Measure, type TimeZone } from './cell-format.js';
 import { renderChart, type ChartHandle } from './chart.js';
-import { fmt, runNotes, statusText } from './status-text.js';
+import { button, checkbox, select, setEnabled, textField } from './controls.js';
+import { fmt, runNotes, statusText, type SortShown } from './status-text.js';
 
 declare function acquireVsCodeApi(): { postMessage(message: unknown): void; getState(): unknown; setState(state: unknown): void };
 
@@ -42,21 +51,13 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string,
     return e;
 }
 
-function button(label: string, title: string, onClick: () => void): HTMLButtonElement {
-    const b = el('button', { type: 'button', title }, label);
-    b.addEventListener('click', onClick);
-    return b;
-}
-
 // ------------------------------------------------------------------------------------ layout
 
 const app = document.getElementById('app')!;
 const toolbar = el('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Results' });
-const rangeSelect = el('select', { 'aria-label': 'Time range', title: 'Time range' });
-for (const p of TIME_PRESETS) rangeSelect.append(el('option', { value: p }, presetLabel(p)));
-rangeSelect.append(el('option', { value: 'custom' }, 'Custom…'));
-const customStart = el('input', { type: 'text', 'aria-label': 'Start time (RFC 3339)', placeholder: 'start, e.g. 2026-01-01T00:00:00Z', class: 'custom' });
-const customEnd = el('input', { type: 'text', 'aria-label': 'End time (RFC 3339)', placeholder: 'end', class: 'custom' });
+const rangeSelect = select('Time range', [...TIME_PRESETS.map(p => [p, presetLabel(p)] as const), ['custom', 'Custom…']], { 'data-testid': 'apl-time-range' });
+const customStart = textField('Start time (RFC 3339)', 'start, e.g. 2026-01-01T00:00:00Z');
+const customEnd = textField('End time (RFC 3339)', 'end');
 const applyCustom = button('Apply', 'Apply the custom time range', () => {
     const start = customStart.value.trim();
     const end = customEnd.value.trim();
@@ -64,23 +65,34 @@ const applyCustom = button('Apply', 'Apply the custom time range', () => {
         showNote('The custom range needs a start before its end, as RFC 3339 times (2026-01-01T00:00:00Z).');
         return;
     }
+    zoomedFrom = undefined;
     post({ type: 'timeRange', timeRange: { start, end } });
 });
-applyCustom.classList.add('custom');
-const runButton = button('Run', 'Run the query again', () => post({ type: 'rerun' }));
+for (const e of [customStart, customEnd, applyCustom]) e.classList.add('custom');
+const runButton = button('Run', 'Run the query again', () => post({ type: 'rerun' }), true);
 const cancelButton = button('Cancel', 'Cancel the running query', () => post({ type: 'cancel' }));
 const prevButton = button('Previous page', 'Scroll to the previous page of rows', () => goToPage(-1));
-const nextButton = button('Next page', 'Scroll to the next page of rows (fetched from the service)', () => goToPage(1));
-const exportFormat = el('select', { 'aria-label': 'Export format', title: 'Export format' });
-for (const f of ['csv', 'ndjson', 'json']) exportFormat.append(el('option', { value: f }, f.toUpperCase()));
-const exportButton = button('Export', 'Export every row of the result to a file', () => post({ type: 'export', format: exportFormat.value as 'csv' | 'ndjson' | 'json' }));
-const copyFormat = el('select', { 'aria-label': 'Copy format', title: 'Copy format' });
-for (const f of ['tsv', 'csv', 'json', 'markdown']) copyFormat.append(el('option', { value: f }, f === 'markdown' ? 'Markdown' : f.toUpperCase()));
-const copyHeaders = el('input', { type: 'checkbox', id: 'copy-headers', checked: '' });
-const copyHeadersLabel = el('label', { for: 'copy-headers' }, 'headers');
-const copyButton = button('Copy rows', 'Copy the selected rows (or the focused row)', () => copySelection());
+const nextButton = button('Next page', 'Scroll to the next page of rows', () => goToPage(1));
+const exportFormat = select('Export format', [['csv', 'CSV'], ['ndjson', 'NDJSON'], ['json', 'JSON']]);
+const exportButton = button('Export', 'Save every row of the result to a file', () => post({ type: 'export', format: exportFormat.value as 'csv' | 'ndjson' | 'json' }));
+const copyFormat = select('Copy format', [['tsv', 'TSV'], ['csv', 'CSV'], ['json', 'JSON'], ['markdown', 'Markdown']]);
+const copyHeaders = checkbox('headers', true);
+const copyButton = button('Copy rows', 'Copy the selected rows (click a row, Shift or Ctrl+click for more)', () => copySelection());
 const editorButton = button('Open in editor', 'Open the rows as JSON text in a new editor', () => post({ type: 'openInEditor' }));
-toolbar.append(rangeSelect, customStart, customEnd, applyCustom, runButton, cancelButton, prevButton, nextButton, exportFormat, exportButton, copyFormat, copyHeaders, copyHeadersLabel, copyButton, editorButton);
+const resetZoomButton = button('Reset zoom', 'Go back to the time range before the zoom (or double-click the chart)', () => resetZoom());
+resetZoomButton.hidden = true;
+const group = (...children: HTMLElement[]) => {
+    const g = el('div', { class: 'group' });
+    g.append(...children);
+    return g;
+};
+toolbar.append(
+    group(rangeSelect, customStart, customEnd, applyCustom, resetZoomButton),
+    group(runButton, cancelButton),
+    group(prevButton, nextButton),
+    group(exportFormat, exportButton),
+    group(copyFormat, copyHeaders, copyButton, editorButton),
+);
 
 const status = el('div', { 'data-testid': 'apl-status', 'data-state': 'idle', role: 'status', 'aria-live': 'polite', class: 'status' }, 'No query run yet. Press Ctrl+Enter in an .apl file.');
 const notes = el('div', { class: 'notes', 'aria-live': 'polite' });
@@ -91,15 +103,24 @@ const gridBox = el('div', { class: 'grid' });
 const details = el('aside', { class: 'details', 'aria-label': 'Row details' });
 details.hidden = true;
 main.append(gridBox, details);
+main.hidden = true;
 app.append(toolbar, status, notes, chartBox, main);
+
+let currentRange: TimeRangeSpec | undefined;
+/** The time range before the first drag-zoom (Reset zoom goes back to it). */
+let zoomedFrom: TimeRangeSpec | undefined;
 
 rangeSelect.addEventListener('change', () => {
     const custom = rangeSelect.value === 'custom';
     for (const e of [customStart, customEnd, applyCustom]) e.classList.toggle('shown', custom);
-    if (!custom) post({ type: 'timeRange', timeRange: { preset: rangeSelect.value as '1h' } });
+    if (!custom) {
+        zoomedFrom = undefined;
+        post({ type: 'timeRange', timeRange: { preset: rangeSelect.value as '1h' } });
+    }
 });
 
 function showTimeRange(range: TimeRangeSpec): void {
+    currentRange = range;
     if ('preset' in range) {
         rangeSelect.value = range.preset;
         for (const e of [customStart, customEnd, applyCustom]) e.classList.remove('shown');
@@ -109,6 +130,21 @@ function showTimeRange(range: TimeRangeSpec): void {
         customEnd.value = range.end;
         for (const e of [customStart, customEnd, applyCustom]) e.classList.add('shown');
     }
+    resetZoomButton.hidden = !zoomedFrom;
+}
+
+function zoomTo(start: string, end: string): void {
+    if (!run) return;
+    zoomedFrom ??= currentRange;
+    post({ type: 'zoom', runId: run.runId, start, end });
+}
+
+function resetZoom(): void {
+    const back = zoomedFrom;
+    if (!back) return;
+    zoomedFrom = undefined;
+    resetZoomButton.hidden = true;
+    post({ type: 'timeRange', timeRange: back });
 }
 
 function showNote(text: string, kind: 'info' | 'warn' | 'error' = 'info'): void {
@@ -122,10 +158,17 @@ let run: RunView | undefined;
 let api: GridApi<unknown[]> | undefined;
 let chart: ChartHandle | undefined;
 let requestId = 0;
-const pending = new Map<number, IGetRowsParams>();
+/** Every block the grid asked for and is waiting for: each is answered, failed, or failed when a new run comes. */
+const pending = new Map<number, { params: IGetRowsParams; runId: number }>();
 let painted = false;
 /** When the finished run reached the view (to tell the drawing time from the transport time). */
 let doneAt = 0;
+/** The sort the grid asks for, and whether its rows have come. */
+let sortShown: SortShown | undefined;
+/** A sort asked for the top: scroll there once its first block is in. */
+let scrollToTopOnRows = false;
+/** The run whose columns were fitted to its rows. */
+let fittedRunId = -1;
 
 const theme = themeQuartz.withParams({
     backgroundColor: 'var(--vscode-editor-background)',
@@ -142,60 +185,124 @@ const theme = themeQuartz.withParams({
     wrapperBorderRadius: 0,
 });
 
-function cellText(v: unknown): string {
-    if (v === null || v === undefined) return '';
-    return typeof v === 'object' ? JSON.stringify(v) : String(v);
+/** A measure with the grid's fonts (read from VS Code's theme variables). */
+function canvasMeasure(cellFont: string, headerFont: string): Measure {
+    const ctx = document.createElement('canvas').getContext('2d');
+    const widths = new Map<string, number>();
+    const measure = (font: string, s: string) => {
+        if (!ctx) return s.length * 8;
+        const key = `${font}\u0000${s}`;
+        let w = widths.get(key);
+        if (w === undefined) {
+            ctx.font = font;
+            w = ctx.measureText(s).width;
+            if (widths.size > 5000) widths.clear();
+            widths.set(key, w);
+        }
+        return w;
+    };
+    return { text: s => measure(cellFont, s), header: s => measure(headerFont, s) };
 }
 
-function columnDefs(view: RunView): ColDef<unknown[]>[] {
+let measure: Measure | undefined;
+function textMeasure(): Measure {
+    if (!measure) {
+        const css = getComputedStyle(document.body);
+        const family = css.getPropertyValue('--vscode-editor-font-family').trim() || 'monospace';
+        const size = css.getPropertyValue('--vscode-editor-font-size').trim() || '13px';
+        measure = canvasMeasure(`${size} ${family}`, `600 ${size} ${family}`);
+    }
+    return measure;
+}
+
+const zoneOf = (view: RunView): TimeZone => view.timeZone ?? 'utc';
+
+function columnDefs(view: RunView, rows: readonly unknown[][] | undefined): ColDef<unknown[]>[] {
+    const sortable = view.rowCount <= (view.sortLimit ?? Infinity);
+    const zone = zoneOf(view);
+    const m = textMeasure();
     const rowNumber: ColDef<unknown[]> = {
         colId: '#',
         headerName: '#',
         valueGetter: p => (p.node?.rowIndex ?? 0) + 1,
-        width: 80,
+        width: columnWidth('#', [fmt(view.rowCount)], m),
         sortable: false,
         resizable: true,
         pinned: 'left',
-        cellClass: 'row-number',
+        cellClass: ['row-number', 'num'],
     };
     return [
         rowNumber,
-        ...view.fields.map((f, i): ColDef<unknown[]> => ({
-            colId: f.name,
-            headerName: f.name,
-            headerTooltip: `${f.name}: ${f.type}`,
-            valueGetter: p => p.data?.[i] ?? null,
-            valueFormatter: p => cellText(p.value),
-            sortable: true,
-            resizable: true,
-            width: f.name === '_time' || f.name === '_sysTime' ? 230 : 160,
-        })),
+        ...view.fields.map((f, i): ColDef<unknown[]> => {
+            const numeric = isNumericType(f.type);
+            const texts = rows ? rows.map(r => cellText(r[i], f.type, zone)) : [];
+            return {
+                colId: f.name,
+                headerName: f.name,
+                headerTooltip: sortable ? `${f.name} (${f.type}): click to sort` : `${f.name} (${f.type}); a result of more than ${fmt(view.sortLimit ?? 0)} rows is sorted in the query (| sort by)`,
+                valueGetter: p => p.data?.[i] ?? null,
+                valueFormatter: p => cellText(p.value, f.type, zone),
+                sortable,
+                sortingOrder: ['asc', 'desc', null],
+                resizable: true,
+                width: columnWidth(f.name, texts, m),
+                type: numeric ? 'rightAligned' : undefined,
+                cellClass: numeric ? 'num' : undefined,
+            };
+        }),
     ];
 }
+
+/** Fits the columns to the first rows that came (when the run brought none). */
+function fitColumns(view: RunView, rows: readonly unknown[][]): void {
+    if (!api || fittedRunId === view.runId || rows.length === 0) return;
+    fittedRunId = view.runId;
+    const defs = columnDefs(view, rows);
+    api.applyColumnState({ state: defs.map(d => ({ colId: d.colId!, width: d.width })) });
+}
+
+function sortKeyOf(model: SortModelItem[] | undefined): SortKey | undefined {
+    const first = model?.[0];
+    return first ? { field: first.colId, desc: first.sort === 'desc' } : undefined;
+}
+
+const sameSort = (a: SortKey | undefined, b: SortKey | undefined) => a?.field === b?.field && a?.desc === b?.desc;
 
 /** Rows that came with the run: the first block is answered from them without a round trip. */
 let preloaded: { runId: number; rows: unknown[][] } | undefined;
 
-const datasource: IDatasource = {
-    getRows(params: IGetRowsParams) {
-        if (!run) return params.failCallback();
-        if (preloaded && preloaded.runId === run.runId && params.startRow === 0 && (preloaded.rows.length >= params.endRow || preloaded.rows.length === run.rowCount)) {
-            const rows = preloaded.rows.slice(0, params.endRow);
-            preloaded = undefined;
-            params.successCallback(rows, rows.length < params.endRow ? rows.length : run.rowCount);
-            onRowsShown(rows.length);
-            return;
-        }
-        const id = ++requestId;
-        pending.set(id, params);
-        post({ type: 'getRows', runId: run.runId, requestId: id, start: params.startRow, end: params.endRow });
-    },
-};
+/** The data source of one run: blocks asked for another run are failed at once. */
+function datasourceFor(runId: number): IDatasource {
+    return {
+        getRows(params: IGetRowsParams) {
+            if (!run || run.runId !== runId || run.state !== 'done') return params.failCallback();
+            const sort = sortKeyOf(params.sortModel);
+            if (!sort && preloaded && preloaded.runId === runId && params.startRow === 0 && (preloaded.rows.length >= params.endRow || preloaded.rows.length === run.rowCount)) {
+                const rows = preloaded.rows.slice(0, params.endRow);
+                preloaded = undefined;
+                params.successCallback(rows, rows.length < params.endRow ? rows.length : run.rowCount);
+                onRowsShown(rows.length, undefined);
+                return;
+            }
+            const id = ++requestId;
+            pending.set(id, { params, runId });
+            post({ type: 'getRows', runId, requestId: id, start: params.startRow, end: params.endRow, sort });
+        },
+    };
+}
+
+/** Fails every awaited block (the grid would otherwise wait for them and stop asking). */
+function failPending(): void {
+    const all = [...pending.values()];
+    pending.clear();
+    for (const p of all) p.params.failCallback();
+}
 
 let columnsShown = '';
 
 function showGrid(view: RunView): void {
-    const defs = columnDefs(view);
+    const rows = view.firstRows;
+    const signature = view.fields.map(f => `${f.name}:${f.type}`).join('\n') + `\n${view.timeZone}\n${view.rowCount <= (view.sortLimit ?? Infinity)}`;
     if (!api) {
         api = createGrid<unknown[]>(gridBox, {
             theme,
@@ -205,24 +312,35 @@ function showGrid(view: RunView): void {
             maxBlocksInCache: MAX_BLOCKS,
             maxConcurrentDatasourceRequests: 2,
             infiniteInitialRowCount: Math.min(view.rowCount, BLOCK_SIZE),
-            columnDefs: defs,
+            columnDefs: columnDefs(view, rows),
             rowSelection: { mode: 'multiRow', checkboxes: false, headerCheckbox: false, enableClickSelection: true },
             suppressMultiSort: true,
-            // A sort is done by the service: the query is run again with `| sort by` added.
-            onSortChanged: (e: SortChangedEvent) => onSort(e),
-            onCellFocused: (e: CellFocusedEvent) => showDetails(e.rowIndex ?? undefined),
+            onSortChanged: () => onSort(),
+            onCellFocused: (e: CellFocusedEvent) => {
+                showDetails(e.rowIndex ?? undefined);
+                updateStatus();
+            },
+            onSelectionChanged: () => updateStatus(),
             onBodyScroll: () => updateStatus(),
             ensureDomOrder: true,
-            datasource,
+            datasource: datasourceFor(view.runId),
         });
         gridBox.addEventListener('keydown', onGridKey);
     } else {
-        // The same columns as the last run (running a query again): keep them, only the rows change.
-        const signature = view.fields.map(f => `${f.name}:${f.type}`).join('\n');
-        if (signature !== columnsShown) api.setGridOption('columnDefs', defs);
-        api.setGridOption('datasource', datasource);
+        // A new run starts unsorted, at the top left, with nothing of the last run's rows.
+        if (api.getColumnState().some(c => c.sort)) api.applyColumnState({ defaultState: { sort: null } });
+        if (signature !== columnsShown) api.setGridOption('columnDefs', columnDefs(view, rows));
+        else if (rows) api.applyColumnState({ state: columnDefs(view, rows).map(d => ({ colId: d.colId!, width: d.width })) });
+        api.deselectAll();
+        api.clearFocusedCell();
+        api.setGridOption('datasource', datasourceFor(view.runId));
+        api.ensureIndexVisible(0, 'top');
+        const first = view.fields[0]?.name;
+        if (first) api.ensureColumnVisible(first, 'start');
     }
-    columnsShown = view.fields.map(f => `${f.name}:${f.type}`).join('\n');
+    if (rows) fittedRunId = view.runId;
+    columnsShown = signature;
+    sortShown = undefined;
 }
 
 function onGridKey(e: KeyboardEvent): void {
@@ -232,10 +350,19 @@ function onGridKey(e: KeyboardEvent): void {
     }
 }
 
-function onSort(e: SortChangedEvent): void {
-    if (!run || e.source !== 'uiColumnSorted') return;
-    const col = e.api.getColumnState().find(c => c.sort);
-    if (col) post({ type: 'sort', runId: run.runId, field: col.colId, desc: col.sort === 'desc' });
+/** A header click: the grid asks again for its blocks, in the new order, from the top. */
+function onSort(): void {
+    if (!api || !run) return;
+    const col = api.getColumnState().find(c => c.sort);
+    const key = col ? { field: col.colId, desc: col.sort === 'desc' } : undefined;
+    sortShown = key ? { key, pending: true } : undefined;
+    details.hidden = true;
+    api.deselectAll();
+    api.clearFocusedCell();
+    api.ensureIndexVisible(0, 'top');
+    // The grid may still be resetting its blocks: go to the top again when the first block comes.
+    scrollToTopOnRows = true;
+    updateStatus(0);
 }
 
 function selectedRowIndexes(): number[] {
@@ -247,10 +374,10 @@ function selectedRowIndexes(): number[] {
 }
 
 function copySelection(): void {
-    if (!run) return;
+    if (!run || run.state !== 'done') return;
     const rows = selectedRowIndexes();
     if (rows.length === 0) return;
-    post({ type: 'copyRows', runId: run.runId, rows, format: copyFormat.value as 'tsv', headers: copyHeaders.checked });
+    post({ type: 'copyRows', runId: run.runId, rows, format: copyFormat.value as 'tsv', headers: copyHeaders.checked, sort: sortShown?.key });
 }
 
 /** The first row in view (AG Grid's first displayed row includes the buffer rendered above the viewport). */
@@ -278,24 +405,30 @@ function showDetails(rowIndex: number | undefined): void {
     const node = api.getDisplayedRowAtIndex(rowIndex);
     const data = node?.data;
     if (!data) return;
+    const shown = run;
     details.hidden = false;
     details.replaceChildren();
     const title = el('h2', {}, `Row ${fmt(rowIndex + 1)}`);
-    const object = Object.fromEntries(run.fields.map((f, i) => [f.name, data[i] ?? null]));
+    const object = Object.fromEntries(shown.fields.map((f, i) => [f.name, data[i] ?? null]));
     const json = JSON.stringify(object, null, 2);
-    const copyJson = button('Copy JSON', 'Copy this event as JSON', () => post({ type: 'copyText', text: json }));
-    const close = button('Close', 'Close the row details', () => (details.hidden = true));
+    const head = el('div', { class: 'details-head' });
+    head.append(
+        title,
+        button('Copy JSON', 'Copy this event as JSON', () => post({ type: 'copyText', text: json })),
+        button('Close', 'Close the row details', () => (details.hidden = true)),
+    );
     const list = el('dl');
-    run.fields.forEach((f, i) => {
+    shown.fields.forEach((f, i) => {
         const dt = el('dt', { title: f.type }, f.name);
         const dd = el('dd');
-        const value = el('code', {}, cellText(data[i]));
-        const copy = button('Copy', `Copy the value of ${f.name}`, () => post({ type: 'copyText', text: cellText(data[i]) }));
-        const filter = button('Filter', `Add | where ${f.name} == this value, and run again`, () => run && post({ type: 'filter', runId: run.runId, field: f.name, value: data[i] ?? null }));
+        // The full value, as the service gave it (the grid may round it).
+        const value = el('code', {}, fullText(data[i]));
+        const copy = button('Copy', `Copy the value of ${f.name}`, () => post({ type: 'copyText', text: fullText(data[i]) }));
+        const filter = button('Filter', `Keep the rows where ${f.name} has this value (the query is run again)`, () => post({ type: 'filter', runId: shown.runId, field: f.name, value: data[i] ?? null }));
         dd.append(value, copy, filter);
         list.append(dt, dd);
     });
-    details.append(title, copyJson, close, list);
+    details.append(head, list);
 }
 
 // ---------------------------------------------------------------------------------- status
@@ -303,19 +436,28 @@ function showDetails(rowIndex: number | undefined): void {
 function updateStatus(firstRow?: number): void {
     if (!run) return;
     status.dataset.state = run.state;
+    status.dataset.runId = String(run.runId);
     status.dataset.rowsMatched = String(run.rowsMatched);
     status.dataset.rowCount = String(run.rowCount);
     status.dataset.requests = String(run.requests);
     status.dataset.elapsedMs = String(run.elapsedMs);
-    status.textContent = statusText(run, firstRow ?? firstVisibleRow());
-    cancelButton.disabled = run.state !== 'running';
-    const paged = run.state === 'done' && run.rowCount > run.pageSize;
-    nextButton.disabled = !paged;
-    prevButton.disabled = !paged;
-    exportButton.disabled = run.state !== 'done';
+    status.dataset.sort = sortShown && !sortShown.pending ? `${sortShown.key.field} ${sortShown.key.desc ? 'desc' : 'asc'}` : '';
+    status.textContent = statusText(run, firstRow ?? firstVisibleRow(), sortShown);
+    const done = run.state === 'done';
+    setEnabled(cancelButton, run.state === 'running');
+    // Paging buttons act only where there is a page to go to.
+    const pages = done && run.pageSize > 0 ? Math.ceil(run.rowCount / run.pageSize) : 0;
+    const page = Math.floor((firstRow ?? firstVisibleRow()) / Math.max(1, run.pageSize));
+    setEnabled(prevButton, pages > 1 && page > 0);
+    setEnabled(nextButton, pages > 1 && page < pages - 1);
+    setEnabled(exportButton, done);
+    // Copy acts on the selected rows (or the focused one).
+    setEnabled(copyButton, done && run.rowCount > 0 && selectedRowIndexes().length > 0);
+    setEnabled(editorButton, done);
 }
 
-function onRowsShown(count: number): void {
+function onRowsShown(count: number, sort: SortKey | undefined): void {
+    if (sortShown && sameSort(sort, sortShown.key)) sortShown = { key: sortShown.key, pending: false };
     if (!painted && run && count > 0) {
         painted = true;
         const { runId, startedAt } = run;
@@ -334,11 +476,16 @@ function showRun(view: RunView): void {
     const previous = run;
     run = view;
     if (previous?.runId !== view.runId) {
+        // Everything of the last run goes: its awaited blocks, its rows, its notes, its details.
+        failPending();
         delete status.dataset.paintMs;
         notes.replaceChildren();
         painted = false;
         details.hidden = true;
+        sortShown = undefined;
+        preloaded = undefined;
     }
+    if (view.state !== 'done') main.hidden = true;
     updateStatus();
     // A chart belongs to the run that drew it.
     if (view.state !== 'done') {
@@ -357,13 +504,15 @@ function showRun(view: RunView): void {
     if (view.state === 'done') {
         doneAt = Date.now();
         preloaded = view.firstRows ? { runId: view.runId, rows: view.firstRows } : undefined;
-        view.firstRows = undefined;
+        main.hidden = false;
         showGrid(view);
+        view.firstRows = undefined;
+        updateStatus(0);
         chart?.destroy();
         chart = undefined;
         chartBox.hidden = !view.chart;
         if (view.chart) {
-            chart = renderChart(chartBox, view.chart, (start, end) => run && post({ type: 'zoom', runId: run.runId, start, end }));
+            chart = renderChart(chartBox, view.chart, zoneOf(view), zoomTo, resetZoom);
         }
     }
 }
@@ -382,22 +531,37 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
             showRun(m.run);
             break;
         case 'rows': {
-            const params = pending.get(m.requestId);
+            const p = pending.get(m.requestId);
             pending.delete(m.requestId);
-            if (!params || !run || m.runId !== run.runId) return;
+            if (!p) return;
+            if (!run || m.runId !== run.runId || p.runId !== run.runId) {
+                p.params.failCallback();
+                return;
+            }
             run.rowCount = m.rowCount;
             run.rowsLoaded = m.rowsLoaded;
             run.requests = m.requests;
-            const lastRow = m.start + m.rows.length < params.endRow ? m.start + m.rows.length : m.rowCount;
-            params.successCallback(m.rows, lastRow);
-            onRowsShown(m.rows.length);
+            const lastRow = m.sort ? m.rowCount : m.start + m.rows.length < p.params.endRow ? m.start + m.rows.length : m.rowCount;
+            p.params.successCallback(m.rows, lastRow);
+            if (m.start === 0) {
+                fitColumns(run, m.rows);
+                if (scrollToTopOnRows && sameSort(m.sort, sortShown?.key)) {
+                    scrollToTopOnRows = false;
+                    api?.ensureIndexVisible(0, 'top');
+                }
+            }
+            onRowsShown(m.rows.length, m.sort);
             break;
         }
         case 'rowsFailed': {
-            const params = pending.get(m.requestId);
+            const p = pending.get(m.requestId);
             pending.delete(m.requestId);
-            params?.failCallback();
-            showNote(`Rows could not be read: ${m.message}`, 'error');
+            p?.params.failCallback();
+            if (!m.stale && run && m.runId === run.runId) {
+                if (sortShown?.pending) sortShown = undefined;
+                showNote(`Rows could not be read: ${m.message}`, 'error');
+                updateStatus();
+            }
             break;
         }
     }

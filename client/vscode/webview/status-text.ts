@@ -1,8 +1,11 @@
 /**
  * The words of the results view's status line and notes for a run, as pure functions of the run
- * (main.ts puts them on screen). Truncation is always stated with both counts.
+ * (main.ts puts them on screen). Truncation is always stated with both counts; a sort says how it
+ * is done; an error is said once (in the status line, with where it is). Users read these: no API
+ * field names, no implementation words.
  */
 import type { RunView } from '../src/protocol.js';
+import type { SortKey } from '../src/results/sorted-rows.js';
 
 export const fmt = (n: number): string => n.toLocaleString('en-US');
 
@@ -11,8 +14,19 @@ export interface RunNote {
     kind: 'info' | 'warn' | 'error';
 }
 
+/** How the grid is sorted: `pending` while the sorted rows are on their way. */
+export interface SortShown {
+    key: SortKey;
+    pending: boolean;
+}
+
+function sortText(sort: SortShown, rows: number): string {
+    const by = `${sort.key.field} (${sort.key.desc ? 'descending' : 'ascending'})`;
+    return sort.pending ? `sorting ${fmt(rows)} rows by ${by}…` : `sorted by ${by} in VS Code, over all ${fmt(rows)} rows`;
+}
+
 /** The status line; `firstRow` is the first row in view (for "page N of M"). */
-export function statusText(run: RunView, firstRow: number): string {
+export function statusText(run: RunView, firstRow: number, sort?: SortShown): string {
     const parts: string[] = [];
     switch (run.state) {
         case 'running':
@@ -21,21 +35,24 @@ export function statusText(run: RunView, firstRow: number): string {
         case 'cancelled':
             parts.push('Cancelled.');
             break;
-        case 'error':
-            parts.push(`Error: ${run.error?.message ?? 'the query failed'}`);
+        case 'error': {
+            const e = run.error;
+            parts.push(`Error: ${e?.message ?? 'the query failed'}${e?.line !== undefined ? ` (line ${e.line}, column ${e.column})` : ''}`);
             break;
+        }
         case 'done': {
             const pages = run.pageSize > 0 ? Math.max(1, Math.ceil(run.rowCount / run.pageSize)) : 1;
             const page = Math.min(pages, Math.floor(firstRow / Math.max(1, run.pageSize)) + 1);
             if (run.mode === 'once') {
                 // rowsMatched counts the events that matched; an aggregation has fewer rows, all of them here.
-                if (!run.truncated) parts.push(`${fmt(run.rowCount)} rows (${fmt(run.rowsMatched)} events matched)`);
+                if (!run.truncated) parts.push(`${fmt(run.rowCount)} row${run.rowCount === 1 ? '' : 's'} (${fmt(run.rowsMatched)} events matched)`);
                 // rowsMatched is no row total when operators make rows (mv-expand): then say "the first N".
                 else if (run.rowsMatched > run.rowCount) parts.push(`showing ${fmt(run.rowCount)} of ${fmt(run.rowsMatched)} rows: the service limited the result`);
                 else parts.push(`showing the first ${fmt(run.rowCount)} rows: the service limited the result`);
             } else {
-                parts.push(`${fmt(run.rowCount)} rows (rowsMatched ${fmt(run.rowsMatched)}) · page ${page} of ${fmt(pages)} · ${fmt(run.rowsLoaded)} loaded in ${run.requests} request${run.requests === 1 ? '' : 's'}`);
+                parts.push(`${fmt(run.rowCount)} rows · page ${page} of ${fmt(pages)} · ${fmt(run.rowsLoaded)} read from the service in ${run.requests} request${run.requests === 1 ? '' : 's'}`);
             }
+            if (sort) parts.push(sortText(sort, run.rowCount));
             parts.push(`${fmt(run.elapsedMs)} ms`);
             if (run.isPartial) parts.push('partial result');
             if (run.isEstimate) parts.push('estimated counts');
@@ -51,10 +68,10 @@ export function statusText(run: RunView, firstRow: number): string {
 export function runNotes(view: RunView): RunNote[] {
     if (view.state === 'running') return [];
     const notes: RunNote[] = view.messages.map(m => ({ text: `${m.priority}: ${m.msg}`, kind: m.priority === 'error' || m.priority === 'fatal' ? 'error' : 'warn' }));
-    if (view.notPaged && view.mode === 'once' && view.state === 'done') notes.push({ text: `Runs as one request: ${view.notPaged}.`, kind: 'info' });
-    if (view.state === 'error' && view.error) {
-        const where = view.error.line !== undefined ? ` (line ${view.error.line}, column ${view.error.column})` : '';
-        notes.push({ text: `${view.error.message}${where}`, kind: 'error' });
+    // Said only when it matters: a limited result that could not be read page by page.
+    if (view.notPaged && view.mode === 'once' && view.state === 'done' && view.truncated) {
+        notes.push({ text: `This result is not read page by page because ${view.notPaged}: narrow the query (where, take, summarize) to see all of it.`, kind: 'info' });
     }
+    // An error is in the status line already (said once).
     return notes;
 }

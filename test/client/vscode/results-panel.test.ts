@@ -25,6 +25,19 @@ beforeAll(async () => {
 });
 afterAll(async () => fx?.close());
 
+function noActions(): ResultsActions {
+    return {
+        rerun: () => undefined,
+        cancel: () => undefined,
+        exportResults: () => undefined,
+        setTimeRange: () => undefined,
+        timeRange: () => ({ preset: '24h' }),
+        zoom: () => undefined,
+        filter: () => undefined,
+        painted: () => undefined,
+    };
+}
+
 function panel() {
     const actions: ResultsActions = {
         rerun: () => calls.push('rerun'),
@@ -34,7 +47,6 @@ function panel() {
         timeRange: () => ({ preset: '24h' }),
         zoom: (s, e) => calls.push(`zoom ${s} ${e}`),
         filter: (f, t, v) => calls.push(`filter ${f} ${t} ${JSON.stringify(v)}`),
-        sort: (f, d) => calls.push(`sort ${f} ${d}`),
         painted: () => calls.push('painted'),
     };
     const p = new ResultsPanel(Uri.file('/ext') as never, actions);
@@ -60,11 +72,38 @@ describe('ResultsPanel', () => {
         expect(rows.rows[0]).toHaveLength(run.result!.fields.length);
     });
 
-    it('a getRows for an older run is ignored', async () => {
+    it('a getRows for an older run is still answered, as a stale failure (a grid left waiting stops asking)', async () => {
         const { webview } = panel();
-        const before = webview.posted.length;
         await webview.receive({ type: 'getRows', runId: run.id + 100, requestId: 1, start: 0, end: 10 });
-        expect(webview.posted.length).toBe(before);
+        expect(webview.posted[webview.posted.length - 1]).toMatchObject({ type: 'rowsFailed', requestId: 1, stale: true });
+    });
+
+    it('getRows with a sort answers from every row of the result, in that order, with the whole row count', async () => {
+        const { webview } = panel();
+        const seq = run.result!.fields.findIndex(f => f.name === 'seq');
+        await webview.receive({ type: 'getRows', runId: run.id, requestId: 2, start: 0, end: 3, sort: { field: 'seq', desc: false } });
+        const first = webview.posted[webview.posted.length - 1] as Extract<HostMessage, { type: 'rows' }>;
+        expect(first).toMatchObject({ type: 'rows', requestId: 2, rowCount: 1500, sort: { field: 'seq', desc: false } });
+        expect(first.rows.map(r => r[seq])).toEqual([0, 1, 2]);
+        await webview.receive({ type: 'getRows', runId: run.id, requestId: 3, start: 1497, end: 1600, sort: { field: 'seq', desc: false } });
+        const last = webview.posted[webview.posted.length - 1] as Extract<HostMessage, { type: 'rows' }>;
+        expect(last.rows.map(r => r[seq])).toEqual([1497, 1498, 1499]);
+        await webview.receive({ type: 'getRows', runId: run.id, requestId: 4, start: 0, end: 2, sort: { field: 'seq', desc: true } });
+        const desc = webview.posted[webview.posted.length - 1] as Extract<HostMessage, { type: 'rows' }>;
+        expect(desc.rows.map(r => r[seq])).toEqual([1499, 1498]);
+    });
+
+    it('getRows with a sort over more rows than the sort limit fails with the reason', async () => {
+        const actions: ResultsActions = { ...noActions(), settings: () => ({ sortLimit: 1000, timeZone: 'utc' }) };
+        const p = new ResultsPanel(Uri.file('/ext') as never, actions);
+        const webview = new FakeWebview();
+        p.resolveWebviewView({ webview, onDidDispose: () => ({ dispose() {} }) } as never);
+        p.show(run);
+        await webview.receive({ type: 'getRows', runId: run.id, requestId: 5, start: 0, end: 3, sort: { field: 'seq', desc: false } });
+        const failed = webview.posted[webview.posted.length - 1] as Extract<HostMessage, { type: 'rowsFailed' }>;
+        expect(failed).toMatchObject({ type: 'rowsFailed', requestId: 5 });
+        expect(failed.stale).toBeFalsy();
+        expect(failed.message).toContain('apl.results.sortLimit');
     });
 
     it('copyRows puts the rows on the clipboard in the chosen format', async () => {
@@ -76,13 +115,12 @@ describe('ResultsPanel', () => {
         expect(lines[0].split(',')).toContain('seq');
     });
 
-    it('hands filter, sort, zoom, export and time range to the extension', async () => {
+    it('hands filter, zoom, export and time range to the extension', async () => {
         const { webview } = panel();
         await webview.receive({ type: 'filter', runId: run.id, field: 'seq', value: 3 });
-        await webview.receive({ type: 'sort', runId: run.id, field: 'seq', desc: true });
         await webview.receive({ type: 'zoom', runId: run.id, start: 'a', end: 'b' });
         await webview.receive({ type: 'export', format: 'ndjson' });
         await webview.receive({ type: 'timeRange', timeRange: { preset: '1h' } });
-        expect(calls).toEqual(expect.arrayContaining(['filter seq integer 3', 'sort seq true', 'zoom a b', 'export ndjson', 'range {"preset":"1h"}']));
+        expect(calls).toEqual(expect.arrayContaining(['filter seq integer 3', 'zoom a b', 'export ndjson', 'range {"preset":"1h"}']));
     });
 });

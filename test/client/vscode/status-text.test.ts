@@ -26,9 +26,24 @@ describe('status line', () => {
 
     it('a paged result gives the page in view, the pages and what was loaded', () => {
         const paged = run({ mode: 'cursor', rowCount: 48_210, rowsMatched: 48_210, rowsLoaded: 2000, requests: 2 });
-        expect(statusText(paged, 0)).toBe('48,210 rows (rowsMatched 48,210) · page 1 of 49 · 2,000 loaded in 2 requests · 35 ms');
+        expect(statusText(paged, 0)).toBe('48,210 rows · page 1 of 49 · 2,000 read from the service in 2 requests · 35 ms');
         expect(statusText(paged, 1500)).toContain('page 2 of 49');
-        expect(statusText({ ...paged, rowsLoaded: 1000, requests: 1 }, 0)).toContain('1,000 loaded in 1 request ·');
+        expect(statusText({ ...paged, rowsLoaded: 1000, requests: 1 }, 0)).toContain('1,000 read from the service in 1 request ·');
+    });
+
+    it('a sort says how it is done: in VS Code, over every row', () => {
+        const paged = run({ mode: 'cursor', rowCount: 30_000, rowsMatched: 30_000, rowsLoaded: 1000, requests: 1 });
+        expect(statusText(paged, 0, { key: { field: 'seq', desc: false }, pending: true })).toContain('sorting 30,000 rows by seq (ascending)…');
+        expect(statusText(paged, 0, { key: { field: 'seq', desc: true }, pending: false })).toContain('sorted by seq (descending) in VS Code, over all 30,000 rows');
+    });
+
+    it('what users read names no API field and no implementation detail', () => {
+        const texts = [
+            statusText(run({ mode: 'cursor', rowCount: 5000, rowsMatched: 5000, rowsLoaded: 1000 }), 0),
+            statusText(run({ rowCount: 12, rowsMatched: 48_210 }), 0),
+            ...runNotes(run({ notPaged: 'it aggregates (summarize)', truncated: true, rowCount: 1000 })).map(n => n.text),
+        ].join('\n');
+        expect(texts).not.toMatch(/rowsMatched|one request|Runs as/);
     });
 
     it('isPartial and isEstimate are stated', () => {
@@ -40,6 +55,7 @@ describe('status line', () => {
         expect(statusText(run({ state: 'running' }), 0)).toBe('Running on local (last 1h)…');
         expect(statusText(run({ state: 'cancelled' }), 0)).toBe('Cancelled.');
         expect(statusText(run({ state: 'error', error: { message: 'unknown field foo' } }), 0)).toBe('Error: unknown field foo');
+        expect(statusText(run({ state: 'error', error: { message: 'syntax error', line: 2, column: 7 } }), 0)).toBe('Error: syntax error (line 2, column 7)');
         expect(statusText(run({ state: 'error' }), 0)).toBe('Error: the query failed');
     });
 });
@@ -54,9 +70,12 @@ describe('notes', () => {
         ]);
     });
 
-    it('a one-request run says why it is not paged; a failed one where it failed', () => {
-        expect(runNotes(run({ notPaged: 'the query sorts by another field' }))).toEqual([{ text: 'Runs as one request: the query sorts by another field.', kind: 'info' }]);
-        expect(runNotes(run({ state: 'error', error: { message: 'syntax error', line: 2, column: 7 } }))).toEqual([{ text: 'syntax error (line 2, column 7)', kind: 'error' }]);
+    it('a limited one-request result says why it is not paged; a complete one needs no note; an error is said once (in the status line)', () => {
+        expect(runNotes(run({ notPaged: 'it is sorted by something other than _time', truncated: true }))).toEqual([
+            { text: 'This result is not read page by page because it is sorted by something other than _time: narrow the query (where, take, summarize) to see all of it.', kind: 'info' },
+        ]);
+        expect(runNotes(run({ notPaged: 'it aggregates (summarize)' }))).toEqual([]);
+        expect(runNotes(run({ state: 'error', error: { message: 'syntax error', line: 2, column: 7 } }))).toEqual([]);
     });
 
     it('a running run has no notes yet', () => {

@@ -1,8 +1,9 @@
 /**
  * The UI half of the results: the Results view in the panel and any "open in editor" tabs, all
- * showing the current run. It turns runs into `RunView`s, answers the webview's row requests from
- * the run's `ResultSet`, and hands the webview's actions (copy, filter, sort, zoom, export, time
- * range) to the extension through `ResultsActions`.
+ * showing the current run. It turns runs into `RunView`s, answers every row request of the webview
+ * (from the run's `ResultSet`, in a column's order through `SortedRows`, or with a failure when the
+ * request belongs to an earlier run: a grid left waiting stops asking), and hands the webview's
+ * actions (copy, filter, zoom, export, time range) to the extension through `ResultsActions`.
  */
 import * as vscode from 'vscode';
 import type { HostMessage, RunView, ViewMessage } from '../protocol.js';
@@ -12,6 +13,7 @@ import { chartData } from './chart-data.js';
 import { formatRows } from './copy-format.js';
 import type { ExportFormat } from './export-writer.js';
 import type { ResultPage } from './result-set.js';
+import { SortedRows, type SortKey } from './sorted-rows.js';
 import { webviewHtml } from './webview-html.js';
 
 export interface ResultsActions {
@@ -22,9 +24,18 @@ export interface ResultsActions {
     timeRange(): TimeRangeSpec;
     zoom(start: string, end: string): void;
     filter(field: string, type: string, value: unknown): void;
-    sort(field: string, desc: boolean): void;
     painted(runId: number, at: number): void;
+    /** The results settings (`apl.results.*`); read at each run. */
+    settings?(): ResultsSettings;
 }
+
+export interface ResultsSettings {
+    /** A column sort reads every row into the extension host: allowed up to this many rows. */
+    sortLimit: number;
+    timeZone: 'utc' | 'local';
+}
+
+export const DEFAULT_RESULTS_SETTINGS: ResultsSettings = { sortLimit: 100_000, timeZone: 'utc' };
 
 /** The webview's block size (webview/main.ts BLOCK_SIZE): the first block is sent with the run. */
 const FIRST_BLOCK = 250;
@@ -78,6 +89,8 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
     static readonly viewType = 'apl.results';
     private readonly webviews = new Set<vscode.Webview>();
     private run: Run | undefined;
+    /** The current run's rows for column sorts (read whole on the first sort). */
+    private sorted: { runId: number; rows: SortedRows } | undefined;
     private readonly disposables: vscode.Disposable[] = [];
 
     constructor(
@@ -113,7 +126,11 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
     /** Shows `run` (called when it starts and when it ends); a finished run carries its first block of rows. */
     show(run: Run): void {
         this.run = run;
-        const view = runView(run);
+        if (this.sorted && this.sorted.runId !== run.id) {
+            this.sorted.rows.dispose();
+            this.sorted = undefined;
+        }
+        const view = this.view(run);
         const first = run.result?.store.peek(0);
         if (run.state === 'done' && first && run.result) {
             // The first page is in memory: rows of it, in the webview's first block, need no request.
@@ -126,6 +143,29 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
         this.post({ type: 'timeRange', timeRange });
     }
 
+    private view(run: Run): RunView {
+        const settings = this.actions.settings?.() ?? DEFAULT_RESULTS_SETTINGS;
+        return { ...runView(run), sortLimit: settings.sortLimit, timeZone: settings.timeZone };
+    }
+
+    private sortedRows(run: Run): SortedRows {
+        if (!this.sorted || this.sorted.runId !== run.id) {
+            this.sorted?.rows.dispose();
+            const limit = (this.actions.settings?.() ?? DEFAULT_RESULTS_SETTINGS).sortLimit;
+            this.sorted = { runId: run.id, rows: new SortedRows(run.result!, run.result!.rowCount, limit) };
+        }
+        return this.sorted.rows;
+    }
+
+    /** Rows for the grid: the result's own order, or `sort`'s. */
+    private async rowsFor(run: Run, start: number, end: number, sort: SortKey | undefined): Promise<{ rows: unknown[][]; rowCount: number }> {
+        const result = run.result!;
+        if (!sort) return { rows: await result.rows(start, end), rowCount: result.rowCount };
+        const sorted = this.sortedRows(run);
+        const rows = await sorted.rows(sort, start, end);
+        return { rows, rowCount: await sorted.count() };
+    }
+
     private post(message: HostMessage): void {
         for (const w of this.webviews) void w.postMessage(message);
     }
@@ -134,16 +174,20 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
         const run = this.run;
         switch (m.type) {
             case 'ready':
-                void webview.postMessage({ type: 'init', timeRange: this.actions.timeRange(), run: run ? runView(run) : undefined } satisfies HostMessage);
+                void webview.postMessage({ type: 'init', timeRange: this.actions.timeRange(), run: run ? this.view(run) : undefined } satisfies HostMessage);
                 return;
             case 'getRows': {
-                if (!run?.result || run.id !== m.runId) return;
+                // Always answered: the grid waits for every block it asked for.
+                if (!run?.result || run.id !== m.runId) {
+                    void webview.postMessage({ type: 'rowsFailed', runId: m.runId, requestId: m.requestId, message: 'these rows belong to an earlier run', stale: true } satisfies HostMessage);
+                    return;
+                }
                 try {
-                    const rows = await run.result.rows(m.start, m.end);
-                    const message: HostMessage = { type: 'rows', runId: m.runId, requestId: m.requestId, start: m.start, rows, rowCount: run.result.rowCount, rowsLoaded: run.result.rowsLoaded, requests: run.result.requests };
+                    const { rows, rowCount } = await this.rowsFor(run, m.start, m.end, m.sort);
+                    const message: HostMessage = { type: 'rows', runId: m.runId, requestId: m.requestId, start: m.start, rows, rowCount, rowsLoaded: run.result.rowsLoaded, requests: run.result.requests, sort: m.sort };
                     void webview.postMessage(message);
                 } catch (e) {
-                    void webview.postMessage({ type: 'rowsFailed', runId: m.runId, requestId: m.requestId, message: e instanceof Error ? e.message : String(e) } satisfies HostMessage);
+                    void webview.postMessage({ type: 'rowsFailed', runId: m.runId, requestId: m.requestId, message: e instanceof Error ? e.message : String(e), stale: this.run !== run } satisfies HostMessage);
                 }
                 return;
             }
@@ -151,7 +195,7 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
                 if (!run?.result || run.id !== m.runId) return;
                 const sorted = [...m.rows].sort((a, b) => a - b);
                 const rows: unknown[][] = [];
-                for (const i of sorted) rows.push(...(await run.result.rows(i, i + 1)));
+                for (const i of sorted) rows.push(...(await this.rowsFor(run, i, i + 1, m.sort)).rows);
                 await vscode.env.clipboard.writeText(formatRows(run.result.fields.map(f => f.name), rows, m.format, m.headers));
                 void vscode.window.setStatusBarMessage(`APL: copied ${rows.length} row${rows.length === 1 ? '' : 's'} as ${m.format.toUpperCase()}`, 3000);
                 return;
@@ -164,9 +208,6 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
                 if (run && run.id === m.runId && field) this.actions.filter(field.name, field.type, m.value);
                 return;
             }
-            case 'sort':
-                if (run && run.id === m.runId) this.actions.sort(m.field, m.desc);
-                return;
             case 'zoom':
                 if (run && run.id === m.runId) this.actions.zoom(m.start, m.end);
                 return;
