@@ -66,7 +66,7 @@ export const Issues = {
         ({ operator, stringSide }) => `'${stringSide}' is a string compared with a number using '${operator}'; compare with a string (e.g. "200") or convert with toint()/toreal().`,
         "A string field compared with a number compares text with a number, which is never what was meant (status == 200 on a string status is false for every row). Compare with a string, or convert the field with toint()/toreal()."),
     NotIndexable: issue<{ message: string }>('APL0014', 'not-indexable', 'error', ({ message }) => message,
-        "Only dynamic values (arrays and property bags) can be indexed with [ ]. A literal followed by [ on the next line is usually two queries without ';' between them: end each query with ';'."),
+        "Only dynamic values (arrays and property bags) can be indexed with [ ]. A literal followed by [ on the next line is usually two queries on consecutive lines: a blank line separates queries (as in every Kusto editor), so put one between them."),
     SummarizeWithoutAggregation: issue<{ text: string }>('APL0015', 'summarize-without-aggregation', 'error',
         ({ text }) => `'${text}' has no aggregation: each summarize column before 'by' must aggregate (count(), sum(x), make_list(x), take_any(x), ...).`,
         "summarize makes one row per group, so each of its columns before 'by' needs an aggregation to turn the group's rows into one value. Wrap the expression in one (make_list(), take_any(), max(), ...), or compute it with extend before or after the summarize."),

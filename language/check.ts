@@ -7,7 +7,7 @@
 import { EmptyFileSystem, URI, type Module } from 'langium';
 import type { PartialLangiumServices } from 'langium/lsp';
 import { DocumentValidator } from 'langium';
-import { createAplServices, type AplAddedServices, type AplServices } from './apl-module.js';
+import { createAplServices, OneQueryPerTextModule, type AplAddedServices, type AplServices } from './apl-module.js';
 import { Issues } from './apl-issue-codes.js';
 import { EmptySchemaProvider } from './schema/empty-schema-provider.js';
 import type { SchemaProvider } from './schema/schema-provider.js';
@@ -37,31 +37,38 @@ export interface CheckOptions {
     schema?: SchemaProvider;
     /** Only report syntax errors (APL1001). */
     syntaxOnly?: boolean;
+    /**
+     * Whether the text is a document of query blocks, a blank line ending each (default, as the editor
+     * and `apl check` read a file), or one query whatever its lines (`false`: the HTTP service's request).
+     */
+    queryBlocks?: boolean;
 }
 
 const SEVERITIES: Record<number, DiagnosticSeverityName> = { 1: 'error', 2: 'warning', 3: 'info', 4: 'hint' };
 const SYNTAX_DATA_CODES = new Set<string>([DocumentValidator.LexingError, DocumentValidator.ParsingError]);
 
 const emptySchema = new EmptySchemaProvider();
-const servicesBySchema = new WeakMap<SchemaProvider, AplServices>();
+const servicesBySchema = { blocks: new WeakMap<SchemaProvider, AplServices>(), oneQuery: new WeakMap<SchemaProvider, AplServices>() };
 const checkUri = URI.parse('memory:///check.apl');
 
-/** The services used for a schema provider, created on first use and then reused. */
-export function checkServices(schema: SchemaProvider = emptySchema): AplServices {
-    let services = servicesBySchema.get(schema);
+/** The services used for a schema provider (and a reading of blank lines), created on first use and then reused. */
+export function checkServices(schema: SchemaProvider = emptySchema, queryBlocks = true): AplServices {
+    const cache = queryBlocks ? servicesBySchema.blocks : servicesBySchema.oneQuery;
+    let services = cache.get(schema);
     if (!services) {
         const module: Module<AplServices, PartialLangiumServices & Partial<AplAddedServices>> = {
+            ...(queryBlocks ? {} : OneQueryPerTextModule),
             schema: { SchemaProvider: () => schema },
         };
         services = createAplServices({ ...EmptyFileSystem, module }).Apl;
-        servicesBySchema.set(schema, services);
+        cache.set(schema, services);
     }
     return services;
 }
 
 /** Validates `text` and returns its diagnostics, sorted by position. */
 export async function checkText(text: string, options: CheckOptions = {}): Promise<AplDiagnostic[]> {
-    const services = checkServices(options.schema);
+    const services = checkServices(options.schema, options.queryBlocks ?? true);
     const document = services.shared.workspace.LangiumDocumentFactory.fromString<Model>(text, checkUri);
     const raw = await services.validation.DocumentValidator.validateDocument(
         document,

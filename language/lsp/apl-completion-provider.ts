@@ -1,3 +1,5 @@
+import { BLANK_LINE } from '../parser/apl-token-builder.js';
+import { blockNumberAt } from '../query-blocks.js';
 import { MAX_PARSED_LENGTH } from '../limits.js';
 import type { IToken } from 'chevrotain';
 import { CstUtils, GrammarAST, type AstNode, type LangiumDocument } from 'langium';
@@ -254,7 +256,11 @@ export class AplCompletionProvider extends DefaultCompletionProvider {
         return /\n[ \t]*\r?\n/.test(text.slice(previous.endOffset! + 1, at));
     }
 
-    private tokenContext(text: string, tokens: IToken[], at: number): TokenContext {
+    private tokenContext(text: string, documentTokens: IToken[], at: number): TokenContext {
+        // Only the cursor's query block counts: a blank line (the BLANK_LINE token) starts a new query.
+        let blockStart = documentTokens.length;
+        while (blockStart > 0 && documentTokens[blockStart - 1].tokenType.name !== BLANK_LINE) blockStart--;
+        const tokens = blockStart === 0 ? documentTokens : documentTokens.slice(blockStart);
         const previous = tokens[tokens.length - 1];
         let depth = 0;
         let openParens = 0;
@@ -482,8 +488,11 @@ export class AplCompletionProvider extends DefaultCompletionProvider {
 
     private addLets(items: CompletionItem[], document: LangiumDocument, offset: number, range: Range, tablesOnly: boolean): void {
         const model = document.parseResult.value as ast.Model;
+        const block = blockNumberAt(model, offset);
         for (const s of model.statements) {
             if ((s.$cstNode?.end ?? Infinity) > offset) break;
+            // A `let` of another query block is not visible here.
+            if (blockNumberAt(model, s.$cstNode?.offset ?? 0) !== block) continue;
             if (ast.isLetStatement(s) && s.name) {
                 const tabular = s.value ? this.types.isTabularPosition(s.value) : false;
                 if (tablesOnly && !tabular) continue;
