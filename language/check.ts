@@ -12,6 +12,7 @@ import { Issues } from './apl-issue-codes.js';
 import { EmptySchemaProvider } from './schema/empty-schema-provider.js';
 import type { SchemaProvider } from './schema/schema-provider.js';
 import type { Model } from './generated/ast.js';
+import { queryBlockSpans } from './query-blocks.js';
 
 export type DiagnosticSeverityName = 'error' | 'warning' | 'info' | 'hint';
 
@@ -92,4 +93,27 @@ export async function checkText(text: string, options: CheckOptions = {}): Promi
     }
     out.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
     return out;
+}
+
+/** One query block of a document (language/query-blocks.ts), as `apl run --file` runs it. */
+export interface DocumentQueryBlock {
+    /** The block's text, from the start of its first line (so columns are the file's) to its last token. */
+    text: string;
+    /** 0-based line of the block's first line in the document. */
+    startLine: number;
+    /** 0-based line of its last line. */
+    endLine: number;
+}
+
+/** The query blocks of a document: runs of non-blank lines, a blank line ending each. */
+export function documentQueryBlocks(text: string): DocumentQueryBlock[] {
+    const lineOf = (offset: number) => {
+        let n = 0;
+        for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) n++;
+        return n;
+    };
+    return queryBlockSpans(text, checkServices()).map(span => {
+        const from = text.lastIndexOf('\n', span.start - 1) + 1;
+        return { text: text.slice(from, span.end), startLine: lineOf(span.start), endLine: lineOf(span.end - 1) };
+    });
 }
