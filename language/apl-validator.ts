@@ -50,6 +50,7 @@ export function registerValidationChecks(services: AplServices): void {
         MemberAccess: validator.checkLiteralIndex,
         SummarizeOperator: [validator.checkSummarizeDuplicates, validator.checkSummarizeAggregates],
         TakeOperator: validator.checkTakeAfterTimeBins,
+        RenderOperator: validator.checkRender,
     };
     registry.register(checks, validator);
 }
@@ -201,6 +202,11 @@ export class AplValidator {
     };
 
     /** `summarize … by bin(_time, 1h), k | take 10`: say what Axiom does with it (the evaluator does the same). */
+    /** `| render timechart`: KQL's chart stage; APL has none (the quick fix removes the stage). */
+    checkRender = (op: ast.RenderOperator, accept: ValidationAcceptor): void => {
+        this.report(accept, Issues.NoRender, {}, op);
+    };
+
     checkTakeAfterTimeBins = (op: ast.TakeOperator, accept: ValidationAcceptor): void => {
         const operators = op.$container.operators;
         for (let i = operators.indexOf(op) - 1; i >= 0; i--) {

@@ -60,6 +60,7 @@ const TABULAR_OPERATOR_TYPES = new Set([
     'SortOperator', 'TakeOperator', 'TopOperator', 'CountOperator', 'DistinctOperator', 'ParseOperator',
     'ParseWhereOperator', 'ParseKvOperator', 'MvExpandOperator', 'MakeSeriesOperator', 'JoinOperator',
     'LookupOperator', 'UnionOperator', 'SearchOperator', 'SampleOperator', 'GetschemaOperator', 'RedactOperator',
+    'RenderOperator',
 ]);
 
 const TABULAR_SOURCE_TYPES = new Set([
@@ -530,7 +531,7 @@ export class AplTypeComputer {
     private computeOperator(op: ast.TabularOperator, before: RowType): RowType {
         switch (op.$type) {
             case 'WhereOperator': case 'SortOperator': case 'TakeOperator': case 'TopOperator':
-            case 'SampleOperator': case 'SearchOperator': case 'RedactOperator':
+            case 'SampleOperator': case 'SearchOperator': case 'RedactOperator': case 'RenderOperator':
                 return before;
             case 'ExtendOperator': case 'ExtendValidOperator': {
                 const columns = [...before.columns];

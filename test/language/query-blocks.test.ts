@@ -96,3 +96,20 @@ describe('formatting keeps the blocks', () => {
         expect(formatter.formatText("['sample-http-logs'] | where\n\n['sample-http-logs'] | take  1")).toBe("['sample-http-logs'] | where\n\n['sample-http-logs']\n| take 1");
     });
 });
+
+describe('render, pasted from KQL', () => {
+    it("['sample-http-logs'] | summarize count() by bin(_time, 1h) | render timechart  →  APL0017 only: the rest checks cleanly", async () => {
+        expect(await codes("['sample-http-logs'] | summarize count() by bin(_time, 1h) | render timechart")).toEqual([`1:62 ${IssueCodes.NoRender}`]);
+    });
+
+    it("['sample-http-logs'] | render columnchart with (kind=stacked, ycolumns=a, b) | where stauts == 1  →  APL0017, and the stage after it still checks", async () => {
+        expect(await codes("['sample-http-logs'] | render columnchart with (kind=stacked, ycolumns=a, b) | where stauts == 1")).toEqual([
+            `1:24 ${IssueCodes.NoRender}`,
+            `1:86 ${IssueCodes.UnknownField}`,
+        ]);
+    });
+
+    it("datatable(render: long) [1] | where render > 0  →  'render' still names a column", async () => {
+        expect(await codes('datatable(render: long) [1] | where render > 0')).toEqual([]);
+    });
+});
