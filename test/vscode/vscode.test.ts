@@ -35,6 +35,10 @@ import {
 import { HOST_TESTS, type HostTestResult } from './suite/names.js';
 
 const EVENTS = 5000;
+/** The README's pictures are taken on this file: three query blocks, no ';', no problem. */
+const QUERIES = "['events']\n| where seq >= 0\n\n['events']\n| summarize count() by bin(_time, 1h)\n\n['events']\n| where seq < 100\n| project _time, seq\n";
+/** A query the service rejects (and the language server flags once it has the schema). */
+const ERRORS = "['events']\n| where nosuchfield == 1\n";
 const SETUP_TIMEOUT = 25 * 60_000;
 
 if (SKIP) console.warn(skippedBanner('the real-VS-Code tests (test/vscode/vscode.test.ts)'));
@@ -120,9 +124,9 @@ describe.skipIf(SKIP)('the extension in a real VS Code', () => {
             if (pack.status !== 0) throw new Error(`packaging the .vsix failed:\n${pack.stdout}\n${pack.stderr}`);
             const vsix = pack.stdout.trim().split('\n').pop()!;
             workspace = mkdtempSync(join(tmpdir(), 'apl-vscode-ui-'));
-            // The language server reads a document as one script: a query followed by a blank line and
-            // another query needs a ';' between them (APL0014 otherwise); the editor runs blocks alone.
-            writeFileSync(join(workspace, 'queries.apl'), "['events']\n| where seq >= 0;\n\n['events']\n| where nosuchfield == 1;\n\n['events'] | summarize count() by bin(_time, 1h)\n");
+            // Three query blocks separated by blank lines, as in any Kusto editor (no ';' needed): the file
+            // of the README's pictures, with no problem in it. errors.apl is written by the test that needs it.
+            writeFileSync(join(workspace, 'queries.apl'), QUERIES);
             server = await startCodeServer({ tools, workspace, vsix, env: { AXIOM_URL: service.url, AXIOM_TOKEN: service.token } });
             browser = await launchBrowser(tools);
             page = await browser.context.newPage();
@@ -131,10 +135,13 @@ describe.skipIf(SKIP)('the extension in a real VS Code', () => {
 
         async function openQueries(): Promise<void> {
             await openWorkbench(page, server, 'queries.apl');
-            await openFile(page, 'queries.apl', 'nosuchfield');
-            // The extension is active and has the service's schema when the unknown field is flagged.
-            await page.locator('.monaco-editor .squiggly-warning').first().waitFor({ timeout: 60_000 });
+            await openFile(page, 'queries.apl', 'summarize');
+            // The extension is active and its language server answers when each block has its Run lens.
+            await expect.poll(() => runLenses().count(), { timeout: 60_000 }).toBe(3);
         }
+
+        const runLenses = () => page.locator('.monaco-editor .codelens-decoration', { hasText: 'Run' });
+        const squiggles = () => page.locator('.monaco-editor .squiggly-error, .monaco-editor .squiggly-warning');
 
         afterAll(async () => {
             await browser?.close();
@@ -211,7 +218,7 @@ describe.skipIf(SKIP)('the extension in a real VS Code', () => {
 
         it("['events'] | summarize count() by bin(_time, 1h) shows the chart", () =>
             step('chart', async () => {
-                await runLine(7);
+                await runLine(5);
                 await expect.poll(() => status().getAttribute('data-state'), { timeout: 60_000 }).toBe('done');
                 const chart = frame().locator('[data-testid="apl-chart"]');
                 await chart.waitFor({ state: 'visible', timeout: 30_000 });
@@ -222,16 +229,34 @@ describe.skipIf(SKIP)('the extension in a real VS Code', () => {
             }),
         120_000);
 
+        it(`${JSON.stringify(QUERIES)}: three blocks without ';' have zero problems`, () =>
+            step('three blocks zero problems', async () => {
+                // errors.apl's unknown field is flagged once the language server has the service's schema
+                // and has validated what was opened before it (documents are validated in the order they
+                // were opened), queries.apl included.
+                writeFileSync(join(workspace, 'errors.apl'), ERRORS);
+                await openFile(page, 'errors.apl', 'nosuchfield');
+                await squiggles().first().waitFor({ timeout: 60_000 });
+                await page.keyboard.press('Control+Shift+M');
+                await page.locator('.markers-panel .monaco-list-row', { hasText: 'errors.apl' }).first().waitFor({ timeout: 30_000 });
+                expect(await page.locator('.markers-panel .monaco-list-row', { hasText: 'queries.apl' }).count()).toBe(0);
+                await openFile(page, 'queries.apl', 'summarize');
+                await expect.poll(() => runLenses().count(), { timeout: 30_000 }).toBe(3);
+                expect(await squiggles().count()).toBe(0);
+            }),
+        120_000);
+
         it('a query the service rejects shows its message and a squiggle where the service points', () =>
             step('error squiggle', async () => {
-                await runLine(5);
+                await openFile(page, 'errors.apl', 'nosuchfield');
+                await runLine(2);
                 await expect.poll(() => status().getAttribute('data-state'), { timeout: 60_000 }).toBe('error');
                 await expect.poll(() => status().textContent(), { timeout: 30_000 }).toContain('nosuchfield');
-                const squiggles = page.locator('.monaco-editor .squiggly-error');
-                await squiggles.first().waitFor({ timeout: 30_000 });
+                const errors = page.locator('.monaco-editor .squiggly-error');
+                await errors.first().waitFor({ timeout: 30_000 });
                 const word = (await page.locator('.view-line span span', { hasText: 'nosuchfield' }).first().boundingBox())!;
                 // The run's error (red) lies under the word the service named (line 2 of the block, column 9).
-                const boxes = await Promise.all((await squiggles.all()).map(sq => sq.boundingBox()));
+                const boxes = await Promise.all((await errors.all()).map(sq => sq.boundingBox()));
                 const under = boxes.filter(a => a && Math.abs(a.x - word.x) < 3 && Math.abs(a.y + a.height - (word.y + word.height)) < 6);
                 expect(under.length, JSON.stringify({ word, boxes })).toBe(1);
             }),
