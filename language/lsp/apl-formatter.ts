@@ -10,6 +10,7 @@ import type {
 } from 'vscode-languageserver';
 import type { AplServices } from '../apl-module.js';
 import { queryBlockSpans } from '../query-blocks.js';
+import { parseLimitOf } from '../parser/apl-parser.js';
 import { isFunctionCall, isLetStatement, isModel, isPipeline, isQueryStatement, type Model } from '../generated/ast.js';
 
 /**
@@ -52,6 +53,8 @@ export class AplFormatter implements Formatter {
      * are still formatted); the blank lines between blocks become exactly one.
      */
     private edits(document: LangiumDocument, within?: { start: number; end: number }): TextEdit[] {
+        // A text the parser refused (too deep, too large: limits.ts) is not parsed again block by block.
+        if (parseLimitOf(document.parseResult.value)) return [];
         const text = document.textDocument.getText();
         return this.pieces(text)
             .filter(p => p.newText !== text.slice(p.start, p.end))
@@ -83,7 +86,7 @@ export class AplFormatter implements Formatter {
     /** One block (no blank line in it), formatted; unchanged when it has syntax errors or formatting would change its tokens. */
     private formatBlock(block: string): string {
         const result = this.services.parser.LangiumParser.parse<Model>(block);
-        if (result.lexerErrors.length > 0 || result.parserErrors.length > 0) return block;
+        if (result.lexerErrors.length > 0 || result.parserErrors.length > 0 || !result.value || parseLimitOf(result.value)) return block;
         const gaps = computeGaps(block, result.value);
         if (!gaps) return block;
         const formatted = applyGaps(block, gaps);
