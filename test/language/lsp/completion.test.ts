@@ -67,6 +67,25 @@ describe('completion in the bracket form', () => {
     });
 });
 
+describe('completion per query block', () => {
+    it("let errors = ['sample-http-logs'] | where status == '500';\nerrors | count\n\n<|>", async () => {
+        // A blank line ends the block: the next query starts fresh, and the let is not visible there.
+        const l = labels(await at("let errors = ['sample-http-logs'] | where status == '500';\nerrors | count\n\n<|>"));
+        expect(l).toContain('sample-http-logs');
+        expect(l).not.toContain('errors');
+    });
+
+    it("let errors = ['sample-http-logs'] | where status == '500';\n<|>", async () => {
+        expect(labels(await at("let errors = ['sample-http-logs'] | where status == '500';\n<|>"))).toContain('errors');
+    });
+
+    it("['sample-http-logs'] | take 1\n\n['otel-demo-traces'] | where <|>", async () => {
+        const l = labels(await at("['sample-http-logs'] | take 1\n\n['otel-demo-traces'] | where <|>"));
+        expect(l).toContain('duration');
+        expect(l).not.toContain('status');
+    });
+});
+
 describe('completion', () => {
     it('<|>', async () => {
         const list = await at('<|>');
