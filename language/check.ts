@@ -107,10 +107,18 @@ export interface DocumentQueryBlock {
 
 /** The query blocks of a document: runs of non-blank lines, a blank line ending each. */
 export function documentQueryBlocks(text: string): DocumentQueryBlock[] {
+    const breaks: number[] = [];
+    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) breaks.push(i);
+    /** The number of line breaks before `offset`: its 0-based line. */
     const lineOf = (offset: number) => {
-        let n = 0;
-        for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) n++;
-        return n;
+        let lo = 0;
+        let hi = breaks.length;
+        while (lo < hi) {
+            const mid = (lo + hi) >> 1;
+            if (breaks[mid] < offset) lo = mid + 1;
+            else hi = mid;
+        }
+        return lo;
     };
     return queryBlockSpans(text, checkServices()).map(span => {
         const from = text.lastIndexOf('\n', span.start - 1) + 1;

@@ -2,7 +2,7 @@ import { EmptyFileSystem } from 'langium';
 import { describe, expect, it } from 'vitest';
 import { createAplServices } from '../../language/apl-module.js';
 import { IssueCodes } from '../../language/apl-issue-codes.js';
-import { checkText } from '../../language/check.js';
+import { checkText, documentQueryBlocks } from '../../language/check.js';
 import { parse } from '../../language/apl-parse.js';
 import type { AplFormatter } from '../../language/lsp/apl-formatter.js';
 import { queryBlockSpans } from '../../language/query-blocks.js';
@@ -79,6 +79,16 @@ describe('a blank line separates query blocks (Kusto\'s convention)', () => {
         const text = "['sample-http-logs'] | where (status == \"500\"\n\nor status == \"404\")";
         expect(blockTexts(text)).toHaveLength(2);
         expect((await checkText(text, { schema })).map(d => d.code)).toContain(IssueCodes.SyntaxError);
+    });
+});
+
+describe('documentQueryBlocks (what apl run --file runs)', () => {
+    it("a\\n| where b\\n\\n  c | take 1\\n// x\\n\\n\\nd  →  three blocks, each from the start of its first line", () => {
+        expect(documentQueryBlocks('a\n| where b\n\n  c | take 1\n// x\n\n\nd\n')).toEqual([
+            { text: 'a\n| where b', startLine: 0, endLine: 1 },
+            { text: '  c | take 1\n// x', startLine: 3, endLine: 4 },
+            { text: 'd', startLine: 7, endLine: 7 },
+        ]);
     });
 });
 

@@ -137,7 +137,7 @@ describe.skipIf(SKIP)('the extension in a real VS Code', () => {
             await openWorkbench(page, server, 'queries.apl');
             await openFile(page, 'queries.apl', 'summarize');
             // The extension is active and its language server answers when each block has its Run lens.
-            await expect.poll(() => runLenses().count(), { timeout: 60_000 }).toBe(3);
+            await runLenses().nth(2).waitFor({ timeout: 60_000 });
         }
 
         const runLenses = () => page.locator('.monaco-editor .codelens-decoration', { hasText: 'Run' });
@@ -243,6 +243,20 @@ describe.skipIf(SKIP)('the extension in a real VS Code', () => {
                 await openFile(page, 'queries.apl', 'summarize');
                 await expect.poll(() => runLenses().count(), { timeout: 30_000 }).toBe(3);
                 expect(await squiggles().count()).toBe(0);
+            }),
+        120_000);
+
+        it("typing ['ev then Enter on the suggestion gives ['events'] (the edit replaces the text inside the quotes)", () =>
+            step('bracket completion', async () => {
+                writeFileSync(join(workspace, 'completion.apl'), '// bracket completion\n');
+                await openFile(page, 'completion.apl', 'bracket completion');
+                await page.keyboard.press('Control+End');
+                // VS Code closes the bracket and the quote as they are typed: the line reads ['ev'] here.
+                await page.keyboard.type("['ev");
+                await page.locator('.suggest-widget .monaco-list-row', { hasText: 'events' }).first().waitFor({ timeout: 30_000 });
+                await page.keyboard.press('Enter');
+                const lines = page.locator('.editor-instance .monaco-editor .view-lines');
+                await expect.poll(async () => (await lines.textContent())?.replace(/\u00a0/g, ' '), { timeout: 30_000 }).toBe("// bracket completion['events']");
             }),
         120_000);
 
