@@ -20,7 +20,10 @@ export function literalIndexProblem(node: ast.IndexAccess | ast.MemberAccess): s
     const lineStart = text.lastIndexOf('\n', bracket - 1) + 1;
     if (bracket >= 0 && text.slice(lineStart, bracket).trim() === '' && lineStart > rcst.end) {
         const line = text.slice(0, bracket).split('\n').length;
-        message += ` If a new query starts on line ${line}, put a blank line before it: a blank line separates queries.`;
+        // A blank line already there: the text was read as one query (the HTTP service takes one per request).
+        message += /\n[ \t]*\r?\n/.test(text.slice(rcst.end, bracket))
+            ? ` A new query seems to start on line ${line}: a request holds one query, so send it on its own.`
+            : ` If a new query starts on line ${line}, put a blank line before it: a blank line separates queries.`;
     }
     return message;
 }

@@ -63,7 +63,9 @@ describe('a blank line separates query blocks (Kusto\'s convention)', () => {
 
     it("['sample-http-logs']\\n| where status == 500\\n\\n['sample-http-logs'] | count  →  one query per text (the service) keeps reading it as one", async () => {
         const text = "['sample-http-logs']\n| where status == 500\n\n['sample-http-logs'] | count";
-        expect((await checkText(text, { schema, queryBlocks: false })).map(d => d.code)).toContain(IssueCodes.NotIndexable);
+        const oneQuery = await checkText(text, { schema, queryBlocks: false });
+        expect(oneQuery.map(d => d.code)).toContain(IssueCodes.NotIndexable);
+        expect(oneQuery.find(d => d.code === IssueCodes.NotIndexable)?.message).toContain('a request holds one query');
         expect(parse(text).model.statements).toHaveLength(1);
     });
 
