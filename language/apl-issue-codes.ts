@@ -66,7 +66,7 @@ export const Issues = {
         ({ operator, stringSide }) => `'${stringSide}' is a string compared with a number using '${operator}'; compare with a string (e.g. "200") or convert with toint()/toreal().`,
         "A string field compared with a number compares text with a number, which is never what was meant (status == 200 on a string status is false for every row). Compare with a string, or convert the field with toint()/toreal()."),
     NotIndexable: issue<{ message: string }>('APL0014', 'not-indexable', 'error', ({ message }) => message,
-        "Only dynamic values (arrays and property bags) can be indexed with [ ]. A literal followed by [ on the next line is usually two queries without ';' between them: end each query with ';'."),
+        "Only dynamic values (arrays and property bags) can be indexed with [ ]. A literal followed by [ on the next line is usually two queries on consecutive lines: a blank line separates queries (as in every Kusto editor), so put one between them."),
     SummarizeWithoutAggregation: issue<{ text: string }>('APL0015', 'summarize-without-aggregation', 'error',
         ({ text }) => `'${text}' has no aggregation: each summarize column before 'by' must aggregate (count(), sum(x), make_list(x), take_any(x), ...).`,
         "summarize makes one row per group, so each of its columns before 'by' needs an aggregation to turn the group's rows into one value. Wrap the expression in one (make_list(), take_any(), max(), ...), or compute it with extend before or after the summarize."),
@@ -76,6 +76,9 @@ export const Issues = {
                 ? `After a summarize by a time bin, '${keyword} ${count}' keeps the ${count} groups with the largest first aggregation in every time bin, not ${count} rows in all (Axiom's rule). To get ${count} rows, sort first or use top.`
                 : `After a summarize by a time bin alone, '${keyword} ${count}' keeps every time bin (Axiom's rule), not ${count} rows. To get ${count} rows, sort first or use top.`,
         "Axiom treats take/limit after a summarize whose first key is a time bin (bin(_time, …), bin_auto(_time)) as a limit on the groups of every time bin, so a chart keeps its time axis. KQL users expect N rows; sort first (| sort by … | take N) or use top N by … for that."),
+    NoRender: issue<Record<string, never>>('APL0017', 'no-render', 'error',
+        () => "APL has no 'render': remove this stage. A time-binned summarize (summarize … by bin(_time, …)) is charted on its own.",
+        "render is KQL's chart stage (render timechart, render piechart …); APL has none, and Axiom refuses a query that uses it. Remove the stage (the quick fix does): Axiom and the VS Code extension chart a summarize by a time bin on their own."),
     SyntaxError: issue<{ message: string }>('APL1001', 'syntax-error', 'error', ({ message }) => message,
         "The query does not parse. The message says what was expected where; fix the text at that position."),
     NestingTooDeep: issue<{ message: string }>('APL1002', 'nesting-too-deep', 'error', ({ message }) => message,

@@ -64,6 +64,16 @@ export const AplModule: Module<AplServices, PartialLangiumServices & AplAddedSer
 };
 
 /**
+ * The override for services that take one text as one query (the HTTP service, the evaluator): a
+ * blank line is whitespace there, not the end of a query block.
+ */
+export const OneQueryPerTextModule: Module<AplServices, PartialLangiumServices & Partial<AplAddedServices>> = {
+    parser: {
+        TokenBuilder: () => new AplTokenBuilder(AplTokenTable, { queryBlocks: false }),
+    },
+};
+
+/**
  * The completion parser is a second full parser. The language server loads every service when it
  * initialises, so building this one eagerly would add a whole parser analysis to the time before the
  * first diagnostics; it is built at the first completion request instead. Completion only calls `parse`.

@@ -1,15 +1,19 @@
 import { EmptyFileSystem } from 'langium';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { createAplServices, type AplServices } from './apl-module.js';
+import { createAplServices, OneQueryPerTextModule, type AplServices } from './apl-module.js';
 import type { Model } from './generated/ast.js';
 import { parseLimitOf } from './parser/apl-parser.js';
 import { Issues } from './apl-issue-codes.js';
 
 let shared: AplServices | undefined;
 
-/** Services for parsing only, created once per process. */
+/**
+ * Services for parsing only, created once per process. They read a text as one query (blank lines
+ * are whitespace), as the evaluator and the HTTP service take it; a document's blocks are split first
+ * (language/query-blocks.ts).
+ */
 export function parsingServices(): AplServices {
-    shared ??= createAplServices(EmptyFileSystem).Apl;
+    shared ??= createAplServices({ ...EmptyFileSystem, module: OneQueryPerTextModule }).Apl;
     return shared;
 }
 

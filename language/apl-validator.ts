@@ -4,6 +4,7 @@
  * fields are reported only when the schema provider knows datasets, and never after an operator
  * whose output columns are not all known.
  */
+import { blockNumberAt } from './query-blocks.js';
 import { AstUtils, DefaultDocumentValidator, DocumentValidator, type AstNode, type LangiumDocument, type ValidationAcceptor, type ValidationChecks, type ValidationOptions } from 'langium';
 import { isQueryableDatasetName } from './dataset-name.js';
 import { literalIndexProblem } from './indexing.js';
@@ -49,6 +50,7 @@ export function registerValidationChecks(services: AplServices): void {
         MemberAccess: validator.checkLiteralIndex,
         SummarizeOperator: [validator.checkSummarizeDuplicates, validator.checkSummarizeAggregates],
         TakeOperator: validator.checkTakeAfterTimeBins,
+        RenderOperator: validator.checkRender,
     };
     registry.register(checks, validator);
 }
@@ -84,28 +86,44 @@ export class AplDocumentValidator extends DefaultDocumentValidator {
 
 /**
  * Drops what error recovery makes up around a syntax error. The pipeline operator that holds the
- * first syntax error (its statement, when no operator does), and everything after it, keep their
- * syntax errors only: `where x == | summarize cnt()` is one APL1001, not also an APL0001, and
- * `project a = uri, a = |` no duplicate column. What comes before stays, so in
- * `['t'] | where nosuchfield == 1` followed by a broken query the unknown field is still reported.
+ * first syntax error of a query block (its statement, when no operator does), and everything after it
+ * in that block, keep their syntax errors only: `where x == | summarize cnt()` is one APL1001, not
+ * also an APL0001, and `project a = uri, a = |` no duplicate column. What comes before stays, so in
+ * `['t'] | where nosuchfield == 1` followed by a broken query the unknown field is still reported,
+ * and so do the other blocks: each is a query of its own.
  */
 function withoutKnockOnErrors(document: LangiumDocument, diagnostics: Diagnostic[]): Diagnostic[] {
     const text = document.textDocument;
+    const model = document.parseResult.value as ast.Model;
     const isSyntax = (d: Diagnostic) => d.code === Issues.SyntaxError.code;
-    let first = Infinity;
-    for (const d of diagnostics) if (isSyntax(d)) first = Math.min(first, text.offsetAt(d.range.start));
-    if (first === Infinity) return diagnostics;
-    let cut = first;
-    // `<=`: an error at the end of the text (`where x ==`) belongs to the node it ends.
-    const holds = (n: AstNode) => n.$cstNode !== undefined && n.$cstNode.offset <= first && first <= n.$cstNode.end;
-    for (const statement of (document.parseResult.value as ast.Model).statements) {
-        if (!holds(statement)) continue;
-        cut = Math.min(cut, statement.$cstNode!.offset);
-        for (const node of AstUtils.streamAst(statement)) {
-            if (isTabularOperator(node) && holds(node)) cut = Math.max(cut, node.$cstNode!.offset);
-        }
+    const firstByBlock = new Map<number, number>();
+    for (const d of diagnostics) {
+        if (!isSyntax(d)) continue;
+        const offset = text.offsetAt(d.range.start);
+        const block = blockNumberAt(model, offset);
+        firstByBlock.set(block, Math.min(firstByBlock.get(block) ?? Infinity, offset));
     }
-    return diagnostics.filter(d => isSyntax(d) || text.offsetAt(d.range.start) < cut);
+    if (firstByBlock.size === 0) return diagnostics;
+    const cutByBlock = new Map<number, number>();
+    for (const [block, first] of firstByBlock) {
+        let cut = first;
+        // `<=`: an error at the end of the text (`where x ==`) belongs to the node it ends.
+        const holds = (n: AstNode) => n.$cstNode !== undefined && n.$cstNode.offset <= first && first <= n.$cstNode.end;
+        for (const statement of model.statements) {
+            if (!holds(statement)) continue;
+            cut = Math.min(cut, statement.$cstNode!.offset);
+            for (const node of AstUtils.streamAst(statement)) {
+                if (isTabularOperator(node) && holds(node)) cut = Math.max(cut, node.$cstNode!.offset);
+            }
+        }
+        cutByBlock.set(block, cut);
+    }
+    return diagnostics.filter(d => {
+        if (isSyntax(d)) return true;
+        const offset = text.offsetAt(d.range.start);
+        const cut = cutByBlock.get(blockNumberAt(model, offset));
+        return cut === undefined || offset < cut;
+    });
 }
 
 export class AplValidator {
@@ -184,6 +202,11 @@ export class AplValidator {
     };
 
     /** `summarize … by bin(_time, 1h), k | take 10`: say what Axiom does with it (the evaluator does the same). */
+    /** `| render timechart`: KQL's chart stage; APL has none (the quick fix removes the stage). */
+    checkRender = (op: ast.RenderOperator, accept: ValidationAcceptor): void => {
+        this.report(accept, Issues.NoRender, {}, op);
+    };
+
     checkTakeAfterTimeBins = (op: ast.TakeOperator, accept: ValidationAcceptor): void => {
         const operators = op.$container.operators;
         for (let i = operators.indexOf(op) - 1; i >= 0; i--) {

@@ -7,11 +7,12 @@
 import { EmptyFileSystem, URI, type Module } from 'langium';
 import type { PartialLangiumServices } from 'langium/lsp';
 import { DocumentValidator } from 'langium';
-import { createAplServices, type AplAddedServices, type AplServices } from './apl-module.js';
+import { createAplServices, OneQueryPerTextModule, type AplAddedServices, type AplServices } from './apl-module.js';
 import { Issues } from './apl-issue-codes.js';
 import { EmptySchemaProvider } from './schema/empty-schema-provider.js';
 import type { SchemaProvider } from './schema/schema-provider.js';
 import type { Model } from './generated/ast.js';
+import { queryBlockSpans } from './query-blocks.js';
 
 export type DiagnosticSeverityName = 'error' | 'warning' | 'info' | 'hint';
 
@@ -37,31 +38,38 @@ export interface CheckOptions {
     schema?: SchemaProvider;
     /** Only report syntax errors (APL1001). */
     syntaxOnly?: boolean;
+    /**
+     * Whether the text is a document of query blocks, a blank line ending each (default, as the editor
+     * and `apl check` read a file), or one query whatever its lines (`false`: the HTTP service's request).
+     */
+    queryBlocks?: boolean;
 }
 
 const SEVERITIES: Record<number, DiagnosticSeverityName> = { 1: 'error', 2: 'warning', 3: 'info', 4: 'hint' };
 const SYNTAX_DATA_CODES = new Set<string>([DocumentValidator.LexingError, DocumentValidator.ParsingError]);
 
 const emptySchema = new EmptySchemaProvider();
-const servicesBySchema = new WeakMap<SchemaProvider, AplServices>();
+const servicesBySchema = { blocks: new WeakMap<SchemaProvider, AplServices>(), oneQuery: new WeakMap<SchemaProvider, AplServices>() };
 const checkUri = URI.parse('memory:///check.apl');
 
-/** The services used for a schema provider, created on first use and then reused. */
-export function checkServices(schema: SchemaProvider = emptySchema): AplServices {
-    let services = servicesBySchema.get(schema);
+/** The services used for a schema provider (and a reading of blank lines), created on first use and then reused. */
+export function checkServices(schema: SchemaProvider = emptySchema, queryBlocks = true): AplServices {
+    const cache = queryBlocks ? servicesBySchema.blocks : servicesBySchema.oneQuery;
+    let services = cache.get(schema);
     if (!services) {
         const module: Module<AplServices, PartialLangiumServices & Partial<AplAddedServices>> = {
+            ...(queryBlocks ? {} : OneQueryPerTextModule),
             schema: { SchemaProvider: () => schema },
         };
         services = createAplServices({ ...EmptyFileSystem, module }).Apl;
-        servicesBySchema.set(schema, services);
+        cache.set(schema, services);
     }
     return services;
 }
 
 /** Validates `text` and returns its diagnostics, sorted by position. */
 export async function checkText(text: string, options: CheckOptions = {}): Promise<AplDiagnostic[]> {
-    const services = checkServices(options.schema);
+    const services = checkServices(options.schema, options.queryBlocks ?? true);
     const document = services.shared.workspace.LangiumDocumentFactory.fromString<Model>(text, checkUri);
     const raw = await services.validation.DocumentValidator.validateDocument(
         document,
@@ -85,4 +93,35 @@ export async function checkText(text: string, options: CheckOptions = {}): Promi
     }
     out.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
     return out;
+}
+
+/** One query block of a document (language/query-blocks.ts), as `apl run --file` runs it. */
+export interface DocumentQueryBlock {
+    /** The block's text, from the start of its first line (so columns are the file's) to its last token. */
+    text: string;
+    /** 0-based line of the block's first line in the document. */
+    startLine: number;
+    /** 0-based line of its last line. */
+    endLine: number;
+}
+
+/** The query blocks of a document: runs of non-blank lines, a blank line ending each. */
+export function documentQueryBlocks(text: string): DocumentQueryBlock[] {
+    const breaks: number[] = [];
+    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) breaks.push(i);
+    /** The number of line breaks before `offset`: its 0-based line. */
+    const lineOf = (offset: number) => {
+        let lo = 0;
+        let hi = breaks.length;
+        while (lo < hi) {
+            const mid = (lo + hi) >> 1;
+            if (breaks[mid] < offset) lo = mid + 1;
+            else hi = mid;
+        }
+        return lo;
+    };
+    return queryBlockSpans(text, checkServices()).map(span => {
+        const from = text.lastIndexOf('\n', span.start - 1) + 1;
+        return { text: text.slice(from, span.end), startLine: lineOf(span.start), endLine: lineOf(span.end - 1) };
+    });
 }

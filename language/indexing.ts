@@ -1,7 +1,8 @@
 /**
  * `1['a']`, `'error'['b']`: `[ ]` after a plain literal. It never means anything, and it is what two
- * queries on consecutive lines without `;` look like (`… | take 1` then `['logs'] | count` parses as
- * `take 1['logs']`). The checker and the evaluator both report it, with this message.
+ * queries on consecutive lines look like (`… | take 1` then `['logs'] | count` on the next line parses
+ * as `take 1['logs']`): a blank line is what separates queries. The checker and the evaluator both
+ * report it, with this message.
  */
 import type * as ast from './generated/ast.js';
 
@@ -19,7 +20,10 @@ export function literalIndexProblem(node: ast.IndexAccess | ast.MemberAccess): s
     const lineStart = text.lastIndexOf('\n', bracket - 1) + 1;
     if (bracket >= 0 && text.slice(lineStart, bracket).trim() === '' && lineStart > rcst.end) {
         const line = text.slice(0, bracket).split('\n').length;
-        message += ` If a new query starts on line ${line}, end the one before it with ';'.`;
+        // A blank line already there: the text was read as one query (the HTTP service takes one per request).
+        message += /\n[ \t]*\r?\n/.test(text.slice(rcst.end, bracket))
+            ? ` A new query seems to start on line ${line}: a request holds one query, so send it on its own.`
+            : ` If a new query starts on line ${line}, put a blank line before it: a blank line separates queries.`;
     }
     return message;
 }

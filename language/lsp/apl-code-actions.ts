@@ -11,7 +11,8 @@ function bracketed(name: string): string {
 /**
  * Quick fixes for APL diagnostics, switching on `diagnostic.data.code`:
  * - unknown function / dataset / field with a "did you mean" suggestion: replace the name;
- * - a week timespan (`2w`): write it in days (`14d`).
+ * - a week timespan (`2w`): write it in days (`14d`);
+ * - `| render …` (APL has no render): remove the stage.
  */
 export class AplCodeActionProvider implements CodeActionProvider {
     getCodeActions(document: LangiumDocument, params: CodeActionParams): Array<Command | CodeAction> | undefined {
@@ -39,6 +40,8 @@ export class AplCodeActionProvider implements CodeActionProvider {
                 if (!data?.suggestion) return undefined;
                 return this.replace(document, diagnostic, text, fieldReplacement(text, data.suggestion), `Change to '${data.suggestion}'`);
             }
+            case IssueCodes.NoRender:
+                return this.removeStage(document, diagnostic);
             case IssueCodes.WeekTimespan: {
                 const m = /^([0-9]+(?:\.[0-9]+)?)(w|week|weeks)$/.exec(text);
                 if (!m) return undefined;
@@ -47,6 +50,26 @@ export class AplCodeActionProvider implements CodeActionProvider {
             }
         }
         return undefined;
+    }
+
+    /** Removes `| render …` with the pipe and the line break or spaces before it: the query reads as if it was never there. */
+    private removeStage(document: LangiumDocument, diagnostic: Diagnostic): CodeAction | undefined {
+        const text = document.textDocument.getText();
+        const end = document.textDocument.offsetAt(diagnostic.range.end);
+        let start = document.textDocument.offsetAt(diagnostic.range.start);
+        let pipe = start - 1;
+        while (pipe >= 0 && /\s/.test(text[pipe])) pipe--;
+        if (text[pipe] !== '|') return undefined;
+        start = pipe;
+        while (start > 0 && /\s/.test(text[start - 1])) start--;
+        const range = { start: document.textDocument.positionAt(start), end: document.textDocument.positionAt(end) };
+        return {
+            title: "Remove the 'render' stage",
+            kind: CodeActionKind.QuickFix,
+            diagnostics: [diagnostic],
+            isPreferred: true,
+            edit: { changes: { [document.uri.toString()]: [{ range, newText: '' }] } },
+        };
     }
 
     private replace(document: LangiumDocument, diagnostic: Diagnostic, _old: string, newText: string, title: string): CodeAction {

@@ -1,3 +1,5 @@
+import { BLANK_LINE } from '../parser/apl-token-builder.js';
+import { blockNumberAt } from '../query-blocks.js';
 import { MAX_PARSED_LENGTH } from '../limits.js';
 import type { IToken } from 'chevrotain';
 import { CstUtils, GrammarAST, type AstNode, type LangiumDocument } from 'langium';
@@ -58,6 +60,12 @@ const KIND_VALUES: Record<string, string[]> = {
     'mv-expand': ['bag', 'array'],
     search: ['default', 'case_insensitive', 'case_sensitive'],
 };
+
+/** Tokens after which a `[` starts a bracketed name (`| where [`, `by [`, `, [`), not an index or a list. */
+const NAME_STARTS_AFTER = new Set([
+    'where', 'by', 'project', 'project-away', 'project-keep', 'project-reorder', 'extend', 'summarize', 'distinct',
+    'on', ',', '=', '==', '!=', '<', '<=', '>', '>=', '+', '-', '*', '/', '%', 'and', 'or', 'not',
+]);
 
 const enum Sort {
     Column = '1',
@@ -120,7 +128,12 @@ export class AplCompletionProvider extends DefaultCompletionProvider {
 
         // `['geo.` : a bracketed name being typed.
         const bracket = /\[\s*(['"])((?:[^'"\\\n]|\\.)*)$/.exec(lineBefore);
-        if (bracket) return this.completeBracket(document, text, offset, offset - bracket[0].length, bracket[2]);
+        if (bracket) return this.completeBracket(document, text, offset, offset - bracket[0].length, bracket[1] as `'` | '"', bracket[2]);
+        // `[` (VS Code makes it `[]`) where a name starts: a dataset or a field, inserted as `['name']`.
+        if (lineBefore.endsWith('[')) {
+            const named = this.completeBareBracket(document, text, offset);
+            if (named) return named;
+        }
 
         // `geo.ci` : a dotted name.
         const dotted = /(?:^|[^A-Za-z0-9_$.\]'")])((?:[A-Za-z_$][A-Za-z0-9_$]*\.)+)([A-Za-z0-9_$]*)$/.exec(lineBefore);
@@ -254,7 +267,11 @@ export class AplCompletionProvider extends DefaultCompletionProvider {
         return /\n[ \t]*\r?\n/.test(text.slice(previous.endOffset! + 1, at));
     }
 
-    private tokenContext(text: string, tokens: IToken[], at: number): TokenContext {
+    private tokenContext(text: string, documentTokens: IToken[], at: number): TokenContext {
+        // Only the cursor's query block counts: a blank line (the BLANK_LINE token) starts a new query.
+        let blockStart = documentTokens.length;
+        while (blockStart > 0 && documentTokens[blockStart - 1].tokenType.name !== BLANK_LINE) blockStart--;
+        const tokens = blockStart === 0 ? documentTokens : documentTokens.slice(blockStart);
         const previous = tokens[tokens.length - 1];
         let depth = 0;
         let openParens = 0;
@@ -370,24 +387,56 @@ export class AplCompletionProvider extends DefaultCompletionProvider {
 
     // ------------------------------------------------------------------ special forms
 
-    private completeBracket(document: LangiumDocument, text: string, offset: number, start: number, typed: string): CompletionItem[] {
-        // What is already typed after the cursor (`city']`), never past the line's end: an unterminated
-        // `['` at the end of a line must not swallow the next line.
-        const after = /^(?:[^'"\]\r\n]*)(['"])?[ \t]*\]?/.exec(text.slice(offset))?.[0] ?? '';
-        const range = this.rangeOf(document, start, offset + after.length);
+    /**
+     * `['sam` or `['sam']` (VS Code closes the quote and the bracket): the edit replaces the text inside
+     * the quotes only, so nothing is doubled and the editor filters on what is typed there; without a
+     * closing quote it closes the name too.
+     */
+    private completeBracket(document: LangiumDocument, text: string, offset: number, start: number, quote: `'` | '"', typed: string): CompletionItem[] {
+        // What is already typed after the cursor, never past the line's end: an unterminated `['` at
+        // the end of a line must not swallow the next line.
+        const rest = /^(?:[^'"\]\r\n\\]|\\.)*/.exec(text.slice(offset))?.[0] ?? '';
+        const closed = text.slice(offset + rest.length).startsWith(quote);
+        const inside = offset - typed.length;
+        const range = this.rangeOf(document, inside, offset + rest.length);
+        const escape = (name: string) => name.replace(/\\/g, '\\\\').replace(quote === "'" ? /'/g : /"/g, `\\${quote}`);
+        const newText = (name: string) => (closed ? escape(name) : `${escape(name)}${quote}]`);
         const tokens = this.lexer.tokenize(text.slice(0, start)).tokens;
         const items: CompletionItem[] = [];
         if (this.tokenContext(text, tokens, start).sourcePosition) {
             this.addDatasets(items, range);
         } else {
             const scope = this.scopeAt(document, start);
-            if (scope) {
-                for (const c of scope.row.columns) {
-                    items.push({ ...this.columnItem(c, range), textEdit: { range, newText: bracketed(c.name) }, filterText: `['${c.name}` });
-                }
-            }
+            if (scope) for (const c of scope.row.columns) items.push(this.columnItem(c, range));
         }
+        for (const item of items) item.textEdit = { range, newText: newText(item.label as string) };
         return items.filter(i => typed === '' || (i.label as string).toLowerCase().includes(typed.toLowerCase()) || this.fuzzyMatcher.match(typed, i.label as string));
+    }
+
+    /**
+     * A bare `[` (or `[]`) where a name starts: datasets at a source position, else the fields in
+     * scope, each as `['name']`. Undefined where `[` indexes a value (`tags[`, `f(x)[`) or opens a list.
+     */
+    private completeBareBracket(document: LangiumDocument, text: string, offset: number): CompletionItem[] | undefined {
+        const start = offset - 1;
+        const closing = /^[ \t]*\]/.exec(text.slice(offset))?.[0] ?? '';
+        const range = this.rangeOf(document, start, offset + closing.length);
+        const tokens = this.lexer.tokenize(text.slice(0, start)).tokens;
+        const context = this.tokenContext(text, tokens, start);
+        const items: CompletionItem[] = [];
+        if (context.sourcePosition) {
+            this.addDatasets(items, range);
+        } else {
+            const previous = context.previous;
+            if (!previous || !NAME_STARTS_AFTER.has(previous.image)) return undefined;
+            const scope = this.scopeAt(document, start);
+            if (scope) for (const c of scope.row.columns) items.push(this.columnItem(c, range));
+        }
+        for (const item of items) {
+            item.textEdit = { range, newText: bracketed(item.label as string) };
+            item.filterText = `[${item.label as string}`;
+        }
+        return items;
     }
 
     private completeDotted(document: LangiumDocument, text: string, offset: number, chain: string, typed: string): CompletionItem[] {
@@ -482,8 +531,11 @@ export class AplCompletionProvider extends DefaultCompletionProvider {
 
     private addLets(items: CompletionItem[], document: LangiumDocument, offset: number, range: Range, tablesOnly: boolean): void {
         const model = document.parseResult.value as ast.Model;
+        const block = blockNumberAt(model, offset);
         for (const s of model.statements) {
             if ((s.$cstNode?.end ?? Infinity) > offset) break;
+            // A `let` of another query block is not visible here.
+            if (blockNumberAt(model, s.$cstNode?.offset ?? 0) !== block) continue;
             if (ast.isLetStatement(s) && s.name) {
                 const tabular = s.value ? this.types.isTabularPosition(s.value) : false;
                 if (tablesOnly && !tabular) continue;

@@ -9,6 +9,8 @@ import type {
     TextEdit,
 } from 'vscode-languageserver';
 import type { AplServices } from '../apl-module.js';
+import { queryBlockSpans } from '../query-blocks.js';
+import { parseLimitOf } from '../parser/apl-parser.js';
 import { isFunctionCall, isLetStatement, isModel, isPipeline, isQueryStatement, type Model } from '../generated/ast.js';
 
 /**
@@ -17,11 +19,12 @@ import { isFunctionCall, isLetStatement, isModel, isPipeline, isQueryStatement, 
  *   keep their line layout);
  * - one space around binary operators and `=` in assignments, one after commas and pipes, none
  *   inside parentheses, around `.` or between a function name and its `(`;
- * - blank lines are kept (collapsed to one): they separate query blocks;
+ * - each query block is formatted on its own (language/query-blocks.ts), and the blank lines between
+ *   blocks are kept (collapsed to one): they separate the queries;
  * - comments and the indentation of continuation lines are kept as written; trailing spaces go.
  *
- * Documents with syntax errors are left alone, and every result is re-lexed: if the token stream
- * differs in any way from the input's, no edit is made.
+ * A block with syntax errors is left alone, and every formatted block is re-lexed: if its token stream
+ * differs in any way from the input's, the block is left as it is.
  */
 export class AplFormatter implements Formatter {
     constructor(private readonly services: AplServices) {}
@@ -45,29 +48,49 @@ export class AplFormatter implements Formatter {
         return undefined;
     }
 
+    /**
+     * Each query block is formatted on its own (a block with syntax errors is left as it is, the others
+     * are still formatted); the blank lines between blocks become exactly one.
+     */
     private edits(document: LangiumDocument, within?: { start: number; end: number }): TextEdit[] {
-        const { parseResult } = document;
-        if (parseResult.lexerErrors.length > 0 || parseResult.parserErrors.length > 0) return [];
+        // A text the parser refused (too deep, too large: limits.ts) is not parsed again block by block.
+        if (parseLimitOf(document.parseResult.value)) return [];
         const text = document.textDocument.getText();
-        const gaps = computeGaps(text, parseResult.value as Model);
-        if (!gaps) return [];
-        const changed = gaps.filter(g => g.newText !== text.slice(g.start, g.end));
-        if (changed.length === 0) return [];
-        const formatted = applyGaps(text, gaps);
-        if (!this.sameTokens(text, formatted)) return [];
-        return changed
-            .filter(g => !within || (g.end >= within.start && g.start <= within.end))
-            .map(g => ({ range: toRange(document, g.start, g.end), newText: g.newText }));
+        return this.pieces(text)
+            .filter(p => p.newText !== text.slice(p.start, p.end))
+            .filter(p => !within || (p.end >= within.start && p.start <= within.end))
+            .map(p => ({ range: toRange(document, p.start, p.end), newText: p.newText }));
     }
 
-    /** The formatted text of `text` (unchanged when it has syntax errors). */
+    /** The formatted text of `text`: each block formatted (unchanged when it has syntax errors), one blank line between blocks. */
     formatText(text: string): string {
-        const result = this.services.parser.LangiumParser.parse<Model>(text);
-        if (result.lexerErrors.length > 0 || result.parserErrors.length > 0) return text;
-        const gaps = computeGaps(text, result.value);
-        if (!gaps) return text;
-        const formatted = applyGaps(text, gaps);
-        return this.sameTokens(text, formatted) ? formatted : text;
+        return applyGaps(text, this.pieces(text));
+    }
+
+    /** The document cut into its blocks and the whitespace between them, each with its formatted text. */
+    private pieces(text: string): Gap[] {
+        const spans = queryBlockSpans(text, this.services);
+        if (spans.length === 0) return [];
+        const nl = eol(text);
+        const out: Gap[] = [{ start: 0, end: spans[0].start, newText: '' }];
+        spans.forEach((span, i) => {
+            out.push({ start: span.start, end: span.end, newText: this.formatBlock(text.slice(span.start, span.end)) });
+            const next = spans[i + 1];
+            if (next) out.push({ start: span.end, end: next.start, newText: nl + nl });
+        });
+        const last = spans[spans.length - 1];
+        out.push({ start: last.end, end: text.length, newText: /\n/.test(text.slice(last.end)) ? nl : '' });
+        return out;
+    }
+
+    /** One block (no blank line in it), formatted; unchanged when it has syntax errors or formatting would change its tokens. */
+    private formatBlock(block: string): string {
+        const result = this.services.parser.LangiumParser.parse<Model>(block);
+        if (result.lexerErrors.length > 0 || result.parserErrors.length > 0 || !result.value || parseLimitOf(result.value)) return block;
+        const gaps = computeGaps(block, result.value);
+        if (!gaps) return block;
+        const formatted = applyGaps(block, gaps);
+        return this.sameTokens(block, formatted) ? formatted : block;
     }
 
     private sameTokens(before: string, after: string): boolean {

@@ -1,8 +1,7 @@
 /**
  * What an editor needs to run queries from a document (the `apl/queryInfo` request):
- * - the query blocks: runs of text separated by blank lines, as the formatter keeps them and as
- *   every Kusto editor splits a script (found between tokens: no APL token spans lines today, but
- *   a multi-line one would not be split);
+ * - the query blocks: runs of text separated by blank lines, as every Kusto editor splits a script,
+ *   split where the language server's own parser splits them (language/query-blocks.ts);
  * - for each block, how its result can be paged: a result that keeps `_time` and comes from a
  *   row-by-row pipeline over datasets (no aggregation, no take/top, no join) can be paged by cursor
  *   or by time with `| sort by _time <order> | limit N` appended; anything else runs once;
@@ -11,8 +10,8 @@
  * Each block is parsed on its own: blocks are independent queries (a `let` does not reach into the
  * next block), and the analysis uses the parser and the type computer, never a regex over the text.
  */
-import type { IToken } from 'chevrotain';
 import type { AplServices } from '../apl-module.js';
+import { queryBlockSpans } from '../query-blocks.js';
 import type * as ast from '../generated/ast.js';
 import { AplTypeComputer } from '../types/apl-type-computer.js';
 import type { RowType } from '../types/apl-types.js';
@@ -70,32 +69,6 @@ export function queryInfo(text: string, services: AplServices): QueryInfo {
             ...analyseBlock(text.slice(start, end), services),
         })),
     };
-}
-
-/**
- * The spans of the blank-line separated blocks: a block ends where the whitespace between two
- * tokens (comments included) holds an empty line.
- */
-export function queryBlockSpans(text: string, services: AplServices): { start: number; end: number }[] {
-    const lexed = services.parser.Lexer.tokenize(text);
-    const tokens: IToken[] = [...lexed.tokens, ...(lexed.hidden ?? [])].sort((a, b) => a.startOffset - b.startOffset);
-    // Lexer errors leave characters out of every token: count them as tokens so they stay in a block.
-    for (const e of lexed.errors) tokens.push({ startOffset: e.offset, endOffset: e.offset + e.length - 1 } as IToken);
-    tokens.sort((a, b) => a.startOffset - b.startOffset);
-    const spans: { start: number; end: number }[] = [];
-    let current: { start: number; end: number } | undefined;
-    for (const token of tokens) {
-        const start = token.startOffset;
-        const end = (token.endOffset ?? start) + 1;
-        if (current && /\n[ \t]*\r?\n/.test(text.slice(current.end, start))) {
-            spans.push(current);
-            current = undefined;
-        }
-        if (!current) current = { start, end };
-        else current.end = Math.max(current.end, end);
-    }
-    if (current) spans.push(current);
-    return spans;
 }
 
 function analyseBlock(blockText: string, services: AplServices): Omit<QueryBlockInfo, 'range' | 'startOffset' | 'endOffset'> {

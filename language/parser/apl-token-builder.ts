@@ -1,4 +1,4 @@
-import type { CustomPatternMatcherFunc, IToken, TokenType, TokenVocabulary } from 'chevrotain';
+import { Lexer, type CustomPatternMatcherFunc, type IToken, type TokenType, type TokenVocabulary } from 'chevrotain';
 import { DefaultTokenBuilder, GrammarAST, RegExpUtils, type TokenBuilderOptions } from 'langium';
 import { QUOTED_TERMINALS } from './quoted-token-matchers.js';
 
@@ -14,13 +14,25 @@ export interface TokenTable {
     terminals: string[];
 }
 
+export interface AplTokenBuilderOptions {
+    /**
+     * Whether a blank line ends a query block (the BLANK_LINE token), as in a document: the editor,
+     * `apl check`, `apl fmt`. False where one text is one query whatever its lines (the HTTP service and
+     * the evaluator): blank lines are then plain whitespace. Default true.
+     */
+    queryBlocks?: boolean;
+}
+
+/** The terminal that ends a query block (language/apl.langium). */
+export const BLANK_LINE = 'BLANK_LINE';
+
 /**
  * Hyphenated operator names (`project-away`, `mv-expand`, ...) are single keywords only right after
  * a pipe. Anywhere else `project-away` lexes as `project - away`, a subtraction, as in KQL.
  */
 export class AplTokenBuilder extends DefaultTokenBuilder {
     /** `table`: the tokens computed at build time; without it (or when it names a rule the grammar lacks) they are computed. */
-    constructor(private readonly table?: () => TokenTable) {
+    constructor(private readonly table?: () => TokenTable, private readonly options: AplTokenBuilderOptions = {}) {
         super();
     }
 
@@ -61,6 +73,8 @@ export class AplTokenBuilder extends DefaultTokenBuilder {
      */
     protected override buildTerminalToken(terminal: GrammarAST.TerminalRule): TokenType {
         const token = super.buildTerminalToken(terminal);
+        // Lexer.NA: the token type stays (the parser's tables name it) but never matches.
+        if (terminal.name === BLANK_LINE && this.options.queryBlocks === false) token.PATTERN = Lexer.NA;
         const scanner = QUOTED_TERMINALS[terminal.name];
         if (scanner) {
             if (token.PATTERN instanceof RegExp) this.regexes.set(token, token.PATTERN);

@@ -16,6 +16,7 @@
  * Results are cached per AST node (WeakMaps, so a re-parsed document drops its entries) and
  * invalidated when the schema provider's `version` changes.
  */
+import { blockNumberAt } from '../query-blocks.js';
 import { aggregationArgumentNames, derivedColumnName } from '../column-names.js';
 import type { AstNode } from 'langium';
 import type * as ast from '../generated/ast.js';
@@ -59,6 +60,7 @@ const TABULAR_OPERATOR_TYPES = new Set([
     'SortOperator', 'TakeOperator', 'TopOperator', 'CountOperator', 'DistinctOperator', 'ParseOperator',
     'ParseWhereOperator', 'ParseKvOperator', 'MvExpandOperator', 'MakeSeriesOperator', 'JoinOperator',
     'LookupOperator', 'UnionOperator', 'SearchOperator', 'SampleOperator', 'GetschemaOperator', 'RedactOperator',
+    'RenderOperator',
 ]);
 
 const TABULAR_SOURCE_TYPES = new Set([
@@ -328,7 +330,8 @@ export class AplTypeComputer {
 
     /**
      * The `let` statement (or query parameter) that `name` refers to at `at`: the last one with that
-     * name in a statement before the one containing `at` (later lets shadow earlier ones).
+     * name in a statement before the one containing `at` (later lets shadow earlier ones), in the same
+     * query block (a blank line ends a block: language/query-blocks.ts).
      */
     letBinding(name: string, at: AstNode): LetBinding | undefined {
         let statement: AstNode | undefined = at;
@@ -336,8 +339,10 @@ export class AplTypeComputer {
         const model = statement?.$container as ast.Model | undefined;
         if (!model || !statement) return undefined;
         const index = model.statements.indexOf(statement as ast.Statement);
+        const block = blockNumberAt(model, statement.$cstNode?.offset ?? at.$cstNode?.offset ?? 0);
         for (let i = (index < 0 ? model.statements.length : index) - 1; i >= 0; i--) {
             const s = model.statements[i];
+            if (blockNumberAt(model, s.$cstNode?.offset ?? 0) !== block) break;
             if (s.$type === 'LetStatement' && (s as ast.LetStatement).name === name) return s as ast.LetStatement;
             if (s.$type === 'DeclareStatement') {
                 const p = (s as ast.DeclareStatement).parameters.find(q => q.name === name);
@@ -526,7 +531,7 @@ export class AplTypeComputer {
     private computeOperator(op: ast.TabularOperator, before: RowType): RowType {
         switch (op.$type) {
             case 'WhereOperator': case 'SortOperator': case 'TakeOperator': case 'TopOperator':
-            case 'SampleOperator': case 'SearchOperator': case 'RedactOperator':
+            case 'SampleOperator': case 'SearchOperator': case 'RedactOperator': case 'RenderOperator':
                 return before;
             case 'ExtendOperator': case 'ExtendValidOperator': {
                 const columns = [...before.columns];

@@ -48,7 +48,7 @@ export class ServiceAplChecker {
     /** The problems that make `text` unusable as a stored query (errors, unknown datasets). */
     async problems(text: string): Promise<AplDiagnostic[]> {
         this.refreshSchema();
-        const diagnostics = await checkText(text, { schema: this.schema });
+        const diagnostics = await checkText(text, { schema: this.schema, queryBlocks: false });
         return diagnostics.filter((d) => d.severity === 'error' || d.code === Issues.UnknownDataset.code);
     }
 
@@ -77,7 +77,7 @@ export class ServiceAplChecker {
         let diagnostics: AplDiagnostic[];
         try {
             this.refreshSchema();
-            diagnostics = await checkText(text, { schema: this.schema });
+            diagnostics = await checkText(text, { schema: this.schema, queryBlocks: false });
         } catch {
             // Too deep for the checker's recursion, or a checker fault: the evaluator, with its own guards, decides.
             return;

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -162,8 +162,66 @@ describe('apl check says what apl run says', () => {
         const run = runApl(['run', '--file', two]);
         expect(check.code).toBe(1);
         expect(run.code).toBe(1);
-        const message = "'1' is not a dynamic value, so it cannot be indexed with [ ]. If a new query starts on line 2, end the one before it with ';'.";
+        const message = "'1' is not a dynamic value, so it cannot be indexed with [ ]. If a new query starts on line 2, put a blank line before it: a blank line separates queries.";
         expect(check.stdout.split('\n')[0]).toBe(`${two}:1:29: error APL0014 ${message}`);
         expect(run.stderr.split('\n')[0]).toBe(`${two}:1:29: error: ${message}`);
+    });
+});
+
+const THREE_BLOCKS = "['sample-http-logs']\n| where status == \"500\"\n\n['sample-http-logs']\n| summarize count() by bin(_time, 1h)\n\n['sample-http-logs']\n| where _time > ago(1h)\n| take 10\n";
+
+describe('apl check reads a file as query blocks (a blank line separates queries)', () => {
+    it(THREE_BLOCKS, () => {
+        const r = runApl(['check', file('three.apl', THREE_BLOCKS)]);
+        expect(r).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    });
+
+    it("['sample-http-logs'] | take 1\n\n['sample-http-logs'] | where (a ==\n\n['sample-http-logs'] | where stauts == 1  →  each block reported at its file position", () => {
+        const path = file('blocks.apl', "['sample-http-logs'] | take 1\n\n['sample-http-logs'] | where (a ==\n\n['sample-http-logs'] | where stauts == 1\n");
+        const r = runApl(['check', '--format', 'json', path]);
+        expect(r.code).toBe(1);
+        const [report] = JSON.parse(r.stdout) as { diagnostics: { code: string; range: { start: { line: number; character: number } } }[] }[];
+        expect(report.diagnostics.map(d => `${d.range.start.line + 1}:${d.range.start.character + 1} ${d.code}`)).toEqual(['3:35 APL1001', '5:30 APL0012']);
+    });
+});
+
+describe('apl check without --schema knows the sample datasets, as the editor does', () => {
+    it("['sample-http-logs'] | where stauts == '500'  →  APL0012 with did-you-mean, exit 0 (a warning)", () => {
+        const path = file('stauts.apl', "['sample-http-logs'] | where stauts == '500'\n");
+        const r = runApl(['check', path]);
+        expect(r.code).toBe(0);
+        expect(r.stdout.split('\n')[0]).toBe(`${path}:1:30: warning APL0012 The field 'stauts' does not exist here. Did you mean 'status'?`);
+    });
+
+    it("['my-logs'] | where stauts == '500'  →  an unknown dataset is not reported without a schema", () => {
+        const r = runApl(['check', file('mine.apl', "['my-logs'] | where stauts == '500'\n")]);
+        expect(r).toMatchObject({ code: 0, stdout: '' });
+    });
+});
+
+describe('apl check DIR', () => {
+    it('queries/{a.apl, sub/b.apl, node_modules/x.apl, .hidden/y.apl, notes.txt}  →  a.apl and sub/b.apl are checked', () => {
+        const root = join(dir, 'queries');
+        for (const sub of ['sub', 'node_modules', '.hidden']) mkdirSync(join(root, sub), { recursive: true });
+        writeFileSync(join(root, 'a.apl'), "['sample-http-logs'] | where stauts == '500'\n");
+        writeFileSync(join(root, 'sub', 'b.apl'), "['sample-http-logs'] | where (\n");
+        writeFileSync(join(root, 'node_modules', 'x.apl'), 'T | where (\n');
+        writeFileSync(join(root, '.hidden', 'y.apl'), 'T | where (\n');
+        writeFileSync(join(root, 'notes.txt'), 'T | where (\n');
+        const r = runApl(['check', '--format', 'json', root]);
+        expect(r.code).toBe(1);
+        const reports = JSON.parse(r.stdout) as { file: string; diagnostics: { code: string }[] }[];
+        expect(reports.map(f => [f.file, f.diagnostics.map(d => d.code)])).toEqual([
+            [join(root, 'a.apl'), ['APL0012']],
+            [join(root, 'sub', 'b.apl'), ['APL1001']],
+        ]);
+    });
+
+    it('an empty directory  →  exit 2 and a message saying no .apl files were found', () => {
+        const empty = join(dir, 'empty');
+        mkdirSync(empty, { recursive: true });
+        const r = runApl(['check', empty]);
+        expect(r.code).toBe(2);
+        expect(r.stderr).toBe(`apl check: ${empty}: no .apl files in this directory (node_modules and dot-folders are not searched)\n`);
     });
 });

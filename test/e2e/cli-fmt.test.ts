@@ -1,5 +1,5 @@
 /** `apl fmt` as a real process (the BUILT out/apl.cjs): the language server's formatter from the shell. */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -58,5 +58,33 @@ describe('apl fmt', () => {
         const r = runApl(['fmt', join(dir, 'nope.apl')]);
         expect(r.code).toBe(2);
         expect(r.stderr).toContain('no such file');
+    });
+});
+
+describe('apl fmt formats each query block', () => {
+    it("['sample-http-logs'] | where status=='500'|count\n\n\n['sample-http-logs'] | take  1  →  each block formatted, one blank line kept, idempotent", () => {
+        const path = file('blocks.apl', "['sample-http-logs'] | where status=='500'|count\n\n\n['sample-http-logs'] | take  1\n");
+        expect(runApl(['fmt', path]).code).toBe(0);
+        const formatted = "['sample-http-logs']\n| where status == '500'\n| count\n\n['sample-http-logs']\n| take 1\n";
+        expect(readFileSync(path, 'utf8')).toBe(formatted);
+        expect(runApl(['fmt', '--check', path])).toMatchObject({ code: 0, stdout: '' });
+    });
+
+    it("['sample-http-logs'] | where (\n\n['sample-http-logs'] | take  1  →  the broken block is left alone, the other formatted, exit 1", () => {
+        const path = file('half.apl', "['sample-http-logs'] | where (\n\n['sample-http-logs'] | take  1\n");
+        const r = runApl(['fmt', path]);
+        expect(r.code).toBe(1);
+        expect(r.stderr).toContain('not formatted (syntax error)');
+        expect(readFileSync(path, 'utf8')).toBe("['sample-http-logs'] | where (\n\n['sample-http-logs']\n| take 1\n");
+    });
+
+    it('fmt --check DIR  →  lists the .apl files under it that would change', () => {
+        const root = join(dir, 'tree');
+        mkdirSync(join(root, 'sub'), { recursive: true });
+        mkdirSync(join(root, 'node_modules'), { recursive: true });
+        writeFileSync(join(root, 'tidy.apl'), TIDY);
+        writeFileSync(join(root, 'sub', 'messy.apl'), MESSY);
+        writeFileSync(join(root, 'node_modules', 'messy.apl'), MESSY);
+        expect(runApl(['fmt', '--check', root])).toMatchObject({ code: 1, stdout: `${join(root, 'sub', 'messy.apl')}\n` });
     });
 });

@@ -142,14 +142,14 @@ describe('apl run', () => {
         expect(r.stderr).toContain('line 2');
     });
 
-    it('a bad query exits 1 with file:line:col, the source line and a caret', () => {
+    it('a bad query exits 1 with file:line:col, the source line and a caret under the whole name', () => {
         const r = runApl(['run', '--data', `logs=${ndjson}`, 'logs\n| where nosuch > 1']);
         expect(r.code).toBe(1);
         expect(r.stdout).toBe('');
         const [first, source, caret] = r.stderr.split('\n');
-        expect(first).toBe("<query>:2:9: error: unknown field or variable 'nosuch'");
+        expect(first).toBe("<query>:2:9: error: The field 'nosuch' does not exist here.");
         expect(source).toBe('2 | | where nosuch > 1');
-        expect(caret).toBe(`  | ${' '.repeat(8)}^`);
+        expect(caret).toBe(`  | ${' '.repeat(8)}^^^^^^`);
 
         const syntax = runApl(['run', "['sample-http-logs'] | wher x"]);
         expect(syntax.code).toBe(1);
@@ -176,6 +176,61 @@ describe('apl run', () => {
             expect(r.code, args.join(' ')).toBe(2);
             expect(r.stderr, args.join(' ')).toMatch(message);
             expect(r.stdout).toBe('');
+        }
+    });
+});
+
+describe('apl run says what apl check says', () => {
+    it("logs | where levl == 'error'  →  'did you mean' and the whole name underlined, as apl check does", () => {
+        const r = runApl(['run', '--data', `logs=${ndjson}`, "logs | where levl == 'error'"]);
+        expect(r.code).toBe(1);
+        const [first, , caret] = r.stderr.split('\n');
+        expect(first).toBe("<query>:1:14: error: The field 'levl' does not exist here. Did you mean 'level'?");
+        expect(caret).toBe(`  | ${' '.repeat(13)}^^^^`);
+    });
+
+    it("['sample-http-logs'] | summarize count() by bin(_time, 1h) | take 2  →  APL0016's note on stderr, the result on stdout", () => {
+        const r = runApl(['run', '--format', 'csv', "['sample-http-logs'] | summarize count() by bin(_time, 1h) | take 2"]);
+        expect(r.code).toBe(0);
+        expect(r.stderr.split('\n')[0]).toMatch(/^<query>:1:62: info APL0016 /);
+        expect(r.stdout.split('\n')[0]).toBe('_time,count_');
+    });
+});
+
+const BLOCKS = "logs\n| where level == 'error'\n| project msg\n\nlogs\n| summarize n = count()\n\nlogs | where nosuch > 1\n";
+
+describe('apl run --file runs query blocks (a blank line separates queries)', () => {
+    it(BLOCKS, () => {
+        const path = file('blocks.apl', BLOCKS);
+        const r = runApl(['run', '--data', `logs=${ndjson}`, '--file', path]);
+        expect(r.code).toBe(1);
+        expect(r.stdout).toContain('── query 1 of 3 · lines 1–3 ──\nmsg');
+        expect(r.stdout).toContain('boom');
+        expect(r.stdout).toContain('── query 2 of 3 · lines 5–6 ──\n');
+        expect(r.stdout).toContain('── query 3 of 3 · line 8 ──');
+        // The third block's error at its file position.
+        expect(r.stderr.split('\n')[0]).toBe(`${path}:8:14: error: The field 'nosuch' does not exist here.`);
+    });
+
+    it('--line 6 and --block 2  →  only the second block, no header', () => {
+        const path = file('blocks2.apl', BLOCKS);
+        for (const choice of [['--line', '6'], ['--block', '2']]) {
+            const r = runApl(['run', '--data', `logs=${ndjson}`, '--file', path, '--format', 'csv', ...choice]);
+            expect(r, choice.join(' ')).toMatchObject({ code: 0, stdout: 'n\n3\n' });
+        }
+    });
+
+    it('--line 4 (a blank line), --block 9, and several blocks with --format json  →  exit 2 with the blocks listed', () => {
+        const path = file('blocks3.apl', BLOCKS);
+        const cases: [string[], string][] = [
+            [['--line', '4'], 'apl run: --line 4: no query on that line'],
+            [['--block', '9'], `apl run: --block 9: ${path} holds 3 query block(s)`],
+            [['--format', 'json'], `apl run: ${path} holds 3 query blocks (lines 1–3, lines 5–6, line 8): choose one with --block N or --line N`],
+        ];
+        for (const [args, message] of cases) {
+            const r = runApl(['run', '--data', `logs=${ndjson}`, '--file', path, ...args]);
+            expect(r.code, args.join(' ')).toBe(2);
+            expect(r.stderr, args.join(' ')).toContain(message);
         }
     });
 });

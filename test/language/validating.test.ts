@@ -189,8 +189,8 @@ describe('no knock-on errors after a syntax error', () => {
         ["['sample-http-logs'] | summarize strcat(uri, | take 1", [IssueCodes.SyntaxError]],
         // what ends before the syntax error is no knock-on: it is reported
         ["['sample-http-logs'] | extend n = cnt(uri) | where status ==", [IssueCodes.UnknownFunction, IssueCodes.SyntaxError]],
-        // two queries without ';': the first keeps its unknown field and the missing-';' error (APL0014)
-        ["['sample-http-logs']\n| where nosuchfield == 1\n\n['sample-http-logs'] | where\n", [IssueCodes.UnknownField, IssueCodes.NotIndexable, IssueCodes.SyntaxError]],
+        // two query blocks (a blank line between them): the first keeps its unknown field, the second its syntax error
+        ["['sample-http-logs']\n| where nosuchfield == 1\n\n['sample-http-logs'] | where\n", [IssueCodes.UnknownField, IssueCodes.SyntaxError]],
         // later statements are recovered text too; earlier ones keep their diagnostics
         ["print a = cnt(1);\n['sample-http-logs'] | where status == ;\nprint b = cnt(2)", [IssueCodes.UnknownFunction, IssueCodes.SyntaxError]],
     ];

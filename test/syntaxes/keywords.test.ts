@@ -57,12 +57,19 @@ function keywords(element: GrammarAST.AbstractElement): string[] {
     return [...elements(element)].filter((e): e is GrammarAST.Keyword => e.$type === 'Keyword').map(k => k.value);
 }
 
-/** The keywords assigned to `keyword=` in each rule that `TabularOperator` lists. */
+/**
+ * Operators the grammar parses only to refuse them with a diagnostic and a quick fix: `render`
+ * (APL0017), so a query pasted from KQL still checks. APL lacks them: they are not highlighted.
+ */
+const REFUSED_OPERATOR_RULES = new Set(['RenderOperator']);
+
+/** The keywords assigned to `keyword=` in each rule that `TabularOperator` lists (the refused ones left out). */
 function pipeOperatorKeywords(): string[] {
     const out: string[] = [];
     for (const e of elements(rule('TabularOperator').definition)) {
         if (e.$type !== 'RuleCall') continue;
         const called = (e as GrammarAST.RuleCall).rule.ref as GrammarAST.ParserRule;
+        if (REFUSED_OPERATOR_RULES.has(called.name)) continue;
         const assignment = [...elements(called.definition)].find((a): a is GrammarAST.Assignment => a.$type === 'Assignment' && (a as GrammarAST.Assignment).feature === 'keyword');
         if (!assignment) throw new Error(`${called.name} has no keyword= assignment`);
         out.push(...keywords(assignment.terminal));

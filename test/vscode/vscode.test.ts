@@ -35,6 +35,13 @@ import {
 import { HOST_TESTS, type HostTestResult } from './suite/names.js';
 
 const EVENTS = 5000;
+/** The README's pictures are taken on this file: three query blocks, no ';', no problem. */
+const QUERIES = "['events']\n| where seq >= 0\n\n['events']\n| summarize count() by bin(_time, 1h)\n\n['events']\n| where seq < 100\n| project _time, seq\n";
+/**
+ * Two queries with problems: an unknown field (the language server flags it once it has the schema, so
+ * a run's error there is not shown twice) and a bad regular expression that only the service finds.
+ */
+const ERRORS = "['events']\n| where nosuchfield == 1\n\n['events']\n| where level matches regex '('\n";
 const SETUP_TIMEOUT = 25 * 60_000;
 
 if (SKIP) console.warn(skippedBanner('the real-VS-Code tests (test/vscode/vscode.test.ts)'));
@@ -120,9 +127,9 @@ describe.skipIf(SKIP)('the extension in a real VS Code', () => {
             if (pack.status !== 0) throw new Error(`packaging the .vsix failed:\n${pack.stdout}\n${pack.stderr}`);
             const vsix = pack.stdout.trim().split('\n').pop()!;
             workspace = mkdtempSync(join(tmpdir(), 'apl-vscode-ui-'));
-            // The language server reads a document as one script: a query followed by a blank line and
-            // another query needs a ';' between them (APL0014 otherwise); the editor runs blocks alone.
-            writeFileSync(join(workspace, 'queries.apl'), "['events']\n| where seq >= 0;\n\n['events']\n| where nosuchfield == 1;\n\n['events'] | summarize count() by bin(_time, 1h);\n\n['events']\n| where level matches regex '(';\n");
+            // Three query blocks separated by blank lines, as in any Kusto editor (no ';' needed): the file
+            // of the README's pictures, with no problem in it. errors.apl is written by the test that needs it.
+            writeFileSync(join(workspace, 'queries.apl'), QUERIES);
             server = await startCodeServer({ tools, workspace, vsix, env: { AXIOM_URL: service.url, AXIOM_TOKEN: service.token } });
             browser = await launchBrowser(tools);
             page = await browser.context.newPage();
@@ -131,10 +138,33 @@ describe.skipIf(SKIP)('the extension in a real VS Code', () => {
 
         async function openQueries(): Promise<void> {
             await openWorkbench(page, server, 'queries.apl');
-            await openFile(page, 'queries.apl', 'nosuchfield');
-            // The extension is active and has the service's schema when the unknown field is flagged.
-            await page.locator('.monaco-editor .squiggly-warning').first().waitFor({ timeout: 60_000 });
+            await openFile(page, 'queries.apl', 'summarize');
+            // The extension is active and its language server answers when each block has its Run lens.
+            await runLenses().nth(2).waitFor({ timeout: 60_000 });
         }
+
+        /**
+         * Writes a file into the workspace and opens it by its full path: quick open finds a path at
+         * once, where a bare name waits for the file watcher to index the new file.
+         */
+        async function openNewFile(fileName: string, content: string, text: string): Promise<void> {
+            const path = join(workspace, fileName);
+            writeFileSync(path, content);
+            await page.keyboard.press('Control+P');
+            await page.locator('.quick-input-widget .quick-input-box input').fill(path);
+            await page.locator('.quick-input-widget .monaco-list-row', { hasText: fileName }).first().waitFor({ timeout: 30_000 });
+            await page.keyboard.press('Enter');
+            await page.locator('.editor-instance .monaco-editor .view-lines', { hasText: text }).waitFor({ timeout: 60_000 });
+        }
+
+        /** Brings an open editor to the front by its tab (quick open may not take the keyboard right after an edit). */
+        async function showTab(fileName: string, text: string): Promise<void> {
+            await page.locator('.tabs-container .tab', { hasText: fileName }).first().click();
+            await page.locator('.editor-instance .monaco-editor .view-lines', { hasText: text }).waitFor({ timeout: 30_000 });
+        }
+
+        const runLenses = () => page.locator('.monaco-editor .codelens-decoration', { hasText: 'Run' });
+        const squiggles = () => page.locator('.monaco-editor .squiggly-error, .monaco-editor .squiggly-warning');
 
         afterAll(async () => {
             await browser?.close();
@@ -196,7 +226,7 @@ describe.skipIf(SKIP)('the extension in a real VS Code', () => {
 
         it("['events'] | summarize count() by bin(_time, 1h) shows the chart", () =>
             step('chart', async () => {
-                await runLine(7);
+                await runLine(5);
                 await expect.poll(() => status().getAttribute('data-state'), { timeout: 60_000 }).toBe('done');
                 const chart = frame().locator('[data-testid="apl-chart"]');
                 await chart.waitFor({ state: 'visible', timeout: 30_000 });
@@ -206,18 +236,53 @@ describe.skipIf(SKIP)('the extension in a real VS Code', () => {
             }),
         120_000);
 
+        it(`${JSON.stringify(QUERIES)}: three blocks without ';' have zero problems`, () =>
+            step('three blocks zero problems', async () => {
+                // errors.apl's unknown field is flagged once the language server has the service's schema
+                // and has validated what was opened before it (documents are validated in the order they
+                // were opened), queries.apl included.
+                await openNewFile('errors.apl', ERRORS, 'nosuchfield');
+                await squiggles().first().waitFor({ timeout: 60_000 });
+                await page.keyboard.press('Control+Shift+M');
+                await page.locator('.markers-panel .monaco-list-row', { hasText: 'errors.apl' }).first().waitFor({ timeout: 30_000 });
+                expect(await page.locator('.markers-panel .monaco-list-row', { hasText: 'queries.apl' }).count()).toBe(0);
+                await showTab('queries.apl', 'summarize');
+                await runLenses().nth(2).waitFor({ timeout: 30_000 });
+                expect(await squiggles().count()).toBe(0);
+            }),
+        120_000);
+
+        it("typing ['ev then Enter on the suggestion gives ['events'] (the edit replaces the text inside the quotes)", () =>
+            step('bracket completion', async () => {
+                await openNewFile('completion.apl', '// bracket completion\n', 'bracket completion');
+                await page.keyboard.press('Control+End');
+                // Typed as a person types (VS Code may close the bracket and the quote on the way).
+                const suggestion = page.locator('.suggest-widget .monaco-list-row', { hasText: 'events' }).first();
+                await page.keyboard.type('[');
+                await suggestion.waitFor({ timeout: 30_000 });
+                await page.keyboard.type("'");
+                await suggestion.waitFor({ timeout: 30_000 });
+                await page.keyboard.type('ev', { delay: 150 });
+                await suggestion.waitFor({ timeout: 30_000 });
+                await page.keyboard.press('Enter');
+                const lines = page.locator('.editor-instance .monaco-editor .view-lines');
+                await expect.poll(async () => (await lines.textContent())?.replace(/\u00a0/g, ' '), { timeout: 30_000 }).toBe("// bracket completion['events']");
+            }),
+        120_000);
+
         // A problem only the service finds (the language server does not check regular expressions); one
         // both find (an unknown field) keeps the language server's diagnostic alone (editor-items.ts).
         it("['events'] | where level matches regex '(': the service's message, and a squiggle where the service points", () =>
             step('error squiggle', async () => {
-                await runLine(10);
+                await showTab('errors.apl', 'nosuchfield');
+                await runLine(5);
                 await expect.poll(() => status().getAttribute('data-state'), { timeout: 60_000 }).toBe('error');
                 await expect.poll(() => status().textContent(), { timeout: 30_000 }).toContain('regular expression');
-                const squiggles = page.locator('.monaco-editor .squiggly-error');
-                await squiggles.first().waitFor({ timeout: 30_000 });
+                const errors = page.locator('.monaco-editor .squiggly-error');
+                await errors.first().waitFor({ timeout: 30_000 });
                 const word = (await page.locator('.view-line span span', { hasText: 'level' }).first().boundingBox())!;
                 // The run's error (red) lies under the word the service named (line 2 of the block, column 9).
-                const boxes = await Promise.all((await squiggles.all()).map(sq => sq.boundingBox()));
+                const boxes = await Promise.all((await errors.all()).map(sq => sq.boundingBox()));
                 const under = boxes.filter(a => a && Math.abs(a.x - word.x) < 3 && Math.abs(a.y + a.height - (word.y + word.height)) < 6);
                 expect(under.length, JSON.stringify({ word, boxes })).toBe(1);
             }),

@@ -1,21 +1,31 @@
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
+import { Issues } from '../../../language/apl-issue-codes.js';
 import { checkText } from '../../../language/check.js';
+import { BuiltinSchemaProvider } from '../../../language/schema/builtin-schema-provider.js';
 import { parseSchemaJson, StaticSchemaProvider, type SchemaProvider } from '../../../language/schema/index.js';
+import { expandAplPaths } from '../apl-files.js';
 import { CliError } from '../cli-error.js';
 import { formatDiagnosticText, type CliDiagnostic } from '../diagnostic-format.js';
 import { readInputOrReport } from '../read-input.js';
 import { toSarif } from '../sarif.js';
 import packageJson from '../../../package.json' with { type: 'json' };
 
-export const CHECK_USAGE = `apl check [--syntax-only] [--format text|json|sarif] [--schema FILE] [FILE ... | -]
+export const CHECK_USAGE = `apl check [--syntax-only] [--format text|json|sarif] [--schema FILE] [FILE | DIR ... | -]
 
-Checks APL query files. Exit code 0: no errors; 1: some file has an error; 2: usage or I/O error.
+Checks APL query files (a DIR: the .apl files under it, node_modules and dot-folders left out). Each
+block of lines, up to a blank line, is a query of its own. Exit code 0: no errors; 1: some file has
+an error; 2: usage or I/O error.
   --syntax-only   report only lexing and parsing problems
   --format        text (default): file:line:col: severity CODE message, with the source line
                   json: [{"file", "diagnostics": [{severity, code, message, range}]}], 0-based positions
                   sarif: a SARIF 2.1.0 log for code-scanning tools (rule ids = the APL codes)
-  --schema FILE   a schema JSON file (see docs/schema-file.md); unknown datasets/fields become warnings`;
+  --schema FILE   a schema JSON file (see docs/schema-file.md); unknown datasets/fields become warnings.
+                  Without it, the sample datasets' fields are known (as in the editor): an unknown
+                  field of sample-http-logs is a warning, other datasets are not checked`;
+
+/** What the language server knows without a schema file: the sample datasets' fields. */
+const sampleSchema: SchemaProvider = new BuiltinSchemaProvider();
 
 interface FileReport {
     file: string;
@@ -38,10 +48,10 @@ export async function runCheck(argv: string[], out: NodeJS.WritableStream, err: 
         return 0;
     }
     if (values.format !== 'text' && values.format !== 'json' && values.format !== 'sarif') throw new CliError(`--format must be text, json or sarif, not '${values.format}'`);
-    const files = positionals.length > 0 ? positionals : ['-'];
-    const schema = values.schema !== undefined ? loadSchema(values.schema) : undefined;
+    const { files, problem } = expandAplPaths(positionals.length > 0 ? positionals : ['-'], 'check', err);
+    const schema = values.schema !== undefined ? loadSchema(values.schema) : sampleSchema;
 
-    let worst = 0;
+    let worst = problem ? 2 : 0;
     const reports: FileReport[] = [];
     for (const path of files) {
         const input = readInputOrReport(path, 'check', err);
@@ -49,7 +59,9 @@ export async function runCheck(argv: string[], out: NodeJS.WritableStream, err: 
             worst = 2;
             continue;
         }
-        const diagnostics = (await checkText(input.text, { schema, syntaxOnly: values['syntax-only'] })) as CliDiagnostic[];
+        let diagnostics = (await checkText(input.text, { schema, syntaxOnly: values['syntax-only'] })) as CliDiagnostic[];
+        // The sample schemas know a few datasets, not the user's: an unknown dataset is not a finding without --schema.
+        if (schema === sampleSchema) diagnostics = diagnostics.filter(d => d.code !== Issues.UnknownDataset.code);
         reports.push({ file: input.name, diagnostics });
         if (diagnostics.some(d => d.severity === 'error')) worst = Math.max(worst, 1);
         if (values.format === 'text') {

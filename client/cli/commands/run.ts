@@ -1,4 +1,9 @@
 import { parseArgs } from 'node:util';
+import { Issues } from '../../../language/apl-issue-codes.js';
+import { checkText } from '../../../language/check.js';
+import { StaticSchemaProvider } from '../../../language/schema/static-schema-provider.js';
+import { typeFromAxiomFieldType } from '../../../language/types/apl-types.js';
+import { formatDiagnosticText, type CliDiagnostic } from '../diagnostic-format.js';
 import { AplQueryError, createEngine, type Engine } from '../../../language/eval/engine.js';
 import { generateSample, SAMPLE_DATASET_NAMES } from '../../../language/samples/index.js';
 import { CliError } from '../cli-error.js';
@@ -9,12 +14,13 @@ import { formatQueryError } from '../query-error.js';
 import { resolveTimeRange } from '../time-arg.js';
 import { statSync } from 'node:fs';
 import { localFileReader } from '../local-file-reader.js';
+import { chooseQueryBlocks, queryBlockHeader } from '../query-block-choice.js';
 
 export const DEFAULT_SAMPLE_ROWS = 10_000;
 
 export const RUN_USAGE = `apl run [--data NAME=PATH]... [--timestamp-field F] [--timestamp-format LAYOUT]
         [--sample NAME[:ROWS]]... [--seed N] [--format table|json|csv|tabular|legacy]
-        [--start TIME] [--end TIME] [--limit N] [--width N] (QUERY | --file F)
+        [--start TIME] [--end TIME] [--limit N] [--width N] (QUERY | --file F [--line N | --block N])
 
 Runs an APL query locally, over files or the sample datasets, with the reference evaluator.
 Exit code 0: ok; 1: the query has an error (printed as file:line:col with the problem);
@@ -36,7 +42,10 @@ Exit code 0: ok; 1: the query has an error (printed as file:line:col with the pr
   --start, --end       time range over _time: RFC 3339, a date, or now-1h / now-7d (default: all)
   --limit N            most rows to return (default 1000; at most 50000)
   --width N            fit tables to N columns (default: the terminal width)
-  --file F             read the query from F ('-' for standard input)`;
+  --file F             read the query from F ('-' for standard input). A blank line separates queries,
+                       as in the editor: a file of several blocks runs each in turn, with a header
+  --line N             run only the query block that holds line N (as the editor's Run does)
+  --block N            run only the N-th query block (from 1)`;
 
 export async function runRun(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
     const { values, positionals } = parseArgs({
@@ -54,6 +63,8 @@ export async function runRun(argv: string[], out: NodeJS.WritableStream, err: No
             limit: { type: 'string' },
             width: { type: 'string' },
             file: { type: 'string', short: 'f' },
+            line: { type: 'string' },
+            block: { type: 'string' },
             help: { type: 'boolean', short: 'h' },
         },
     });
@@ -75,6 +86,7 @@ export async function runRun(argv: string[], out: NodeJS.WritableStream, err: No
     }
     if (timestamps.field !== undefined && timestamps.field.trim() === '') throw new CliError('--timestamp-field must not be empty');
     const query = queryTextFrom(positionals, values.file, RUN_USAGE);
+    const blocks = chooseQueryBlocks(query, { line: values.line, block: values.block, format });
     const range = resolveTimeRange({ start: values.start, end: values.end });
     // Check that every data file exists before loading any (fail fast, exit 2).
     for (const d of data) {
@@ -98,22 +110,39 @@ export async function runRun(argv: string[], out: NodeJS.WritableStream, err: No
         status(undefined);
     }
 
-    try {
-        const options = { startTime: range.startTime, endTime: range.endTime, limit };
-        if (format === 'legacy') {
-            writeResult(out, format, { legacy: await engine.queryLegacyFormat(query.text, options) }, { width });
-        } else {
-            writeResult(out, format, { tabular: await engine.query(query.text, options) }, { width, err, command: 'run' });
+    const options = { startTime: range.startTime, endTime: range.endTime, limit };
+    const schema = loadedSchema(engine);
+    let failed = false;
+    for (const [i, block] of blocks.entries()) {
+        if (blocks.length > 1) out.write(`${i > 0 ? '\n' : ''}${queryBlockHeader(block, i, blocks.length)}\n`);
+        // What `apl check` says of the block against the loaded datasets: its notes, and its words for an error.
+        const diagnostics = (await checkText(block.text, { schema })).map(d => shiftLines(d as CliDiagnostic, block.startLine));
+        for (const d of diagnostics) if (d.code === Issues.TakeAfterTimeBins.code) err.write(formatDiagnosticText(query.name, query.text, d) + '\n');
+        try {
+            if (format === 'legacy') {
+                writeResult(out, format, { legacy: await engine.queryLegacyFormat(block.text, options) }, { width });
+            } else {
+                writeResult(out, format, { tabular: await engine.query(block.text, options) }, { width, err, command: 'run' });
+            }
+        } catch (e) {
+            if (!(e instanceof AplQueryError)) throw e;
+            // The block's text starts at its first line: its lines shift by startLine, its columns are the file's.
+            reportQueryError(e, query, block.startLine, engine, err, diagnostics);
+            failed = true;
         }
-    } catch (e) {
-        if (e instanceof AplQueryError) return reportQueryError(e, query, engine, err);
-        throw e;
     }
-    return 0;
+    return failed ? 1 : 0;
 }
 
-function reportQueryError(e: AplQueryError, query: QueryText, engine: Engine, err: NodeJS.WritableStream): number {
-    err.write(formatQueryError(query.name, query.text, e.detail, { line: e.line, column: e.column }) + '\n');
+/**
+ * The evaluator's error, in `apl check`'s words when the checker found an unknown field at the same
+ * place ("did you mean", with the whole name underlined).
+ */
+function reportQueryError(e: AplQueryError, query: QueryText, lineShift: number, engine: Engine, err: NodeJS.WritableStream, diagnostics: CliDiagnostic[]): number {
+    const line = e.line + lineShift;
+    const same = diagnostics.find(d => d.code === Issues.UnknownField.code && d.range.start.line + 1 === line && d.range.start.character + 1 === e.column);
+    const endColumn = same && same.range.end.line === same.range.start.line ? same.range.end.character + 1 : undefined;
+    err.write(formatQueryError(query.name, query.text, same ? same.message : e.detail, { line, column: e.column, endColumn }) + '\n');
     if (/unknown dataset/i.test(e.detail)) {
         const names = engine.datasets();
         err.write(
@@ -123,6 +152,18 @@ function reportQueryError(e: AplQueryError, query: QueryText, engine: Engine, er
         );
     }
     return 1;
+}
+
+/** The loaded datasets and their fields, as a schema for the checker (so it knows what the evaluator knows). */
+function loadedSchema(engine: Engine): StaticSchemaProvider {
+    return new StaticSchemaProvider(engine.datasets().map(name => ({
+        name,
+        fields: engine.fields(name).map(f => ({ name: f.name, type: typeFromAxiomFieldType(f.type) })),
+    })));
+}
+
+function shiftLines(d: CliDiagnostic, lines: number): CliDiagnostic {
+    return { ...d, range: { start: { ...d.range.start, line: d.range.start.line + lines }, end: { ...d.range.end, line: d.range.end.line + lines } } };
 }
 
 /** Explicit `--sample`s, plus (without `--data`) every sample dataset the query text names. */

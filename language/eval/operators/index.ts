@@ -9,6 +9,7 @@ import { EXPAND_OPERATORS } from './expand.js';
 import { FILTER_OPERATORS } from './filter.js';
 import { JOIN_OPERATORS } from './join.js';
 import { PROJECT_OPERATORS } from './project.js';
+import { RENDER_OPERATORS } from './render.js';
 import { SORT_OPERATORS } from './sort.js';
 
 export const OPERATORS: OperatorImpls<OperatorType> = {
@@ -18,4 +19,5 @@ export const OPERATORS: OperatorImpls<OperatorType> = {
     ...AGGREGATE_OPERATORS,
     ...JOIN_OPERATORS,
     ...EXPAND_OPERATORS,
+    ...RENDER_OPERATORS,
 };

@@ -34,6 +34,14 @@ describe('quick fixes', () => {
         await fix("['sample-http-logs'] | where _time > ago(2w)", IssueCodes.WeekTimespan, "['sample-http-logs'] | where _time > ago(14d)");
     });
 
+    it("['sample-http-logs']\n| summarize count() by bin(_time, 1h)\n| render timechart with (title=\"Requests\")", async () => {
+        await fix("['sample-http-logs']\n| summarize count() by bin(_time, 1h)\n| render timechart with (title=\"Requests\")", IssueCodes.NoRender, "['sample-http-logs']\n| summarize count() by bin(_time, 1h)");
+    });
+
+    it("['sample-http-logs'] | render piechart | take 5", async () => {
+        await fix("['sample-http-logs'] | render piechart | take 5", IssueCodes.NoRender, "['sample-http-logs'] | take 5");
+    });
+
     it("['sample-http-logs'] | where zzzzzzzz == 1 (no suggestion: no fix)", async () => {
         await fix("['sample-http-logs'] | where zzzzzzzz == 1", IssueCodes.UnknownField, undefined);
     });

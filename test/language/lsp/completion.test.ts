@@ -19,6 +19,73 @@ async function at(text: string): Promise<CompletionList> {
     return result;
 }
 
+describe('completion in the bracket form', () => {
+    const edit = (list: CompletionList, label: string) => list.items.find(i => i.label === label)?.textEdit as TextEdit | undefined;
+
+    it("['sam<|>']", async () => {
+        // VS Code closes the quote and the bracket: the edit replaces only the text inside the quotes.
+        const list = await at("['sam<|>']");
+        expect(labels(list)).toContain('sample-http-logs');
+        expect(edit(list, 'sample-http-logs')).toEqual({ range: { start: { line: 0, character: 2 }, end: { line: 0, character: 5 } }, newText: 'sample-http-logs' });
+        expect(list.items.find(i => i.label === 'sample-http-logs')?.filterText).toBe('sample-http-logs');
+    });
+
+    it("['<|>']", async () => {
+        const list = await at("['<|>']");
+        expect(labels(list)).toEqual(expect.arrayContaining(['sample-http-logs', 'otel-demo-traces']));
+        expect(edit(list, 'otel-demo-traces')).toEqual({ range: { start: { line: 0, character: 2 }, end: { line: 0, character: 2 } }, newText: 'otel-demo-traces' });
+    });
+
+    it("['sam<|>", async () => {
+        expect(edit(await at("['sam<|>"), 'sample-http-logs')?.newText).toBe("sample-http-logs']");
+    });
+
+    it('[<|>]', async () => {
+        const list = await at('[<|>]');
+        expect(labels(list)).toEqual(expect.arrayContaining(['sample-http-logs', 'otel-demo-traces']));
+        expect(labels(list)).not.toContain('where');
+        expect(edit(list, 'sample-http-logs')).toEqual({ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 2 } }, newText: "['sample-http-logs']" });
+    });
+
+    it("['sample-http-logs'] | where ['sta<|>']", async () => {
+        const list = await at("['sample-http-logs'] | where ['sta<|>']");
+        expect(labels(list)).toContain('status');
+        expect(labels(list)).not.toContain('sample-http-logs');
+        const start = "['sample-http-logs'] | where ['".length;
+        expect(edit(list, 'status')).toEqual({ range: { start: { line: 0, character: start }, end: { line: 0, character: start + 3 } }, newText: 'status' });
+    });
+
+    it("['sample-http-logs'] | where [<|>]", async () => {
+        const list = await at("['sample-http-logs'] | where [<|>]");
+        const start = "['sample-http-logs'] | where ".length;
+        expect(edit(list, 'geo.city')).toEqual({ range: { start: { line: 0, character: start }, end: { line: 0, character: start + 2 } }, newText: "['geo.city']" });
+    });
+
+    it("datatable(['it\\'s']: string) ['x'] | where ['it<|>']  →  a quote in the name is escaped", async () => {
+        const list = await at("datatable(['it\\'s']: string) ['x'] | where ['it<|>']");
+        expect(edit(list, "it's")?.newText).toBe("it\\'s");
+    });
+});
+
+describe('completion per query block', () => {
+    it("let errors = ['sample-http-logs'] | where status == '500';\nerrors | count\n\n<|>", async () => {
+        // A blank line ends the block: the next query starts fresh, and the let is not visible there.
+        const l = labels(await at("let errors = ['sample-http-logs'] | where status == '500';\nerrors | count\n\n<|>"));
+        expect(l).toContain('sample-http-logs');
+        expect(l).not.toContain('errors');
+    });
+
+    it("let errors = ['sample-http-logs'] | where status == '500';\n<|>", async () => {
+        expect(labels(await at("let errors = ['sample-http-logs'] | where status == '500';\n<|>"))).toContain('errors');
+    });
+
+    it("['sample-http-logs'] | take 1\n\n['otel-demo-traces'] | where <|>", async () => {
+        const l = labels(await at("['sample-http-logs'] | take 1\n\n['otel-demo-traces'] | where <|>"));
+        expect(l).toContain('duration');
+        expect(l).not.toContain('status');
+    });
+});
+
 describe('completion', () => {
     it('<|>', async () => {
         const list = await at('<|>');
@@ -95,15 +162,17 @@ describe('completion', () => {
         const list = await at("['sample-http-logs'] | where ['geo.<|>");
         expect(labels(list)).toEqual(['geo.city', 'geo.country']);
         const item = list.items.find(i => i.label === 'geo.city');
-        expect(insert(item)).toBe("['geo.city']");
-        expect((item?.textEdit as TextEdit).range.start.character).toBe("['sample-http-logs'] | where ".length);
+        // No closing quote yet: the edit closes the name.
+        expect(insert(item)).toBe("geo.city']");
+        expect((item?.textEdit as TextEdit).range.start.character).toBe("['sample-http-logs'] | where ['".length);
     });
 
     it("['sample-http-logs'] | where ['geo.<|>'] == 'x'", async () => {
         const list = await at("['sample-http-logs'] | where ['geo.<|>'] == 'x'");
         const edit = list.items.find(i => i.label === 'geo.country')?.textEdit as TextEdit;
-        expect(edit.newText).toBe("['geo.country']");
-        expect(edit.range.end.character).toBe("['sample-http-logs'] | where ['geo.'] ".length - 1);
+        expect(edit.newText).toBe('geo.country');
+        expect(edit.range.start.character).toBe("['sample-http-logs'] | where ['".length);
+        expect(edit.range.end.character).toBe("['sample-http-logs'] | where ['geo.".length);
     });
 
     it("['sample-http-logs'] | where geo.<|>", async () => {
