@@ -56,6 +56,17 @@ export function pagedApl(apl: string, order: 'asc' | 'desc', limit: number): str
     return `${body}\n| sort by _time ${order}\n| limit ${limit}`;
 }
 
+/**
+ * How many rows `apl` gives over the time range (`apl | count`), to check an export that paged
+ * through them against; undefined when the answer has no count.
+ */
+export async function matchedRows(client: AplClient, apl: string, options: Pick<PagingOptions, 'startTime' | 'endTime' | 'variables' | 'signal'> = {}): Promise<number | undefined> {
+    const body = apl.replace(/[\s;]+$/, '');
+    const result = await client.query(`${body}\n| count`, { format: 'tabular', ...options });
+    const n = result.tables?.[0]?.columns?.[0]?.[0];
+    return typeof n === 'number' && Number.isInteger(n) ? n : undefined;
+}
+
 /** The anchor of a run's first page. */
 export function firstAnchor(kind: PagingKind, options: Pick<PagingOptions, 'startTime' | 'endTime'> = {}): PageAnchor {
     if (kind === 'cursor') return { kind: 'cursor' };
