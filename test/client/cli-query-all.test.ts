@@ -1,7 +1,8 @@
 /**
  * `apl query --all` ends with the number of rows written (stderr) and fails loudly when it differs
  * from the rows the query matches: against the real service, and against an endpoint whose pages
- * lose rows (a real HTTP server on a real port, the edge we do not own).
+ * lose rows (a real HTTP server on a real port, the edge we do not own). A result cut by the
+ * service's row cap says so on stderr.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -37,7 +38,7 @@ describe('apl query --all: the rows written, checked', () => {
     let dir: string;
     beforeAll(async () => {
         dir = mkdtempSync(path.join(tmpdir(), 'apl-cli-all-'));
-        service = await createService({ dataDir: dir, port: 0, tokens: [TOKEN], samples: false, log: () => undefined, store: { compactInWorker: false } });
+        service = await createService({ dataDir: dir, port: 0, tokens: [TOKEN], samples: false, log: () => undefined, store: { compactInWorker: false }, maxResultRows: 20 });
         const client = new AplClient({ url: service.url, token: TOKEN });
         await client.datasets.create({ name: 'export-all' });
         await client.ingest('export-all', Array.from({ length: 23 }, (_, i) => ({ _time: new Date(Date.UTC(2024, 0, 1, 0, 0, i % 4)).toISOString(), i })));
@@ -52,6 +53,19 @@ describe('apl query --all: the rows written, checked', () => {
         expect(r.code).toBe(0);
         expect((JSON.parse(r.stdout) as unknown[]).length).toBe(23);
         expect(r.stderr).toBe('23 rows written\n');
+    });
+
+    it("['export-all'] | limit 23 (maxResultRows 20): 20 rows, and stderr says the cap cut them", async () => {
+        const r = await runQuery(service.url, ['--format', 'json', "['export-all'] | limit 23"]);
+        expect(r.code).toBe(0);
+        expect((JSON.parse(r.stdout) as unknown[]).length).toBe(20);
+        expect(r.stderr).toMatch(/^warn: query result was limited to 20 of 23 rows: .*maxResultRows/);
+    });
+
+    it("['export-all'] --all --page-size 21 (more than maxResultRows 20): exit 1, not a silent 20", async () => {
+        const r = await runQuery(service.url, ['--all', '--page-size', '21', '--format', 'json', "['export-all']"]);
+        expect(r.code).toBe(1);
+        expect(r.stderr).toMatch(/20 rows written, but the query matches 23/);
     });
 
     it("['lossy'] against an endpoint whose pages lose rows: exit 1, written and matched named", async () => {
