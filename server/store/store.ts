@@ -206,6 +206,19 @@ export class Store {
         return this.datasets.has(name);
     }
 
+    /**
+     * Per dataset with quarantined events, what answers over it lack (Dataset.missingData); undefined
+     * when no dataset has any. Kept in memory: cheap enough for every query.
+     */
+    missingData(): Record<string, string> | undefined {
+        let out: Record<string, string> | undefined;
+        for (const [name, ds] of this.datasets) {
+            const missing = ds.missingData();
+            if (missing !== undefined) (out ??= {})[name] = missing;
+        }
+        return out;
+    }
+
     /** The storage health the dataset endpoints report. Throws 404 for an unknown dataset. */
     async health(name: string): Promise<DatasetHealth> {
         const u = this.unavailable.get(name);

@@ -97,6 +97,47 @@ describe('a damaged WAL record', () => {
     });
 });
 
+describe('an answer over quarantined data', () => {
+    const QUARANTINED = 'apl_quarantined_data_warning';
+    type Status = { isPartial: boolean; messages?: { priority: string; code: string; msg: string; count: number }[] | null };
+    const warnings = (s: Status) => (s.messages ?? []).filter((m) => m.code === QUARANTINED);
+
+    it("['w'] | count after a WAL record is quarantined: isPartial and one warning naming the quarantined file, after every restart", async () => {
+        const t = await service({ store: { compactInWorker: false, compactEvents: 1000 } });
+        await createDataset(t, 'w');
+        await createDataset(t, 'fine');
+        for (let b = 0; b < 3; b++) await ingest(t, 'w', 5, b * 5);
+        await ingest(t, 'fine', 2);
+        await t.svc.close();
+        const wal = path.join(t.dir, 'datasets', 'w', 'wal');
+        const [seg] = readdirSync(wal);
+        const data = await fsp.readFile(path.join(wal, seg));
+        data[Math.floor(data.length / 2)] ^= 0x08; // inside the second record
+        await fsp.writeFile(path.join(wal, seg), data);
+        for (let open = 0; open < 2; open++) {
+            await t.restart();
+            for (const apl of ["['w'] | count", "['w'] | union (['w']) | union (['fine'])", "['w'] | project i"]) {
+                for (const format of ['tabular', 'legacy']) {
+                    const r = await t.call('POST', `/v1/datasets/_apl?format=${format}`, { apl });
+                    expect(r.status, r.text).toBe(200);
+                    expect(r.json.status.isPartial, `${apl} ${format}`).toBe(true);
+                    const [w, ...more] = warnings(r.json.status);
+                    expect(more).toEqual([]);
+                    expect(w).toMatchObject({ priority: 'warn', count: 1 });
+                    expect(w.msg).toMatch(new RegExp(`dataset "w".*quarantine/${seg}\\.\\d+\\.bad.*not in this answer`));
+                }
+            }
+            const legacy = await t.call('POST', '/v1/datasets/w/query', { startTime: '2000-01-01T00:00:00Z', endTime: '2100-01-01T00:00:00Z' });
+            expect(legacy.status, legacy.text).toBe(200);
+            expect(legacy.json.status.isPartial).toBe(true);
+            expect(warnings(legacy.json.status)).toHaveLength(1);
+            const fine = await t.call('POST', '/v1/datasets/_apl?format=tabular', { apl: "['fine'] | count" });
+            expect(fine.json.status.isPartial).toBe(false);
+            expect(warnings(fine.json.status)).toEqual([]);
+        }
+    });
+});
+
 describe('an unreadable tokens.json', () => {
     it('without --token the service refuses to start, naming the file; with one it serves and accepts no stored token', async () => {
         const t = await service();
