@@ -932,6 +932,27 @@ export class Dataset {
         });
     }
 
+    /**
+     * Takes a listed block out of service because it failed a check (its header's checksum, its
+     * row count): the manifest drops it first (committed), then the file moves to quarantine/, and
+     * the problem is reported. Its events are no longer served; answers say so (missingData).
+     */
+    async quarantineBlock(file: string, why: string): Promise<void> {
+        this.checkOpen();
+        await this.exclusive(async () => {
+            if (!this.manifest.blocks.some((b) => b.file === file)) return;
+            const next = { ...this.manifest, blocks: this.manifest.blocks.filter((b) => b.file !== file) };
+            await writeFileAtomic(this.manifestFile, checkedJson(next));
+            this.manifest = next;
+            await this.noOpeningSnapshots();
+            const q = await this.quarantineFile(path.join(this.blockDir, file), `block-${file}`);
+            this.opts.blockCache.evictPrefix(this.cacheKey);
+            const msg = `blocks/${file} ${why}: moved to ${q}, its events are not served`;
+            this.problems.push(msg);
+            this.opts.log(`dataset "${this.meta.name}": ${msg}`);
+        });
+    }
+
     /** Retention sweep: deletes blocks entirely older than the retention period. */
     async sweepRetention(): Promise<{ blocksDeleted: number }> {
         if (this.closed) return { blocksDeleted: 0 };

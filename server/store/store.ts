@@ -157,6 +157,11 @@ export class Store {
         this.compactedListeners.push(fn);
     }
 
+    /** See Dataset.quarantineBlock. */
+    quarantineBlock(name: string, file: string, why: string): Promise<void> {
+        return this.ds(name).quarantineBlock(file, why);
+    }
+
     /** See Dataset.tieredView. */
     tieredView(name: string): TieredView {
         return this.ds(name).tieredView();

@@ -138,6 +138,55 @@ describe('an answer over quarantined data', () => {
     });
 });
 
+describe('a damaged zone map (a dataset kept on disk)', () => {
+    // Three blocks of 2,000 events: b is 0..9 in the first, 30..39 in the second, 50..59 in the third.
+    const BLOCK_B = [0, 30, 50];
+    async function threeBlocks(): Promise<{ t: TestService; second: string }> {
+        const t = await service({ memoryLimit: 1024 * 1024, store: { compactInWorker: false, compactEvents: 1e9 } });
+        await createDataset(t, 'z');
+        for (const [k, base] of BLOCK_B.entries()) {
+            const events = Array.from({ length: 2000 }, (_, i) => ({ _time: new Date(Date.UTC(2026, 0, 1 + k, 0, 0, i)).toISOString(), i: k * 2000 + i, b: base + (i % 10) }));
+            const r = await t.raw('POST', '/v1/datasets/z/ingest', ndjson(events), { 'content-type': 'application/x-ndjson' });
+            expect(r.json.ingested, r.text).toBe(2000);
+            await t.svc.data.store.compact('z');
+        }
+        const blocks = readdirSync(path.join(t.dir, 'datasets', 'z', 'blocks')).sort();
+        expect(blocks).toHaveLength(3);
+        return { t, second: blocks[1] };
+    }
+
+    it("['z'] | where b > 20 | count after one bit of a block header's max of b flips (39 → 19): the block is quarantined, the answer partial, health degraded", async () => {
+        const { t, second } = await threeBlocks();
+        const all = { startTime: '2025-12-01T00:00:00Z', endTime: '2026-02-01T00:00:00Z' };
+        const count = async () => t.call('POST', '/v1/datasets/_apl?format=tabular', { apl: "['z'] | where b > 20 | count", ...all });
+        expect(rows((await count()).json)[0]).toEqual({ count: 4000 });
+        await t.svc.close();
+        const file = path.join(t.dir, 'datasets', 'z', 'blocks', second);
+        const data = await fsp.readFile(file);
+        const header = data.toString('latin1', 12, 12 + data.readUInt32LE(8));
+        const maxOfB = header.indexOf('"max":39', header.indexOf('"name":"b"'));
+        expect(maxOfB).toBeGreaterThan(0);
+        data[12 + maxOfB + '"max":'.length] ^= 0x02; // '3' → '1'
+        await fsp.writeFile(file, data);
+        await t.restart({ memoryLimit: 1024 * 1024 });
+        const r = await count();
+        expect(r.status, r.text).toBe(200);
+        expect(rows(r.json)[0]).toEqual({ count: 2000 }); // the third block's; the second's are not served
+        expect(r.json.status.isPartial).toBe(true);
+        const warning = (r.json.status.messages ?? []).find((m: { code: string }) => m.code === 'apl_quarantined_data_warning');
+        expect(warning?.msg).toContain(`quarantine/block-${second}`);
+        const info = await t.call('GET', '/v1/datasets/z/info');
+        expect(info.headers.get('x-apl-storage-status')).toBe('degraded');
+        expect(info.json.storage.status).toBe('degraded');
+        expect(info.json.storage.problems.join('\n')).toMatch(new RegExp(`blocks/${second}.*header checksum mismatch.*quarantine/block-${second}`));
+        expect(info.json.storage.quarantined.map((q: { file: string }) => q.file)).toEqual([`quarantine/block-${second}`]);
+        // The other blocks answer as before, and the quarantined bytes are kept as they were.
+        const fine = await t.call('POST', '/v1/datasets/_apl?format=tabular', { apl: "['z'] | where b < 20 | count", ...all });
+        expect(rows(fine.json)[0]).toEqual({ count: 2000 });
+        expect(await fsp.readFile(path.join(t.dir, 'datasets', 'z', 'quarantine', `block-${second}`))).toEqual(data);
+    });
+});
+
 describe('an unreadable tokens.json', () => {
     it('without --token the service refuses to start, naming the file; with one it serves and accepts no stored token', async () => {
         const t = await service();
