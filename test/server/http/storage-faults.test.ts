@@ -32,6 +32,16 @@ async function countOf(t: TestService, ds: string): Promise<{ status: number; n?
     return r.status === 200 ? { status: 200, n: Object.values(rows(r.json)[0])[0] as number } : { status: r.status, message: r.json?.message };
 }
 
+/** Flips a bit inside the second record of the dataset's (only) WAL segment; returns the segment's name. */
+async function damageSecondWalRecord(t: TestService, ds: string): Promise<string> {
+    const wal = path.join(t.dir, 'datasets', ds, 'wal');
+    const [seg] = readdirSync(wal);
+    const data = await fsp.readFile(path.join(wal, seg));
+    data[Math.floor(data.length / 2)] ^= 0x08;
+    await fsp.writeFile(path.join(wal, seg), data);
+    return seg;
+}
+
 describe('a damaged block', () => {
     it('takes its dataset out of service with 423 naming the file; the other datasets serve; nothing is deleted', async () => {
         const t = await service();
@@ -76,11 +86,7 @@ describe('a damaged WAL record', () => {
         await createDataset(t, 'w');
         for (let b = 0; b < 3; b++) await ingest(t, 'w', 5, b * 5);
         await t.svc.close();
-        const wal = path.join(t.dir, 'datasets', 'w', 'wal');
-        const [seg] = readdirSync(wal);
-        const data = await fsp.readFile(path.join(wal, seg));
-        data[Math.floor(data.length / 2)] ^= 0x08; // inside the second record
-        await fsp.writeFile(path.join(wal, seg), data);
+        const seg = await damageSecondWalRecord(t, 'w');
         await t.restart();
         expect(await countOf(t, 'w')).toEqual({ status: 200, n: 10 });
         const get = await t.call('GET', '/v2/datasets/w');
@@ -109,11 +115,7 @@ describe('an answer over quarantined data', () => {
         for (let b = 0; b < 3; b++) await ingest(t, 'w', 5, b * 5);
         await ingest(t, 'fine', 2);
         await t.svc.close();
-        const wal = path.join(t.dir, 'datasets', 'w', 'wal');
-        const [seg] = readdirSync(wal);
-        const data = await fsp.readFile(path.join(wal, seg));
-        data[Math.floor(data.length / 2)] ^= 0x08; // inside the second record
-        await fsp.writeFile(path.join(wal, seg), data);
+        const seg = await damageSecondWalRecord(t, 'w');
         for (let open = 0; open < 2; open++) {
             await t.restart();
             for (const apl of ["['w'] | count", "['w'] | union (['w']) | union (['fine'])", "['w'] | project i"]) {
