@@ -204,6 +204,16 @@ describe('AplClient against the local service', () => {
             }
         });
 
+        // Rows that are not events have no row id (no `_cursor`): ties fall back to skipping the rows already read.
+        it("['client-pages'] | summarize count() by _time, i paged by time (no row ids): every row exactly once", async () => {
+            for (const order of ['desc', 'asc'] as const) {
+                const { rows } = await collect(
+                    client.pagesByTime("['client-pages'] | summarize count() by _time, i", { pageSize: 4, order, startTime: '2023-12-31T00:00:00Z', endTime: '2024-01-02T00:00:00Z' }),
+                );
+                expect(rows.map(r => r.i).sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: N }, (_, i) => i));
+            }
+        });
+
         it('asks for the _cursor column with includeCursorField, and pages from one of its values', async () => {
             const q = "['client-pages'] | sort by _time desc | project i";
             const plain = await client.query(q);

@@ -68,6 +68,18 @@ describe('apl query --all: the rows written, checked', () => {
         expect(r.stderr).toMatch(/20 rows written, but the query matches 23/);
     });
 
+    it("['one-time'] | summarize count() by _time, i paged by time: 25 ties without row ids past maxResultRows 20, an error, not a silent loss", async () => {
+        const client = new AplClient({ url: service.url, token: TOKEN });
+        await client.datasets.create({ name: 'one-time' });
+        await client.ingest('one-time', Array.from({ length: 25 }, (_, i) => ({ _time: '2024-01-01T00:00:00Z', i })));
+        const read = async () => {
+            const got: unknown[] = [];
+            for await (const p of client.pagesByTime("['one-time'] | summarize count() by _time, i", { pageSize: 10, startTime: '2023-12-31T00:00:00Z', endTime: '2024-01-02T00:00:00Z' })) got.push(...p.rows);
+            return got;
+        };
+        await expect(read()).rejects.toThrow(/time paging cannot go on: the service returned 20 of the 30 rows asked for \(25 matched\)/);
+    });
+
     it("['lossy'] against an endpoint whose pages lose rows: exit 1, written and matched named", async () => {
         // Pages of 2 rows without cursors (the pager stops), while `| count` says 5.
         const lossy: Server = createServer((req, res) => {
