@@ -96,7 +96,7 @@ export async function runQueryCommand(argv: string[], out: NodeJS.WritableStream
         const matched = await matchedRows(client, query.text, { startTime: range.startTime, endTime: range.endTime });
         err.write(`${written.toLocaleString('en-US')} rows written\n`);
         if (matched !== undefined && matched !== written) {
-            err.write(`apl query: error: ${written.toLocaleString('en-US')} rows written, but the query matches ${matched.toLocaleString('en-US')}: the output is incomplete\n`);
+            err.write(`apl query: error: ${written.toLocaleString('en-US')} rows written, but the query matches ${matched.toLocaleString('en-US')}: the output is incomplete (or events arrived while it ran: bound the time with --end)\n`);
             return 1;
         }
         return 0;
