@@ -18,11 +18,21 @@ export const DEFAULT_PAGE_SIZE = 1000;
  * Where a page starts.
  * - `cursor`: the previous page's `minCursor` (desc) or `maxCursor` (asc); none for the first page.
  *   The time range stays the run's (§10.2).
- * - `time`: the run's time range narrowed to just past the previous page's last `_time`, and how
- *   many rows at that boundary time the previous pages already returned (they come again and are
- *   skipped; ties are ordered by row id, so this is exact).
+ * - `time`: the run's time range narrowed to just past the previous page's last `_time`, and that
+ *   row's id as the cursor, which excludes the rows at the boundary time already returned (ties are
+ *   ordered by row id).
  */
-export type PageAnchor = { kind: 'cursor'; cursor?: string } | { kind: 'time'; startTime?: string; endTime?: string; skip: number };
+export type PageAnchor = { kind: 'cursor'; cursor?: string } | TimeAnchor;
+
+export interface TimeAnchor {
+    kind: 'time';
+    startTime?: string;
+    endTime?: string;
+    /** The row id of the previous page's last row: the rows at the boundary time up to it are excluded. */
+    cursor?: string;
+    /** Without row ids: how many rows at the boundary time the previous pages already returned. */
+    skip?: number;
+}
 
 export type PagingKind = PageAnchor['kind'];
 
@@ -46,10 +56,21 @@ export function pagedApl(apl: string, order: 'asc' | 'desc', limit: number): str
     return `${body}\n| sort by _time ${order}\n| limit ${limit}`;
 }
 
+/**
+ * How many rows `apl` gives over the time range (`apl | count`), to check an export that paged
+ * through them against; undefined when the answer has no count.
+ */
+export async function matchedRows(client: AplClient, apl: string, options: Pick<PagingOptions, 'startTime' | 'endTime' | 'variables' | 'signal'> = {}): Promise<number | undefined> {
+    const body = apl.replace(/[\s;]+$/, '');
+    const result = await client.query(`${body}\n| count`, { format: 'tabular', ...options });
+    const n = result.tables?.[0]?.columns?.[0]?.[0];
+    return typeof n === 'number' && Number.isInteger(n) ? n : undefined;
+}
+
 /** The anchor of a run's first page. */
 export function firstAnchor(kind: PagingKind, options: Pick<PagingOptions, 'startTime' | 'endTime'> = {}): PageAnchor {
     if (kind === 'cursor') return { kind: 'cursor' };
-    return { kind: 'time', startTime: timeText(options.startTime), endTime: timeText(options.endTime), skip: 0 };
+    return { kind: 'time', startTime: timeText(options.startTime), endTime: timeText(options.endTime) };
 }
 
 function timeText(t: string | Date | undefined): string | undefined {
@@ -91,42 +112,72 @@ async function fetchCursorPage(client: AplClient, apl: string, anchor: { cursor?
 
 /**
  * §10.3: after a page, desc narrows `endTime` to just after the last row's `_time`, asc moves
- * `startTime` to it ([start, end) ranges). Rows at that boundary time that were already returned are
- * requested again and skipped, so a run of equal timestamps longer than a page still makes progress.
+ * `startTime` to it ([start, end) ranges). Rows at that boundary time come again; the row id breaks
+ * the tie: each page asks for the `_cursor` column and the next one sends the last row's as `cursor`
+ * (exclusive), so a run of equal timestamps of any length (even longer than the service's row cap)
+ * is paged exactly, never losing or repeating a row. Results without row ids (no `_cursor`, e.g.
+ * `datatable`) fall back to skipping the boundary rows already returned.
  */
-async function fetchTimePage(client: AplClient, apl: string, anchor: { startTime?: string; endTime?: string; skip: number }, options: PagingOptions): Promise<PageStep> {
+async function fetchTimePage(client: AplClient, apl: string, anchor: TimeAnchor, options: PagingOptions): Promise<PageStep> {
     const pageSize = pageSizeOf(options);
     const order = options.order ?? 'desc';
-    const limit = pageSize + anchor.skip;
-    const result = await client.query(pagedApl(apl, order, limit), {
+    const skip = anchor.skip ?? 0;
+    const limit = pageSize + skip;
+    const response = await client.query(pagedApl(apl, order, limit), {
         format: 'tabular',
         startTime: anchor.startTime,
         endTime: anchor.endTime,
+        cursor: anchor.cursor,
+        includeCursorField: true,
         variables: options.variables,
         signal: options.signal,
     });
-    const all = firstTable(result);
+    const { table: all, cursors } = withoutCursorField(firstTable(response));
+    const result: TabularResult = { ...response, tables: [all, ...(response.tables ?? []).slice(1)] };
     const n = rowCount(all);
-    const table = dropRows(all, Math.min(anchor.skip, n));
-    if (n < limit || n <= anchor.skip) return { table, result };
+    const table = dropRows(all, Math.min(skip, n));
+    if (n < limit) {
+        // Fewer rows than asked while more matched: the service cut the page (its row cap); going on
+        // from here would lose rows, so say so instead.
+        const matched = response.status?.rowsMatched;
+        if (skip > 0 && typeof matched === 'number' && matched > n) {
+            throw new Error(`time paging cannot go on: the service returned ${n} of the ${limit} rows asked for (${matched} matched) and gave no row ids to page by`);
+        }
+        return { table, result };
+    }
+    if (n <= skip) return { table, result };
     const times = (all.columns ?? [])[all.fields.findIndex(f => f.name === '_time')];
     const lastText = times?.[n - 1];
     const last = typeof lastText === 'string' ? parseDatetime(lastText) : undefined;
     if (last === undefined) throw new Error('time paging needs a _time column in the result');
-    let atBoundary = 0;
-    for (let i = n - 1; i >= 0; i--) {
-        const t = times[i];
-        if (typeof t !== 'string' || parseDatetime(t) !== last) break;
-        atBoundary++;
+    const lastCursor = cursors?.[n - 1];
+    let nextSkip = 0;
+    if (typeof lastCursor !== 'string' || lastCursor === '') {
+        // No row id: count the rows at the boundary time (the skipped ones included, so a run of
+        // ties longer than a page goes on growing while the range stays, until the run ends).
+        for (let i = n - 1; i >= 0; i--) {
+            const t = times[i];
+            if (typeof t !== 'string' || parseDatetime(t) !== last) break;
+            nextSkip++;
+        }
     }
-    // `all` includes the rows skipped at the anchor's boundary: when the whole page is one run of
-    // ties, the count goes on growing and the range stays, until the run ends.
-    const skip = atBoundary;
-    const next =
+    const cursor = nextSkip === 0 ? (lastCursor as string) : undefined;
+    const next: TimeAnchor =
         order === 'desc'
-            ? { kind: 'time' as const, startTime: anchor.startTime, endTime: formatDatetime(last + 1n), skip }
-            : { kind: 'time' as const, startTime: formatDatetime(last), endTime: anchor.endTime, skip };
+            ? { kind: 'time', startTime: anchor.startTime, endTime: formatDatetime(last + 1n), cursor, skip: nextSkip || undefined }
+            : { kind: 'time', startTime: formatDatetime(last), endTime: anchor.endTime, cursor, skip: nextSkip || undefined };
     return { table, result, next };
+}
+
+/** The table without the `_cursor` column that time paging asked for, and that column's values. */
+function withoutCursorField(table: Table): { table: Table; cursors?: readonly unknown[] } {
+    const at = table.fields.findIndex(f => f.name === '_cursor');
+    if (at < 0) return { table };
+    const columns = table.columns ?? [];
+    return {
+        table: { ...table, fields: table.fields.filter((_, i) => i !== at), columns: columns.filter((_, i) => i !== at) },
+        cursors: columns[at],
+    };
 }
 
 async function* walk(client: AplClient, apl: string, first: PageAnchor, options: PagingOptions): AsyncGenerator<Page, void, undefined> {

@@ -196,15 +196,29 @@ export function runQuery(text: string, data: DataAccess, opts: RunOptions): Quer
     let cap = opts.limit !== undefined && opts.limit > 0 ? opts.limit : hasLimit ? opts.maxLimit : opts.defaultLimit;
     cap = Math.min(cap, opts.maxLimit);
     const totalRows = tables[0].length;
+    const requestLimit = opts.limit !== undefined && opts.limit > 0 ? opts.limit : undefined;
+    let told = false;
     const capped = tables.map(t => {
         if (t.length <= cap) return t;
-        if (opts.limit === undefined && !hasLimit) {
+        if (!told && requestLimit === undefined && !hasLimit) {
             stats.messages.push({ priority: 'warn', count: 1, code: 'default_limit_warning', msg: `query result was limited to ${cap} rows (the default limit)` });
+        } else if (!told && (requestLimit === undefined || requestLimit > opts.maxLimit)) {
+            // The query (its take/limit) or the request asked for more than the service returns.
+            stats.messages.push({ priority: 'warn', count: 1, code: MAX_RESULT_ROWS_WARNING, msg: maxResultRowsMessage(t.length, cap) });
         }
+        told = true;
         return takeRows(t, cap);
     });
     if (stats.rowsMatched === undefined) stats.rowsMatched = totalRows;
     return { tables: capped, stats, order: state.order, totalRows };
+}
+
+/** The status message of a result cut to the service's maximum rows per query (API.md §6.5: custom codes start with `apl_`). */
+export const MAX_RESULT_ROWS_WARNING = 'apl_max_result_rows_warning';
+
+function maxResultRowsMessage(rows: number, cap: number): string {
+    const n = (x: number) => x.toLocaleString('en-US');
+    return `query result was limited to ${n(cap)} of ${n(rows)} rows: ${n(cap)} is the service's maximum rows per query (its maxResultRows setting); page through the rest with a cursor`;
 }
 
 function makeEnv(state: RunState, bindings: Map<string, Binding>): QueryEnv {

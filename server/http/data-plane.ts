@@ -25,7 +25,7 @@ import { datasetNotFound, HttpError } from './errors.js';
 import type { ColumnarChunk, DatasetLoader, EngineAdapter } from './engine-adapter.js';
 import type { TailPart } from '../store/store.js';
 import { blockChunk } from '../query/cold-reader.js';
-import { BlockHeaders, EST_BYTES_PER_EVENT, coldBlock, memoryPlan } from './cold-tier.js';
+import { BlockDamagedError, BlockHeaders, EST_BYTES_PER_EVENT, coldBlock, memoryPlan } from './cold-tier.js';
 
 export interface DataPlaneOptions {
     maxBodyBytes: number;
@@ -318,7 +318,14 @@ export class DataPlane {
             const missing = view.blocks.filter((b) => !headers.has(name, b.file));
             if (missing.length === 0) break;
             for (const b of missing) {
-                await headers.read(name, b);
+                try {
+                    await headers.read(name, b);
+                } catch (err) {
+                    // A header that fails its check decides nothing: the block leaves service,
+                    // reported, and answers over the dataset say what they lack.
+                    if (!(err instanceof BlockDamagedError)) throw err;
+                    await this.store.quarantineBlock(name, err.file, `is damaged (${err.why})`);
+                }
                 if (background && this.stopping) throw new LoadStopped();
             }
             view = this.store.tieredView(name); // a compaction may have added a block meanwhile

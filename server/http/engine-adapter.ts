@@ -36,6 +36,8 @@ export interface AplQueryRequest {
     /** The request body's limit (absent = none). */
     limit?: number;
     variables?: Record<string, unknown>;
+    /** Per dataset, what its quarantined storage keeps out of answers (Store.missingData): told in the answer. */
+    missing?: Record<string, string>;
 }
 
 export interface EngineAdapter {
@@ -57,7 +59,7 @@ export interface EngineAdapter {
     /** Runs an APL query; resolves with the response body as JSON text. `signal` cancels it. */
     queryApl(apl: string, req: AplQueryRequest, signal?: AbortSignal): Promise<string>;
     /** Runs a legacy query given as the JSON text of its body (checked to parse). */
-    queryLegacy(dataset: string, bodyJson: string, opts: { now: bigint }, signal?: AbortSignal): Promise<string>;
+    queryLegacy(dataset: string, bodyJson: string, opts: { now: bigint; missing?: Record<string, string> }, signal?: AbortSignal): Promise<string>;
     /** The query pool's counters (undefined when queries run on the main thread). */
     queryStats(): QueryPoolStats | undefined;
     /** Bytes of a dataset's in-memory copy (its blocks on disk not counted). */
@@ -161,7 +163,7 @@ export function createEngineAdapter(opts: EngineAdapterOptions): EngineAdapter {
             return run({ kind: 'apl', apl, request: req }, signal);
         },
         queryLegacy(dataset, bodyJson, o, signal) {
-            return run({ kind: 'legacy', dataset, bodyJson, now: o.now }, signal);
+            return run({ kind: 'legacy', dataset, bodyJson, now: o.now, missing: o.missing }, signal);
         },
         queryStats() {
             return pool?.stats();

@@ -77,6 +77,7 @@ export function registerQueryRoutes(app: FastifyInstance, opts: QueryRouteOption
             includeCursorField,
             limit,
             variables: (variables ?? undefined) as Record<string, unknown> | undefined,
+            missing: data.store.missingData(),
         }, clientGone(reply)));
         return sendJson(reply, json);
     };
@@ -92,7 +93,7 @@ export function registerQueryRoutes(app: FastifyInstance, opts: QueryRouteOption
         if (body === undefined) throw badRequest('invalid legacy query: the body must be a JSON object with startTime and endTime');
         parseBool(queryParam(req, 'nocache'), 'nocache');
         historyHeader(req, reply);
-        return sendJson(reply, await data.engine.queryLegacy(name, rawBody(req).toString('utf8'), { now: nowNs() }, clientGone(reply)));
+        return sendJson(reply, await data.engine.queryLegacy(name, rawBody(req).toString('utf8'), { now: nowNs(), missing: data.store.missingData() }, clientGone(reply)));
     });
 }
 

@@ -39,7 +39,7 @@ export function interruption(kind: 'timeout' | 'cancelled', timeoutMs: number): 
  */
 export type QuerySpec =
     | { kind: 'apl'; apl: string; request: AplQueryRequest }
-    | { kind: 'legacy'; dataset: string; bodyJson: string; now: bigint }
+    | { kind: 'legacy'; dataset: string; bodyJson: string; now: bigint; missing?: Record<string, string> }
     /** A part of a parallel run (language/eval/parallel.ts); answers the part's result as text. */
     | { kind: 'apl-part'; apl: string; request: AplQueryRequest; plan: PartitionPlan; part: PartitionSpec }
     /** The merge of a parallel run: the parts' results (text), then the response body as for `apl`. */

@@ -8,6 +8,7 @@ import type { Engine, QueryInterruption, QueryOptions } from '../../language/ind
 import { deserializePartial, legacyExecutor, serializePartial, type QueryEngine } from '../../language/index.js';
 import { ServiceAplChecker } from '../http/apl-check.js';
 import type { QueryJob } from './protocol.js';
+import type { StatusMessage } from '../../language/api/status.js';
 import { mapQueryError } from './query-errors.js';
 
 /** One checker per engine (a worker's replica, or the main thread's engine): its services are built once. */
@@ -44,12 +45,38 @@ export async function runJob(engine: Engine, job: QueryJob, interrupt?: () => Qu
             }
             if (job.kind === 'apl-merge') options.merge = { plan: job.plan, parts: job.parts.map(deserializePartial) };
             const result = req.format === 'tabular' ? await engine.query(job.apl, options) : await engine.queryLegacyFormat(job.apl, options);
-            return JSON.stringify(result);
+            return JSON.stringify(tellMissingData(result, req.missing));
         }
         // The legacy executor runs APL through `engine.query`: every one of those runs gets the interrupt.
         const interrupted: QueryEngine = { query: (apl, o) => engine.query(apl, { ...o, interrupt }) };
-        return JSON.stringify(await legacyExecutor(interrupted, job.dataset, JSON.parse(job.bodyJson) as unknown));
+        return JSON.stringify(tellMissingData(await legacyExecutor(interrupted, job.dataset, JSON.parse(job.bodyJson) as unknown), job.missing, [job.dataset]));
     } catch (err) {
         throw mapQueryError(err);
     }
+}
+
+/** The code of the warning an answer over quarantined data carries (API.md §6.5: custom codes start with `apl_`). */
+export const QUARANTINED_DATA_WARNING = 'apl_quarantined_data_warning';
+
+interface AnswerWithStatus {
+    status?: { isPartial?: boolean; messages?: StatusMessage[] | null };
+    datasetNames?: string[];
+}
+
+/**
+ * An answer that read a dataset with quarantined events is partial, and says what it lacks: one
+ * warning per such dataset, whatever the number of tables or times the query read it.
+ */
+function tellMissingData<T>(result: T, missing: Record<string, string> | undefined, read?: string[]): T {
+    if (!missing) return result;
+    const answer = result as AnswerWithStatus;
+    const status = answer.status;
+    if (!status) return result;
+    for (const name of new Set(read ?? answer.datasetNames ?? [])) {
+        const msg = Object.prototype.hasOwnProperty.call(missing, name) ? missing[name] : undefined;
+        if (msg === undefined) continue;
+        status.isPartial = true;
+        (status.messages ??= []).push({ priority: 'warn', count: 1, code: QUARANTINED_DATA_WARNING, msg });
+    }
+    return result;
 }

@@ -3,6 +3,9 @@
  *
  *   "APLBLK01" | u32 LE header length | header JSON | sections... | u32 LE crc32(all previous bytes)
  *
+ * The header JSON (version 2) also carries `crc32`, its own checksum: it is read alone for blocks
+ * kept on disk, and decides which blocks a query skips unread.
+ *
  * Sections (each raw-deflated when `compression` is "deflate-raw"): `_time` i64 LE, batch index
  * u32 (into header.batches), row index u32, and per field column:
  *   f64  — float64 LE values + a presence bitmap (bit i set = row i has a value)
@@ -54,7 +57,8 @@ type ColumnMeta = (
 export type BlockColumnMeta = ColumnMeta;
 
 export interface BlockHeader {
-    v: 1;
+    /** 2: the header JSON carries `crc32` (see encodeHeader); 1: written before it did. */
+    v: 1 | 2;
     rows: number;
     minTime: string;
     maxTime: string;
@@ -177,7 +181,7 @@ class BlockWriter {
             offset += this.sections[i].length;
         }
         const header: BlockHeader = {
-            v: 1,
+            v: 2,
             rows: range.rows,
             minTime: range.minT.toString(),
             maxTime: range.maxT.toString(),
@@ -191,7 +195,7 @@ class BlockWriter {
             row: this.row,
             columns: this.columns,
         };
-        const headerBytes = Buffer.from(JSON.stringify(header));
+        const headerBytes = encodeHeader(header);
         const prefix = Buffer.alloc(12);
         prefix.write(BLOCK_MAGIC, 0, 'latin1');
         prefix.writeUInt32LE(headerBytes.length, 8);
@@ -502,28 +506,53 @@ async function mergedColumn(name: string, kinds: number, parts: { column: BatchC
 
 export class BlockCorruptError extends Error {}
 
+/**
+ * The header JSON with its own checksum, as the store's JSON files have (fsutil.ts checkedJson):
+ * `crc32` is the CRC-32 of the compact JSON of the other keys. A dataset kept on disk decides from
+ * the header alone which blocks a query reads (column ranges, kinds and names), without reading the
+ * block, so those bytes must be checked on their own before they are trusted.
+ */
+function encodeHeader(header: BlockHeader): Buffer {
+    return Buffer.from(JSON.stringify({ ...header, crc32: crc32(JSON.stringify(header)) >>> 0 }));
+}
+
+/**
+ * Parses a header and checks it: version 2 must carry a matching `crc32` (removed here); version 1
+ * has none (`checked` false: its bytes are covered by the block's checksum alone).
+ */
+function parseHeader(text: string): { header: BlockHeader; checked: boolean } {
+    let parsed: Record<string, unknown>;
+    try {
+        parsed = JSON.parse(text) as Record<string, unknown>;
+    } catch (err) {
+        throw new BlockCorruptError(`unreadable block header (${(err as Error).message})`);
+    }
+    if (typeof parsed !== 'object' || parsed === null) throw new BlockCorruptError('unreadable block header (not an object)');
+    // A later format will say so here; reading it as this one would give wrong values, not errors.
+    if (parsed.v === 1) return { header: parsed as unknown as BlockHeader, checked: false };
+    if (parsed.v !== 2) throw new BlockCorruptError(`unsupported block version ${JSON.stringify(parsed.v)}`);
+    const { crc32: stored, ...rest } = parsed;
+    if (stored !== crc32(JSON.stringify(rest)) >>> 0) throw new BlockCorruptError('block header checksum mismatch (its column ranges, kinds or counts are damaged)');
+    return { header: rest as unknown as BlockHeader, checked: true };
+}
+
 /** `checksum`: false when these very bytes were checked before (see coldBlockReader). */
 export function readBlockHeader(buf: Buffer, checksum = true): { header: BlockHeader; dataStart: number } {
     if (buf.length < 16 || buf.toString('latin1', 0, 8) !== BLOCK_MAGIC) throw new BlockCorruptError('not a block file (bad magic)');
     const crc = buf.readUInt32LE(buf.length - 4);
     if (checksum && crc32(buf.subarray(0, buf.length - 4)) >>> 0 !== crc) throw new BlockCorruptError('block checksum mismatch');
     const hlen = buf.readUInt32LE(8);
-    let header: BlockHeader;
-    try {
-        header = JSON.parse(buf.toString('utf8', 12, 12 + hlen)) as BlockHeader;
-    } catch (err) {
-        throw new BlockCorruptError(`unreadable block header (${(err as Error).message})`);
-    }
-    // A later format will say so here; reading it as this one would give wrong values, not errors.
-    if (header.v !== 1) throw new BlockCorruptError(`unsupported block version ${JSON.stringify(header.v)}`);
+    if (12 + hlen > buf.length - 4) throw new BlockCorruptError('unreadable block header (its length runs past the block)');
+    const { header } = parseHeader(buf.toString('utf8', 12, 12 + hlen));
     return { header, dataStart: 12 + hlen };
 }
 
 /**
- * A block file's header alone (two small reads, no checksum: the data is checked when a query
- * reads the block). For what a dataset's schema and block list need at start-up.
+ * A block file's header alone (two small reads), checked by its own checksum (version 2; the data
+ * is checked when a query reads the block). For what a dataset's schema and block list need at
+ * start-up. `checked` is false for a version 1 header, which has no checksum of its own.
  */
-export async function readBlockHeaderOnly(file: string): Promise<BlockHeader> {
+export async function readBlockHeaderOnly(file: string): Promise<BlockHeader & { checked: boolean }> {
     const fh = await open(file, 'r');
     try {
         const prefix = Buffer.alloc(12);
@@ -532,15 +561,13 @@ export async function readBlockHeaderOnly(file: string): Promise<BlockHeader> {
         const hlen = prefix.readUInt32LE(8);
         const h = Buffer.alloc(hlen);
         const { bytesRead } = await fh.read(h, 0, hlen, 12);
-        let header: BlockHeader;
+        if (bytesRead !== hlen) throw new BlockCorruptError(`${file}: unreadable block header (the file ends inside its header)`);
         try {
-            if (bytesRead !== hlen) throw new Error('the file ends inside its header');
-            header = JSON.parse(h.toString('utf8')) as BlockHeader;
+            const { header, checked } = parseHeader(h.toString('utf8'));
+            return { ...header, checked };
         } catch (err) {
-            throw new BlockCorruptError(`${file}: unreadable block header (${(err as Error).message})`);
+            throw new BlockCorruptError(`${file}: ${(err as Error).message}`);
         }
-        if (header.v !== 1) throw new BlockCorruptError(`${file}: unsupported block version ${JSON.stringify(header.v)}`);
-        return header;
     } finally {
         await fh.close();
     }

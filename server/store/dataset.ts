@@ -285,6 +285,8 @@ export class Dataset {
     recoveryNotes: string[] = [];
     /** Problems found since this open (also logged): damage quarantined, metadata rebuilt. */
     problems: string[] = [];
+    /** Files of quarantine/ that held events (all but a replaced manifest), with their sizes: what answers lack. */
+    private readonly quarantinedData = new Map<string, number>();
     /** Consecutive failed compactions, and the timer of the next try (exponential backoff). */
     private compactFailures = 0;
     private retryTimer: NodeJS.Timeout | undefined;
@@ -370,13 +372,33 @@ export class Dataset {
     private async quarantineBytes(name: string, data: Buffer): Promise<string> {
         await ensureDir(this.quarantineDir);
         await writeFileAtomic(path.join(this.quarantineDir, name), data);
+        this.noteQuarantined(name, data.length);
         return `quarantine/${name}`;
+    }
+
+    private noteQuarantined(name: string, bytes: number): void {
+        if (!name.startsWith('manifest.json')) this.quarantinedData.set(`quarantine/${name}`, bytes);
+    }
+
+    /**
+     * What every answer over this dataset lacks, in one sentence (undefined when nothing): the
+     * quarantined files that held events, from this open and earlier ones, until they are removed.
+     */
+    missingData(): string | undefined {
+        const files = [...this.quarantinedData.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1));
+        if (files.length === 0) return undefined;
+        const shown = files.slice(0, 5).map(([f, bytes]) => `${f} (${bytes.toLocaleString('en-US')} bytes)`);
+        if (files.length > 5) shown.push(`${files.length - 5} more`);
+        const what = files.length === 1 ? 'a damaged piece of its storage is' : `${files.length} damaged pieces of its storage are`;
+        return `dataset "${this.meta.name}": ${what} quarantined, ${shown.join(', ')}: the events in ${files.length === 1 ? 'it' : 'them'} are not in this answer (see the dataset's storage health)`;
     }
 
     /** Moves a file of the dataset directory into quarantine/ (never deletes it). */
     private async quarantineFile(file: string, name: string): Promise<string> {
         await ensureDir(this.quarantineDir);
+        const bytes = (await fsp.stat(file).catch(() => undefined))?.size ?? 0;
         await fsp.rename(file, path.join(this.quarantineDir, name));
+        this.noteQuarantined(name, bytes);
         await fsyncDir(this.quarantineDir);
         await fsyncDir(path.dirname(file));
         return `quarantine/${name}`;
@@ -392,6 +414,8 @@ export class Dataset {
         const wal = await this.scanWal();
         await this.settleOrphanBlocks(wal.records);
         await this.replay(wal);
+        // What earlier opens quarantined is still missing from every answer.
+        for (const q of (await datasetHealth(this.dir, [])).quarantined) this.noteQuarantined(q.file.slice('quarantine/'.length), q.bytes);
     }
 
     /** manifest.json, or one rebuilt from the blocks when it is missing or unreadable. */
@@ -923,6 +947,27 @@ export class Dataset {
             // now, so that the bytes the dataset reports are what is left.
             if (this.tail.some((b) => b.seq <= upto && b.minTime < before)) await this.compactNow().catch((err: unknown) => this.compactionFailed(err));
             return dropped;
+        });
+    }
+
+    /**
+     * Takes a listed block out of service because it failed a check (its header's checksum, its
+     * row count): the manifest drops it first (committed), then the file moves to quarantine/, and
+     * the problem is reported. Its events are no longer served; answers say so (missingData).
+     */
+    async quarantineBlock(file: string, why: string): Promise<void> {
+        this.checkOpen();
+        await this.exclusive(async () => {
+            if (!this.manifest.blocks.some((b) => b.file === file)) return;
+            const next = { ...this.manifest, blocks: this.manifest.blocks.filter((b) => b.file !== file) };
+            await writeFileAtomic(this.manifestFile, checkedJson(next));
+            this.manifest = next;
+            await this.noOpeningSnapshots();
+            const q = await this.quarantineFile(path.join(this.blockDir, file), `block-${file}`);
+            this.opts.blockCache.evictPrefix(this.cacheKey);
+            const msg = `blocks/${file} ${why}: moved to ${q}, its events are not served`;
+            this.problems.push(msg);
+            this.opts.log(`dataset "${this.meta.name}": ${msg}`);
         });
     }
 

@@ -157,6 +157,11 @@ export class Store {
         this.compactedListeners.push(fn);
     }
 
+    /** See Dataset.quarantineBlock. */
+    quarantineBlock(name: string, file: string, why: string): Promise<void> {
+        return this.ds(name).quarantineBlock(file, why);
+    }
+
     /** See Dataset.tieredView. */
     tieredView(name: string): TieredView {
         return this.ds(name).tieredView();
@@ -204,6 +209,19 @@ export class Store {
     /** True for a usable dataset (an unavailable one answers 423 on every use, see getDataset). */
     hasDataset(name: string): boolean {
         return this.datasets.has(name);
+    }
+
+    /**
+     * Per dataset with quarantined events, what answers over it lack (Dataset.missingData); undefined
+     * when no dataset has any. Kept in memory: cheap enough for every query.
+     */
+    missingData(): Record<string, string> | undefined {
+        let out: Record<string, string> | undefined;
+        for (const [name, ds] of this.datasets) {
+            const missing = ds.missingData();
+            if (missing !== undefined) (out ??= {})[name] = missing;
+        }
+        return out;
     }
 
     /** The storage health the dataset endpoints report. Throws 404 for an unknown dataset. */

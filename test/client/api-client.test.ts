@@ -179,6 +179,41 @@ describe('AplClient against the local service', () => {
             expect(rows.map(r => r.i).sort()).toEqual([0, 1, 2, 3, 4, 5, 6]);
         });
 
+        // 60,000 rows at one `_time` (and a few around it): a run of ties longer than the service's
+        // 50,000-row cap. Paging by time alone lost the last 10,000 (issue 26).
+        it("['client-many-ties'] paged by time in both orders: every row exactly once", async () => {
+            await client.datasets.create({ name: 'client-many-ties' });
+            const TIES = 60_000;
+            const events = [
+                ...Array.from({ length: 3 }, (_, i) => ({ _time: '2024-01-01T00:00:00Z', i })),
+                ...Array.from({ length: TIES }, (_, i) => ({ _time: '2024-01-01T00:00:01Z', i: 3 + i })),
+                ...Array.from({ length: 4 }, (_, i) => ({ _time: '2024-01-01T00:00:02Z', i: 3 + TIES + i })),
+            ];
+            await client.ingest('client-many-ties', events);
+            for (const order of ['desc', 'asc'] as const) {
+                const { rows, pages } = await collect(
+                    client.pagesByTime("['client-many-ties'] | project _time, i", { pageSize: 7000, order, startTime: '2023-12-31T00:00:00Z', endTime: '2024-01-02T00:00:00Z' }),
+                );
+                const seen = new Uint8Array(events.length);
+                for (const r of rows) seen[Number(r.i)]++;
+                expect({ order, rows: rows.length, repeated: seen.filter(c => c > 1).length }).toEqual({ order, rows: events.length, repeated: 0 });
+                expect(pages).toBe(Math.ceil(events.length / 7000));
+                expect(rows.every(r => Object.keys(r).join() === '_time,i')).toBe(true);
+                const times = rows.map(r => String(r._time));
+                expect(times).toEqual(order === 'asc' ? [...times].sort() : [...times].sort().reverse());
+            }
+        });
+
+        // Rows that are not events have no row id (no `_cursor`): ties fall back to skipping the rows already read.
+        it("['client-pages'] | summarize count() by _time, i paged by time (no row ids): every row exactly once", async () => {
+            for (const order of ['desc', 'asc'] as const) {
+                const { rows } = await collect(
+                    client.pagesByTime("['client-pages'] | summarize count() by _time, i", { pageSize: 4, order, startTime: '2023-12-31T00:00:00Z', endTime: '2024-01-02T00:00:00Z' }),
+                );
+                expect(rows.map(r => r.i).sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: N }, (_, i) => i));
+            }
+        });
+
         it('asks for the _cursor column with includeCursorField, and pages from one of its values', async () => {
             const q = "['client-pages'] | sort by _time desc | project i";
             const plain = await client.query(q);

@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util';
 import { AplApiError } from '../../api/errors.js';
+import { matchedRows } from '../../api/paging.js';
+import { rowCount } from '../../api/rows.js';
 import type { Table, TabularResult } from '../../api/types.js';
 import { CliError } from '../cli-error.js';
 import { clientFrom, CONNECTION_OPTIONS, CONNECTION_USAGE, reportApiError, warnAboutTokenArgument } from '../connection.js';
@@ -21,7 +23,9 @@ ${CONNECTION_USAGE}
   --format         table (default; fitted to the terminal), json (array of row objects), csv,
                    tabular or legacy (the service's result JSON)
   --start, --end   time range: RFC 3339, a date, or now-1h / now-7d (default: not bounded)
-  --all            page through every row by cursor (appends | sort by _time | limit N)
+  --all            page through every row by cursor (appends | sort by _time | limit N); ends
+                   with the number of rows written on stderr, and exit 1 when it differs from
+                   the rows the query matches (counted with | count)
   --page-size N    rows per page with --all (default 1000)
   --order          with --all: desc (newest first, default) or asc
   --width N        fit tables to N columns (default: the terminal width)
@@ -88,6 +92,14 @@ export async function runQueryCommand(argv: string[], out: NodeJS.WritableStream
         const table = merged ?? { name: '0', fields: [], columns: [] };
         const tabular = last ? { ...last, tables: [table as Table] } : { tables: [table] };
         writeResult(out, format, { tabular }, { width });
+        // Every row or a loud failure: the rows written against the rows the query matches.
+        const written = rowCount(table);
+        const matched = await matchedRows(client, query.text, { startTime: range.startTime, endTime: range.endTime });
+        err.write(`${written.toLocaleString('en-US')} rows written\n`);
+        if (matched !== undefined && matched !== written) {
+            err.write(`apl query: error: ${written.toLocaleString('en-US')} rows written, but the query matches ${matched.toLocaleString('en-US')}: the output is incomplete (or events arrived while it ran: bound the time with --end)\n`);
+            return 1;
+        }
         return 0;
     } catch (e) {
         return reportQueryError(e, query, err, 'query', values.all ? `| sort by _time ${order} | limit ${pageSize}` : undefined);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportPages } from '../../../client/vscode/src/results/export-writer.js';
+import { ExportIncompleteError, exportPages } from '../../../client/vscode/src/results/export-writer.js';
 import { ResultSet, type ResultPage } from '../../../client/vscode/src/results/result-set.js';
 import { END, serviceWithEvents, START, type Fixture } from './service-fixture.js';
 
@@ -91,5 +91,29 @@ describe('exportPages', () => {
         ).rejects.toThrow();
         expect(existsSync(file)).toBe(false);
         expect(readdirSync(dir).filter(f => f.startsWith('cancelled'))).toEqual([]);
+    });
+});
+
+describe('exportPages checks the rows written against the rows matched', () => {
+    async function* twoPages(): AsyncGenerator<ResultPage> {
+        yield { fields: [{ name: 'a', type: 'integer' }], columns: [[1, 2]], rows: 2 };
+        yield { fields: [{ name: 'a', type: 'integer' }], columns: [[3]], rows: 1 };
+    }
+
+    it('3 rows written of 3 matched: the summary says 3', async () => {
+        const file = join(dir, 'checked.csv');
+        expect((await exportPages(twoPages(), file, 'csv', undefined, { expectedRows: 3 })).rows).toBe(3);
+        expect(readFileSync(file, 'utf8')).toBe('a\n1\n2\n3\n');
+    });
+
+    it('3 rows written of 5 matched: ExportIncompleteError naming both, and no file', async () => {
+        for (const format of ['csv', 'ndjson', 'json'] as const) {
+            const file = join(dir, `short.${format}`);
+            const err = await exportPages(twoPages(), file, format, undefined, { expectedRows: 5 }).catch((e: unknown) => e);
+            expect(err).toBeInstanceOf(ExportIncompleteError);
+            expect(err).toMatchObject({ written: 3, expected: 5 });
+            expect(existsSync(file)).toBe(false);
+            expect(readdirSync(dir).filter(f => f.startsWith('short.'))).toEqual([]);
+        }
     });
 });

@@ -19,8 +19,8 @@ describe('PageStore', () => {
     });
 
     it('a page without a next anchor is the last one', () => {
-        const store = new PageStore<string>({ kind: 'time', skip: 0 }, 3);
-        store.put(0, 'p0', { kind: 'time', endTime: '2024-01-01T00:00:01Z', skip: 1 });
+        const store = new PageStore<string>({ kind: 'time' }, 3);
+        store.put(0, 'p0', { kind: 'time', endTime: '2024-01-01T00:00:01Z', cursor: '0d3fzkox77jls-0000000000000001-00000000' });
         store.put(1, 'p1', undefined);
         expect(store.pageCount).toBe(2);
         expect(store.reachable).toBe(2);

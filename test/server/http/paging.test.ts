@@ -153,3 +153,39 @@ describe('timestamp paging', () => {
         });
     }
 });
+
+// A result cut to the service's maximum rows per query (50,000) says so in status.messages (issue 26).
+describe('the row cap is told', () => {
+    const CAP_ROWS = 51_000;
+    beforeAll(async () => {
+        await createDataset(t, 'capped');
+        const r = await t.raw('POST', '/v1/datasets/capped/ingest', ndjson(Array.from({ length: CAP_ROWS }, (_, i) => ({ _time: new Date(BASE + i).toISOString(), i }))), {
+            'content-type': 'application/x-ndjson',
+        });
+        expect(r.json.ingested).toBe(CAP_ROWS);
+    });
+
+    const codes = (json: { status: { messages?: { code: string }[] | null } }) => (json.status.messages ?? []).map(m => m.code);
+    const CASES: [string, Record<string, unknown>, number, string[]][] = [
+        ["['capped'] | limit 51000", {}, 50_000, ['apl_max_result_rows_warning']],
+        ["['capped'] | project i", { limit: 60_000 }, 50_000, ['apl_max_result_rows_warning']],
+        ["['capped'] | limit 51000", { limit: 100 }, 100, []],
+        ["['capped'] | limit 100", {}, 100, []],
+        ["['capped'] | project i", {}, 1000, ['default_limit_warning']],
+    ];
+    for (const [apl, extra, n, expected] of CASES) {
+        it(`${apl} ${JSON.stringify(extra)}: ${n} rows, messages ${JSON.stringify(expected)}`, async () => {
+            for (const format of ['tabular', 'legacy'] as const) {
+                const r = await t.call('POST', `/v1/datasets/_apl?format=${format}`, { apl, ...extra });
+                expect(r.status, r.text).toBe(200);
+                expect(format === 'tabular' ? rows(r.json).length : r.json.matches.length).toBe(n);
+                expect(codes(r.json)).toEqual(expected);
+                if (expected[0] === 'apl_max_result_rows_warning') {
+                    const [m] = r.json.status.messages;
+                    expect(m).toMatchObject({ priority: 'warn', count: 1 });
+                    expect(m.msg).toMatch(/50,000 of 51,000 rows.*maxResultRows/);
+                }
+            }
+        });
+    }
+});

@@ -32,6 +32,16 @@ async function countOf(t: TestService, ds: string): Promise<{ status: number; n?
     return r.status === 200 ? { status: 200, n: Object.values(rows(r.json)[0])[0] as number } : { status: r.status, message: r.json?.message };
 }
 
+/** Flips a bit inside the second record of the dataset's (only) WAL segment; returns the segment's name. */
+async function damageSecondWalRecord(t: TestService, ds: string): Promise<string> {
+    const wal = path.join(t.dir, 'datasets', ds, 'wal');
+    const [seg] = readdirSync(wal);
+    const data = await fsp.readFile(path.join(wal, seg));
+    data[Math.floor(data.length / 2)] ^= 0x08;
+    await fsp.writeFile(path.join(wal, seg), data);
+    return seg;
+}
+
 describe('a damaged block', () => {
     it('takes its dataset out of service with 423 naming the file; the other datasets serve; nothing is deleted', async () => {
         const t = await service();
@@ -76,11 +86,7 @@ describe('a damaged WAL record', () => {
         await createDataset(t, 'w');
         for (let b = 0; b < 3; b++) await ingest(t, 'w', 5, b * 5);
         await t.svc.close();
-        const wal = path.join(t.dir, 'datasets', 'w', 'wal');
-        const [seg] = readdirSync(wal);
-        const data = await fsp.readFile(path.join(wal, seg));
-        data[Math.floor(data.length / 2)] ^= 0x08; // inside the second record
-        await fsp.writeFile(path.join(wal, seg), data);
+        const seg = await damageSecondWalRecord(t, 'w');
         await t.restart();
         expect(await countOf(t, 'w')).toEqual({ status: 200, n: 10 });
         const get = await t.call('GET', '/v2/datasets/w');
@@ -94,6 +100,92 @@ describe('a damaged WAL record', () => {
         expect(info.json.storage.problems[0]).toMatch(/wal\/.*record seq 2 .*damaged.*not served/);
         await createDataset(t, 'fine');
         expect((await t.call('GET', '/v1/datasets/fine/info')).json.storage).toEqual({ status: 'ok', problems: [], quarantined: [] });
+    });
+});
+
+describe('an answer over quarantined data', () => {
+    const QUARANTINED = 'apl_quarantined_data_warning';
+    type Status = { isPartial: boolean; messages?: { priority: string; code: string; msg: string; count: number }[] | null };
+    const warnings = (s: Status) => (s.messages ?? []).filter((m) => m.code === QUARANTINED);
+
+    it("['w'] | count after a WAL record is quarantined: isPartial and one warning naming the quarantined file, after every restart", async () => {
+        const t = await service({ store: { compactInWorker: false, compactEvents: 1000 } });
+        await createDataset(t, 'w');
+        await createDataset(t, 'fine');
+        for (let b = 0; b < 3; b++) await ingest(t, 'w', 5, b * 5);
+        await ingest(t, 'fine', 2);
+        await t.svc.close();
+        const seg = await damageSecondWalRecord(t, 'w');
+        for (let open = 0; open < 2; open++) {
+            await t.restart();
+            for (const apl of ["['w'] | count", "['w'] | union (['w']) | union (['fine'])", "['w'] | project i"]) {
+                for (const format of ['tabular', 'legacy']) {
+                    const r = await t.call('POST', `/v1/datasets/_apl?format=${format}`, { apl });
+                    expect(r.status, r.text).toBe(200);
+                    expect(r.json.status.isPartial, `${apl} ${format}`).toBe(true);
+                    const [w, ...more] = warnings(r.json.status);
+                    expect(more).toEqual([]);
+                    expect(w).toMatchObject({ priority: 'warn', count: 1 });
+                    expect(w.msg).toMatch(new RegExp(`dataset "w".*quarantine/${seg}\\.\\d+\\.bad.*not in this answer`));
+                }
+            }
+            const legacy = await t.call('POST', '/v1/datasets/w/query', { startTime: '2000-01-01T00:00:00Z', endTime: '2100-01-01T00:00:00Z' });
+            expect(legacy.status, legacy.text).toBe(200);
+            expect(legacy.json.status.isPartial).toBe(true);
+            expect(warnings(legacy.json.status)).toHaveLength(1);
+            const fine = await t.call('POST', '/v1/datasets/_apl?format=tabular', { apl: "['fine'] | count" });
+            expect(fine.json.status.isPartial).toBe(false);
+            expect(warnings(fine.json.status)).toEqual([]);
+        }
+    });
+});
+
+describe('a damaged zone map (a dataset kept on disk)', () => {
+    // Three blocks of 2,000 events: b is 0..9 in the first, 30..39 in the second, 50..59 in the third.
+    const BLOCK_B = [0, 30, 50];
+    async function threeBlocks(): Promise<{ t: TestService; second: string }> {
+        const t = await service({ memoryLimit: 1024 * 1024, store: { compactInWorker: false, compactEvents: 1e9 } });
+        await createDataset(t, 'z');
+        for (const [k, base] of BLOCK_B.entries()) {
+            const events = Array.from({ length: 2000 }, (_, i) => ({ _time: new Date(Date.UTC(2026, 0, 1 + k, 0, 0, i)).toISOString(), i: k * 2000 + i, b: base + (i % 10) }));
+            const r = await t.raw('POST', '/v1/datasets/z/ingest', ndjson(events), { 'content-type': 'application/x-ndjson' });
+            expect(r.json.ingested, r.text).toBe(2000);
+            await t.svc.data.store.compact('z');
+        }
+        const blocks = readdirSync(path.join(t.dir, 'datasets', 'z', 'blocks')).sort();
+        expect(blocks).toHaveLength(3);
+        return { t, second: blocks[1] };
+    }
+
+    it("['z'] | where b > 20 | count after one bit of a block header's max of b flips (39 → 19): the block is quarantined, the answer partial, health degraded", async () => {
+        const { t, second } = await threeBlocks();
+        const all = { startTime: '2025-12-01T00:00:00Z', endTime: '2026-02-01T00:00:00Z' };
+        const count = async () => t.call('POST', '/v1/datasets/_apl?format=tabular', { apl: "['z'] | where b > 20 | count", ...all });
+        expect(rows((await count()).json)[0]).toEqual({ count: 4000 });
+        await t.svc.close();
+        const file = path.join(t.dir, 'datasets', 'z', 'blocks', second);
+        const data = await fsp.readFile(file);
+        const header = data.toString('latin1', 12, 12 + data.readUInt32LE(8));
+        const maxOfB = header.indexOf('"max":39', header.indexOf('"name":"b"'));
+        expect(maxOfB).toBeGreaterThan(0);
+        data[12 + maxOfB + '"max":'.length] ^= 0x02; // '3' → '1'
+        await fsp.writeFile(file, data);
+        await t.restart({ memoryLimit: 1024 * 1024 });
+        const r = await count();
+        expect(r.status, r.text).toBe(200);
+        expect(rows(r.json)[0]).toEqual({ count: 2000 }); // the third block's; the second's are not served
+        expect(r.json.status.isPartial).toBe(true);
+        const warning = (r.json.status.messages ?? []).find((m: { code: string }) => m.code === 'apl_quarantined_data_warning');
+        expect(warning?.msg).toContain(`quarantine/block-${second}`);
+        const info = await t.call('GET', '/v1/datasets/z/info');
+        expect(info.headers.get('x-apl-storage-status')).toBe('degraded');
+        expect(info.json.storage.status).toBe('degraded');
+        expect(info.json.storage.problems.join('\n')).toMatch(new RegExp(`blocks/${second}.*header checksum mismatch.*quarantine/block-${second}`));
+        expect(info.json.storage.quarantined.map((q: { file: string }) => q.file)).toEqual([`quarantine/block-${second}`]);
+        // The other blocks answer as before, and the quarantined bytes are kept as they were.
+        const fine = await t.call('POST', '/v1/datasets/_apl?format=tabular', { apl: "['z'] | where b < 20 | count", ...all });
+        expect(rows(fine.json)[0]).toEqual({ count: 2000 });
+        expect(await fsp.readFile(path.join(t.dir, 'datasets', 'z', 'quarantine', `block-${second}`))).toEqual(data);
     });
 });
 

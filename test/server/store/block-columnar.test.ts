@@ -5,13 +5,14 @@
  * bool, or json when they are mixed or nested), the columns in order of first appearance.
  */
 import fc from 'fast-check';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../../language/values.js';
 import { toColumns } from '../../../server/ingest/columnar.js';
+import { BlockDamagedError, BlockHeaders } from '../../../server/http/cold-tier.js';
 import type { FlatFields } from '../../../language/ingest/normalize-event.js';
 import { decodeBlock, encodeBlock, readBlockHeader, readBlockHeaderOnly, type BlockHeader, type BlockInput, type EncodeOptions } from '../../../server/store/block.js';
 
@@ -135,7 +136,8 @@ function widened(bytes: Buffer): Buffer {
         offset += raw.length;
         parts.push(raw);
     }
-    return rewritten(bytes, header, parts);
+    // Blocks written before narrowing predate the header's own checksum too (version 1).
+    return rewritten(bytes, { ...header, v: 1 }, parts);
 }
 
 /** The block with another header (and sections, default its own), checksummed again. */
@@ -216,12 +218,56 @@ describe('blocks', () => {
     it('a block of another format version is refused, not misread (whole and header only)', async () => {
         const bytes = (await encodeBlock(inputs([{ seq: 1, events: [{ a: 'x' }] }], true), { compress: false }))!.bytes;
         const { header } = readBlockHeader(bytes);
-        const other = rewritten(bytes, { ...header, v: 2 as 1 });
-        expect(() => readBlockHeader(other)).toThrow(/unsupported block version 2/);
+        const other = rewritten(bytes, { ...header, v: 3 as 2 });
+        expect(() => readBlockHeader(other)).toThrow(/unsupported block version 3/);
         const file = path.join(mkdtempSync(path.join(tmpdir(), 'apl-block-')), '00000001.blk');
         writeFileSync(file, other);
-        await expect(readBlockHeaderOnly(file)).rejects.toThrow(/unsupported block version 2/);
+        await expect(readBlockHeaderOnly(file)).rejects.toThrow(/unsupported block version 3/);
         rmSync(path.dirname(file), { recursive: true });
+    });
+
+    // The header decides, alone, which blocks of a dataset kept on disk a query skips (issue 26).
+    it("a flipped bit in a header's column max fails the header's own checksum (whole and header only); a version 1 header says it is unchecked", async () => {
+        const bytes = (await encodeBlock(inputs([{ seq: 1, events: Array.from({ length: 20 }, (_, i) => ({ b: 30 + (i % 10) })) }], true), { compress: false }))!.bytes;
+        const dir = mkdtempSync(path.join(tmpdir(), 'apl-block-'));
+        const file = path.join(dir, '00000001.blk');
+        writeFileSync(file, bytes);
+        expect(await readBlockHeaderOnly(file)).toMatchObject({ v: 2, checked: true, columns: [{ name: 'b', min: 30, max: 39 }] });
+        expect(readBlockHeader(bytes).header).not.toHaveProperty('crc32');
+        const flipped = Buffer.from(bytes);
+        const at = flipped.indexOf('"max":39');
+        flipped[at + '"max":'.length] ^= 0x02; // 39 → 19
+        // Checksum the whole block again: only the header's own checksum can tell.
+        const body = flipped.subarray(0, flipped.length - 4);
+        flipped.writeUInt32LE(crc32(body) >>> 0, flipped.length - 4);
+        expect(() => readBlockHeader(flipped)).toThrow(/block header checksum mismatch/);
+        writeFileSync(file, flipped);
+        await expect(readBlockHeaderOnly(file)).rejects.toThrow(/block header checksum mismatch/);
+        writeFileSync(file, rewritten(bytes, { ...readBlockHeader(bytes).header, v: 1 }));
+        expect(await readBlockHeaderOnly(file)).toMatchObject({ v: 1, checked: false });
+        rmSync(dir, { recursive: true });
+    });
+
+    it('the cold tier trusts a version 1 header only once the whole block checks out', async () => {
+        const bytes = (await encodeBlock(inputs([{ seq: 1, events: Array.from({ length: 20 }, (_, i) => ({ b: 30 + (i % 10) })) }], true), { compress: false }))!.bytes;
+        const v1 = rewritten(bytes, { ...readBlockHeader(bytes).header, v: 1 });
+        const datasets = mkdtempSync(path.join(tmpdir(), 'apl-cold-'));
+        const blocks = path.join(datasets, 'd', 'blocks');
+        mkdirSync(blocks, { recursive: true });
+        const h = readBlockHeader(v1).header;
+        const info = { file: '00000001.blk', rows: h.rows, minTime: h.minTime, maxTime: h.maxTime, firstSeq: 1, lastSeq: 1, bytes: v1.length };
+        writeFileSync(path.join(blocks, info.file), v1);
+        const headers = new BlockHeaders(datasets);
+        await headers.read('d', info);
+        expect(headers.get('d', info.file).columns[0]).toMatchObject({ name: 'b', max: 39 });
+        const flipped = Buffer.from(v1);
+        flipped[flipped.indexOf('"max":39') + '"max":'.length] ^= 0x02; // the whole block's checksum now fails
+        writeFileSync(path.join(blocks, info.file), flipped);
+        const fresh = new BlockHeaders(datasets);
+        const err = await fresh.read('d', info).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(BlockDamagedError);
+        expect(err).toMatchObject({ file: info.file, why: expect.stringMatching(/checksum mismatch/) });
+        rmSync(datasets, { recursive: true });
     });
 
     it('-0 next to an array: a json column holds 0 (found by the property below)', async () => {

@@ -25,15 +25,32 @@ export interface ExportSummary {
     fieldsAfterHeader: string[];
 }
 
+export interface ExportOptions {
+    /** The rows the query matched: an export that wrote another number fails (ExportIncompleteError). */
+    expectedRows?: number;
+}
+
+/** The pages gave another number of rows than the query matched: the file would silently be wrong. */
+export class ExportIncompleteError extends Error {
+    constructor(
+        readonly written: number,
+        readonly expected: number,
+    ) {
+        super(`the export wrote ${written.toLocaleString('en-US')} rows, but the query matched ${expected.toLocaleString('en-US')}: no file was written`);
+        this.name = 'ExportIncompleteError';
+    }
+}
+
 /**
  * Streams `pages` to `file` in `format`. The file is written next to its target under a temporary
- * name and renamed at the end, so a cancelled or failed export leaves no half file behind.
+ * name and renamed at the end, so a cancelled, failed or incomplete export leaves no half file behind.
  */
 export async function exportPages(
     pages: AsyncIterable<ResultPage>,
     file: string,
     format: ExportFormat,
     onProgress: (rows: number) => void = () => undefined,
+    options: ExportOptions = {},
 ): Promise<ExportSummary> {
     const partial = `${file}.partial-${process.pid}`;
     const out = createWriteStream(partial, { encoding: 'utf8' });
@@ -73,6 +90,7 @@ export async function exportPages(
         if (format === 'csv' && !header) await writer.write('');
         if (format === 'json') await writer.write(rows === 0 ? ']\n' : '\n]\n');
         await writer.close();
+        if (options.expectedRows !== undefined && rows !== options.expectedRows) throw new ExportIncompleteError(rows, options.expectedRows);
         await rename(partial, file);
         return { rows, bytes: writer.bytes, fieldsAfterHeader: [...late] };
     } catch (e) {
