@@ -10,6 +10,7 @@ import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAplServe } from '../support/apl-serve.js';
 import { APL_BIN, REPO_ROOT } from '../support/cli.js';
 
 const TOKEN = 'xaat-e2e-connections';
@@ -96,4 +97,36 @@ describe('apl serve under an open-file limit of 256', () => {
         expect(refusal).toMatch(/Retry-After: 1/);
         expect(refusal).toContain('"message":"too many open connections: the service holds at most 128 (apl serve --max-connections); retry shortly"');
     }, 120_000);
+});
+
+describe('apl serve --max-connections 2', () => {
+    it('both connections busy (request bodies still arriving): a new client gets 503 "too many open connections"', async () => {
+        const server = await startAplServe(['--data', mkdtempSync(path.join(tmpdir(), 'apl-e2e-busy-')), '--no-samples', '--max-connections', '2'], { AXIOM_TOKEN: TOKEN });
+        const busy: net.Socket[] = [];
+        try {
+            const { port: busyPort } = new URL(server.url);
+            for (let i = 0; i < 2; i++) {
+                const socket = net.connect({ host: '127.0.0.1', port: Number(busyPort) });
+                busy.push(socket);
+                socket.on('error', () => undefined);
+                let got = '';
+                // Node answers `100 Continue` as it hands the request to the service: from then on the connection is busy.
+                const continued = new Promise<void>(resolve => socket.on('data', (d: Buffer) => ((got += d.toString()), /100 Continue/.test(got) && resolve())));
+                socket.write(`POST /v1/datasets/few/ingest HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/x-ndjson\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n{"a":`);
+                await continued;
+            }
+            const res = await fetch(`${server.url}/v1/datasets/_apl?format=tabular`, {
+                method: 'POST',
+                headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+                body: JSON.stringify({ apl: 'print x = 1' }),
+            });
+            expect(res.status).toBe(503);
+            expect(res.headers.get('retry-after')).toBe('1');
+            expect(((await res.json()) as { message: string }).message).toBe('too many open connections: the service holds at most 2 (apl serve --max-connections); retry shortly');
+            expect(server.proc.exitCode).toBeNull();
+        } finally {
+            for (const s of busy) s.destroy();
+            await server.stop();
+        }
+    }, 60_000);
 });
