@@ -306,6 +306,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     // incompressible data (gzip/zstd add well under 1%); the exact bound is applied after decoding.
     const bodyLimit = deps.maxBodyBytes + Math.ceil(deps.maxBodyBytes / 64) + 65536;
     const maxConnections = deps.maxConnections ?? defaultMaxConnections();
+    if (!Number.isInteger(maxConnections) || maxConnections < 1) throw new Error(`maxConnections must be a positive integer, got ${maxConnections}`);
     const app = Fastify({
         logger: false, bodyLimit, forceCloseConnections: 'idle', routerOptions: { maxParamLength: 1024 },
         serverFactory: (handler) => {
