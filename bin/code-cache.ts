@@ -14,7 +14,8 @@ import { crc32 } from 'node:zlib';
  * `module.enableCompileCache()`; Node 20, which we support, does not.
  *
  * The cache is written at build time (esbuild.mjs runs a warm-up session with
- * `APL_WRITE_CODE_CACHE=1`). It is used only when it was made from exactly this bundle (the
+ * `APL_WRITE_CODE_CACHE=1`). It is used only when it is whole (its own length and CRC-32, and
+ * the node version, in its header) and was made from exactly this bundle (the
  * bundle's length and CRC-32 in its header: V8's own check looks at the source length only; a
  * CRC-32 of the bytes costs a fraction of a millisecond where loading node:crypto and a SHA-1 of
  * the text cost about 10 ms of every start) and V8 accepts it
@@ -50,7 +51,17 @@ export interface CodeCacheRun {
     save(): void;
 }
 
-const MAGIC = 'apl-v8-code-cache 2';
+/**
+ * Version 3 adds the length and CRC-32 of the cache itself, and the node version: release builds of
+ * V8 do not checksum a code cache, and may crash (SIGSEGV, SIGTRAP) on a damaged one, so no byte of
+ * it reaches V8 unchecked.
+ */
+const MAGIC = 'apl-v8-code-cache 3';
+
+/** `MAGIC <bundle length>-<bundle CRC-32> <cache length>-<cache CRC-32> <node version>\n`. */
+function header(sourceHash: string, data: Buffer): string {
+    return `${MAGIC} ${sourceHash} ${data.length}-${crc32(data).toString(16)} ${process.version}\n`;
+}
 
 function readCache(cachePath: string, sourceHash: string): Buffer | undefined {
     let file: Buffer;
@@ -59,14 +70,15 @@ function readCache(cachePath: string, sourceHash: string): Buffer | undefined {
     } catch {
         return undefined;
     }
-    const header = `${MAGIC} ${sourceHash}\n`;
-    if (file.length <= header.length || file.toString('latin1', 0, header.length) !== header) return undefined;
-    return file.subarray(header.length);
+    const end = file.indexOf(10);
+    if (end < 0 || end > 200) return undefined;
+    const data = file.subarray(end + 1);
+    return data.length > 0 && file.toString('latin1', 0, end + 1) === header(sourceHash, data) ? data : undefined;
 }
 
 function writeCache(cachePath: string, sourceHash: string, data: Buffer): void {
     // Written aside and renamed, so that a process starting meanwhile never reads half a cache.
     const partial = `${cachePath}.${process.pid}.tmp`;
-    writeFileSync(partial, Buffer.concat([Buffer.from(`${MAGIC} ${sourceHash}\n`, 'latin1'), data]));
+    writeFileSync(partial, Buffer.concat([Buffer.from(header(sourceHash, data), 'latin1'), data]));
     renameSync(partial, cachePath);
 }

@@ -30,6 +30,7 @@ import { dataPlaneSchema, ServiceAplChecker } from './apl-check.js';
 import { JsonCollection } from '../store/json-collection.js';
 import { loadSamples, DEFAULT_SAMPLE_ROWS } from './samples.js';
 import { defaultMemoryLimit, memoryPlan } from './cold-tier.js';
+import { BODY_IDLE_TIMEOUT_MS, defaultMaxConnections, guardedHttpServer, HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS } from './connection-guard.js';
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 8686;
@@ -83,6 +84,8 @@ export interface ServiceOptions {
     queryTimeoutMs?: number;
     /** Longest APL query text accepted (default DEFAULT_MAX_QUERY_LENGTH); longer ones get 413. */
     maxQueryLength?: number;
+    /** Open connections at most; at the cap the longest-idle one makes room, else a new one gets 503 (default 1,024, less under a low descriptor limit). */
+    maxConnections?: number;
     /** For tests: awaited after each part of a dataset's background load (see DataPlaneOptions). */
     afterLoadPart?: (dataset: string, part: number) => Promise<void> | void;
 }
@@ -217,7 +220,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
         const monitors = await JsonCollection.open<StoredMonitor>(dataDir, 'monitors', { log });
 
         const user: LocalUser = { id: state.userId, name: 'Local User', email: 'local@localhost', created: state.created };
-        const app = buildApp({ data, auth: new Authenticator(configured, store.tokens), user, maxBodyBytes, maxResultRows, log, annotations, monitors, maxQueryLength: options.maxQueryLength });
+        const app = buildApp({ data, auth: new Authenticator(configured, store.tokens), user, maxBodyBytes, maxResultRows, log, annotations, monitors, maxQueryLength: options.maxQueryLength, maxConnections: options.maxConnections });
         await app.listen({ host, port });
         // Requests that need a dataset's events wait for its load; the lists answer meanwhile.
         const started = performance.now();
@@ -282,6 +285,19 @@ export interface AppDeps {
     annotations: JsonCollection<Annotation>;
     monitors: JsonCollection<StoredMonitor>;
     maxQueryLength?: number;
+    /** Open connections at most (connection-guard.ts); default from the descriptor limit. */
+    maxConnections?: number;
+}
+
+/**
+ * While a request's body is being received, a socket with no bytes for `ms` is closed: a stalled
+ * upload cannot hold its connection, a slow one that keeps sending is never cut off. Cleared once
+ * the body is in (preHandler), so that a long query is not cut off while it computes.
+ */
+function bodyIdleTimeout(app: FastifyInstance, ms: number): void {
+    // No listener on the socket's 'timeout': Node's HTTP server then destroys the socket.
+    app.addHook('onRequest', async (req) => void req.raw.socket.setTimeout(ms));
+    app.addHook('preHandler', async (req) => void req.raw.socket.setTimeout(0));
 }
 
 /** The fastify app with every route, not yet listening (tests may `inject`). */
@@ -289,7 +305,22 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     // The wire limit: a compressed body is smaller than its decompressed form except for
     // incompressible data (gzip/zstd add well under 1%); the exact bound is applied after decoding.
     const bodyLimit = deps.maxBodyBytes + Math.ceil(deps.maxBodyBytes / 64) + 65536;
-    const app = Fastify({ logger: false, bodyLimit, forceCloseConnections: 'idle', routerOptions: { maxParamLength: 1024 } });
+    const maxConnections = deps.maxConnections ?? defaultMaxConnections();
+    if (!Number.isInteger(maxConnections) || maxConnections < 1) throw new Error(`maxConnections must be a positive integer, got ${maxConnections}`);
+    const app = Fastify({
+        logger: false, bodyLimit, forceCloseConnections: 'idle', routerOptions: { maxParamLength: 1024 },
+        serverFactory: (handler) => {
+            const server = guardedHttpServer(handler, {
+                maxConnections,
+                // No limit on a whole request's time (a slow upload of a big body must succeed):
+                // the headers have a deadline, and the body must keep moving (bodyIdleTimeout).
+                http: { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: 0, connectionsCheckingInterval: 1000 },
+            });
+            server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+            return server;
+        },
+    });
+    bodyIdleTimeout(app, BODY_IDLE_TIMEOUT_MS);
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
     installErrorHandlers(app, deps.log);

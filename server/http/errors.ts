@@ -89,8 +89,11 @@ export function sendError(reply: FastifyReply, err: unknown, log?: (msg: string)
 }
 
 export function installErrorHandlers(app: FastifyInstance, log: (msg: string) => void): void {
-    app.setErrorHandler((err: unknown, _req: FastifyRequest, reply: FastifyReply) => {
-        sendError(reply, err, log);
+    app.setErrorHandler((err: unknown, req: FastifyRequest, reply: FastifyReply) => {
+        // A route with a body limit of its own says what it is (routes-query.ts).
+        const tooLarge = (req.routeOptions.config as { tooLarge?: unknown } | undefined)?.tooLarge;
+        const large = (err as Partial<FastifyError>).code === 'FST_ERR_CTP_BODY_TOO_LARGE' && typeof tooLarge === 'string';
+        sendError(reply, large ? new HttpError(413, tooLarge) : err, log);
     });
     app.setNotFoundHandler((req, reply) => {
         const path = req.url.split('?', 1)[0];

@@ -3,7 +3,7 @@
  *
  *   node --import tsx server/http/main.ts [--host 127.0.0.1] [--port 8686] [--data DIR]
  *        [--token TOKEN] [--no-samples] [--max-body-bytes N] [--max-result-rows N] [--sample-rows N]
- *        [--query-timeout MS] [--query-workers N]
+ *        [--query-timeout MS] [--query-workers N] [--max-connections N] [--parent-pid PID]
  */
 import { runServe, type ServeOptions } from './serve.js';
 
@@ -37,6 +37,8 @@ export function parseServeArgs(argv: readonly string[]): ServeOptions {
             case '--sample-rows': o.sampleRows = num(flag, value()); break;
             case '--query-timeout': o.queryTimeoutMs = num(flag, value()); break;
             case '--query-workers': o.queryWorkers = num(flag, value()); break;
+            case '--max-connections': o.maxConnections = num(flag, value()); break;
+            case '--parent-pid': o.parentPid = num(flag, value()); break;
             // The flag only: an inline value may be a secret (`--tokn=xaat-…`).
             default: throw new Error(`unknown option ${flag}`);
         }

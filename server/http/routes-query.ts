@@ -6,6 +6,10 @@
  * - Legacy: `POST /v1/datasets/{id}/query` with the legacy query JSON (go's zero values mean
  *   defaults: `limit: 0` → 1,000, an empty filter op → no filter).
  * - An APL text longer than 256 KiB is a 413 before it is parsed (docs/service.md "Limits").
+ * - `variables` is bounded (names and bytes, a 400 naming the limit), and so is the whole request
+ *   (a 413 before it is read in full): its JSON is parsed on the main thread, where an unbounded
+ *   body (the ingest bound, 64 MiB) stalled every other request while it was parsed and copied to
+ *   a query worker.
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -23,6 +27,29 @@ export interface QueryRouteOptions {
     /** Longest APL text accepted (413 above it). Default DEFAULT_MAX_QUERY_LENGTH (256 KiB). */
     maxQueryLength?: number;
 }
+
+/** Names in a query's `variables` at most. */
+export const MAX_VARIABLES = 1000;
+/** Bytes of `variables` as JSON at most. */
+export const MAX_VARIABLES_BYTES = 1024 * 1024;
+/** Bytes of an APL query request at most: its text (any character escaped, 6 bytes) and its variables, with room for the rest. */
+export function maxAplRequestBytes(maxQueryLength: number): number {
+    return Math.max(8 * 1024 * 1024, maxQueryLength * 6 + MAX_VARIABLES_BYTES + 65536);
+}
+
+/** `variables`: a JSON object of name → value, within MAX_VARIABLES names and MAX_VARIABLES_BYTES. */
+function parseVariables(raw: unknown): Record<string, unknown> | undefined {
+    if (raw === undefined || raw === null) return undefined;
+    if (typeof raw !== 'object' || Array.isArray(raw)) throw badRequest('invalid variables: expected a JSON object of name → value');
+    const names = Object.keys(raw).length;
+    if (names > MAX_VARIABLES) throw badRequest(`invalid variables: ${fmt(names)} names, the limit is ${fmt(MAX_VARIABLES)}`);
+    // Bounded by the request's own limit, so this costs a few ms at most.
+    const bytes = Buffer.byteLength(JSON.stringify(raw));
+    if (bytes > MAX_VARIABLES_BYTES) throw badRequest(`invalid variables: ${fmt(bytes)} bytes of JSON, the limit is ${fmt(MAX_VARIABLES_BYTES)}`);
+    return raw as Record<string, unknown>;
+}
+
+const fmt = (n: number): string => n.toLocaleString('en-US');
 
 export type AplFormat = 'tabular' | 'legacy';
 
@@ -58,10 +85,7 @@ export function registerQueryRoutes(app: FastifyInstance, opts: QueryRouteOption
         const includeCursor = parseBool(body.includeCursor, 'includeCursor') ?? parseBool(queryParam(req, 'includeCursor'), 'includeCursor') ?? false;
         const includeCursorField = parseBool(body.includeCursorField, 'includeCursorField') ?? false;
         const limit = parseLimit(body.limit);
-        const variables = body.variables;
-        if (variables !== undefined && variables !== null && (typeof variables !== 'object' || Array.isArray(variables))) {
-            throw badRequest('invalid variables: expected a JSON object of name → value');
-        }
+        const variables = parseVariables(body.variables);
         parseBool(queryParam(req, 'nocache'), 'nocache');
         historyHeader(req, reply);
         // Which datasets a query reads is only known once it is analysed (wildcards, union, let):
@@ -76,13 +100,20 @@ export function registerQueryRoutes(app: FastifyInstance, opts: QueryRouteOption
             includeCursor,
             includeCursorField,
             limit,
-            variables: (variables ?? undefined) as Record<string, unknown> | undefined,
+            variables,
             missing: data.store.missingData(),
         }, clientGone(reply)));
         return sendJson(reply, json);
     };
-    app.post('/v1/datasets/_apl', apl);
-    app.post('/v1/query/_apl', apl);
+    const requestBytes = maxAplRequestBytes(maxQueryLength);
+    const limits = {
+        bodyLimit: requestBytes,
+        config: {
+            tooLarge: `the APL query request is too large: the limit is ${fmt(requestBytes)} bytes (the APL text at most ${fmt(maxQueryLength)} characters, variables at most ${fmt(MAX_VARIABLES_BYTES)} bytes of JSON)`,
+        },
+    };
+    app.post('/v1/datasets/_apl', limits, apl);
+    app.post('/v1/query/_apl', limits, apl);
 
     app.post('/v1/datasets/:id/query', async (req: FastifyRequest, reply: FastifyReply) => {
         requireScope(req, 'query');

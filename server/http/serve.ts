@@ -34,6 +34,10 @@ export interface ServeOptions {
     queryWorkers?: number;
     /** `--memory-limit`: bytes the service may hold (default half of the machine's memory). */
     memoryLimit?: number;
+    /** `--max-connections`: open connections at most (default 1,024, less under a low descriptor limit). */
+    maxConnections?: number;
+    /** `--parent-pid`: stop (as on SIGTERM) when this process is gone, e.g. the editor that started the service. */
+    parentPid?: number;
     /** Where the banner goes (default stdout). */
     out?: (text: string) => void;
     /** Diagnostics (default stderr). */
@@ -184,18 +188,19 @@ export async function runServe(options: ServeOptions = {}): Promise<Service> {
         queryTimeoutMs: options.queryTimeoutMs,
         queryWorkers: options.queryWorkers,
         memoryLimit: options.memoryLimit,
+        maxConnections: options.maxConnections,
         log: options.log,
     };
     const service = await createService(svcOptions);
     out(banner(service, source));
-    if (options.handleSignals !== false) {
+    if (options.handleSignals !== false || options.parentPid !== undefined) {
         let stopping = false;
-        const stop = (signal: NodeJS.Signals): void => {
+        const stop = (reason: string): void => {
             if (stopping) {
                 process.exit(130);
             }
             stopping = true;
-            out(`received ${signal}, shutting down\n`);
+            out(`${reason}, shutting down\n`);
             service.close().then(
                 () => process.exit(0),
                 (err: unknown) => {
@@ -204,8 +209,39 @@ export async function runServe(options: ServeOptions = {}): Promise<Service> {
                 },
             );
         };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
+        if (options.handleSignals !== false) {
+            process.on('SIGINT', () => stop('received SIGINT'));
+            process.on('SIGTERM', () => stop('received SIGTERM'));
+        }
+        if (options.parentPid !== undefined) watchParent(options.parentPid, () => stop(`the parent process ${options.parentPid} has ended`));
     }
     return service;
+}
+
+/** How often `--parent-pid` is checked: the data directory's lock is released at most this long after the parent ends. */
+const PARENT_CHECK_MS = 1000;
+
+/**
+ * Calls `gone` once process `pid` has ended (as the language server watches `--clientProcessId`).
+ * When `pid` is this process's parent, being re-parented also means it ended: a parent killed but
+ * not yet reaped still answers signal 0.
+ */
+export function watchParent(pid: number, gone: () => void): void {
+    const wasParent = process.ppid === pid;
+    const timer = setInterval(() => {
+        if (isRunning(pid) && !(wasParent && process.ppid !== pid)) return;
+        clearInterval(timer);
+        gone();
+    }, PARENT_CHECK_MS);
+    timer.unref();
+}
+
+function isRunning(pid: number): boolean {
+    try {
+        process.kill(pid, 0);
+        return true;
+    } catch (err) {
+        // EPERM: it exists, owned by another user.
+        return (err as NodeJS.ErrnoException).code === 'EPERM';
+    }
 }

@@ -2,16 +2,19 @@
  * The language server's start-up snapshot on disk, beside the bundles in out/:
  * - language-server.snapshot.blob: made by `node --build-snapshot` from out/language-server-snapshot.cjs
  *   (snapshot.ts), for one build of node;
- * - language-server.snapshot.stamp: the inode of the node binary that made it.
+ * - language-server.snapshot.stamp: `<inode of the node binary that made it> <cksum of the blob>`
+ *   (`cksum`'s POSIX CRC and the length, as `cksum < blob` prints them).
  *
  * The POSIX launcher (launcher.sh, the first lines of the `apl-language-server` bin) starts from
- * the snapshot only when the stamp names the `node` it would run and the blob is newer than that
- * binary, because node exits at once, before any of our code, when a snapshot was made by another
- * build of node. Otherwise it runs the bin as a script, which asks for a new snapshot
+ * the snapshot only when the stamp names the `node` it would run, the blob is newer than that
+ * binary, and the blob's length and CRC are the stamp's, because node exits at once, before any of
+ * our code, when a snapshot was made by another build of node, and release builds of V8 do not
+ * checksum a snapshot: a damaged, truncated or foreign blob makes node crash inside V8 (SIGSEGV,
+ * SIGTRAP, exit 14). Otherwise it runs the bin as a script, which asks for a new snapshot
  * (`refreshSnapshotLater`), so the next start is fast again after node was upgraded.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { accessSync, constants, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, closeSync, constants, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const SNAPSHOT_BLOB = 'language-server.snapshot.blob';
@@ -37,8 +40,9 @@ export function makeSnapshot(dir: string): void {
             throw new Error(`a process started from the new snapshot exited with ${check.status ?? check.signal}: ${check.stderr.trim()}`);
         }
         // The blob first: a stamp never names a blob that is not there yet.
+        const sum = blobChecksum(partial);
         renameSync(partial, join(dir, SNAPSHOT_BLOB));
-        writeAside(join(dir, SNAPSHOT_STAMP), `${statSync(process.execPath).ino}\n`);
+        writeAside(join(dir, SNAPSHOT_STAMP), `${statSync(process.execPath).ino} ${sum}\n`);
         rmSync(join(dir, SNAPSHOT_FAILED), { force: true });
     } catch (e) {
         writeAside(join(dir, SNAPSHOT_FAILED), `${statSync(process.execPath).ino}\n`);
@@ -52,7 +56,8 @@ export function makeSnapshot(dir: string): void {
 export function snapshotIsCurrent(dir: string): boolean {
     try {
         const node = statSync(process.execPath);
-        return readFileSync(join(dir, SNAPSHOT_STAMP), 'utf8').trim() === String(node.ino) && statSync(join(dir, SNAPSHOT_BLOB)).mtimeMs > node.mtimeMs;
+        const blob = join(dir, SNAPSHOT_BLOB);
+        return readFileSync(join(dir, SNAPSHOT_STAMP), 'utf8').trim() === `${node.ino} ${blobChecksum(blob)}` && statSync(blob).mtimeMs > node.mtimeMs;
     } catch {
         return false;
     }
@@ -78,6 +83,18 @@ export function refreshSnapshotLater(dir: string, delayMs = 10_000): boolean {
         child.unref();
     }, delayMs).unref();
     return true;
+}
+
+/** What `cksum < file` prints (its POSIX CRC and length): what the launcher compares with the stamp. */
+function blobChecksum(file: string): string {
+    const fd = openSync(file, 'r');
+    try {
+        const r = spawnSync('cksum', [], { stdio: [fd, 'pipe', 'pipe'], encoding: 'utf8' });
+        if (r.status !== 0) throw new Error(`cksum exited with ${r.status ?? r.signal ?? r.error?.message}: ${r.stderr?.trim() ?? ''}`);
+        return r.stdout.trim();
+    } finally {
+        closeSync(fd);
+    }
 }
 
 function writeAside(path: string, text: string): void {

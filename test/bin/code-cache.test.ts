@@ -44,7 +44,7 @@ describe('runWithCodeCache, each run in a new process', () => {
     });
 
     it('uses the cache it saved for the same bundle', () => {
-        expect(readFileSync(cache, 'latin1').startsWith('apl-v8-code-cache 2 ')).toBe(true);
+        expect(readFileSync(cache, 'latin1').startsWith('apl-v8-code-cache 3 ')).toBe(true);
         const r = run(file, cache);
         expect(r.cache).toBe('used');
         expect(r.seen.value).toBe(1);
@@ -60,7 +60,9 @@ describe('runWithCodeCache, each run in a new process', () => {
 
     it('compiles as usual when V8 refuses the cache', () => {
         const bytes = readFileSync(file);
-        writeFileSync(cache, Buffer.concat([Buffer.from(`apl-v8-code-cache 2 ${bytes.length}-${crc32(bytes).toString(16)}\n`, 'latin1'), Buffer.alloc(4096, 7)]));
+        const junk = Buffer.alloc(4096, 7);
+        const header = `apl-v8-code-cache 3 ${bytes.length}-${crc32(bytes).toString(16)} ${junk.length}-${crc32(junk).toString(16)} ${process.version}\n`;
+        writeFileSync(cache, Buffer.concat([Buffer.from(header, 'latin1'), junk]));
         const r = run(file, cache);
         expect(r.cache).toBe('rejected');
         expect(r.seen.value).toBe(2);
@@ -83,5 +85,44 @@ describe('the built bins', () => {
         expect(r.stdout).toContain(usage);
         expect(r.stderr).toMatch(/^code cache: used /);
         expect(r.stderr).toContain(args[0] === 'serve' ? 'apl-cli.serve.v8-cache' : '.v8-cache');
+    });
+});
+
+/**
+ * A damaged code cache must never reach V8, which checks a cache's checksum only in debug builds
+ * and may crash on one (SIGSEGV, SIGTRAP): the bin compiles the bundle as usual instead, and works.
+ */
+describe('a damaged code cache beside a built bin', () => {
+    const root = fileURLToPath(new URL('../..', import.meta.url));
+    /** A copy of `apl` (the bin, its bundle and cache) with the cache changed by `damage`. */
+    function aplWithCache(damage: (cache: Buffer) => Buffer): string {
+        const dir = mkdtempSync(join(tmpdir(), 'apl-damaged-cache-'));
+        for (const f of ['apl.cjs', 'apl-cli.cjs']) writeFileSync(join(dir, f), readFileSync(join(root, 'out', f)));
+        writeFileSync(join(dir, 'apl-cli.v8-cache'), damage(readFileSync(join(root, 'out', 'apl-cli.v8-cache'))));
+        return join(dir, 'apl.cjs');
+    }
+    const flip = (at: (length: number) => number) => (cache: Buffer): Buffer => {
+        const copy = Buffer.from(cache);
+        copy[at(copy.length)] ^= 0xff;
+        return copy;
+    };
+    const other = readFileSync(join(root, 'out', 'language-server.v8-cache'));
+
+    it.each([
+        ['a flipped byte in the middle', flip(n => Math.floor(n / 2))],
+        ['a flipped byte near the end', flip(n => n - 100)],
+        ['a flipped byte just after the header', flip(n => n - (n - 200))],
+        ['truncated to half', (c: Buffer) => c.subarray(0, Math.floor(c.length / 2))],
+        ["another bundle's cache under this bundle's header", (c: Buffer) => Buffer.concat([c.subarray(0, c.indexOf(10) + 1), other.subarray(other.indexOf(10) + 1)])],
+    ])('%s → not used; apl check still works', (_name, damage) => {
+        const r = spawnSync(process.execPath, [aplWithCache(damage), 'check', '-'], {
+            input: "['logs'] | where status == ",
+            env: { ...process.env, APL_CODE_CACHE_DEBUG: '1' },
+            encoding: 'utf8',
+        });
+        expect(r.signal).toBeNull();
+        expect(r.stderr).toMatch(/^code cache: none /);
+        expect(r.status).toBe(1);
+        expect(r.stdout).toContain('APL1001');
     });
 });

@@ -33,15 +33,21 @@ interface Started {
     codes: string[];
 }
 
+/** The stderr of the last startOnce. */
+let lastStderr = '';
+
 /** Starts `command --stdio`, opens QUERY, and answers whether it ran from the snapshot and the diagnostics' codes. */
 async function startOnce(command: string, args: readonly string[] = [], env: NodeJS.ProcessEnv = process.env): Promise<Started> {
     const child = spawn(command, [...args, '--stdio'], { env });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    // A process that dies (V8 aborting on a damaged snapshot) fails the start at once.
+    const died = new Promise<never>((_, reject) => child.once('exit', (code, signal) => reject(new Error(`the server exited (${code ?? signal}): ${stderr}`))));
     const rpc = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
     try {
-        return await session(rpc, () => runsFromSnapshot(child.pid!), () => stderr);
+        return await Promise.race([session(rpc, () => runsFromSnapshot(child.pid!), () => stderr), died]);
     } finally {
+        lastStderr = stderr;
         rpc.dispose();
         child.kill();
     }
@@ -62,9 +68,18 @@ async function session(rpc: MessageConnection, snapshot: () => boolean, stderr: 
 
 const posix = process.platform !== 'win32';
 
+function flipByte(bytes: Buffer, at: number): Buffer {
+    const copy = Buffer.from(bytes);
+    copy[at] ^= 0xff;
+    return copy;
+}
+
+/** The stamp's first field: the inode of the node binary that made the snapshot. */
+const stampedNode = (dir: string): string => readFileSync(join(dir, SNAPSHOT_STAMP), 'utf8').split(' ')[0].trim();
+
 describe.runIf(posix)('the start-up snapshot', () => {
     it('the build made one for this node: the stamp names its binary and the blob is newer', () => {
-        expect(readFileSync(join(OUT, SNAPSHOT_STAMP), 'utf8').trim()).toBe(String(statSync(process.execPath).ino));
+        expect(stampedNode(OUT)).toBe(String(statSync(process.execPath).ino));
         expect(statSync(join(OUT, SNAPSHOT_BLOB)).mtimeMs).toBeGreaterThan(statSync(process.execPath).mtimeMs);
     });
 
@@ -92,6 +107,31 @@ describe.runIf(posix)('the start-up snapshot', () => {
         expect(await startOnce(join(dir, 'apl-language-server.cjs'))).toEqual({ snapshot: false, codes: ['APL0013'] });
     });
 
+    /** A copy whose blob (the stamp unchanged) is `damage` of the build's: node would crash inside V8 on it. */
+    function damagedBlob(damage: (blob: Buffer) => Buffer): string {
+        const dir = binCopy(true);
+        writeFileSync(join(dir, SNAPSHOT_BLOB), damage(readFileSync(join(OUT, SNAPSHOT_BLOB))));
+        return join(dir, 'apl-language-server.cjs');
+    }
+
+    it.each([
+        ['a flipped byte in the middle of the blob', (b: Buffer) => flipByte(b, Math.floor(b.length / 2))],
+        ['a flipped byte near the start of the blob', (b: Buffer) => flipByte(b, 64)],
+        ['a blob truncated to half', (b: Buffer) => b.subarray(0, Math.floor(b.length / 2))],
+        ['a blob of the same length from another file', (b: Buffer) => Buffer.concat([readFileSync(join(OUT, 'language-server.cjs')), Buffer.alloc(b.length)]).subarray(0, b.length)],
+    ])('%s (the stamp unchanged) → runs as a script', async (_name, damage) => {
+        expect(await startOnce(damagedBlob(damage))).toEqual({ snapshot: false, codes: ['APL0013'] });
+    });
+
+    it('a damaged code cache (no snapshot) → runs as a script, with the same diagnostics', async () => {
+        const dir = binCopy(false);
+        const cache = readFileSync(join(dir, 'language-server.v8-cache'));
+        writeFileSync(join(dir, 'language-server.v8-cache'), flipByte(cache, Math.floor(cache.length / 2)));
+        const env = { ...process.env, APL_CODE_CACHE_DEBUG: '1' };
+        expect(await startOnce(join(dir, 'apl-language-server.cjs'), [], env)).toEqual({ snapshot: false, codes: ['APL0013'] });
+        expect(lastStderr).toMatch(/^code cache: none /);
+    });
+
     it('NODE_OPTIONS with a V8 flag (node would refuse the snapshot) → runs as a script', async () => {
         const env = { ...process.env, NODE_OPTIONS: '--max-old-space-size=512' };
         expect(await startOnce(LANGUAGE_SERVER_BIN, [], env)).toEqual({ snapshot: false, codes: ['APL0013'] });
@@ -104,7 +144,7 @@ describe.runIf(posix)('the start-up snapshot', () => {
         const made = spawnSync(bin, ['--make-snapshot'], { encoding: 'utf8' });
         expect(made.stderr).toBe('');
         expect(made.status).toBe(0);
-        expect(readFileSync(join(dir, SNAPSHOT_STAMP), 'utf8').trim()).toBe(String(statSync(process.execPath).ino));
+        expect(stampedNode(dir)).toBe(String(statSync(process.execPath).ino));
         expect(await startOnce(bin)).toEqual({ snapshot: true, codes: ['APL0013'] });
     });
 

@@ -81,6 +81,24 @@ const CASES: Case[] = [
     { name: "externaldata (a:string) ['/no/such/file']", send: () => apl("externaldata (a:string) ['/no/such/file']"), status: 400, message: /externaldata is not available here: this engine reads no files or URLs/ },
     { name: "print n = countof_regex('(a', 'x')", send: () => apl("print n = countof_regex('(a', 'x')"), status: 400, message: /invalid regular expression '\(a'/, at: [1, 11] },
     {
+        name: 'declare query_parameters(n:long = 0); print n with 1,001 variables',
+        send: () => post('/v1/datasets/_apl?format=tabular', { apl: 'declare query_parameters(n:long = 0); print n', variables: Object.fromEntries(Array.from({ length: 1001 }, (_, i) => [`v${i}`, i])) }),
+        status: 400,
+        message: /^invalid variables: 1,001 names, the limit is 1,000$/,
+    },
+    {
+        name: 'declare query_parameters(s:string = ""); print s with a 2 MiB variable',
+        send: () => post('/v1/datasets/_apl?format=tabular', { apl: 'declare query_parameters(s:string = ""); print strlen(s)', variables: { s: 'x'.repeat(2 * 1024 * 1024) } }),
+        status: 400,
+        message: /^invalid variables: 2,097,160 bytes of JSON, the limit is 1,048,576$/,
+    },
+    {
+        name: 'print 1 with 40 MiB of variables (the body past the query limit)',
+        send: () => post('/v1/datasets/_apl?format=tabular', { apl: 'print 1', variables: Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`v${i}`, 'x'.repeat(100_000)])) }),
+        status: 413,
+        message: /^the APL query request is too large: the limit is 8,388,608 bytes \(the APL text at most 262,144 characters, variables at most 1,048,576 bytes of JSON\)$/,
+    },
+    {
         name: 'a legacy query whose filter nests 100,000 levels',
         send: () => {
             // Built as text: JSON.stringify itself overflows on 100,000 levels.
@@ -102,6 +120,13 @@ describe('apl serve under hostile queries', () => {
             await stillAnswers();
         }, 120_000);
     }
+
+    it('declare query_parameters(n:long = 0); print n with 1,000 variables (the limit) answers with the value', async () => {
+        const variables = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [i === 0 ? 'n' : `v${i}`, i === 0 ? 5 : i]));
+        const r = await post('/v1/datasets/_apl?format=tabular', { apl: 'declare query_parameters(n:long = 0); print n', variables });
+        expect(r.status).toBe(200);
+        expect((r.json.tables as { columns: unknown[][] }[])[0].columns[0]).toEqual([5]);
+    });
 
     it("['long'] | where a matches regex '(a+)+$' answers at once (linear-time regexes)", async () => {
         const r = await apl("['long'] | where a matches regex '(a+)+$' | count");

@@ -10,6 +10,7 @@ import { parseDurationOption, parseIntOption, parseSizeOption } from '../options
 
 export const SERVE_USAGE = `apl serve [--host 127.0.0.1] [--port 8686] [--data DIR] [--token TOKEN]... [--no-samples]
           [--max-body-bytes N] [--query-timeout D] [--query-workers N] [--memory-limit SIZE]
+          [--max-connections N] [--parent-pid PID]
 
 Runs the Dataset Query and Ingest Service: an Axiom-compatible HTTP endpoint over a local data
 directory. Point the official clients (or apl query / apl ingest) at the URL it prints.
@@ -32,6 +33,11 @@ directory. Point the official clients (or apl query / apl ingest) at the URL it 
   --memory-limit SIZE  memory the service may use for events (512m, 4g; default half of the
                        machine's memory). A dataset that does not fit keeps its blocks on disk,
                        and queries read the blocks they need (docs/service.md, "Memory")
+  --max-connections N  open connections at most (default 1024, less under a low open-file limit). At
+                       the cap the connection idle the longest is closed to make room; when all are
+                       busy a new one gets 503 "too many open connections"
+  --parent-pid PID     stop when process PID ends (what an editor that starts the service passes, so
+                       that the service and its data directory's lock do not outlive it)
 Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.`;
 
 export async function runServeCommand(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
@@ -48,6 +54,8 @@ export async function runServeCommand(argv: string[], out: NodeJS.WritableStream
             'query-timeout': { type: 'string' },
             'query-workers': { type: 'string' },
             'memory-limit': { type: 'string' },
+            'max-connections': { type: 'string' },
+            'parent-pid': { type: 'string' },
             help: { type: 'boolean', short: 'h' },
         },
     });
@@ -62,6 +70,8 @@ export async function runServeCommand(argv: string[], out: NodeJS.WritableStream
     const queryTimeoutMs = values['query-timeout'] !== undefined ? parseDurationOption('--query-timeout', values['query-timeout']) : undefined;
     const queryWorkers = values['query-workers'] !== undefined ? parseIntOption('--query-workers', values['query-workers'], 0, 256) : undefined;
     const memoryLimit = values['memory-limit'] !== undefined ? parseSizeOption('--memory-limit', values['memory-limit'], 16 * 1024 * 1024) : undefined;
+    const maxConnections = values['max-connections'] !== undefined ? parseIntOption('--max-connections', values['max-connections'], 1, 1_000_000) : undefined;
+    const parentPid = values['parent-pid'] !== undefined ? parseIntOption('--parent-pid', values['parent-pid'], 1) : undefined;
     try {
         await runServe({
             host: values.host,
@@ -73,6 +83,8 @@ export async function runServeCommand(argv: string[], out: NodeJS.WritableStream
             queryTimeoutMs,
             queryWorkers,
             memoryLimit,
+            maxConnections,
+            parentPid,
             out: text => out.write(text),
             warn: text => err.write(`apl serve: ${text}\n`),
         });

@@ -31,7 +31,10 @@ export class LocalService {
     async start(timeoutMs = 60_000): Promise<RunningService> {
         if (this.running) return this.running;
         const token = `xaat-${randomBytes(16).toString('hex')}`;
-        const child = fork(join(this.distDir, 'apl-cli.cjs'), ['serve', '--host', '127.0.0.1', '--port', '0', '--data', this.dataDir], {
+        // --parent-pid: a killed extension host (no deactivate, no SIGTERM) must not leave the service
+        // running and its data directory locked.
+        const args = ['serve', '--host', '127.0.0.1', '--port', '0', '--data', this.dataDir, '--parent-pid', String(process.pid)];
+        const child = fork(join(this.distDir, 'apl-cli.cjs'), args, {
             // apl serve takes AXIOM_TOKEN before APL_TOKEN: the user's own AXIOM_TOKEN must not replace this one.
             env: { ...process.env, AXIOM_TOKEN: token, APL_TOKEN: token },
             stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
