@@ -80,6 +80,9 @@ const PER_EVENT: PerEvent[] = [
     { name: '_time 2262-04-12', body: '{"_time":"2262-04-12"}', failure: /out of range: "2262-04-12"/ },
     { name: '_time 1e30 (a number)', body: '{"_time":1e30}', failure: /out of range: 1e\+30/ },
     { name: '_time -1e30', body: '{"_time":-1e30}', failure: /out of range: -1e\+30/ },
+    { name: '_time 2025-02-30 (a date that does not exist)', body: '{"_time":"2025-02-30"}', failure: /timestamp field "_time" is not a real date: "2025-02-30" \(2025-02 has 28 days\)/ },
+    { name: '_time 2023-02-29T10:00:00Z (not a leap year)', body: '{"_time":"2023-02-29T10:00:00Z"}', failure: /not a real date: "2023-02-29T10:00:00Z" \(2023-02 has 28 days\)/ },
+    { name: '_time 2025-04-31 12:00:00.5+02:00', body: '{"_time":"2025-04-31 12:00:00.5+02:00"}', failure: /not a real date: "2025-04-31 12:00:00.5\+02:00" \(2025-04 has 30 days\)/ },
     { name: 'a timestamp-field value out of range', body: '{"ts":"1500-01-01T00:00:00Z"}', query: '?timestamp-field=ts', failure: /timestamp field "ts" is out of range/ },
 ];
 
