@@ -15,7 +15,7 @@ import { ensureDir, readJsonIfExists, writeFileAtomic } from '../store/fsutil.js
 import { Authenticator, authHook, type TokenSpec } from './auth.js';
 import { DataPlane } from './data-plane.js';
 import { createEngineAdapter } from './engine-adapter.js';
-import { installErrorHandlers } from './errors.js';
+import { installErrorHandlers, sendError } from './errors.js';
 import { DEFAULT_MAX_RESULT_ROWS } from './paging.js';
 import { registerDatasetRoutes } from './routes-datasets.js';
 import { registerIngestRoutes } from './routes-ingest.js';
@@ -289,7 +289,15 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     // The wire limit: a compressed body is smaller than its decompressed form except for
     // incompressible data (gzip/zstd add well under 1%); the exact bound is applied after decoding.
     const bodyLimit = deps.maxBodyBytes + Math.ceil(deps.maxBodyBytes / 64) + 65536;
-    const app = Fastify({ logger: false, bodyLimit, forceCloseConnections: 'idle', routerOptions: { maxParamLength: 1024 } });
+    const app = Fastify({
+        logger: false,
+        bodyLimit,
+        forceCloseConnections: 'idle',
+        routerOptions: { maxParamLength: 1024 },
+        // The router's own refusals (a path parameter past maxParamLength, a bad URL) as our error body,
+        // which caps how much of the path it echoes.
+        frameworkErrors: (err, _req, reply) => sendError(reply, err),
+    });
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
     installErrorHandlers(app, deps.log);

@@ -117,7 +117,7 @@ function checkZstdFrames(buf: Buffer, maxBytes: number): { frames: ZstdFrame[]; 
     while (p + 4 <= buf.length) {
         const magic = buf.readUInt32LE(p);
         if ((magic & 0xfffffff0) === 0x184d2a50) {
-            if (p + 8 > buf.length) return;
+            if (p + 8 > buf.length) break;
             p += 8 + buf.readUInt32LE(p + 4);
             continue;
         }
