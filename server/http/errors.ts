@@ -6,8 +6,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AplQueryError, IngestError, LegacyQueryError } from '../../language/index.js';
 import { IngestWorkerDied } from '../ingest/prepare-pool.js';
-import { diskFullError, StoreError } from '../store/errors.js';
-import { isDiskFull } from '../store/fsutil.js';
+import { diskFullError, readOnlyError, StoreError } from '../store/errors.js';
+import { isDiskFull, isReadOnly } from '../store/fsutil.js';
 
 export class HttpError extends Error {
     override readonly name = 'HttpError';
@@ -77,6 +77,7 @@ function errorReply(err: unknown): { status: number; body: ErrorBody } {
     }
     // A full disk anywhere (a dataset's metadata, a trim) is 507 and says so, not "internal error".
     if (isDiskFull(err)) return errorReply(diskFullError('writing to the data directory', err));
+    if (isReadOnly(err)) return errorReply(readOnlyError('writing to the data directory', err));
     if (err instanceof AplQueryError) return { status: 400, body: aplErrorBody(err) };
     if (err instanceof LegacyQueryError) return { status: 400, body: { code: 400, message: `invalid query: ${err.message}` } };
     const fe = err as Partial<FastifyError> & { status?: number };

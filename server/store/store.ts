@@ -10,8 +10,8 @@ import { DEFAULT_MAX_BODY_BYTES } from '../ingest/decode-body.js';
 import { ingestStatus, nowNs, prepareIngest, type IngestRequest, type IngestStatus, type AppendInput } from '../ingest/ingest.js';
 import { Compactor } from './compactor.js';
 import { BlockCache, Dataset, datasetHealth, type DatasetCounters, type DatasetHealth, type DatasetMeta, type DatasetStats, type Snapshot, type StoredEvent, type TieredView } from './dataset.js';
-import { diskFullError, StoreError, validateDatasetName } from './errors.js';
-import { ensureDir, fsyncDir, isDiskFull, readCheckedJsonIfExists } from './fsutil.js';
+import { diskFullError, readOnlyError, StoreError, validateDatasetName } from './errors.js';
+import { ensureDir, fsyncDir, isDiskFull, isReadOnly, readCheckedJsonIfExists, writeProbe } from './fsutil.js';
 import { acquireDirLock, type DirLock } from './lock.js';
 import { TokenStore } from './tokens.js';
 
@@ -100,6 +100,11 @@ export class Store {
         const root = path.resolve(dir);
         await ensureDir(path.join(root, 'datasets'));
         const lock = await acquireDirLock(root);
+        // Said once at start-up, so that an operator sees it before the first refused write.
+        const readOnly = await writeProbe(path.join(root, 'datasets'));
+        if (readOnly) {
+            opts.log(`warning: data directory ${root} is read-only (${readOnly}): creating datasets and ingest answer 507, and a dataset whose files must be opened for writing is unavailable, until it is writable`);
+        }
         let store: Store;
         try {
             const tokens = await TokenStore.open(root, { log: opts.log, lenient: true });
@@ -242,16 +247,19 @@ export class Store {
             };
             const dsRoot = path.join(this.dir, 'datasets');
             const tmp = path.join(dsRoot, `.new-${randomBytes(6).toString('hex')}`);
+            const final = path.join(dsRoot, name);
             try {
                 await Dataset.initDir(tmp, meta);
+                await fsp.rename(tmp, final);
+                await fsyncDir(dsRoot);
             } catch (err) {
                 await fsp.rm(tmp, { recursive: true, force: true }).catch(() => undefined);
                 if (isDiskFull(err)) throw diskFullError(`creating dataset "${name}"`, err);
+                // A recursive mkdir on a read-only file system can fail with ENOENT: ask the directory.
+                const readOnly = isReadOnly(err) ? (err as NodeJS.ErrnoException).code : await writeProbe(dsRoot).catch(() => undefined);
+                if (readOnly) throw readOnlyError(`creating dataset "${name}"`, { code: readOnly });
                 throw err;
             }
-            const final = path.join(dsRoot, name);
-            await fsp.rename(tmp, final);
-            await fsyncDir(dsRoot);
             const ds = await Dataset.open(final, this.dsOptions());
             this.datasets.set(name, ds);
             return { ...meta };

@@ -164,6 +164,51 @@ describe('a full disk', () => {
     });
 });
 
+describe('a read-only data directory', () => {
+    it('says so at start-up; creating a dataset answers 507 naming it (not a retried 500), and works once writable', async (ctx) => {
+        const mnt = path.join(tmpdir(), `apl-http-ro-${process.pid}-${Date.now()}`);
+        mkdirSync(mnt);
+        try {
+            execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m,mode=0700', 'tmpfs', mnt], { stdio: 'ignore' });
+        } catch {
+            rmSync(mnt, { recursive: true, force: true });
+            ctx.skip(); // not root: a read-only mount cannot be made (chmod does not stop root)
+            return;
+        }
+        let t: TestService | undefined;
+        try {
+            t = await startService({ store: { compactInWorker: false } }, path.join(mnt, 'data'));
+            await createDataset(t, 'a');
+            await ingest(t, 'a', 12);
+            await t.svc.close();
+            execFileSync('mount', ['-o', 'remount,ro', mnt], { stdio: 'ignore' });
+            const logs: string[] = [];
+            await t.restart({ log: (m) => logs.push(m) });
+            expect(logs.join('\n')).toMatch(/warning: data directory .* is read-only \(EROFS\)/);
+            const created = await t.call('POST', '/v2/datasets', { name: 'b' });
+            expect(created.status, created.text).toBe(507);
+            expect(created.json.message).toMatch(/the data directory is read-only \(EROFS\) while creating dataset "b"/);
+            // A dataset whose write-ahead log cannot be opened for appending is out of service (423, not 5xx).
+            const a = await countOf(t, 'a');
+            expect(a.status).toBe(423);
+            expect(a.message).toMatch(/EROFS/);
+            await t.svc.close();
+            execFileSync('mount', ['-o', 'remount,rw', mnt], { stdio: 'ignore' });
+            await t.restart();
+            expect((await t.call('POST', '/v2/datasets', { name: 'b' })).status).toBe(200);
+            expect(await countOf(t, 'a')).toEqual({ status: 200, n: 12 });
+        } finally {
+            await t?.svc.close().catch(() => undefined);
+            try {
+                execFileSync('umount', [mnt], { stdio: 'ignore' });
+            } catch {
+                execFileSync('umount', ['-l', mnt], { stdio: 'ignore' });
+            }
+            rmSync(mnt, { recursive: true, force: true });
+        }
+    });
+});
+
 describe('an ingest worker that dies', () => {
     it('fails the request it held (503, nothing stored) instead of hanging it, and is replaced', async () => {
         const logs: string[] = [];
