@@ -13,6 +13,7 @@ import type { ColdBlock, ColdField } from '../../language/index.js';
 import { readBlockHeaderOnly, type BlockColumnMeta, type BlockHeader } from '../store/block.js';
 import type { BlockInfo } from '../store/store.js';
 import { BlockCorruptError } from '../store/block.js';
+import { datasetDirName } from '../store/dataset-dir.js';
 
 /** In-memory size of an event, for deciding before a dataset is loaded (1M sample-http-logs events: 114 MB). */
 export const EST_BYTES_PER_EVENT = 150;
@@ -83,7 +84,7 @@ export class BlockHeaders {
     }
 
     async read(dataset: string, info: BlockInfo): Promise<void> {
-        const file = path.join(this.datasetsDir, dataset, 'blocks', info.file);
+        const file = path.join(this.datasetsDir, datasetDirName(dataset), 'blocks', info.file);
         const h = await readBlockHeaderOnly(file).catch((err: unknown) => {
             throw new BlockCorruptError(`dataset "${dataset}": blocks/${info.file} cannot be read (${(err as Error).message})`);
         });

@@ -4,7 +4,7 @@
  * past its field limit, bad dataset names. Each case ends by checking that the process is alive and
  * that a valid query from another client still answers with the data it had.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -144,6 +144,21 @@ describe('whole-request limits: a clear 4xx naming the problem', () => {
         const r = await call('POST', '/v2/datasets', JSON.stringify({ name }), js);
         expect(r.status).toBe(400);
         expect(r.json.message).toMatch(/invalid dataset name/);
+        await stillServing();
+    });
+
+    it('datasets big and BIG, con and CON (names differing in case, names Windows reserves) are distinct, also after a restart', async () => {
+        const names = ['big', 'BIG', 'con', 'CON'];
+        for (const [i, name] of names.entries()) {
+            expect((await call('POST', '/v2/datasets', JSON.stringify({ name }), js)).status).toBe(200);
+            const r = await call('POST', `/v1/datasets/${name}/ingest`, Array.from({ length: i + 1 }, () => '{"x":1}').join('\n'), nd);
+            expect(r.json.ingested).toBe(i + 1);
+        }
+        const dirs = readdirSync(path.join(dir, 'datasets'));
+        expect(new Set(dirs.map((d) => d.toLowerCase())).size).toBe(dirs.length);
+        await server.kill();
+        server = await spawnServer({ dataDir: dir, token: TOKEN, bundled: true });
+        for (const [i, name] of names.entries()) expect(await count(name), name).toBe(i + 1);
         await stillServing();
     });
 });
