@@ -1,9 +1,11 @@
 /**
  * The hostile-input table for the service's ingest side, against a real `apl serve` process: deep
  * nesting, wide events, a huge CSV header, out-of-range times, a BOM before a JSON array, a dataset
- * past its field limit, bad dataset names. Each case ends by checking that the process is alive and
- * that a valid query from another client still answers with the data it had.
+ * past its field limit, bad dataset names, impossible dates (2025-02-30), a zstd body whose checksum
+ * does not match, dataset names that differ only in case. Each case ends by checking that the
+ * process is alive and that a valid query from another client still answers with the data it had.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -171,6 +173,20 @@ describe('encodings', () => {
         expect(arr.json).toMatchObject({ ingested: 2, failed: 0 });
         const lines = await call('POST', '/v1/datasets/h/ingest', Buffer.concat([bom, Buffer.from('{"bom":3}\n{"bom":4}')]), nd);
         expect(lines.json).toMatchObject({ ingested: 2, failed: 0 });
+        await stillServing();
+    });
+
+    it('a zstd body whose content checksum does not match → 400, nothing stored', async () => {
+        const before = await count('h');
+        const good = execFileSync('zstd', ['-q', '-c', '--check'], { input: Buffer.from('{"z":1}\n{"z":2}\n') });
+        const bad = Buffer.from(good);
+        bad[bad.length - 2] ^= 0x40;
+        const r = await call('POST', '/v1/datasets/h/ingest', bad, { ...nd, 'content-encoding': 'zstd' });
+        expect(r.status, r.text).toBe(400);
+        expect(r.json.message).toMatch(/invalid zstd body: content checksum mismatch/);
+        expect(await count('h')).toBe(before);
+        const ok = await call('POST', '/v1/datasets/h/ingest', good, { ...nd, 'content-encoding': 'zstd' });
+        expect(ok.json).toMatchObject({ ingested: 2, failed: 0 });
         await stillServing();
     });
 
