@@ -195,13 +195,19 @@ export function utcMs(year: number, month0: number, day: number, h = 0, mi = 0, 
     return year >= 0 && year < 100 ? Date.UTC(year + 400, month0, day, h, mi, s) - MS_PER_400_YEARS : Date.UTC(year, month0, day, h, mi, s);
 }
 
+/** Days in `month1` (1–12) of the proleptic Gregorian `year`. */
+export function daysInMonth(year: number, month1: number): number {
+    if (month1 === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+    return month1 === 4 || month1 === 6 || month1 === 9 || month1 === 11 ? 30 : 31;
+}
+
 export function parseDatetime(text: string): bigint | undefined {
     const s = text.trim();
     const m = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9})\d*)?)?)?\s*(Z|z|UTC|GMT|[+-]\d{2}:?\d{2})?$/.exec(s);
     if (m) {
         const [, y, mo, d, h = '0', mi = '0', sec = '0', frac = '', zone] = m;
         const ms = utcMs(+y, +mo - 1, +d, +h, +mi, +sec);
-        if (Number.isNaN(ms) || +mo < 1 || +mo > 12 || +d < 1 || +d > 31 || +h > 23 || +mi > 59 || +sec > 60) return undefined;
+        if (Number.isNaN(ms) || +mo < 1 || +mo > 12 || +d < 1 || +d > daysInMonth(+y, +mo) || +h > 23 || +mi > 59 || +sec > 60) return undefined;
         let ns = BigInt(ms) * NS_PER_MS + BigInt(frac.padEnd(9, '0') || '0');
         if (zone && zone !== 'Z' && zone !== 'z' && zone !== 'UTC' && zone !== 'GMT') {
             const zm = /^([+-])(\d{2}):?(\d{2})$/.exec(zone)!;

@@ -520,9 +520,10 @@ export const MATH_FUNCTIONS: ScalarFunction[] = [
         resultName: 'firstArgument',
         signatures: [sig(p('x', 'real'))],
         returns: returnReal,
-        description: 'The square root; null when `x` is negative.',
+        // APL's documentation (sqrt.mdx) differs from KQL's null on purpose: `isnan(sqrt(-200.0))` is true.
+        description: 'The square root; NaN when `x` is negative (as APL documents; KQL gives null).',
         example: 'print a = sqrt(16)',
-        evaluate: real1(x => (x < 0 ? undefined : Math.sqrt(x))),
+        evaluate: real1(Math.sqrt),
     }),
     math({
         name: 'tan',

@@ -23,7 +23,7 @@ import {
     type JsonValue,
 } from '../values.js';
 import type { ScalarCategory, ScalarFunction } from './catalogue-types.js';
-import { canonicalJson, int, isBag, opt, p, toJsonValue, toText, typeOfArg } from './functions-text-helpers.js';
+import { canonicalJson, compileGlob, int, isBag, opt, p, toJsonValue, toText, typeOfArg } from './functions-text-helpers.js';
 import { toDynamicValue } from './functions-text-string.js';
 
 function fn(category: ScalarCategory, e: Omit<ScalarFunction, 'kind' | 'category'>): ScalarFunction {
@@ -180,11 +180,6 @@ function splitPair(s: string, separator: string): { [key: string]: JsonValue } {
     const at = separator === '' ? -1 : s.indexOf(separator);
     if (at < 0) return { key: s, separator: '', value: '' };
     return { key: s.slice(0, at), separator, value: s.slice(at + separator.length) };
-}
-
-function globToRegExp(glob: string): RegExp {
-    const body = glob.split('*').map(part => part.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&')).join('[\\s\\S]*');
-    return new RegExp(`^${body}$`, 'u');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -501,8 +496,8 @@ export const PAIR_FUNCTIONS: ScalarFunction[] = [
         evaluate: ([array, keyPattern, valuePattern, separator]) => {
             if (!Array.isArray(array)) return null;
             const sep = separator === undefined || separator === null ? ':' : toText(separator);
-            const keyRe = globToRegExp(toText(keyPattern));
-            const valueRe = globToRegExp(toText(valuePattern));
+            const keyRe = compileGlob(toText(keyPattern));
+            const valueRe = compileGlob(toText(valuePattern));
             for (const item of array) {
                 if (typeof item !== 'string') continue;
                 const pair = splitPair(item, sep);

@@ -38,7 +38,7 @@
  *   overrides an event field of the same name (labels are request-level metadata).
  */
 import type { JsonValue } from '../values.js';
-import { parseDatetime, utcMs } from '../values.js';
+import { daysInMonth, parseDatetime, utcMs } from '../values.js';
 import { IngestError } from './errors.js';
 import { parseGoLayout } from './go-layout.js';
 import { MAX_FIELDS_PER_EVENT, MAX_NESTING, MAX_TIME_NS, MIN_TIME_NS, TIME_RANGE_TEXT } from './limits.js';
@@ -277,7 +277,7 @@ export function parseRfc3339Bytes(b: Uint8Array, s: number, e: number): bigint |
     const h = b2(b, s + 11);
     const mi = b2(b, s + 14);
     const se = b2(b, s + 17);
-    if (y1 < 0 || y2 < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || se < 0 || se > 60) return undefined;
+    if (y1 < 0 || y2 < 0 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y1 * 100 + y2, mo) || h < 0 || h > 23 || mi < 0 || mi > 59 || se < 0 || se > 60) return undefined;
     let i = s + 19;
     let nanos = 0;
     if (i < e && b[i] === 46) {
@@ -345,6 +345,16 @@ function lookupPath(ev: RawEvent, path: string): unknown {
     return v;
 }
 
+/** For a value that starts like an ISO date whose day its month does not have, says why (else undefined). */
+function impossibleDate(v: unknown): string | undefined {
+    const m = typeof v === 'string' ? /^\s*(\d{4})-(\d{1,2})-(\d{1,2})(?![0-9])/.exec(v) : null;
+    if (!m) return undefined;
+    const [year, month, day] = [+m[1], +m[2], +m[3]];
+    if (month < 1 || month > 12 || day < 1) return undefined;
+    const days = daysInMonth(year, month);
+    return day > days ? `${m[1]}-${String(month).padStart(2, '0')} has ${days} days` : undefined;
+}
+
 function describe(v: unknown): string {
     const s = typeof v === 'string' ? JSON.stringify(v) : String(v);
     return s.length > 80 ? `${s.slice(0, 80)}…` : s;
@@ -377,7 +387,13 @@ export function normalizeEvents(events: RawEvent[], opts: NormalizeOptions): Nor
         if (tv !== undefined && tv !== null) {
             const parsed = parseTimeValue(tv, layout);
             if (parsed === undefined) {
-                failures.push({ index: i, error: `cannot parse timestamp field "${tsField}": ${describe(tv)}` });
+                const impossible = impossibleDate(tv);
+                failures.push({
+                    index: i,
+                    error: impossible
+                        ? `timestamp field "${tsField}" is not a real date: ${describe(tv)} (${impossible})`
+                        : `cannot parse timestamp field "${tsField}": ${describe(tv)}`,
+                });
                 continue;
             }
             if (parsed < MIN_TIME_NS || parsed > MAX_TIME_NS) {

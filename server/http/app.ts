@@ -15,7 +15,7 @@ import { ensureDir, readJsonIfExists, writeFileAtomic } from '../store/fsutil.js
 import { Authenticator, authHook, type TokenSpec } from './auth.js';
 import { DataPlane } from './data-plane.js';
 import { createEngineAdapter } from './engine-adapter.js';
-import { installErrorHandlers } from './errors.js';
+import { installErrorHandlers, sendError } from './errors.js';
 import { DEFAULT_MAX_RESULT_ROWS } from './paging.js';
 import { registerDatasetRoutes } from './routes-datasets.js';
 import { registerIngestRoutes } from './routes-ingest.js';
@@ -309,6 +309,9 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     if (!Number.isInteger(maxConnections) || maxConnections < 1) throw new Error(`maxConnections must be a positive integer, got ${maxConnections}`);
     const app = Fastify({
         logger: false, bodyLimit, forceCloseConnections: 'idle', routerOptions: { maxParamLength: 1024 },
+        // The router's own refusals (a path parameter past maxParamLength, a bad URL) as our error body,
+        // which caps how much of the path it echoes.
+        frameworkErrors: (err, _req, reply) => sendError(reply, err),
         serverFactory: (handler) => {
             const server = guardedHttpServer(handler, {
                 maxConnections,

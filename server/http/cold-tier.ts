@@ -13,6 +13,7 @@ import type { ColdBlock, ColdField } from '../../language/index.js';
 import { readBlockFileHeader, readBlockHeaderOnly, type BlockColumnMeta, type BlockHeader } from '../store/block.js';
 import type { BlockInfo } from '../store/store.js';
 import { BlockCorruptError } from '../store/block.js';
+import { datasetDirName } from '../store/dataset-dir.js';
 
 /** A block whose header failed its check: `file` (under blocks/) and why. */
 export class BlockDamagedError extends BlockCorruptError {
@@ -99,7 +100,7 @@ export class BlockHeaders {
      * verified with the whole block, once).
      */
     async read(dataset: string, info: BlockInfo): Promise<void> {
-        const file = path.join(this.datasetsDir, dataset, 'blocks', info.file);
+        const file = path.join(this.datasetsDir, datasetDirName(dataset), 'blocks', info.file);
         const damaged = (err: unknown) => {
             throw new BlockDamagedError(info.file, (err as Error).message.replace(`${file}: `, ''));
         };

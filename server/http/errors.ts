@@ -6,8 +6,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AplQueryError, IngestError, LegacyQueryError } from '../../language/index.js';
 import { IngestWorkerDied } from '../ingest/prepare-pool.js';
-import { diskFullError, StoreError } from '../store/errors.js';
-import { isDiskFull } from '../store/fsutil.js';
+import { diskFullError, readOnlyError, StoreError } from '../store/errors.js';
+import { isDiskFull, isReadOnly } from '../store/fsutil.js';
 
 export class HttpError extends Error {
     override readonly name = 'HttpError';
@@ -35,14 +35,49 @@ export interface ErrorBody {
     [k: string]: unknown;
 }
 
-/** Maps anything thrown by a handler to a status and a JSON body. */
+/** How much of one piece of request content (a name, a value, a path) an error message repeats. */
+export const MAX_ECHO_CHARS = 200;
+/** A backstop for a whole message made of many short pieces. */
+const MAX_MESSAGE_CHARS = 2_000;
+
+/**
+ * Shortens what a message echoes from the request: a quoted piece or a run without spaces longer
+ * than MAX_ECHO_CHARS keeps its first MAX_ECHO_CHARS characters and an ellipsis, and the whole
+ * message is cut at MAX_MESSAGE_CHARS. A 100 KB identifier or path must not come back whole in
+ * every error (log lines, terminals, and clients that show the message).
+ */
+export function capEcho(text: string): string {
+    if (text.length <= MAX_ECHO_CHARS) return text;
+    const cut = (piece: string) => `${piece.slice(0, MAX_ECHO_CHARS)}…`;
+    let out = text
+        .replace(/'([^']{201,})'|"([^"]{201,})"/g, (m: string, single?: string, double?: string) => (single !== undefined ? `'${cut(single)}'` : `"${cut(double ?? m)}"`))
+        .replace(/[^\s'"…]{201,}/g, cut);
+    if (out.length > MAX_MESSAGE_CHARS) out = `${out.slice(0, MAX_MESSAGE_CHARS)}…`;
+    return out;
+}
+
+/** capEcho on every string of an error body (message, detail.message, diagnostics, suggestions). */
+function capBody<T>(v: T, depth = 0): T {
+    if (typeof v === 'string') return capEcho(v) as T;
+    if (depth > 4 || typeof v !== 'object' || v === null) return v;
+    if (Array.isArray(v)) return v.slice(0, 100).map((x: unknown) => capBody(x, depth + 1)) as T;
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, capBody(x, depth + 1)])) as T;
+}
+
+/** Maps anything thrown by a handler to a status and a JSON body, its echoes of the request capped (capEcho). */
 export function toErrorReply(err: unknown): { status: number; body: ErrorBody } {
+    const { status, body } = errorReply(err);
+    return { status, body: capBody(body) };
+}
+
+function errorReply(err: unknown): { status: number; body: ErrorBody } {
     if (err instanceof HttpError) return { status: err.status, body: { ...err.extra, code: err.status, message: err.message } };
     if (err instanceof IngestError || err instanceof StoreError || err instanceof IngestWorkerDied) {
         return { status: err.status, body: { code: err.status, message: err.message } };
     }
     // A full disk anywhere (a dataset's metadata, a trim) is 507 and says so, not "internal error".
-    if (isDiskFull(err)) return toErrorReply(diskFullError('writing to the data directory', err));
+    if (isDiskFull(err)) return errorReply(diskFullError('writing to the data directory', err));
+    if (isReadOnly(err)) return errorReply(readOnlyError('writing to the data directory', err));
     if (err instanceof AplQueryError) return { status: 400, body: aplErrorBody(err) };
     if (err instanceof LegacyQueryError) return { status: 400, body: { code: 400, message: `invalid query: ${err.message}` } };
     const fe = err as Partial<FastifyError> & { status?: number };
@@ -97,6 +132,6 @@ export function installErrorHandlers(app: FastifyInstance, log: (msg: string) =>
     });
     app.setNotFoundHandler((req, reply) => {
         const path = req.url.split('?', 1)[0];
-        reply.code(404).type('application/json; charset=utf-8').send({ code: 404, message: `route ${req.method} ${path} not found` });
+        reply.code(404).type('application/json; charset=utf-8').send({ code: 404, message: capEcho(`route ${req.method} ${path} not found`) });
     });
 }

@@ -112,9 +112,26 @@ function queryOf(body: Record<string, unknown>, previous: StoredMonitor | undefi
     return { query: apl, queryLanguage: 'apl' };
 }
 
+/**
+ * Bounds on what a monitor stores. Every change rewrites monitors.json whole (atomically, see
+ * json-collection.ts), so each record must stay small; the numbers are generous for hand-made ones.
+ */
+export const MONITOR_LIMITS = { name: 256, description: 4096, columnName: 1024, notifierIds: 100, notifierId: 256 } as const;
+
+/** notifierIds (or go's notifierIDs): at most MONITOR_LIMITS.notifierIds ids of bounded length. */
+function notifierIds(body: Record<string, unknown>): string[] {
+    const key = body.notifierIds !== undefined && body.notifierIds !== null ? 'notifierIds' : 'notifierIDs';
+    const ids =
+        optStringList(body, key, (id, i) => {
+            if (id.length > MONITOR_LIMITS.notifierId) throw badRequest(`invalid ${key}[${i}]: ${id.length} characters, at most ${MONITOR_LIMITS.notifierId} allowed (got ${shownValue(id)})`);
+        }) ?? [];
+    if (ids.length > MONITOR_LIMITS.notifierIds) throw badRequest(`invalid ${key}: ${ids.length} ids, at most ${MONITOR_LIMITS.notifierIds} allowed`);
+    return ids;
+}
+
 /** Validates a definition (everything but the APL check, which is async). */
 export function monitorDefinition(body: Record<string, unknown>, now: bigint, previous?: StoredMonitor): MonitorDefinition {
-    const name = optString(body, 'name');
+    const name = optString(body, 'name', MONITOR_LIMITS.name);
     if (name === undefined || name.trim() === '') throw badRequest(`invalid name: a non-empty name is required, got ${shownValue(body.name ?? null)}`);
     const type = oneOf(body, 'type', MONITOR_TYPES);
     if (type === undefined) throw badRequest(`invalid type: one of ${MONITOR_TYPES.join(', ')} is required, got ${shownValue(body.type ?? null)}`);
@@ -133,11 +150,11 @@ export function monitorDefinition(body: Record<string, unknown>, now: bigint, pr
     if (triggerFromNRuns && triggerAfterNPositiveResults && triggerAfterNPositiveResults > triggerFromNRuns) {
         throw badRequest(`invalid triggerAfterNPositiveResults: ${triggerAfterNPositiveResults} is more than triggerFromNRuns (${triggerFromNRuns})`);
     }
-    const ids = optStringList(body, 'notifierIds') ?? optStringList(body, 'notifierIDs') ?? [];
+    const ids = notifierIds(body);
     const def: MonitorDefinition = {
         name,
         type,
-        description: optString(body, 'description') ?? '',
+        description: optString(body, 'description', MONITOR_LIMITS.description) ?? '',
         ...queryOf(body, previous),
         operator,
         threshold: threshold ?? 0,
@@ -156,7 +173,7 @@ export function monitorDefinition(body: Record<string, unknown>, now: bigint, pr
         compareDays: optInteger(body, 'compareDays', { min: 1, max: 7 }),
         triggerFromNRuns,
         triggerAfterNPositiveResults,
-        columnName: optString(body, 'columnName'),
+        columnName: optString(body, 'columnName', MONITOR_LIMITS.columnName),
     };
     return Object.fromEntries(Object.entries(def).filter(([, v]) => v !== undefined)) as unknown as MonitorDefinition;
 }

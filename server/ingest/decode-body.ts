@@ -10,6 +10,7 @@ import { createGunzip, createInflate } from 'node:zlib';
 import type { Transform } from 'node:stream';
 import { Decompress } from 'fzstd';
 import { IngestError } from '../../language/ingest/errors.js';
+import { xxh64 } from './xxh64.js';
 
 /**
  * The one default bound on a decompressed ingest body, for the service (`apl serve --max-body-bytes`),
@@ -95,22 +96,32 @@ function inflateStream(stream: Transform, body: Buffer, maxBytes: number, what: 
 /** Zstandard frame magic and skippable-frame magic range. */
 const ZSTD_MAGIC = 0xfd2fb528;
 
+/** One frame found by checkZstdFrames: its bytes, and where its content checksum is (-1: none). */
+interface ZstdFrame {
+    start: number;
+    end: number;
+    checksumAt: number;
+}
+
 /**
  * Walks the zstd frame headers (without decompressing) so that a frame that declares a window or
  * content size past the limit is refused BEFORE fzstd allocates a window buffer of that size
- * (fzstd allocates up to ~2 GiB for a hostile header). Structural problems are left to fzstd.
+ * (fzstd allocates up to ~2 GiB for a hostile header). Returns the data frames found (skippable
+ * frames are left out) and where the walk stopped; structural problems past that point are left to
+ * fzstd.
  */
-function checkZstdFrames(buf: Buffer, maxBytes: number): void {
+function checkZstdFrames(buf: Buffer, maxBytes: number): { frames: ZstdFrame[]; stop: number } {
+    const frames: ZstdFrame[] = [];
     const windowCap = Math.max(maxBytes, 8 * 1024 * 1024) + 1024;
     let p = 0;
     while (p + 4 <= buf.length) {
         const magic = buf.readUInt32LE(p);
         if ((magic & 0xfffffff0) === 0x184d2a50) {
-            if (p + 8 > buf.length) return;
+            if (p + 8 > buf.length) break;
             p += 8 + buf.readUInt32LE(p + 4);
             continue;
         }
-        if (magic !== ZSTD_MAGIC || p + 5 > buf.length) return;
+        if (magic !== ZSTD_MAGIC || p + 5 > buf.length) break;
         const flg = buf[p + 4];
         const fcf = flg >> 6;
         const ss = (flg >> 5) & 1;
@@ -119,7 +130,7 @@ function checkZstdFrames(buf: Buffer, maxBytes: number): void {
         let q = p + 5;
         let windowSize = 0;
         if (!ss) {
-            if (q >= buf.length) return;
+            if (q >= buf.length) break;
             const wd = buf[q++];
             const wb = 2 ** (10 + (wd >> 3));
             windowSize = wb + (wb / 8) * (wd & 7);
@@ -128,7 +139,7 @@ function checkZstdFrames(buf: Buffer, maxBytes: number): void {
         const fsb = fcf ? 1 << fcf : ss;
         let contentSize = -1;
         if (fsb) {
-            if (q + fsb > buf.length) return;
+            if (q + fsb > buf.length) break;
             if (fsb === 1) contentSize = buf[q];
             else if (fsb === 2) contentSize = buf.readUInt16LE(q) + 256;
             else if (fsb === 4) contentSize = buf.readUInt32LE(q);
@@ -138,30 +149,63 @@ function checkZstdFrames(buf: Buffer, maxBytes: number): void {
         if (ss) windowSize = contentSize;
         if (contentSize > maxBytes || windowSize > windowCap) throw tooLarge(maxBytes);
         // Skip the blocks: 3-byte header each (last flag, type, size); RLE blocks carry 1 byte.
-        for (;;) {
-            if (q + 3 > buf.length) return;
+        let complete = false;
+        while (q + 3 <= buf.length) {
             const bh = buf[q] | (buf[q + 1] << 8) | (buf[q + 2] << 16);
-            const last = bh & 1;
             const type = (bh >> 1) & 3;
-            const size = bh >>> 3;
-            q += 3 + (type === 1 ? 1 : size);
-            if (last) break;
+            q += 3 + (type === 1 ? 1 : bh >>> 3);
+            if (bh & 1) {
+                complete = true;
+                break;
+            }
         }
-        if (cc) q += 4;
-        p = q;
+        const end = q + (cc ? 4 : 0);
+        if (!complete || end > buf.length) break;
+        frames.push({ start: p, end, checksumAt: cc ? q : -1 });
+        p = end;
     }
+    return { frames, stop: p };
 }
 
 function decodeZstd(body: Buffer, maxBytes: number): Buffer {
     if (body.length === 0) throw new IngestError(400, 'invalid zstd body: empty');
-    checkZstdFrames(body, maxBytes);
+    const { frames, stop } = checkZstdFrames(body, maxBytes);
     const chunks: Uint8Array[] = [];
-    let total = 0;
+    const budget = { total: 0 };
+    // Each whole frame is decoded on its own so that its output can be checked against its content
+    // checksum (fzstd does not verify it); whatever the walk could not frame goes to fzstd as is,
+    // which reports what is wrong with it.
+    const checks: { from: number; to: number; expected: number }[] = [];
+    for (const f of frames) {
+        const from = budget.total;
+        decodeZstdPiece(body.subarray(f.start, f.end), maxBytes, chunks, budget);
+        if (f.checksumAt >= 0) checks.push({ from, to: budget.total, expected: body.readUInt32LE(f.checksumAt) });
+    }
+    if (stop < body.length || frames.length === 0) decodeZstdPiece(body.subarray(stop), maxBytes, chunks, budget);
+    const out = Buffer.allocUnsafe(budget.total);
+    let o = 0;
+    for (const c of chunks) {
+        out.set(c, o);
+        o += c.length;
+    }
+    for (const c of checks) {
+        const actual = Number(xxh64(out.subarray(c.from, c.to)) & 0xffffffffn);
+        if (actual !== c.expected) {
+            throw new IngestError(400, 'invalid zstd body: content checksum mismatch (the body is damaged)');
+        }
+    }
+    return out;
+}
+
+/** Decodes `piece` with fzstd, appending to `chunks` and counting against `maxBytes`. */
+function decodeZstdPiece(piece: Buffer, maxBytes: number, chunks: Uint8Array[], budget: { total: number }): void {
     let ended = false;
+    let produced = 0;
     const LIMIT = Symbol('limit');
     const dec = new Decompress((data, final) => {
-        total += data.length;
-        if (total > maxBytes) throw LIMIT;
+        budget.total += data.length;
+        produced += data.length;
+        if (budget.total > maxBytes) throw LIMIT;
         // fzstd reuses nothing it hands out, but copy-free keeping is safe: each block is fresh.
         if (data.length) chunks.push(data);
         if (final) ended = true;
@@ -169,23 +213,16 @@ function decodeZstd(body: Buffer, maxBytes: number): Buffer {
     try {
         // Push in slices so that the output bound is checked often (one zstd block is ≤128 KiB).
         const STEP = 64 * 1024;
-        for (let off = 0; off < body.length; off += STEP) {
-            const end = Math.min(body.length, off + STEP);
-            dec.push(body.subarray(off, end), end === body.length);
+        for (let off = 0; off < piece.length; off += STEP) {
+            const end = Math.min(piece.length, off + STEP);
+            dec.push(piece.subarray(off, end), end === piece.length);
         }
     } catch (err) {
         if (err === LIMIT) throw tooLarge(maxBytes);
         throw new IngestError(400, `invalid zstd body: ${err instanceof Error ? err.message : String(err)}`);
     }
-    if (!ended && total === 0 && chunks.length === 0) {
+    if (!ended && produced === 0) {
         // fzstd signals completion through `final`; a stream that never finished is truncated.
         throw new IngestError(400, 'invalid zstd body: truncated stream');
     }
-    const out = Buffer.allocUnsafe(total);
-    let o = 0;
-    for (const c of chunks) {
-        out.set(c, o);
-        o += c.length;
-    }
-    return out;
 }

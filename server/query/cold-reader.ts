@@ -13,6 +13,7 @@ import type { ColdBlock, ColdBlockReader, ColumnarChunk } from '../../language/i
 import { validateDatasetName } from '../store/errors.js';
 import { decodeBlock, type DecodedBlock } from '../store/block.js';
 import { HttpError } from '../http/errors.js';
+import { datasetDirName } from '../store/dataset-dir.js';
 
 const BLOCK_FILE = /^[0-9a-f]{8}\.blk$/;
 
@@ -42,7 +43,7 @@ export function coldBlockReader(datasetsDir: string): ColdBlockReader {
             let buf: Buffer;
             let identity: string;
             try {
-                const file = path.join(datasetsDir, dataset, 'blocks', block.id);
+                const file = path.join(datasetsDir, datasetDirName(dataset), 'blocks', block.id);
                 const fd = openSync(file, 'r');
                 try {
                     const st = fstatSync(fd, { bigint: true });

@@ -14,6 +14,7 @@ import type { BlockInput } from './block.js';
 import { keepFilter, runTailCompaction } from './compact.js';
 import type { Compactor } from './compactor.js';
 import { DatasetOpenError, StoreError } from './errors.js';
+import { datasetDirName } from './dataset-dir.js';
 import { AtomicWriteError, checkedJson, ensureDir, fsyncDir, readCheckedJsonIfExists, removeTempFiles, writeFileAtomic } from './fsutil.js';
 import { batchIdHex, formatRowId } from '../../language/api/row-id.js';
 import { FRAME_HEADER, frame, scanSegment, WalWriter, type BadRegion } from './wal.js';
@@ -336,7 +337,7 @@ export class Dataset {
         }
         if (!meta) throw new DatasetOpenError(`${metaFile} is missing`);
         if (typeof meta !== 'object' || typeof meta.name !== 'string') throw new DatasetOpenError(`${metaFile}: not a dataset description (no "name")`);
-        if (meta.name !== path.basename(dir)) throw new DatasetOpenError(`${metaFile} names dataset "${meta.name}" but lives in directory "${path.basename(dir)}"`);
+        if (datasetDirName(meta.name) !== path.basename(dir)) throw new DatasetOpenError(`${metaFile} names dataset "${meta.name}" but lives in directory "${path.basename(dir)}"`);
         meta.mapFields ??= [];
         const ds = new Dataset(dir, meta, Dataset.emptyManifest(), opts);
         await ds.recover();

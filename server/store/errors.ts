@@ -1,13 +1,15 @@
 import { datasetNameProblem } from '../../language/dataset-name.js';
 /** Typed store errors; `status` is the HTTP status the service should answer with. */
-export type StoreErrorCode = 'invalid_name' | 'not_found' | 'exists' | 'closed' | 'invalid_argument' | 'unavailable' | 'disk_full' | 'too_many_fields';
+export type StoreErrorCode = 'invalid_name' | 'not_found' | 'exists' | 'closed' | 'invalid_argument' | 'unavailable' | 'disk_full' | 'read_only' | 'too_many_fields';
 
 export type StoreErrorStatus = 400 | 404 | 409 | 423 | 503 | 507;
 
 /**
  * `unavailable` (a dataset whose files could not be opened) is 423: the problem is on the server
  * but retrying does not help until someone repairs the files, and clients retry every 5xx.
- * `disk_full` is 507 Insufficient Storage: worth retrying once space is freed.
+ * `disk_full` is 507 Insufficient Storage: worth retrying once space is freed. `read_only` (a
+ * read-only file system, or a directory the process may not write) is 507 too: the service cannot
+ * store anything until an operator fixes the mount or the permissions, which a 500 would hide.
  */
 const STATUS: Record<StoreErrorCode, StoreErrorStatus> = {
     invalid_name: 400,
@@ -17,6 +19,7 @@ const STATUS: Record<StoreErrorCode, StoreErrorStatus> = {
     invalid_argument: 400,
     unavailable: 423,
     disk_full: 507,
+    read_only: 507,
     too_many_fields: 400,
 };
 
@@ -41,6 +44,12 @@ export class DatasetOpenError extends Error {
 export function diskFullError(what: string, err: unknown): StoreError {
     const code = (err as NodeJS.ErrnoException | null)?.code ?? 'ENOSPC';
     return new StoreError('disk_full', `insufficient storage: the disk holding the data directory is full (${code}) while ${what}; nothing of this request was stored, and what was stored before is intact`);
+}
+
+/** The error a write refused by a read-only data directory becomes (507), saying so in words. */
+export function readOnlyError(what: string, err: unknown): StoreError {
+    const code = (err as NodeJS.ErrnoException | null)?.code ?? 'EROFS';
+    return new StoreError('read_only', `insufficient storage: the data directory is read-only (${code}) while ${what}; nothing of this request was stored (make the data directory writable and retry)`);
 }
 
 /**

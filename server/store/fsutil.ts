@@ -31,6 +31,25 @@ export function isDiskFull(err: unknown): boolean {
     return code === 'ENOSPC' || code === 'EDQUOT';
 }
 
+/** True for the errors a read-only file system or a directory the process may not write gives. */
+export function isReadOnly(err: unknown): boolean {
+    const code = (err as NodeJS.ErrnoException | null)?.code;
+    return code === 'EROFS' || code === 'EACCES' || code === 'EPERM';
+}
+
+/** Whether `dir` takes a new file: undefined when it does, else the error code (EROFS, EACCES …). */
+export async function writeProbe(dir: string): Promise<string | undefined> {
+    const probe = path.join(dir, `.probe-${randomBytes(6).toString('hex')}`);
+    try {
+        await (await fsp.open(probe, 'wx', FILE_MODE)).close();
+        await fsp.rm(probe, { force: true });
+        return undefined;
+    } catch (err) {
+        if (isReadOnly(err)) return (err as NodeJS.ErrnoException).code;
+        throw err;
+    }
+}
+
 /** Opens a new file for writing with mode 0600 whatever the umask (`flag` 'w' or 'wx', or open(2) flags). */
 export async function openPrivate(file: string, flag: 'w' | 'wx' | number): Promise<FileHandle> {
     const fh = await fsp.open(file, flag, FILE_MODE);

@@ -6,12 +6,14 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { formatDatetime } from '../../language/values.js';
+import { isValidDatasetName } from '../../language/dataset-name.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../ingest/decode-body.js';
 import { ingestStatus, nowNs, prepareIngest, type IngestRequest, type IngestStatus, type AppendInput } from '../ingest/ingest.js';
 import { Compactor } from './compactor.js';
 import { BlockCache, Dataset, datasetHealth, type DatasetCounters, type DatasetHealth, type DatasetMeta, type DatasetStats, type Snapshot, type StoredEvent, type TieredView } from './dataset.js';
-import { diskFullError, StoreError, validateDatasetName } from './errors.js';
-import { ensureDir, fsyncDir, isDiskFull, readCheckedJsonIfExists } from './fsutil.js';
+import { datasetDirName, datasetNameOfDir } from './dataset-dir.js';
+import { diskFullError, readOnlyError, StoreError, validateDatasetName } from './errors.js';
+import { ensureDir, fsyncDir, isDiskFull, isReadOnly, readCheckedJsonIfExists, writeProbe } from './fsutil.js';
 import { acquireDirLock, type DirLock } from './lock.js';
 import { TokenStore } from './tokens.js';
 
@@ -100,6 +102,11 @@ export class Store {
         const root = path.resolve(dir);
         await ensureDir(path.join(root, 'datasets'));
         const lock = await acquireDirLock(root);
+        // Said once at start-up, so that an operator sees it before the first refused write.
+        const readOnly = await writeProbe(path.join(root, 'datasets'));
+        if (readOnly) {
+            opts.log(`warning: data directory ${root} is read-only (${readOnly}): creating datasets and ingest answer 507, and a dataset whose files must be opened for writing is unavailable, until it is writable`);
+        }
         let store: Store;
         try {
             const tokens = await TokenStore.open(root, { log: opts.log, lenient: true });
@@ -111,19 +118,32 @@ export class Store {
         const dsRoot = path.join(root, 'datasets');
         for (const e of await fsp.readdir(dsRoot, { withFileTypes: true })) {
             if (!e.isDirectory()) continue;
-            const p = path.join(dsRoot, e.name);
+            let p = path.join(dsRoot, e.name);
             if (e.name.startsWith('.')) {
                 // interrupted create (.new-*) or delete (.trash-*)
                 await fsp.rm(p, { recursive: true, force: true });
                 continue;
             }
+            // The previous layout named a directory exactly as its dataset (`BIG`, `CON`): move it to
+            // the name that cannot collide (dataset-dir.ts), unless that is taken.
+            let name = datasetNameOfDir(e.name);
+            if (isValidDatasetName(e.name) && datasetDirName(e.name) !== e.name) {
+                const target = path.join(dsRoot, datasetDirName(e.name));
+                if (!(await fsp.stat(target).catch(() => undefined))) {
+                    await fsp.rename(p, target);
+                    await fsyncDir(dsRoot);
+                    opts.log(`dataset "${e.name}": directory renamed to ${path.basename(target)} (names that differ only in case, and names Windows reserves, get distinct directories)`);
+                    p = target;
+                    name = e.name;
+                }
+            }
             try {
                 const ds = await Dataset.open(p, store.dsOptions());
-                for (const note of ds.recoveryNotes) opts.log(`recovery ${e.name}: ${note}`);
+                for (const note of ds.recoveryNotes) opts.log(`recovery ${name}: ${note}`);
                 store.datasets.set(ds.name, ds);
             } catch (err) {
                 // One dataset that cannot be opened must not stop the others; its files stay as they are.
-                await store.markUnavailable(e.name, err, p);
+                await store.markUnavailable(name, err, p);
             }
         }
         if (opts.retentionSweepMs > 0) {
@@ -182,7 +202,7 @@ export class Store {
      * Takes a dataset out of service because its files cannot be read (at open, or when a block
      * turns out damaged while loading): logged, reported on its endpoints (423), files untouched.
      */
-    async markUnavailable(name: string, err: unknown, dir = path.join(this.dir, 'datasets', name)): Promise<void> {
+    async markUnavailable(name: string, err: unknown, dir = path.join(this.dir, 'datasets', datasetDirName(name))): Promise<void> {
         const reason = err instanceof Error ? err.message : String(err);
         const open = this.datasets.get(name);
         this.datasets.delete(name);
@@ -260,16 +280,19 @@ export class Store {
             };
             const dsRoot = path.join(this.dir, 'datasets');
             const tmp = path.join(dsRoot, `.new-${randomBytes(6).toString('hex')}`);
+            const final = path.join(dsRoot, datasetDirName(name));
             try {
                 await Dataset.initDir(tmp, meta);
+                await fsp.rename(tmp, final);
+                await fsyncDir(dsRoot);
             } catch (err) {
                 await fsp.rm(tmp, { recursive: true, force: true }).catch(() => undefined);
                 if (isDiskFull(err)) throw diskFullError(`creating dataset "${name}"`, err);
+                // A recursive mkdir on a read-only file system can fail with ENOENT: ask the directory.
+                const readOnly = isReadOnly(err) ? (err as NodeJS.ErrnoException).code : await writeProbe(dsRoot).catch(() => undefined);
+                if (readOnly) throw readOnlyError(`creating dataset "${name}"`, { code: readOnly });
                 throw err;
             }
-            const final = path.join(dsRoot, name);
-            await fsp.rename(tmp, final);
-            await fsyncDir(dsRoot);
             const ds = await Dataset.open(final, this.dsOptions());
             this.datasets.set(name, ds);
             return { ...meta };

@@ -151,6 +151,38 @@ describe('apl serve under hostile queries', () => {
         await stillAnswers();
     }, 120_000);
 
+    describe('an error echoes at most 200 characters of what the request sent, with an ellipsis', () => {
+        const X = 'Z'.repeat(100_000);
+        const U = 'Z'.repeat(6_000); // URLs and headers: under Node's 16 KiB header limit
+        async function send(p: string, init: RequestInit): Promise<{ status: number; message: string }> {
+            const res = await fetch(`${server.url}${p}`, { ...init, headers: { ...auth, 'content-type': 'application/json', ...(init.headers as Record<string, string>) } });
+            const text = await res.text();
+            return { status: res.status, message: (JSON.parse(text) as { message: string }).message };
+        }
+        const ECHOES: [string, () => Promise<{ status: number; message: string }>][] = [
+            ["['<100,000 Z>'] | count", () => apl(`['${X}'] | count`).then(r => ({ status: r.status, message: String(r.json.message) }))],
+            ["['few'] | where <100,000 Z> == 1", () => apl(`['few'] | where ${X} == 1`).then(r => ({ status: r.status, message: String(r.json.message) }))],
+            ['print <100,000 Z>(1)', () => apl(`print ${X}(1)`).then(r => ({ status: r.status, message: String(r.json.message) }))],
+            ['print 1 <100,000 Z>', () => apl(`print 1 ${X}`).then(r => ({ status: r.status, message: String(r.json.message) }))],
+            ['startTime <100,000 Z>', () => post('/v1/datasets/_apl?format=tabular', { apl: "['few'] | count", startTime: X }).then(r => ({ status: r.status, message: String(r.json.message) }))],
+            ['POST /v2/datasets {"name":"<100,000 Z>"}', () => send('/v2/datasets', { method: 'POST', body: JSON.stringify({ name: X }) })],
+            ['a JSON body broken after 100,000 characters', () => send('/v2/datasets', { method: 'POST', body: `{"name":"${X}` })],
+            ['GET /v2/datasets/<6,000 Z>', () => send(`/v2/datasets/${U}`, { method: 'GET' })],
+            ['GET /v1/<6,000 Z> (no such route)', () => send(`/v1/${U}`, { method: 'GET' })],
+            ['Content-Type: text/<6,000 Z>', () => send('/v2/datasets', { method: 'POST', body: '{}', headers: { 'content-type': `text/${U}` } })],
+            ['POST /v1/datasets/<6,000 Z>/ingest', () => send(`/v1/datasets/${U}/ingest`, { method: 'POST', body: '{}' })],
+        ];
+        for (const [name, run] of ECHOES) {
+            it(name, async () => {
+                const r = await run();
+                expect(r.status).toBeGreaterThanOrEqual(400);
+                expect(r.status).toBeLessThan(500);
+                expect(r.message.length, r.message.slice(0, 300)).toBeLessThanOrEqual(600);
+                expect(r.message).not.toContain('Z'.repeat(201));
+            }, 60_000);
+        }
+    });
+
     it('nothing was logged as an internal error', () => {
         expect(server.output()).not.toMatch(/internal error|RangeError/);
     });

@@ -12,6 +12,7 @@ import { type QueryEnv, castValue, compileExpr } from '../expr.js';
 import { Frame, type FrameCol } from '../frame.js';
 import { toJson } from '../../runtime-values.js';
 import type { RunState } from '../query.js';
+import { compileGlob, type LinearRegex } from '../../builtins/functions-text-helpers.js';
 
 /** The `$type` of every tabular operator the grammar produces. */
 export type OperatorType = ast.TabularOperator['$type'];
@@ -49,12 +50,12 @@ export function uniqueName(cols: FrameCol[], name: string): string {
     for (let k = 1; ; k++) if (!cols.some(c => c.name === `${name}${k}`)) return `${name}${k}`;
 }
 
-export function globToRegex(pattern: string): RegExp {
+/** A column or dataset wildcard (`req*`, `['a.b']*`) as a linear-time matcher (names come from data). */
+export function globToRegex(pattern: string): LinearRegex {
     let p = pattern;
     const m = /^\[\s*(['"])(.*)\1\s*\]\*?$/.exec(p.endsWith('*') ? p.slice(0, -1) : p);
     if (m) p = m[2] + (pattern.endsWith('*') ? '*' : '');
-    const src = p.split('*').map(s => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*');
-    return new RegExp(`^${src}$`);
+    return compileGlob(p);
 }
 
 export function coerceCell(v: AplValue, t: ScalarType): AplValue {

@@ -271,7 +271,7 @@ cases('mathematical functions', [
     ['sign(3.5)', 'sign', [3.5], 1],
     ['sin(pi() / 2)', 'sin', [Math.PI / 2], 1],
     ['sqrt(16)', 'sqrt', [16], 4],
-    ['sqrt(-1)', 'sqrt', [-1], null],
+    ['sqrt(-1)', 'sqrt', [-1], NaN],
     ['tan(pi() / 4)', 'tan', [Math.PI / 4], 1],
 ]);
 

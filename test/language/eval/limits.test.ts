@@ -84,6 +84,18 @@ describe('regular expressions run in linear time', () => {
     it("['r'] | parse kind=regex a with '(a+)+' x:string 'c' | where isnotempty(x)", async () => {
         expect(await count("['r'] | parse kind=regex a with '(a+)+' x:string 'c' | where isnotempty(x) | count")).toBe(0);
     });
+    it("['r'] | extend p = find_pair(pack_array(strcat(a, ':v')), '*a*a*a*a*a*a*a*c', '*') | where isnotnull(p)", async () => {
+        expect(await count("['r'] | extend p = find_pair(pack_array(strcat(a, ':v')), '*a*a*a*a*a*a*a*c', '*') | where isnotnull(p) | count")).toBe(0);
+        expect(await count("['r'] | extend p = find_pair(pack_array(strcat(a, ':v')), '*a*a*a*a*a*a*a*b', 'v') | where isnotnull(p) | count")).toBe(1);
+    });
+    it("['w'] | project-away ['a*a*a*a*a*a*a*c']* (a column-name wildcard meets a long name)", async () => {
+        const w = createEngine();
+        w.ingest('w', [{ ['a'.repeat(500)]: 1, keep: 2 }]);
+        const r = await w.query("['w'] | project-away ['a*a*a*a*a*a*a*c']*");
+        expect(r.tables[0].fields.map((f) => f.name)).toEqual(expect.arrayContaining(['a'.repeat(500), 'keep']));
+        const gone = await w.query("['w'] | project-away ['a*a*a*a*a*a*a*a']*");
+        expect(gone.tables[0].fields.map((f) => f.name)).not.toContain('a'.repeat(500));
+    });
     it("print n = countof_regex('(a', 'x'): an invalid pattern is an error at the call", async () => {
         const err = await e.query("print n = countof_regex('(a', 'x')").catch((x: unknown) => x);
         expect(err).toBeInstanceOf(AplQueryError);

@@ -27,6 +27,16 @@ const CASES: [string, unknown][] = [
     ['print x = 1 % 0', null],
     ['print x = 1.0 / 0', null], // +Inf goes out as null in JSON
     ['print x = isinf(1.0 / 0)', true],
+    // APL differs from KQL here, as its docs say (sqrt.mdx: isnan(sqrt(-200.0)) is true; NaN goes out as null in JSON)
+    ['print x = isnan(sqrt(-200.0))', true],
+    ['print x = sqrt(-200.0)', null],
+    ['print x = isnull(sqrt(-200.0))', false],
+    // array_extract keeps the JSON type of what it extracts (see docs/language.md, "Where APL differs from KQL")
+    ["print x = array_extract(dynamic([{'id': 1, 'value': true}, {'id': 2, 'value': false}]), @'$[*].value')", [true, false]],
+    // series_fill_forward leaves leading nulls as they are: nothing comes before them
+    ['print x = series_fill_forward(dynamic([null, null, 3, null, 5]))', [null, null, 3, 3, 5]],
+    // the week suffix, which KQL lacks (apl check warns, APL0009)
+    ['print x = 1w', '168h0m0s'],
     // types and mixed arithmetic
     ['print x = 1 + 2.5', 3.5],
     ['print x = 2h / 30m', 4],

@@ -244,6 +244,16 @@ describe('normalisation', () => {
         expect(r.failures[0].error).toMatch(/cannot parse timestamp field "_time": "yesterday"/);
     });
 
+    it('an impossible date (2025-02-30) fails the event, naming the field and the value', async () => {
+        const r = await ingest(json('[{"_time":"2025-02-30"},{"_time":"2024-02-29T00:00:00Z"},{"_time":"2025-02-30T01:02:03Z"},{"_time":"2100-02-29"}]'));
+        expect(r.prep.count).toBe(1);
+        expect(r.failures.map((f) => f.error)).toEqual([
+            'timestamp field "_time" is not a real date: "2025-02-30" (2025-02 has 28 days)',
+            'timestamp field "_time" is not a real date: "2025-02-30T01:02:03Z" (2025-02 has 28 days)',
+            'timestamp field "_time" is not a real date: "2100-02-29" (2100-02 has 28 days)',
+        ]);
+    });
+
     it('timestamp-field + timestamp-format (Go layouts); the source field is kept (U3)', async () => {
         const r = await ingest(
             json('[{"time":"17/May/2015:08:05:32 +0000","x":1},{"time":"17/May/2015:10:05:32 +0200"}]', {

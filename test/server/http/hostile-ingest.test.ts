@@ -1,10 +1,12 @@
 /**
  * The hostile-input table for the service's ingest side, against a real `apl serve` process: deep
  * nesting, wide events, a huge CSV header, out-of-range times, a BOM before a JSON array, a dataset
- * past its field limit, bad dataset names. Each case ends by checking that the process is alive and
- * that a valid query from another client still answers with the data it had.
+ * past its field limit, bad dataset names, impossible dates (2025-02-30), a zstd body whose checksum
+ * does not match, dataset names that differ only in case. Each case ends by checking that the
+ * process is alive and that a valid query from another client still answers with the data it had.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -80,6 +82,9 @@ const PER_EVENT: PerEvent[] = [
     { name: '_time 2262-04-12', body: '{"_time":"2262-04-12"}', failure: /out of range: "2262-04-12"/ },
     { name: '_time 1e30 (a number)', body: '{"_time":1e30}', failure: /out of range: 1e\+30/ },
     { name: '_time -1e30', body: '{"_time":-1e30}', failure: /out of range: -1e\+30/ },
+    { name: '_time 2025-02-30 (a date that does not exist)', body: '{"_time":"2025-02-30"}', failure: /timestamp field "_time" is not a real date: "2025-02-30" \(2025-02 has 28 days\)/ },
+    { name: '_time 2023-02-29T10:00:00Z (not a leap year)', body: '{"_time":"2023-02-29T10:00:00Z"}', failure: /not a real date: "2023-02-29T10:00:00Z" \(2023-02 has 28 days\)/ },
+    { name: '_time 2025-04-31 12:00:00.5+02:00', body: '{"_time":"2025-04-31 12:00:00.5+02:00"}', failure: /not a real date: "2025-04-31 12:00:00.5\+02:00" \(2025-04 has 30 days\)/ },
     { name: 'a timestamp-field value out of range', body: '{"ts":"1500-01-01T00:00:00Z"}', query: '?timestamp-field=ts', failure: /timestamp field "ts" is out of range/ },
 ];
 
@@ -143,6 +148,21 @@ describe('whole-request limits: a clear 4xx naming the problem', () => {
         expect(r.json.message).toMatch(/invalid dataset name/);
         await stillServing();
     });
+
+    it('datasets big and BIG, con and CON (names differing in case, names Windows reserves) are distinct, also after a restart', async () => {
+        const names = ['big', 'BIG', 'con', 'CON'];
+        for (const [i, name] of names.entries()) {
+            expect((await call('POST', '/v2/datasets', JSON.stringify({ name }), js)).status).toBe(200);
+            const r = await call('POST', `/v1/datasets/${name}/ingest`, Array.from({ length: i + 1 }, () => '{"x":1}').join('\n'), nd);
+            expect(r.json.ingested).toBe(i + 1);
+        }
+        const dirs = readdirSync(path.join(dir, 'datasets'));
+        expect(new Set(dirs.map((d) => d.toLowerCase())).size).toBe(dirs.length);
+        await server.kill();
+        server = await spawnServer({ dataDir: dir, token: TOKEN, bundled: true });
+        for (const [i, name] of names.entries()) expect(await count(name), name).toBe(i + 1);
+        await stillServing();
+    });
 });
 
 describe('encodings', () => {
@@ -153,6 +173,20 @@ describe('encodings', () => {
         expect(arr.json).toMatchObject({ ingested: 2, failed: 0 });
         const lines = await call('POST', '/v1/datasets/h/ingest', Buffer.concat([bom, Buffer.from('{"bom":3}\n{"bom":4}')]), nd);
         expect(lines.json).toMatchObject({ ingested: 2, failed: 0 });
+        await stillServing();
+    });
+
+    it('a zstd body whose content checksum does not match → 400, nothing stored', async () => {
+        const before = await count('h');
+        const good = execFileSync('zstd', ['-q', '-c', '--check'], { input: Buffer.from('{"z":1}\n{"z":2}\n') });
+        const bad = Buffer.from(good);
+        bad[bad.length - 2] ^= 0x40;
+        const r = await call('POST', '/v1/datasets/h/ingest', bad, { ...nd, 'content-encoding': 'zstd' });
+        expect(r.status, r.text).toBe(400);
+        expect(r.json.message).toMatch(/invalid zstd body: content checksum mismatch/);
+        expect(await count('h')).toBe(before);
+        const ok = await call('POST', '/v1/datasets/h/ingest', good, { ...nd, 'content-encoding': 'zstd' });
+        expect(ok.json).toMatchObject({ ingested: 2, failed: 0 });
         await stillServing();
     });
 

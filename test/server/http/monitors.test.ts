@@ -4,7 +4,8 @@
  * line/column), every other validation error a 400 naming the field and the value, the bodies the
  * Go client sends (every key, zero values), MPL, 404s and persistence across a restart.
  */
-import { statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { writeFaults } from '../../../server/store/fsutil.js';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDataset, ndjson, startService, type TestService } from './helpers.js';
@@ -186,6 +187,11 @@ describe('monitors: validation (each a 400 naming the field and the value)', () 
         ['notifierIds a string', { notifierIds: 'n1' }, /^invalid notifierIds: expected an array of strings, got "n1"/],
         ['notifierIDs with a number', { notifierIDs: ['n1', 2] }, /^invalid notifierIDs\[1\]: expected a string, got 2/],
         ['disabledUntil not a time', { disabledUntil: 'tomorrow' }, /^invalid disabledUntil "tomorrow"/],
+        ['name of 100,000 characters', { name: 'N'.repeat(100_000) }, /^invalid name: 100000 characters, at most 256 allowed/],
+        ['description of 50,000 characters', { description: 'D'.repeat(50_000) }, /^invalid description: 50000 characters, at most 4096 allowed/],
+        ['columnName of 10,000 characters', { columnName: 'c'.repeat(10_000) }, /^invalid columnName: 10000 characters, at most 1024 allowed/],
+        ['1,000 notifier ids', { notifierIds: Array.from({ length: 1000 }, (_, i) => `n${i}`) }, /^invalid notifierIds: 1000 ids, at most 100 allowed/],
+        ['a notifier id of 10,000 characters', { notifierIds: ['n'.repeat(10_000)] }, /^invalid notifierIds\[0\]: 10000 characters, at most 256 allowed/],
         ['more positive results than runs', { triggerFromNRuns: 2, triggerAfterNPositiveResults: 3 }, /^invalid triggerAfterNPositiveResults: 3 is more than triggerFromNRuns \(2\)/],
     ];
     for (const [what, change, message] of cases) {
@@ -205,6 +211,22 @@ describe('monitors: durability', () => {
         expect((await t.call('GET', `/v2/monitors/${m.id}`)).json).toEqual(m);
         expect((await t.call('GET', '/v2/monitors')).json).toEqual(all);
         expect(statSync(path.join(t.dir, 'monitors.json')).mode & 0o777).toBe(0o600);
+    });
+
+    it('a change whose write fails (a full disk) answers 507 and leaves monitors.json as it was, with no temp file', async () => {
+        await create({ ...VALID, name: 'before the fault' });
+        const file = path.join(t.dir, 'monitors.json');
+        const before = readFileSync(file, 'utf8');
+        writeFaults.inject = (f) => (f === file ? Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' }) : undefined);
+        try {
+            const r = await t.call('POST', '/v2/monitors', { ...VALID, name: 'during the fault' });
+            expect(r.status, r.text).toBe(507);
+        } finally {
+            writeFaults.inject = undefined;
+        }
+        expect(readFileSync(file, 'utf8')).toBe(before);
+        expect(readdirSync(t.dir).filter((f) => f.includes('monitors.json') && f !== 'monitors.json')).toEqual([]);
+        expect(((await t.call('GET', '/v2/monitors')).json as { name: string }[]).map((m) => m.name)).not.toContain('during the fault');
     });
 
     it('deleting the dataset a monitor queries leaves the monitor as it is', async () => {

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, promises as fsp, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, type TestContext } from 'vitest';
 import { createService } from '../../../server/http/app.js';
 import { createDataset, ndjson, rows, startService, type TestService } from './helpers.js';
 import { spawnServer } from './spawn.js';
@@ -209,20 +209,39 @@ describe('an unreadable tokens.json', () => {
     });
 });
 
+/**
+ * Runs `fn` with a service whose data directory is on a fresh tmpfs of `size` (a real file system
+ * that can fill up or be remounted read-only); skips the test when mounting is not allowed (not root).
+ */
+async function onTmpfs(ctx: TestContext, size: string, skipWhy: string, fn: (mnt: string, box: { t?: TestService }) => Promise<void>): Promise<void> {
+    const mnt = path.join(tmpdir(), `apl-http-fs-${process.pid}-${Date.now()}`);
+    mkdirSync(mnt);
+    try {
+        execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0700`, 'tmpfs', mnt], { stdio: 'ignore' });
+    } catch {
+        rmSync(mnt, { recursive: true, force: true });
+        ctx.skip(skipWhy);
+        return;
+    }
+    const box: { t?: TestService } = {};
+    try {
+        box.t = await startService({ store: { compactInWorker: false } }, path.join(mnt, 'data'));
+        await fn(mnt, box);
+    } finally {
+        await box.t?.svc.close().catch(() => undefined);
+        try {
+            execFileSync('umount', [mnt], { stdio: 'ignore' });
+        } catch {
+            execFileSync('umount', ['-l', mnt], { stdio: 'ignore' });
+        }
+        rmSync(mnt, { recursive: true, force: true });
+    }
+}
+
 describe('a full disk', () => {
     it('ingest answers 507 saying the disk is full; what was accepted before is intact, and ingest works again once space is freed', async (ctx) => {
-        const mnt = path.join(tmpdir(), `apl-http-full-${process.pid}-${Date.now()}`);
-        mkdirSync(mnt);
-        try {
-            execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m,mode=0700', 'tmpfs', mnt], { stdio: 'ignore' });
-        } catch {
-            rmSync(mnt, { recursive: true, force: true });
-            ctx.skip(); // not root: test/server/store/fault-injection.test.ts covers this through the fault seam
-            return;
-        }
-        let t: TestService | undefined;
-        try {
-            t = await startService({ store: { compactInWorker: false } }, path.join(mnt, 'data'));
+        await onTmpfs(ctx, '2m', 'not root: test/server/store/fault-injection.test.ts covers this through the fault seam', async (mnt, { t }) => {
+            if (!t) return;
             await createDataset(t, 'd');
             await ingest(t, 'd', 50);
             const filler = await fsp.open(path.join(mnt, 'filler'), 'w');
@@ -244,15 +263,34 @@ describe('a full disk', () => {
             await ingest(t, 'd', 10, 50);
             await t.restart();
             expect(await countOf(t, 'd')).toEqual({ status: 200, n: 60 });
-        } finally {
-            await t?.svc.close().catch(() => undefined);
-            try {
-                execFileSync('umount', [mnt], { stdio: 'ignore' });
-            } catch {
-                execFileSync('umount', ['-l', mnt], { stdio: 'ignore' });
-            }
-            rmSync(mnt, { recursive: true, force: true });
-        }
+        });
+    });
+});
+
+describe('a read-only data directory', () => {
+    it('says so at start-up; creating a dataset answers 507 naming it (not a retried 500), and works once writable', async (ctx) => {
+        await onTmpfs(ctx, '8m', 'not root: a read-only mount cannot be made (and chmod does not stop root)', async (mnt, { t }) => {
+            if (!t) return;
+            await createDataset(t, 'a');
+            await ingest(t, 'a', 12);
+            await t.svc.close();
+            execFileSync('mount', ['-o', 'remount,ro', mnt], { stdio: 'ignore' });
+            const logs: string[] = [];
+            await t.restart({ log: (m) => logs.push(m) });
+            expect(logs.join('\n')).toMatch(/warning: data directory .* is read-only \(EROFS\)/);
+            const created = await t.call('POST', '/v2/datasets', { name: 'b' });
+            expect(created.status, created.text).toBe(507);
+            expect(created.json.message).toMatch(/the data directory is read-only \(EROFS\) while creating dataset "b"/);
+            // A dataset whose write-ahead log cannot be opened for appending is out of service (423, not 5xx).
+            const a = await countOf(t, 'a');
+            expect(a.status).toBe(423);
+            expect(a.message).toMatch(/EROFS/);
+            await t.svc.close();
+            execFileSync('mount', ['-o', 'remount,rw', mnt], { stdio: 'ignore' });
+            await t.restart();
+            expect((await t.call('POST', '/v2/datasets', { name: 'b' })).status).toBe(200);
+            expect(await countOf(t, 'a')).toEqual({ status: 200, n: 12 });
+        });
     });
 });
 

@@ -74,4 +74,26 @@ describe('decodeBody', () => {
         await expectIngestError(decodeBody(zs.subarray(0, zs.length - 10), 'zstd'), 400, /zstd/);
         await expectIngestError(decodeBody(Buffer.from('not zstd at all'), 'zstd'), 400, /zstd/);
     });
+
+    it('answers 400 for a zstd frame whose content checksum does not match', async () => {
+        const good = zstd(ndjson); // the zstd CLI writes the content checksum by default
+        const badSum = Buffer.from(good);
+        badSum[badSum.length - 1] ^= 0x01;
+        await expectIngestError(decodeBody(badSum, 'zstd'), 400, /checksum/);
+        // A damaged byte inside a raw (stored) block decodes fine; only the checksum can tell.
+        // Incompressible bytes are stored raw, so a byte just before the checksum is content.
+        let seed = 12345;
+        const noise = Buffer.from(Array.from({ length: 4096 }, () => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 24)));
+        const raw = zstd(noise, '--check');
+        const flipped = Buffer.from(raw);
+        flipped[flipped.length - 4 - 10] ^= 0x20;
+        await expectIngestError(decodeBody(flipped, 'zstd'), 400, /checksum/);
+        const text = Buffer.from('{"a":1}\n'.repeat(100));
+        const stored = zstd(text, '--no-check');
+        // The second of two frames is damaged.
+        const two = Buffer.concat([zstd(Buffer.from('{"a":1}\n')), badSum]);
+        await expectIngestError(decodeBody(two, 'zstd'), 400, /checksum/);
+        // Without a checksum there is nothing to verify: still accepted.
+        expect((await decodeBody(stored, 'zstd')).equals(text)).toBe(true);
+    });
 });

@@ -81,6 +81,49 @@ describe('datasets', () => {
     });
 });
 
+describe('dataset names and their directories', () => {
+    /** Directory names as a case-insensitive file system and Windows see them. */
+    const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
+
+    it('big, BIG, Big, CON, con, nul, COM1 and lpt9 get directories that cannot collide or be reserved, and read back after a reopen', async () => {
+        const { store, dir, reopen } = await fresh();
+        const names = ['big', 'BIG', 'Big', 'CON', 'con', 'nul', 'COM1', 'lpt9', 'a-B-c'];
+        for (const [i, name] of names.entries()) {
+            await store.createDataset({ name });
+            await ingestN(store, name, 0, i + 1);
+        }
+        const dirs = readdirSync(path.join(dir, 'datasets'));
+        expect(dirs).toHaveLength(names.length);
+        expect(new Set(dirs.map((d) => d.toLowerCase())).size).toBe(names.length);
+        expect(dirs.filter((d) => WINDOWS_RESERVED.test(d))).toEqual([]);
+        expect(dirs).toContain('big'); // names that were safe before keep their directory
+        const s2 = await reopen();
+        expect(s2.listDatasets().map((d) => d.name).sort()).toEqual([...names].sort());
+        for (const [i, name] of names.entries()) expect((await s2.scan(name)).length, name).toBe(i + 1);
+        await s2.deleteDataset('BIG');
+        expect((await s2.scan('big')).length).toBe(1);
+    });
+
+    it('a directory the previous version named after the dataset (BIG, CON) is moved to its new name on open', async () => {
+        const { store, dir, reopen } = await fresh();
+        for (const name of ['BIG', 'CON', 'keep']) {
+            await store.createDataset({ name });
+            await ingestN(store, name, 0, 3);
+        }
+        await store.close();
+        const root = path.join(dir, 'datasets');
+        for (const d of readdirSync(root)) {
+            const meta = JSON.parse(readFileSync(path.join(root, d, 'meta.json'), 'utf8')) as { name: string };
+            if (meta.name !== d) await fsp.rename(path.join(root, d), path.join(root, meta.name)); // the old layout
+        }
+        expect(readdirSync(root).sort()).toEqual(['BIG', 'CON', 'keep']);
+        const s2 = await reopen();
+        expect(s2.listDatasets().map((d) => d.name).sort()).toEqual(['BIG', 'CON', 'keep']);
+        for (const name of ['BIG', 'CON', 'keep']) expect((await s2.scan(name)).length, name).toBe(3);
+        expect(readdirSync(root).filter((d) => d === 'BIG' || d === 'CON')).toEqual([]);
+    });
+});
+
 describe('append and read back', () => {
     it('a batch an ingest worker prepared as columns (the byte scanner) reads back as the same events as one prepared flat, before and after a restart', async () => {
         const { store, reopen } = await fresh({ compactEvents: 1_000_000 });
