@@ -67,11 +67,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
     const connections = new ConnectionManager(
         {
             read: () => config().get('connections'),
+            // The user's own value: a folder's settings never decide where a saved token may go.
+            readUser: () => config().inspect('connections')?.globalValue,
             write: profiles => config().update('connections', profiles, vscode.ConfigurationTarget.Global),
         },
         context.secrets,
         context.globalState,
         process.env,
+        message => {
+            output.warn(message);
+            void vscode.window.showWarningMessage(`APL: ${message}`);
+        },
     );
     const history = new HistoryManager(join(storage, 'history.jsonl'), () => config().get<number>('history.maxEntries', 500));
     const runner = new QueryRunner(connections, history, () => ({
