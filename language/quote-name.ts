@@ -1,8 +1,10 @@
 /**
- * How a name or a string is written in a query (no dependencies: the editor extension bundles this
- * alone). Every generated name and string goes through here, so that any text (quotes, backslashes,
+ * How a name or a string is written in a query (no dependencies but invisible-chars.ts: the editor
+ * extension bundles these alone). Every generated name and string goes through here, so that any text (quotes, backslashes,
  * line breaks, control characters, brackets) comes back from the parser exactly as it went in.
  */
+
+import { INVISIBLE_CHARS, unicodeEscape } from './invisible-chars.js';
 
 /** A plain identifier needs no brackets. */
 export function isPlainIdentifier(name: string): boolean {
@@ -14,14 +16,15 @@ export function isPlainIdentifier(name: string): boolean {
  * control or invisible format character (which a query cannot hold raw, or would hide) as `\n` or `\uXXXX`.
  */
 export function quoteString(text: string): string {
-    // eslint-disable-next-line no-control-regex -- these are exactly the characters to escape
-    return `'${text.replace(/[\\'\u0000-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]/g, escapeChar)}'`;
+    return `'${text.replace(TO_ESCAPE, escapeChar)}'`;
 }
+
+const TO_ESCAPE = new RegExp(`[\\\\'\\u0000-\\u001f\\u007f-\\u009f]|${INVISIBLE_CHARS.source}`, 'g');
 
 const SHORT_ESCAPES: Record<string, string> = { '\\': '\\\\', "'": "\\'", '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 function escapeChar(c: string): string {
-    return SHORT_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+    return SHORT_ESCAPES[c] ?? unicodeEscape(c);
 }
 
 /** `name` always in brackets: `['geo.city']`. */

@@ -5,6 +5,7 @@
  * as the service returns it (`fields` + `columns`).
  */
 
+import { INVISIBLE_CHARS } from '../../language/invisible-chars.js';
 import { terminalText } from './terminal-text.js';
 
 export interface RenderTable {
@@ -69,7 +70,7 @@ export function csvField(v: unknown, formulaGuard = true): string {
 }
 
 // eslint-disable-next-line no-control-regex
-const CONTROL_BUT_LINE_BREAKS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
+const CONTROL_BUT_LINE_BREAKS = new RegExp(`[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f]|${INVISIBLE_CHARS.source}`, 'g');
 
 /**
  * A header row of field names, then one line per row. Text a spreadsheet would run as a formula

@@ -1,7 +1,8 @@
 /**
- * CSV injection (OWASP): `apl run` / `apl query --format csv` (the BUILT bin, real processes) write
- * text that a spreadsheet would run as a formula with a leading `'`, numbers as they are, and the
- * data exactly with --csv-exact.
+ * Output that would attack the user, from the BUILT bin (real processes): CSV injection (OWASP:
+ * `apl run` / `apl query --format csv` write text that a spreadsheet would run as a formula with a
+ * leading `'`, numbers as they are, and the data exactly with --csv-exact), and bidi overrides in
+ * tables (shown as `\u202E`, never raw).
  */
 import { describe, expect, it } from 'vitest';
 import { runApl } from '../support/cli.js';
@@ -25,5 +26,18 @@ describe('apl run --format csv and formulas', () => {
         const r = runApl(['run', '--format', 'json', '--csv-exact', 'print x = 1']);
         expect(r.code).toBe(2);
         expect(r.stderr).toMatch(/--csv-exact/);
+    });
+});
+
+const BIDI = "print ['name\\u202E'] = 'invoice\\u202Egnp.exe', z = 'a\\u200Bb\\u2066c'";
+
+describe('apl run tables and bidi overrides', () => {
+    it(BIDI, () => {
+        const r = runApl(['run', '--width', '120', BIDI]);
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stdout).toContain('invoice\\u202Egnp.exe');
+        expect(r.stdout).toContain('name\\u202E');
+        expect(r.stdout).toContain('a\\u200Bb\\u2066c');
+        expect(r.stdout).not.toMatch(/[\u061c\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/);
     });
 });
