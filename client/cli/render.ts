@@ -69,7 +69,6 @@ export function csvField(v: unknown, formulaGuard = true): string {
     return /[",\r\n]/.test(s) || /^\s|\s$/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-// eslint-disable-next-line no-control-regex
 const CONTROL_BUT_LINE_BREAKS = new RegExp(`[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f]|${INVISIBLE_CHARS.source}`, 'g');
 
 /**

@@ -7,7 +7,6 @@
  */
 import { INVISIBLE_CHARS, unicodeEscape } from '../../language/invisible-chars.js';
 
-// eslint-disable-next-line no-control-regex
 const CONTROL = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f]|${INVISIBLE_CHARS.source}`, 'g');
 
 const NAMED: Record<string, string> = { '\n': '\\n', '\t': '\\t', '\r': '\\r', '\b': '\\b', '\f': '\\f', '\v': '\\v', '\u0007': '\\a' };
