@@ -49,7 +49,7 @@ export function folderTests({ env, api, openApl, until }: Helpers): Record<Folde
             assert.equal(summary.rowsMatched, 1);
         },
 
-        'a saved token is refused, with a warning, when the URL of its connection changes': async () => {
+        'a saved token is refused, and the run says why, when the URL of its connection changes in the user settings': async () => {
             const attacker = env('APL_TEST_ATTACKER_URL');
             // Even the user's own settings (edited by hand, or by another extension) cannot move a token.
             await vscode.workspace.getConfiguration('apl').update('connections', [{ name: 'prod', url: attacker }], vscode.ConfigurationTarget.Global);
