@@ -15,6 +15,8 @@ export interface WriteOptions {
     err?: NodeJS.WritableStream;
     /** The command, for the notes: `apl <command>: note: …`. */
     command?: string;
+    /** `--csv-exact`: CSV without the formula guard (a leading `'` on text a spreadsheet would run). */
+    csvExact?: boolean;
 }
 
 const TOTALS = '_totals';
@@ -41,8 +43,8 @@ export function writeResult(out: NodeJS.WritableStream, format: OutputFormat, re
     switch (format) {
         case 'json':
         case 'csv':
-            // JSON escapes control characters itself; CSV keeps the data as it is, unless for a terminal.
-            out.write(format === 'json' ? renderJson(first) : renderCsv(first, { terminal: (out as NodeJS.WriteStream).isTTY === true }));
+            // JSON escapes control characters itself; CSV guards formulas (unless --csv-exact) and escapes control characters for a terminal.
+            out.write(format === 'json' ? renderJson(first) : renderCsv(first, { terminal: (out as NodeJS.WriteStream).isTTY === true, exact: options.csvExact === true }));
             noteTablesLeftOut(tables.slice(1), format, options);
             return;
         case 'table': {

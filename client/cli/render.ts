@@ -5,6 +5,7 @@
  * as the service returns it (`fields` + `columns`).
  */
 
+import { INVISIBLE_CHARS } from '../../language/invisible-chars.js';
 import { terminalText } from './terminal-text.js';
 
 export interface RenderTable {
@@ -47,21 +48,37 @@ export function rowObject(table: RenderTable, r: number): Record<string, unknown
 
 // --------------------------------------------------------------------------------------------- CSV
 
-export function csvField(v: unknown): string {
+/**
+ * OWASP's rule against CSV injection: a text cell that starts with `=`, `+`, `-`, `@`, a tab or a
+ * carriage return (or their full-width forms) is a formula to a spreadsheet, so it gets a leading
+ * `'`. A number stays exact: a number value never starts a formula, nor does a text that is only a
+ * number (`-5`), which a spreadsheet reads as that number anyway.
+ */
+const FORMULA_START = /^[=+\-@\t\r\uff1d\uff0b\uff0d\uff20]/;
+const PLAIN_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+export function guardFormula(text: string): string {
+    return FORMULA_START.test(text) && !PLAIN_NUMBER.test(text) ? `'${text}` : text;
+}
+
+/** One CSV cell (RFC 4180 quoting); `formulaGuard` (the default) applies guardFormula to text. */
+export function csvField(v: unknown, formulaGuard = true): string {
     if (v === null || v === undefined) return '';
-    const s = typeof v === 'object' ? JSON.stringify(v) : String(v);
+    const text = typeof v === 'object' ? JSON.stringify(v) : String(v);
+    const s = formulaGuard && typeof v === 'string' ? guardFormula(text) : text;
     return /[",\r\n]/.test(s) || /^\s|\s$/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-// eslint-disable-next-line no-control-regex
-const CONTROL_BUT_LINE_BREAKS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
+const CONTROL_BUT_LINE_BREAKS = new RegExp(`[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f]|${INVISIBLE_CHARS.source}`, 'g');
 
 /**
- * A header row of field names, then one line per row. For a terminal (`terminal`), control
- * characters other than line breaks and tabs are escaped (`\033`); a file or a pipe gets the data as it is.
+ * A header row of field names, then one line per row. Text a spreadsheet would run as a formula
+ * gets a leading `'` (guardFormula) unless `exact`. For a terminal (`terminal`), control characters
+ * other than line breaks and tabs are escaped (`\033`).
  */
-export function renderCsv(table: RenderTable, { header = true, terminal = false }: { header?: boolean; terminal?: boolean } = {}): string {
-    const field = terminal ? (v: unknown) => csvField(v).replace(CONTROL_BUT_LINE_BREAKS, terminalText) : csvField;
+export function renderCsv(table: RenderTable, { header = true, terminal = false, exact = false }: { header?: boolean; terminal?: boolean; exact?: boolean } = {}): string {
+    const plain = (v: unknown) => csvField(v, !exact);
+    const field = terminal ? (v: unknown) => plain(v).replace(CONTROL_BUT_LINE_BREAKS, terminalText) : plain;
     const lines: string[] = [];
     if (header) lines.push(table.fields.map(f => field(f.name)).join(','));
     const n = rowCountOf(table);

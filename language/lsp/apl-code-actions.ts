@@ -2,11 +2,7 @@ import type { LangiumDocument } from 'langium';
 import type { CodeActionProvider } from 'langium/lsp';
 import { CodeActionKind, type CodeAction, type CodeActionParams, type Command, type Diagnostic } from 'vscode-languageserver';
 import { IssueCodes, type AplDiagnosticData } from '../apl-issue-codes.js';
-import { quoteName } from './apl-names.js';
-
-function bracketed(name: string): string {
-    return `['${name.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}']`;
-}
+import { bracketName as bracketed, quoteName } from './apl-names.js';
 
 /**
  * Quick fixes for APL diagnostics, switching on `diagnostic.data.code`:

@@ -28,7 +28,7 @@ import { SYS_TIME_FIELD } from '../schema/schema-provider.js';
 import { isTabularOperatorNode, mergeByName, type AplTypeComputer } from '../types/apl-type-computer.js';
 import type { ColumnType, RowType } from '../types/apl-types.js';
 import { functionMarkdown, tabularOperatorMarkdown } from './apl-docs.js';
-import { isPlainIdentifier, quoteName, safely } from './apl-names.js';
+import { bracketName as bracketed, isPlainIdentifier, quoteName, safely } from './apl-names.js';
 
 /** Rules whose keywords are names, not keywords, when completing. */
 const NAME_RULES = new Set(['Name', 'MemberName', 'ColumnName', 'TypeName', 'OptionName']);
@@ -580,10 +580,6 @@ const NO_ARGUMENT_OPERATORS = new Set(['count', 'getschema']);
 function endsOperand(token: IToken | undefined): boolean {
     if (!token) return false;
     return OPERAND_TOKENS.has(token.tokenType.name) || [')', ']', '}', 'true', 'false', 'null'].includes(token.image);
-}
-
-function bracketed(name: string): string {
-    return `['${name.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}']`;
 }
 
 function ruleOf(element: GrammarAST.AbstractElement): string | undefined {

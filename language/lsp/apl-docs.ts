@@ -44,3 +44,12 @@ export function scalarOperatorMarkdown(entry: ScalarOperatorEntry): string {
 }
 
 export { fence };
+
+/**
+ * Text that is not ours (a schema file's field description, a service's answer) as Markdown that
+ * shows it literally: every Markdown punctuation character is backslash-escaped, so no image (a
+ * tracking pixel on hover), link, reference definition or HTML tag in it is rendered. Line breaks stay.
+ */
+export function markdownText(text: string): string {
+    return text.replace(/[\\`*_{}[\]()#+\-.!|<>~&:"'=]/g, c => `\\${c}`);
+}

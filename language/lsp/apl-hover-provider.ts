@@ -6,7 +6,7 @@ import { lookupAggregate, lookupScalarFunction, lookupScalarOperator, lookupTabu
 import * as ast from '../generated/ast.js';
 import { isTabularOperatorNode, type AplTypeComputer } from '../types/apl-type-computer.js';
 import type { AplType, RowType } from '../types/apl-types.js';
-import { fence, functionMarkdown, scalarOperatorMarkdown, tabularOperatorMarkdown } from './apl-docs.js';
+import { fence, functionMarkdown, markdownText, scalarOperatorMarkdown, tabularOperatorMarkdown } from './apl-docs.js';
 import { AplNames, quoteName, safely, type NameTarget } from './apl-names.js';
 
 /** The row type as `(a: string, b: long, ...)`, shortened after `max` columns. */
@@ -119,7 +119,8 @@ export class AplHoverProvider implements HoverProvider {
             for (const ds of this.types.schema.datasets()) {
                 const f = ds.fields.find(x => x.name === schemaName);
                 if (f?.description || f?.unit) {
-                    parts.push([f.description, f.unit ? `Unit: \`${f.unit}\`` : undefined].filter(Boolean).join('\n\n'));
+                    // The schema's words, shown as text: never an image, a link or HTML of theirs.
+                    parts.push([f.description ? markdownText(f.description) : undefined, f.unit ? `Unit: ${markdownText(f.unit)}` : undefined].filter(Boolean).join('\n\n'));
                     break;
                 }
             }

@@ -27,7 +27,7 @@ export type NameTarget =
     | { kind: 'column'; name: string; operator: ast.TabularOperator; site: AstNode }
     | { kind: 'field'; name: string };
 
-export { isPlainIdentifier, quoteName } from '../quote-name.js';
+export { bracketName, isPlainIdentifier, quoteName } from '../quote-name.js';
 
 /** The columns an operator declares, with the node holding the name and that node's name property. */
 export function declarationSites(op: ast.TabularOperator): { site: AstNode; property: string; name: string }[] {

@@ -2,11 +2,11 @@ import type { LangiumDocument } from 'langium';
 import type { RenameProvider } from 'langium/lsp';
 import { ResponseError, type Range, type RenameParams, type TextDocumentPositionParams, type TextEdit, type WorkspaceEdit } from 'vscode-languageserver';
 import type { AplServices } from '../apl-module.js';
-import { AplNames, isPlainIdentifier, safely, type NameOccurrence } from './apl-names.js';
+import { AplNames, bracketName, isPlainIdentifier, safely, type NameOccurrence } from './apl-names.js';
 
 /** The name being renamed may be written bare or bracketed; keep each occurrence's style where possible. */
 function replacementFor(occurrence: NameOccurrence, newName: string, kind: 'let' | 'column'): string {
-    const bracketed = `['${newName.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}']`;
+    const bracketed = bracketName(newName);
     if (kind === 'let') return newName;
     if (occurrence.cst.text.trimStart().startsWith('[')) return bracketed;
     return isPlainIdentifier(newName) ? newName : bracketed;

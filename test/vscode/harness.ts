@@ -5,12 +5,13 @@
  * process is started in its own process group and stopped by its id.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { AplClient } from '../../client/api/client.js';
+import type { HostTestResult } from './suite/names.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const EXTENSION_DIR = join(ROOT, 'client', 'vscode');
@@ -277,4 +278,42 @@ export function suiteEnv(service: TestService, workspace: string, events: number
 /** The frame holding our results webview (two nested iframes: the host page, then `#active-frame`). */
 export function resultsFrame(page: Page) {
     return page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+}
+
+/**
+ * Runs the extension-host suite (out/vscode-test/suite.cjs; APL_TEST_SUITE in `env` picks the set) in a
+ * code-server of its own on `workspace`, and returns each test's result and the page's console.
+ */
+export async function runHostSuite(tools: ToolPaths, workspace: string, env: Record<string, string>, screenshot: string): Promise<{ results: HostTestResult[]; log: string }> {
+    const resultsFile = join(workspace, '..', `${workspace.split('/').pop()}-results.json`);
+    let server: CodeServer | undefined;
+    let browser: Awaited<ReturnType<typeof launchBrowser>> | undefined;
+    try {
+        server = await startCodeServer({ tools, workspace, smokeTestDriver: true, env: { ...env, APL_TEST_RESULTS: resultsFile } });
+        browser = await launchBrowser(tools);
+        const page = await browser.context.newPage();
+        const lines: string[] = [];
+        page.on('console', m => lines.push(m.text()));
+        let exitCode: (code: number) => void = () => undefined;
+        const exited = new Promise<number>(resolve => (exitCode = resolve));
+        await page.exposeFunction('codeAutomationExit', (code: number) => exitCode(code));
+        const authority = new URL(server.url).host;
+        await openWorkbench(page, server, '', [
+            ['extensionDevelopmentPath', `vscode-remote://${authority}${EXTENSION_DIR}`],
+            ['extensionTestsPath', `vscode-remote://${authority}${join(ROOT, 'out', 'vscode-test', 'suite.cjs')}`],
+        ]);
+        const code = await Promise.race([exited, new Promise<number>(resolve => setTimeout(() => resolve(-1), 8 * 60_000))]);
+        const log = lines.filter(l => !/open-vsx|vsda|ENOTFOUND|authentication provider/i.test(l)).join('\n');
+        const results = existsSync(resultsFile) ? (JSON.parse(readFileSync(resultsFile, 'utf8')) as HostTestResult[]) : [];
+        if (code !== 0 && results.length === 0) {
+            mkdirSync(SCREENSHOTS, { recursive: true });
+            await page.screenshot({ path: join(SCREENSHOTS, screenshot) }).catch(() => undefined);
+            throw new Error(`the extension-host suite ended with code ${code} and no results:\n${log.slice(-4000)}`);
+        }
+        return { results, log };
+    } finally {
+        rmSync(resultsFile, { force: true });
+        await browser?.close();
+        await server?.stop();
+    }
 }

@@ -50,9 +50,12 @@ const QUERIES = [
     '', // 12
     // The service answers this one slowly (the proxy below holds it): time to cancel it.
     "['events'] | where level != 'slow-service'", // 13
+    '', // 14
+    // A right-to-left override (APL's \u202E escape): 'invoice\u202Egnp.exe' would display as 'invoiceexe.png'.
+    "print file = 'invoice\\u202Egnp.exe', ['x\\u202Ey'] = 1", // 15
     '',
 ].join('\n');
-const LINE = { paged: 2, failing: 5, levels: 7, chart: 9, ratio: 11, slow: 13 };
+const LINE = { paged: 2, failing: 5, levels: 7, chart: 9, ratio: 11, slow: 13, bidi: 15 };
 
 /**
  * A real HTTP proxy in front of `apl serve` that holds a query naming `slow-service` until its
@@ -353,6 +356,20 @@ describe.skipIf(SKIP)('the results view in a real VS Code, over 30,000 events', 
             await cell(1, 'seq').click();
             const details = frame().getByRole('complementary', { name: 'Row details' });
             await expect.poll(() => details.textContent(), { timeout: T }).toContain('6.857142857142857');
+            await frame().getByRole('button', { name: 'Close' }).click();
+        }),
+    3 * 60_000);
+
+    it("print file = 'invoice\\u202Egnp.exe', ['x\\u202Ey'] = 1: the grid, its header and the row details show the override as \\u202E, never raw", () =>
+        step('bidi', async () => {
+            await runAndWait(LINE.bidi);
+            await expect.poll(() => cellText(0, 'file'), { timeout: T }).toBe('invoice\\u202Egnp.exe');
+            expect(await frame().locator('.ag-header-cell .ag-header-cell-text', { hasText: 'x\\u202Ey' }).count()).toBe(1);
+            await cell(0, 'file').click();
+            const details = frame().getByRole('complementary', { name: 'Row details' });
+            await expect.poll(() => details.textContent(), { timeout: T }).toContain('invoice\\u202Egnp.exe');
+            expect(await details.textContent()).toContain('x\\u202Ey');
+            expect(await viewText()).not.toContain('\u202E');
             await frame().getByRole('button', { name: 'Close' }).click();
         }),
     3 * 60_000);

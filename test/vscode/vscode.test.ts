@@ -8,7 +8,7 @@
  * saying what is missing, unless APL_SKIP_VSCODE_TESTS=1.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -21,6 +21,7 @@ import {
     openWorkbench,
     provision,
     resultsFrame,
+    runHostSuite,
     ROOT,
     SCREENSHOTS,
     SKIP,
@@ -69,40 +70,9 @@ describe.skipIf(SKIP)('the extension in a real VS Code', () => {
 
         beforeAll(async () => {
             const workspace = mkdtempSync(join(tmpdir(), 'apl-vscode-ws-'));
-            const resultsFile = join(workspace, '..', `${workspace.split('/').pop()}-results.json`);
-            let server: CodeServer | undefined;
-            let browser: Awaited<ReturnType<typeof launchBrowser>> | undefined;
             try {
-                server = await startCodeServer({
-                    tools,
-                    workspace,
-                    smokeTestDriver: true,
-                    env: suiteEnv(service, workspace, EVENTS, { APL_TEST_RESULTS: resultsFile }),
-                });
-                browser = await launchBrowser(tools);
-                const page = await browser.context.newPage();
-                const lines: string[] = [];
-                page.on('console', m => lines.push(m.text()));
-                let exitCode: (code: number) => void = () => undefined;
-                const exited = new Promise<number>(resolve => (exitCode = resolve));
-                await page.exposeFunction('codeAutomationExit', (code: number) => exitCode(code));
-                const authority = new URL(server.url).host;
-                await openWorkbench(page, server, '', [
-                    ['extensionDevelopmentPath', `vscode-remote://${authority}${EXTENSION_DIR}`],
-                    ['extensionTestsPath', `vscode-remote://${authority}${join(ROOT, 'out', 'vscode-test', 'suite.cjs')}`],
-                ]);
-                const code = await Promise.race([exited, new Promise<number>(resolve => setTimeout(() => resolve(-1), 8 * 60_000))]);
-                log = lines.filter(l => !/open-vsx|vsda|ENOTFOUND|authentication provider/i.test(l)).join('\n');
-                if (existsSync(resultsFile)) results = JSON.parse(readFileSync(resultsFile, 'utf8')) as HostTestResult[];
-                if (code !== 0 && results.length === 0) {
-                    mkdirSync(SCREENSHOTS, { recursive: true });
-                    await page.screenshot({ path: join(SCREENSHOTS, 'extension-host.png') }).catch(() => undefined);
-                    throw new Error(`the extension-host suite ended with code ${code} and no results:\n${log.slice(-4000)}`);
-                }
-                rmSync(resultsFile, { force: true });
+                ({ results, log } = await runHostSuite(tools, workspace, suiteEnv(service, workspace, EVENTS), 'extension-host.png'));
             } finally {
-                await browser?.close();
-                await server?.stop();
                 rmSync(workspace, { recursive: true, force: true });
             }
         }, 12 * 60_000);

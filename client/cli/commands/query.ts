@@ -13,7 +13,7 @@ import { terminalLines } from '../terminal-text.js';
 import { resolveTimeRange } from '../time-arg.js';
 
 export const QUERY_USAGE = `apl query [--url URL] [--token TOKEN] [--org-id ID] [--format table|json|csv|tabular|legacy]
-          [--start TIME] [--end TIME] [--all [--page-size N] [--order desc|asc]] [--width N]
+          [--csv-exact] [--start TIME] [--end TIME] [--all [--page-size N] [--order desc|asc]] [--width N]
           (QUERY | --file F)
 
 Runs an APL query against a service (apl serve, or Axiom itself) and prints the result.
@@ -22,6 +22,8 @@ Exit code 0: ok; 1: the service refused the query (the message, with line:col wh
 ${CONNECTION_USAGE}
   --format         table (default; fitted to the terminal), json (array of row objects), csv,
                    tabular or legacy (the service's result JSON)
+  --csv-exact      with --format csv: the data exactly; by default a text that starts with =, +, -, @,
+                   a tab or a carriage return gets a leading ' so that a spreadsheet does not run it
   --start, --end   time range: RFC 3339, a date, or now-1h / now-7d (default: not bounded)
   --all            page through every row by cursor (appends | sort by _time | limit N); ends
                    with the number of rows written on stderr, and exit 1 when it differs from
@@ -38,6 +40,7 @@ export async function runQueryCommand(argv: string[], out: NodeJS.WritableStream
         options: {
             ...CONNECTION_OPTIONS,
             format: { type: 'string' },
+            'csv-exact': { type: 'boolean', default: false },
             start: { type: 'string' },
             end: { type: 'string' },
             all: { type: 'boolean', default: false },
@@ -53,6 +56,7 @@ export async function runQueryCommand(argv: string[], out: NodeJS.WritableStream
         return 0;
     }
     const format = parseOutputFormat(values.format);
+    if (values['csv-exact'] && format !== 'csv') throw new CliError('--csv-exact goes with --format csv');
     const query = queryTextFrom(positionals, values.file, QUERY_USAGE);
     const range = resolveTimeRange({ start: values.start, end: values.end });
     const width = values.width !== undefined ? parseIntOption('--width', values.width, 20) : undefined;
@@ -73,7 +77,7 @@ export async function runQueryCommand(argv: string[], out: NodeJS.WritableStream
         }
         if (!values.all) {
             const result = await client.query(query.text, { format: 'tabular', startTime: range.startTime, endTime: range.endTime });
-            writeResult(out, format, { tabular: withRenderableTables(result) }, { width, err, command: 'query' });
+            writeResult(out, format, { tabular: withRenderableTables(result) }, { width, err, command: 'query', csvExact: values['csv-exact'] });
             reportMessages(result.status, err);
             return 0;
         }
@@ -91,7 +95,7 @@ export async function runQueryCommand(argv: string[], out: NodeJS.WritableStream
         if (progress) err.write('\r\x1b[K');
         const table = merged ?? { name: '0', fields: [], columns: [] };
         const tabular = last ? { ...last, tables: [table as Table] } : { tables: [table] };
-        writeResult(out, format, { tabular }, { width });
+        writeResult(out, format, { tabular }, { width, csvExact: values['csv-exact'] });
         // Every row or a loud failure: the rows written against the rows the query matches.
         const written = rowCount(table);
         const matched = await matchedRows(client, query.text, { startTime: range.startTime, endTime: range.endTime });

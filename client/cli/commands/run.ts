@@ -19,7 +19,7 @@ import { chooseQueryBlocks, queryBlockHeader } from '../query-block-choice.js';
 export const DEFAULT_SAMPLE_ROWS = 10_000;
 
 export const RUN_USAGE = `apl run [--data NAME=PATH]... [--timestamp-field F] [--timestamp-format LAYOUT]
-        [--sample NAME[:ROWS]]... [--seed N] [--format table|json|csv|tabular|legacy]
+        [--sample NAME[:ROWS]]... [--seed N] [--format table|json|csv|tabular|legacy] [--csv-exact]
         [--start TIME] [--end TIME] [--limit N] [--width N] (QUERY | --file F [--line N | --block N])
 
 Runs an APL query locally, over files or the sample datasets, with the reference evaluator.
@@ -39,6 +39,8 @@ Exit code 0: ok; 1: the query has an error (printed as file:line:col with the pr
                        seed gives the same rows
   --format             table (default; fitted to the terminal), json (array of row objects), csv,
                        tabular or legacy (the service's result JSON)
+  --csv-exact          with --format csv: the data exactly; by default a text that starts with =, +, -,
+                       @, a tab or a carriage return gets a leading ' so that a spreadsheet does not run it
   --start, --end       time range over _time: RFC 3339, a date, or now-1h / now-7d (default: all)
   --limit N            most rows to return (default 1000; at most 50000)
   --width N            fit tables to N columns (default: the terminal width)
@@ -58,6 +60,7 @@ export async function runRun(argv: string[], out: NodeJS.WritableStream, err: No
             'timestamp-field': { type: 'string' },
             'timestamp-format': { type: 'string' },
             format: { type: 'string' },
+            'csv-exact': { type: 'boolean', default: false },
             start: { type: 'string' },
             end: { type: 'string' },
             limit: { type: 'string' },
@@ -73,6 +76,7 @@ export async function runRun(argv: string[], out: NodeJS.WritableStream, err: No
         return 0;
     }
     const format = parseOutputFormat(values.format);
+    if (values['csv-exact'] && format !== 'csv') throw new CliError('--csv-exact goes with --format csv');
     const data = (values.data ?? []).map(parseDataSpec);
     const dupe = data.find((d, i) => data.findIndex(o => o.name === d.name) !== i);
     if (dupe) throw new CliError(`--data: dataset '${dupe.name}' is given twice`);
@@ -122,7 +126,7 @@ export async function runRun(argv: string[], out: NodeJS.WritableStream, err: No
             if (format === 'legacy') {
                 writeResult(out, format, { legacy: await engine.queryLegacyFormat(block.text, options) }, { width });
             } else {
-                writeResult(out, format, { tabular: await engine.query(block.text, options) }, { width, err, command: 'run' });
+                writeResult(out, format, { tabular: await engine.query(block.text, options) }, { width, err, command: 'run', csvExact: values['csv-exact'] });
             }
         } catch (e) {
             if (!(e instanceof AplQueryError)) throw e;

@@ -29,8 +29,8 @@ import { filterClause, withFilter } from './query/filter-clause.js';
 import { QueryRunner, type Run, type RunRequest, type RunSummary } from './query/query-runner.js';
 import { runLenses } from './query/run-lens.js';
 import { formatRows } from './results/copy-format.js';
-import { exportPages, isExportFormat, type ExportFormat } from './results/export-writer.js';
-import { ResultsPanel } from './results/results-panel.js';
+import { ExportIncompleteError, exportPages, isExportFormat, type ExportFormat } from './results/export-writer.js';
+import { csvFormulaGuard, ResultsPanel } from './results/results-panel.js';
 import { fetchSchema, schemaPayload } from './schema/schema-manager.js';
 import { INSERT_COMMAND, insertText, SchemaTree, type SchemaNode } from './schema/schema-tree.js';
 import { parseTimeRangeSpec, resolveTimeRange, TIME_PRESETS, type TimeRangeSpec } from './time-range.js';
@@ -67,11 +67,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
     const connections = new ConnectionManager(
         {
             read: () => config().get('connections'),
+            // The user's own value: a folder's settings never decide where a saved token may go.
+            readUser: () => config().inspect('connections')?.globalValue,
             write: profiles => config().update('connections', profiles, vscode.ConfigurationTarget.Global),
         },
         context.secrets,
         context.globalState,
         process.env,
+        message => {
+            output.warn(message);
+            void vscode.window.showWarningMessage(`APL: ${message}`);
+        },
     );
     const history = new HistoryManager(join(storage, 'history.jsonl'), () => config().get<number>('history.maxEntries', 500));
     const runner = new QueryRunner(connections, history, () => ({
@@ -358,7 +364,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
                 const summary = await exportPages(result.allPages(controller.signal), file, format, rows => {
                     progress.report({ message: `${rows.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} rows`, increment: total > 0 ? ((rows - reported) / total) * 100 : undefined });
                     reported = rows;
-                });
+                }, { formulaGuard: csvFormulaGuard(), expectedRows: total });
                 if (summary.fieldsAfterHeader.length > 0) {
                     void vscode.window.showWarningMessage(`APL: ${summary.fieldsAfterHeader.join(', ')} first appeared after the CSV header was written; export as NDJSON to keep them.`);
                 }
@@ -369,6 +375,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
                     void vscode.window.showInformationMessage('APL: export cancelled (no file written).');
                     return { rows: 0, bytes: 0, file, cancelled: true };
                 }
+                // Loud, not a success message over a short file (the view said how many rows there are).
+                if (e instanceof ExportIncompleteError) void vscode.window.showErrorMessage(`APL: export failed: ${e.message}.`);
                 throw e;
             }
         });
@@ -528,7 +536,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         const result = run.result;
         const count = Math.min(result.rowCount, OPEN_IN_EDITOR_MAX_ROWS);
         const rows = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'APL: reading the rows' }, () => result.rows(0, count));
-        const text = formatRows(result.fields.map(f => f.name), rows, format, true) + '\n';
+        const text = formatRows(result.fields.map(f => f.name), rows, format, true, { formulaGuard: csvFormulaGuard() }) + '\n';
         const document = await vscode.workspace.openTextDocument({ language: format === 'json' ? 'json' : 'plaintext', content: text });
         await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Active });
         if (result.rowCount > count) {

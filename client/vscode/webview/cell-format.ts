@@ -5,6 +5,8 @@
  * with a canvas).
  */
 
+import { INVISIBLE_CHARS, showInvisible, unicodeEscape } from '../../../language/invisible-chars.js';
+
 export type TimeZone = 'utc' | 'local';
 
 const NUMERIC = new Set(['integer', 'long', 'int', 'float', 'real', 'double', 'decimal', 'number']);
@@ -42,11 +44,35 @@ export function fullText(v: unknown): string {
     return typeof v === 'object' ? JSON.stringify(v) : String(v);
 }
 
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+// eslint-disable-next-line no-control-regex
+const CONTROL_BUT_LINES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+const NAMED: Record<string, string> = { '\n': '\\n', '\t': '\\t', '\r': '\\r' };
+
+/**
+ * A one-line text that shows what it holds: control characters as `\n` or `\u0007`, and bidi and
+ * invisible format characters as `\u202E` (a right-to-left override would show `gnp.exe` as `exe.png`).
+ */
+function visibleLine(text: string): string {
+    return showInvisible(text).replace(CONTROL, c => NAMED[c] ?? unicodeEscape(c));
+}
+
+/** A field name as a column header shows it. */
+export function headerText(name: string): string {
+    return visibleLine(name);
+}
+
+/** The full value in the row details: line breaks and tabs kept, other control, bidi and invisible characters shown. */
+export function detailText(v: unknown): string {
+    return fullText(v).replace(INVISIBLE_CHARS, unicodeEscape).replace(CONTROL_BUT_LINES, unicodeEscape);
+}
+
 /** The text of a value in a grid cell of a field of `type`. */
 export function cellText(v: unknown, type: string, zone: TimeZone): string {
     if (typeof v === 'number') return formatNumber(v);
-    if (typeof v === 'string' && type === 'datetime') return formatTime(v, zone);
-    return fullText(v);
+    if (typeof v === 'string' && type === 'datetime') return visibleLine(formatTime(v, zone));
+    return visibleLine(fullText(v));
 }
 
 /** Widest a column starts (the user can still widen it). */

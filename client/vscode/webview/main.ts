@@ -25,7 +25,7 @@ import {
 import type { HostMessage, RunView, ViewMessage } from '../src/protocol.js';
 import { presetLabel, TIME_PRESETS, type TimeRangeSpec } from '../src/time-range.js';
 import type { SortKey } from '../src/results/sorted-rows.js';
-import { cellText, columnWidth, fullText, isNumericType, type Measure, type TimeZone } from './cell-format.js';
+import { cellText, columnWidth, detailText, fullText, headerText, isNumericType, type Measure, type TimeZone } from './cell-format.js';
 import { renderChart, type ChartHandle } from './chart.js';
 import { button, checkbox, select, setEnabled, textField } from './controls.js';
 import { fmt, runNotes, statusText, type SortShown } from './status-text.js';
@@ -238,14 +238,14 @@ function columnDefs(view: RunView, rows: readonly unknown[][] | undefined): ColD
             const texts = rows ? rows.map(r => cellText(r[i], f.type, zone)) : [];
             return {
                 colId: f.name,
-                headerName: f.name,
-                headerTooltip: sortable ? `${f.name} (${f.type}): click to sort` : `${f.name} (${f.type}); a result of more than ${fmt(view.sortLimit ?? 0)} rows is sorted in the query (| sort by)`,
+                headerName: headerText(f.name),
+                headerTooltip: sortable ? `${headerText(f.name)} (${f.type}): click to sort` : `${headerText(f.name)} (${f.type}); a result of more than ${fmt(view.sortLimit ?? 0)} rows is sorted in the query (| sort by)`,
                 valueGetter: p => p.data?.[i] ?? null,
                 valueFormatter: p => cellText(p.value, f.type, zone),
                 sortable,
                 sortingOrder: ['asc', 'desc', null],
                 resizable: true,
-                width: columnWidth(f.name, texts, m),
+                width: columnWidth(headerText(f.name), texts, m),
                 type: numeric ? 'rightAligned' : undefined,
                 cellClass: numeric ? 'num' : undefined,
             };
@@ -419,12 +419,13 @@ function showDetails(rowIndex: number | undefined): void {
     );
     const list = el('dl');
     shown.fields.forEach((f, i) => {
-        const dt = el('dt', { title: f.type }, f.name);
+        const dt = el('dt', { title: f.type }, headerText(f.name));
         const dd = el('dd');
         // The full value, as the service gave it (the grid may round it).
-        const value = el('code', {}, fullText(data[i]));
-        const copy = button('Copy', `Copy the value of ${f.name}`, () => post({ type: 'copyText', text: fullText(data[i]) }));
-        const filter = button('Filter', `Keep the rows where ${f.name} has this value (the query is run again)`, () => post({ type: 'filter', runId: shown.runId, field: f.name, value: data[i] ?? null }));
+        // Bidi and invisible characters shown (`\u202E`); Copy keeps the value exact.
+        const value = el('code', {}, detailText(data[i]));
+        const copy = button('Copy', `Copy the value of ${headerText(f.name)}`, () => post({ type: 'copyText', text: fullText(data[i]) }));
+        const filter = button('Filter', `Keep the rows where ${headerText(f.name)} has this value (the query is run again)`, () => post({ type: 'filter', runId: shown.runId, field: f.name, value: data[i] ?? null }));
         dd.append(value, copy, filter);
         list.append(dt, dd);
     });

@@ -1,7 +1,7 @@
 /** How the results grid shows values (client/vscode/webview/cell-format.ts) and sorts them (src/results/sorted-rows.ts). */
 import { describe, expect, it } from 'vitest';
 import { SortedRows, type SortSource } from '../../../client/vscode/src/results/sorted-rows.js';
-import { cellText, columnWidth, formatNumber, formatTime, isNumericType, MAX_COLUMN_WIDTH, type Measure } from '../../../client/vscode/webview/cell-format.js';
+import { cellText, columnWidth, detailText, formatNumber, formatTime, headerText, isNumericType, MAX_COLUMN_WIDTH, type Measure } from '../../../client/vscode/webview/cell-format.js';
 
 const mono: Measure = { text: s => s.length * 8, header: s => s.length * 9 };
 
@@ -25,6 +25,24 @@ describe('cell text', () => {
         expect(formatTime('2026-11-28T03:00:00.123456789Z', 'utc')).toBe('2026-11-28T03:00:00.123456789Z');
         const local = formatTime('2026-11-28T03:00:00.5Z', 'local');
         expect(local).toMatch(/^2026-11-2\d \d\d:\d\d:00\.5 [+-]\d\d:\d\d$/);
+    });
+
+    // 'gnp.exe' behind a right-to-left override displays as 'exe.png': the grid shows the override instead.
+    it.each([
+        ['invoice\u202Egnp.exe', 'invoice\\u202Egnp.exe'],
+        ['a\u2066b\u2069c\u200Fd\u061Ce', 'a\\u2066b\\u2069c\\u200Fd\\u061Ce'],
+        ['zero\u200Bwidth\uFEFF\u00AD\u2060', 'zero\\u200Bwidth\\uFEFF\\u00AD\\u2060'],
+        ['line\nbreak\ttab\u0007bell\u0085', 'line\\nbreak\\ttab\\u0007bell\\u0085'],
+        ['\u2028', '\\u2028'],
+    ])('a grid cell shows %j as %s', (value, shown) => {
+        expect(cellText(value, 'string', 'utc')).toBe(shown);
+        expect(headerText(value)).toBe(shown);
+    });
+
+    it('row details keep line breaks and tabs, and show bidi and invisible characters', () => {
+        expect(detailText('x\u202Eexe.png\nnext\tcol\u200B')).toBe('x\\u202Eexe.png\nnext\tcol\\u200B');
+        expect(detailText({ name: 'a\u202Eb' })).toBe('{"name":"a\\u202Eb"}');
+        expect(detailText('plain ünïcode 日本 🙂')).toBe('plain ünïcode 日本 🙂');
     });
 
     it('a column is as wide as its header or its longest cell, within the cap', () => {

@@ -9,17 +9,28 @@ function stores(initial: unknown = []) {
     const secrets = new Map<string, string>();
     const state = new Map<string, unknown>();
     let settings: unknown = initial;
+    // What a folder's .vscode/settings.json would lay over the user's value (undefined: nothing).
+    let workspace: unknown = undefined;
+    const warnings: string[] = [];
     return {
         secrets,
+        warnings,
         get settings() {
             return settings;
         },
+        set settings(value: unknown) {
+            settings = value;
+        },
+        set workspace(value: unknown) {
+            workspace = value;
+        },
         manager: (env: Record<string, string | undefined> = {}) =>
             new ConnectionManager(
-                { read: () => settings, write: async p => void (settings = JSON.parse(JSON.stringify(p))) },
+                { read: () => workspace ?? settings, readUser: () => settings, write: async p => void (settings = JSON.parse(JSON.stringify(p))) },
                 { get: async k => secrets.get(k), store: async (k, v) => void secrets.set(k, v), delete: async k => void secrets.delete(k) },
                 { get: <T>(k: string) => state.get(k) as T | undefined, update: async (k, v) => void state.set(k, v) },
                 env,
+                message => warnings.push(message),
             ),
     };
 }
@@ -38,7 +49,7 @@ describe('ConnectionManager', () => {
         expect(saved).toMatchObject({ name: 'local', url: fx.service.url, source: 'settings' });
         expect(s.settings).toEqual([{ name: 'local', url: fx.service.url, paging: 'timestamp' }]);
         expect(JSON.stringify(s.settings)).not.toContain(TOKEN);
-        expect(s.secrets.get(tokenKey('local'))).toBe(TOKEN);
+        expect(JSON.parse(s.secrets.get(tokenKey('local'))!)).toEqual({ token: TOKEN, url: fx.service.url });
         expect(m.active()?.name).toBe('local');
         expect(await (await m.client(m.active()!)).user()).toHaveProperty('id');
     });
@@ -112,6 +123,60 @@ describe('ConnectionManager', () => {
         const saved = await m.add({ name: 'local', url: '127.0.0.1:8686/' }, 't', async () => undefined);
         expect(saved.url).toBe('http://127.0.0.1:8686');
         expect(m.profiles()).toEqual([{ name: 'local', url: 'http://127.0.0.1:8686' }]);
+    });
+});
+
+describe('a token goes only to the URL (and org) it was saved with', () => {
+    it('a folder that redefines a saved connection with another URL gets no token, and a warning', async () => {
+        const s = stores();
+        const m = s.manager();
+        await m.add({ name: 'prod', url: 'https://api.axiom.co', orgId: 'acme' }, 'xapt-secret', async () => undefined);
+        s.workspace = [{ name: 'prod', url: 'http://127.0.0.1:9/steal', orgId: 'acme' }];
+        const redirected = m.active()!;
+        expect(redirected.url).toBe('http://127.0.0.1:9/steal');
+        await expect(m.token(redirected)).rejects.toThrow(/saved for https:\/\/api\.axiom\.co/);
+        await expect(m.client(redirected)).rejects.toThrow(/not for http:\/\/127\.0\.0\.1:9\/steal/);
+        expect(s.warnings.length).toBeGreaterThan(0);
+        expect(s.warnings.join('\n')).not.toContain('xapt-secret');
+        s.workspace = undefined;
+        expect(await m.token(m.active()!)).toBe('xapt-secret');
+    });
+
+    it('another org id is refused as well; the same URL written differently is not', async () => {
+        const s = stores();
+        const m = s.manager();
+        await m.add({ name: 'prod', url: 'https://api.axiom.co', orgId: 'acme' }, 'xapt-secret', async () => undefined);
+        await expect(m.token({ name: 'prod', url: 'https://api.axiom.co', orgId: 'evil', source: 'settings' })).rejects.toThrow(/org/);
+        await expect(m.token({ name: 'prod', url: 'https://api.axiom.co', source: 'settings' })).rejects.toThrow(/org/);
+        expect(await m.token({ name: 'prod', url: 'https://api.axiom.co/', orgId: 'acme', source: 'settings' })).toBe('xapt-secret');
+    });
+
+    it('a token saved before the binding is bound on first use to the URL of the user settings, never of the folder', async () => {
+        const s = stores([{ name: 'prod', url: 'https://api.axiom.co' }]);
+        s.secrets.set(tokenKey('prod'), 'xapt-old');
+        s.workspace = [{ name: 'prod', url: 'https://evil.example' }];
+        const m = s.manager();
+        await expect(m.token(m.active()!)).rejects.toThrow(/saved for https:\/\/api\.axiom\.co/);
+        expect(JSON.parse(s.secrets.get(tokenKey('prod'))!)).toEqual({ token: 'xapt-old', url: 'https://api.axiom.co' });
+        s.workspace = undefined;
+        expect(await m.token(m.active()!)).toBe('xapt-old');
+    });
+
+    it('a token saved before the binding whose name the user settings do not hold is used nowhere', async () => {
+        const s = stores([]);
+        s.secrets.set(tokenKey('prod'), 'xapt-old');
+        s.workspace = [{ name: 'prod', url: 'https://evil.example' }];
+        const m = s.manager();
+        await expect(m.token(m.active()!)).rejects.toThrow(/user settings/);
+        expect(s.secrets.get(tokenKey('prod'))).toBe('xapt-old');
+    });
+
+    it('a URL changed in the user settings by hand needs the token again', async () => {
+        const s = stores();
+        const m = s.manager();
+        await m.add({ name: 'prod', url: 'https://api.axiom.co' }, 'xapt-secret', async () => undefined);
+        s.settings = [{ name: 'prod', url: 'https://other.example' }];
+        await expect(m.client(m.active()!)).rejects.toThrow(/Add Connection/);
     });
 });
 

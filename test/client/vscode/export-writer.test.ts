@@ -54,6 +54,18 @@ describe('exportPages', () => {
         expect(typeof array[0]._time).toBe('string');
     });
 
+    it('CSV guards what a spreadsheet would run (=, +, -, @, tab, CR first) in values and names; numbers stay exact; the guard can be turned off', async () => {
+        async function* page(): AsyncIterable<ResultPage> {
+            yield { fields: [{ name: '=name', type: 'string' }, { name: 'n', type: 'real' }], columns: [['=HYPERLINK("http://evil")', '+1', '-2+3', '@SUM(A1)', 'ok'], [-5, -0.5, 1e21, 0, -7]], rows: 5 };
+        }
+        const guarded = join(dir, 'guarded.csv');
+        await exportPages(page(), guarded, 'csv');
+        expect(readFileSync(guarded, 'utf8')).toBe(`'=name,n\n"'=HYPERLINK(""http://evil"")",-5\n+1,-0.5\n'-2+3,1e+21\n'@SUM(A1),0\nok,-7\n`);
+        const exact = join(dir, 'exact.csv');
+        await exportPages(page(), exact, 'csv', undefined, { formulaGuard: false });
+        expect(readFileSync(exact, 'utf8')).toBe(`=name,n\n"=HYPERLINK(""http://evil"")",-5\n+1,-0.5\n-2+3,1e+21\n@SUM(A1),0\nok,-7\n`);
+    });
+
     it('an empty result: a JSON [] and an empty CSV', async () => {
         const empty: ResultPage = { fields: [{ name: 'a', type: 'string' }], columns: [[]], rows: 0 };
         async function* one() {

@@ -17,7 +17,7 @@ const now = Date.parse(END);
 beforeAll(async () => {
     fx = await serviceWithEvents(2500);
     dir = mkdtempSync(join(tmpdir(), 'apl-runner-'));
-    const connections = new ConnectionManager({ read: () => [], write: async () => undefined }, { get: async () => undefined, store: async () => undefined, delete: async () => undefined }, { get: () => undefined, update: async () => undefined }, {});
+    const connections = new ConnectionManager({ read: () => [], readUser: () => [], write: async () => undefined }, { get: async () => undefined, store: async () => undefined, delete: async () => undefined }, { get: () => undefined, update: async () => undefined }, {});
     connections.setLocal(fx.service.url, TOKEN);
     history = new HistoryManager(join(dir, 'history.jsonl'));
     runner = new QueryRunner(connections, history, () => ({ pageSize: 1000, cachedPages: 4 }), () => now);
@@ -74,7 +74,7 @@ describe('QueryRunner', () => {
     });
 
     it('without a connection: a clear error', async () => {
-        const none = new QueryRunner(new ConnectionManager({ read: () => [], write: async () => undefined }, { get: async () => undefined, store: async () => undefined, delete: async () => undefined }, { get: () => undefined, update: async () => undefined }, {}), history, () => ({ pageSize: 10, cachedPages: 1 }));
+        const none = new QueryRunner(new ConnectionManager({ read: () => [], readUser: () => [], write: async () => undefined }, { get: async () => undefined, store: async () => undefined, delete: async () => undefined }, { get: () => undefined, update: async () => undefined }, {}), history, () => ({ pageSize: 10, cachedPages: 1 }));
         await expect(none.run(request("['events']"))).rejects.toThrow(/Start Local Service/);
     });
 });

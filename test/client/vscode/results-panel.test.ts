@@ -17,7 +17,7 @@ const calls: string[] = [];
 
 beforeAll(async () => {
     fx = await serviceWithEvents(1500);
-    const connections = new ConnectionManager({ read: () => [], write: async () => undefined }, { get: async () => undefined, store: async () => undefined, delete: async () => undefined }, { get: () => undefined, update: async () => undefined }, {});
+    const connections = new ConnectionManager({ read: () => [], readUser: () => [], write: async () => undefined }, { get: async () => undefined, store: async () => undefined, delete: async () => undefined }, { get: () => undefined, update: async () => undefined }, {});
     connections.setLocal(fx.service.url, TOKEN);
     const runner = new QueryRunner(connections, new HistoryManager(`/tmp/apl-panel-test-${process.pid}/history.jsonl`), () => ({ pageSize: 1000, cachedPages: 2 }));
     run = await runner.run({ text: "['events']", pageable: true, order: 'desc', timeRange: { start: START, end: END } });

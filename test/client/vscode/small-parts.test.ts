@@ -53,6 +53,11 @@ describe('copy formats', () => {
     it('CSV quotes per RFC 4180', () => {
         expect(formatRows(fields, rows, 'csv', true)).toBe('a,b\n1,"x,y"\n,"{""k"":""v|w""}"');
     });
+    it('Copy as CSV guards formulas (names and values) unless the guard is off; numbers stay as they are', () => {
+        const hostile = [['=1+1', -5], ['@cmd', '-7']];
+        expect(formatRows(['+f', 'n'], hostile, 'csv', true)).toBe("'+f,n\n'=1+1,-5\n'@cmd,-7");
+        expect(formatRows(['+f', 'n'], hostile, 'csv', true, { formulaGuard: false })).toBe('+f,n\n=1+1,-5\n@cmd,-7');
+    });
     it('JSON objects keyed by field', () => {
         expect(JSON.parse(formatRows(fields, rows, 'json', true))).toEqual([{ a: 1, b: 'x,y' }, { a: null, b: { k: 'v|w' } }]);
     });

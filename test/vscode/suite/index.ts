@@ -13,7 +13,8 @@ import * as vscode from 'vscode';
 import type { AplExtensionApi } from '../../../client/vscode/src/extension.js';
 import type { RunSummary } from '../../../client/vscode/src/query/query-runner.js';
 import { editorItemTests } from './editor-items.js';
-import { HOST_TESTS, type HostTestName, type HostTestResult } from './names.js';
+import { folderTests } from './folder-token.js';
+import { FOLDER_TESTS, HOST_TESTS, type HostTestName, type HostTestResult } from './names.js';
 
 const env = (name: string): string => {
     const v = process.env[name];
@@ -190,16 +191,25 @@ const TESTS: Record<HostTestName, () => Promise<void>> = {
     },
 };
 
+/** APL_TEST_SUITE picks the set: the main one, or `folder` (a hostile folder's settings, in a window of its own). */
+function selectedTests(): [string, () => Promise<void>][] {
+    if (process.env.APL_TEST_SUITE === 'folder') {
+        const tests = folderTests({ env, api, openApl, until });
+        return FOLDER_TESTS.map(name => [name, tests[name]]);
+    }
+    return HOST_TESTS.map(name => [name, TESTS[name]]);
+}
+
 export function run(): Promise<void> {
     const mocha = new Mocha({ ui: 'bdd', timeout: 120_000, color: false });
     const suite = Mocha.Suite.create(mocha.suite, 'apl-tools extension host');
     const results: HostTestResult[] = [];
-    for (const name of HOST_TESTS) {
+    for (const [name, test] of selectedTests()) {
         suite.addTest(
             new Mocha.Test(name, async () => {
                 const start = Date.now();
                 try {
-                    await TESTS[name]();
+                    await test();
                     results.push({ name, ok: true, ms: Date.now() - start });
                 } catch (e) {
                     results.push({ name, ok: false, error: e instanceof Error ? (e.stack ?? e.message) : String(e), ms: Date.now() - start });

@@ -22,3 +22,11 @@ export interface HostTestResult {
     error?: string;
     ms: number;
 }
+
+/** The tests of APL_TEST_SUITE=folder (test/vscode/folder-token.test.ts: a hostile folder's settings). */
+export const FOLDER_TESTS = [
+    "a folder's settings that redefine a saved connection get neither its token nor the schema file",
+    'a saved token is refused, and the run says why, when the URL of its connection changes in the user settings',
+] as const;
+
+export type FolderTestName = (typeof FOLDER_TESTS)[number];

@@ -1,7 +1,9 @@
 /**
  * Connections (profiles): the settings hold only what is not secret (`apl.connections`: name, URL,
  * org id, paging); each token lives in SecretStorage under a key derived from the name, and in no
- * setting, log or error message. Without any configured connection, `AXIOM_URL` / `AXIOM_TOKEN` /
+ * setting, log or error message. A stored token is bound to the URL and org id it was saved with and
+ * goes nowhere else: a folder's settings that redefine a connection (same name, another URL) must
+ * not redirect its token. Without any configured connection, `AXIOM_URL` / `AXIOM_TOKEN` /
  * `AXIOM_ORG_ID` from the environment make one; the local service started by the extension is one
  * more, for as long as it runs.
  */
@@ -32,7 +34,10 @@ export interface SecretStore {
     delete(key: string): PromiseLike<void>;
 }
 export interface ConnectionSettings {
+    /** The effective `apl.connections`. */
     read(): unknown;
+    /** The user's own value (user settings only, never a folder's): the only trusted source of a URL. */
+    readUser(): unknown;
     write(profiles: ConnectionProfile[]): PromiseLike<void>;
 }
 export interface StateStore {
@@ -46,6 +51,39 @@ const ACTIVE_KEY = 'apl.activeConnection';
 
 export function tokenKey(name: string): string {
     return `apl.connection.token:${name}`;
+}
+
+/** What SecretStorage holds per connection: the token and where it may be sent. */
+export interface BoundSecret {
+    token: string;
+    url: string;
+    orgId?: string;
+}
+
+/** The bound secret in `stored`, or undefined for a token saved before the binding (a bare string). */
+export function parseBoundSecret(stored: string): BoundSecret | undefined {
+    if (!stored.startsWith('{')) return undefined;
+    try {
+        const v = JSON.parse(stored) as Record<string, unknown>;
+        if (typeof v.token !== 'string' || typeof v.url !== 'string') return undefined;
+        const bound: BoundSecret = { token: v.token, url: v.url };
+        if (typeof v.orgId === 'string' && v.orgId !== '') bound.orgId = v.orgId;
+        return bound;
+    } catch {
+        return undefined;
+    }
+}
+
+function serializeBoundSecret(secret: BoundSecret): string {
+    const out: BoundSecret = { token: secret.token, url: secret.url };
+    if (secret.orgId) out.orgId = secret.orgId;
+    return JSON.stringify(out);
+}
+
+function sameUrl(a: string, b: string): boolean {
+    const na = normalizeServiceUrl(a);
+    const nb = normalizeServiceUrl(b);
+    return na.ok && nb.ok && na.url === nb.url;
 }
 
 /** Why `profile` cannot be saved, or undefined. */
@@ -93,7 +131,11 @@ export class ConnectionManager {
         private readonly secrets: SecretStore,
         private readonly state: StateStore,
         private readonly env: Readonly<Record<string, string | undefined>>,
+        /** Told (once per connection and URL) when a token is refused because the URL or org differs. */
+        private readonly warn: (message: string) => void = () => undefined,
     ) {}
+
+    private readonly warned = new Set<string>();
 
     onDidChange(listener: () => void): { dispose(): void } {
         this.listeners.add(listener);
@@ -137,12 +179,48 @@ export class ConnectionManager {
     async token(connection: Connection): Promise<string | undefined> {
         switch (connection.source) {
             case 'settings':
-                return this.secrets.get(tokenKey(connection.name));
+                return this.boundToken(connection);
             case 'environment':
                 return this.env.AXIOM_TOKEN;
             case 'local':
                 return this.local?.token;
         }
+    }
+
+    /**
+     * The saved token of `connection` if it was saved for this very URL and org id; a token saved
+     * before the binding is bound on first use to the URL of the user's own settings (never a
+     * folder's). Any mismatch throws (and warns): the token is not sent.
+     */
+    private async boundToken(connection: Connection): Promise<string | undefined> {
+        const key = tokenKey(connection.name);
+        const stored = await this.secrets.get(key);
+        if (stored === undefined) return undefined;
+        let bound = parseBoundSecret(stored);
+        if (!bound) {
+            const user = readProfiles(this.settings.readUser()).find(p => p.name === connection.name);
+            if (!user) {
+                throw this.refuse(connection, `the saved token of '${connection.name}' is not bound to a URL and your user settings hold no connection of that name: it is not sent to ${connection.url}. Add the connection again with 'APL: Add Connection'`);
+            }
+            bound = { token: stored, url: user.url, orgId: user.orgId };
+            await this.secrets.store(key, serializeBoundSecret(bound));
+        }
+        if (!sameUrl(bound.url, connection.url)) {
+            throw this.refuse(connection, `the token of '${connection.name}' was saved for ${bound.url}, not for ${connection.url}: it is not sent there. If that address is right, add the connection again with 'APL: Add Connection'`);
+        }
+        if ((bound.orgId ?? '') !== (connection.orgId ?? '')) {
+            throw this.refuse(connection, `the token of '${connection.name}' was saved for the org id '${bound.orgId ?? ''}', not '${connection.orgId ?? ''}': it is not sent. If that org is right, add the connection again with 'APL: Add Connection'`);
+        }
+        return bound.token;
+    }
+
+    private refuse(connection: Connection, message: string): Error {
+        const once = `${connection.name}\n${connection.url}\n${connection.orgId ?? ''}`;
+        if (!this.warned.has(once)) {
+            this.warned.add(once);
+            this.warn(message);
+        }
+        return new Error(message);
     }
 
     async client(connection: Connection): Promise<AplClient> {
@@ -172,7 +250,7 @@ export class ConnectionManager {
         if (profile.orgId) clean.orgId = profile.orgId.trim();
         if (profile.paging) clean.paging = profile.paging;
         await verify(new AplClient({ url: clean.url, token: token.trim(), orgId: clean.orgId }));
-        await this.secrets.store(tokenKey(clean.name), token.trim());
+        await this.secrets.store(tokenKey(clean.name), serializeBoundSecret({ token: token.trim(), url: clean.url, orgId: clean.orgId }));
         const others = this.profiles().filter(p => p.name !== clean.name);
         await this.settings.write([...others, clean]);
         await this.state.update(ACTIVE_KEY, clean.name);

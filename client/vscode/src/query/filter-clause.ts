@@ -1,9 +1,8 @@
 /** "Filter by this value": the `| where` line that keeps the rows whose field equals a cell's value. */
-import { quoteName } from '../../../../language/quote-name.js';
+import { quoteName, quoteString } from '../../../../language/quote-name.js';
 
-function stringLiteral(s: string): string {
-    return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n').replace(/\r/g, '\\r').replace(/\t/g, '\\t')}'`;
-}
+/** What `datetime(…)` can hold as written: anything else (a `)`, a line break) is compared through `todatetime('…')`. */
+const PLAIN_DATETIME = /^[0-9A-Za-z:.+\- ]+$/;
 
 export function filterClause(field: string, type: string, value: unknown): string {
     const name = quoteName(field);
@@ -11,9 +10,9 @@ export function filterClause(field: string, type: string, value: unknown): strin
     const base = type.split('|')[0];
     if (typeof value === 'number' && Number.isFinite(value)) return `| where ${name} == ${value}`;
     if (typeof value === 'boolean') return `| where ${name} == ${value}`;
-    if (typeof value === 'string' && base === 'datetime') return `| where ${name} == datetime(${value})`;
-    if (typeof value === 'object') return `| where tostring(${name}) == ${stringLiteral(JSON.stringify(value))}`;
-    return `| where ${name} == ${stringLiteral(String(value))}`;
+    if (typeof value === 'string' && base === 'datetime') return PLAIN_DATETIME.test(value) ? `| where ${name} == datetime(${value})` : `| where ${name} == todatetime(${quoteString(value)})`;
+    if (typeof value === 'object') return `| where tostring(${name}) == ${quoteString(JSON.stringify(value))}`;
+    return `| where ${name} == ${quoteString(String(value))}`;
 }
 
 /** The query with the filter added as its last line (after a trailing `;` or blank is dropped). */

@@ -9,13 +9,15 @@ function text(v: unknown): string {
     return typeof v === 'object' ? JSON.stringify(v) : String(v);
 }
 
-export function formatRows(fields: readonly string[], rows: readonly unknown[][], format: CopyFormat, headers: boolean): string {
+/** `formulaGuard` (`apl.export.csvFormulaGuard`, default on): CSV text that a spreadsheet would run gets a leading `'`. */
+export function formatRows(fields: readonly string[], rows: readonly unknown[][], format: CopyFormat, headers: boolean, { formulaGuard = true }: { formulaGuard?: boolean } = {}): string {
     switch (format) {
         case 'json':
             return JSON.stringify(rows.map(r => Object.fromEntries(fields.map((f, i) => [f, r[i] ?? null]))), null, 2);
         case 'csv': {
-            const lines = rows.map(r => fields.map((_, i) => csvField(r[i])).join(','));
-            return (headers ? [fields.map(csvField).join(','), ...lines] : lines).join('\n');
+            const csv = (v: unknown) => csvField(v, formulaGuard);
+            const lines = rows.map(r => fields.map((_, i) => csv(r[i])).join(','));
+            return (headers ? [fields.map(csv).join(','), ...lines] : lines).join('\n');
         }
         case 'tsv': {
             const cell = (v: unknown) => text(v).replace(/[\t\r\n]+/g, ' ');

@@ -3,7 +3,8 @@
  * stream's back-pressure respected: memory stays at about one page whatever the row count. The
  * rows never pass through the webview.
  *
- * Formats: `csv` (RFC 4180, a header of the first page's fields), `ndjson` (one object per line),
+ * Formats: `csv` (RFC 4180, a header of the first page's fields; text a spreadsheet would run as a
+ * formula gets a leading `'` unless `formulaGuard` is off), `ndjson` (one object per line),
  * `json` (an array of objects, one per line).
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
@@ -28,6 +29,8 @@ export interface ExportSummary {
 export interface ExportOptions {
     /** The rows the query matched: an export that wrote another number fails (ExportIncompleteError). */
     expectedRows?: number;
+    /** CSV: a text that a spreadsheet would run as a formula gets a leading `'` (OWASP); off for exact data. */
+    formulaGuard?: boolean;
 }
 
 /** The pages gave another number of rows than the query matched: the file would silently be wrong. */
@@ -52,6 +55,8 @@ export async function exportPages(
     onProgress: (rows: number) => void = () => undefined,
     options: ExportOptions = {},
 ): Promise<ExportSummary> {
+    const formulaGuard = options.formulaGuard ?? true;
+    const csv = (v: unknown) => csvField(v, formulaGuard);
     const partial = `${file}.partial-${process.pid}`;
     const out = createWriteStream(partial, { encoding: 'utf8' });
     const writer = new ChunkWriter(out);
@@ -66,12 +71,12 @@ export async function exportPages(
             if (format === 'csv') {
                 if (!header) {
                     header = names;
-                    lines.push(header.map(csvField).join(','));
+                    lines.push(header.map(csv).join(','));
                 }
                 const order = header.map(name => names.indexOf(name));
                 for (const name of names) if (!header.includes(name)) late.add(name);
                 for (let r = 0; r < page.rows; r++) {
-                    const cells = order.map(c => (c < 0 ? '' : csvField(page.columns[c][r])));
+                    const cells = order.map(c => (c < 0 ? '' : csv(page.columns[c][r])));
                     lines.push(cells.join(','));
                 }
                 await writer.write(lines.join('\n') + (lines.length ? '\n' : ''));

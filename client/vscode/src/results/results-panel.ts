@@ -16,6 +16,11 @@ import type { ResultPage } from './result-set.js';
 import { SortedRows, type SortKey } from './sorted-rows.js';
 import { webviewHtml } from './webview-html.js';
 
+/** `apl.export.csvFormulaGuard` (default on): CSV for spreadsheets, formulas made text (OWASP); off for exact data. */
+export function csvFormulaGuard(): boolean {
+    return vscode.workspace.getConfiguration('apl').get<boolean>('export.csvFormulaGuard', true) !== false;
+}
+
 export interface ResultsActions {
     rerun(): void;
     cancel(): void;
@@ -196,7 +201,7 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
                 const sorted = [...m.rows].sort((a, b) => a - b);
                 const rows: unknown[][] = [];
                 for (const i of sorted) rows.push(...(await this.rowsFor(run, i, i + 1, m.sort)).rows);
-                await vscode.env.clipboard.writeText(formatRows(run.result.fields.map(f => f.name), rows, m.format, m.headers));
+                await vscode.env.clipboard.writeText(formatRows(run.result.fields.map(f => f.name), rows, m.format, m.headers, { formulaGuard: csvFormulaGuard() }));
                 void vscode.window.setStatusBarMessage(`APL: copied ${rows.length} row${rows.length === 1 ? '' : 's'} as ${m.format.toUpperCase()}`, 3000);
                 return;
             }

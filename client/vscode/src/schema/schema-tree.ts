@@ -4,7 +4,8 @@
  * which inserts the name quoted as a query needs it (`['geo.city']`, `['sample-http-logs']`).
  */
 import * as vscode from 'vscode';
-import { quoteName, type SchemaDataset } from './schema-manager.js';
+import { bracketName, quoteName } from '../../../../language/quote-name.js';
+import type { SchemaDataset } from './schema-manager.js';
 
 export type SchemaNode = { kind: 'dataset'; dataset: SchemaDataset } | { kind: 'field'; dataset: string; name: string; type: string } | { kind: 'message'; text: string };
 
@@ -12,7 +13,7 @@ export const INSERT_COMMAND = 'apl.insertSchemaName';
 
 /** The text "Insert" puts into the editor for a node: a dataset always in brackets, a field only when it needs them. */
 export function insertText(node: SchemaNode): string | undefined {
-    if (node.kind === 'dataset') return `['${node.dataset.name.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}']`;
+    if (node.kind === 'dataset') return bracketName(node.dataset.name);
     if (node.kind === 'field') return quoteName(node.name);
     return undefined;
 }

@@ -4,6 +4,12 @@
  */
 export const clipboardWrites: string[] = [];
 export const statusMessages: string[] = [];
+/** The `apl.*` settings a test sets (by key without the `apl.` prefix); unset ones read their default. */
+export const settings = new Map<string, unknown>();
+
+export const workspace = {
+    getConfiguration: (_section: string) => ({ get: <T>(key: string, fallback?: T): T | undefined => (settings.has(key) ? (settings.get(key) as T) : fallback) }),
+};
 
 export class Uri {
     constructor(readonly fsPath: string) {}
