@@ -51,7 +51,7 @@ export function capEcho(text: string): string {
     const cut = (piece: string) => `${piece.slice(0, MAX_ECHO_CHARS)}…`;
     let out = text
         .replace(/'([^']{201,})'|"([^"]{201,})"/g, (m: string, single?: string, double?: string) => (single !== undefined ? `'${cut(single)}'` : `"${cut(double ?? m)}"`))
-        .replace(/[^\s'"…]{201,}/g, cut);
+        .replace(/[^\s'"\u2026]{201,}/g, cut);
     if (out.length > MAX_MESSAGE_CHARS) out = `${out.slice(0, MAX_MESSAGE_CHARS)}…`;
     return out;
 }

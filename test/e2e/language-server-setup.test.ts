@@ -100,8 +100,9 @@ describe.each(LANGUAGE_SERVER_STARTS)('$name', how => {
             const geo = list.items.find(i => i.label === 'geo.city');
             expect(geo).toBeDefined();
             const edit = geo!.textEdit as TextEdit;
-            expect(edit.newText).toBe("['geo.city']");
-            expect(edit.range).toEqual({ start: { line: 1, character: 8 }, end: { line: 1, character: 12 } });
+            // The edit replaces the text inside the quotes and closes them (the bracket form of completion).
+            expect(edit.newText).toBe("geo.city']");
+            expect(edit.range).toEqual({ start: { line: 1, character: 10 }, end: { line: 1, character: 12 } });
         });
     });
 });
