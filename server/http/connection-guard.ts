@@ -23,8 +23,13 @@ const RESERVED_DESCRIPTORS = 128;
 /** A refused socket is drained (so that the 503 is not lost to a reset) for at most this long. */
 const REFUSED_LINGER_MS = 2000;
 
-/** Idle keep-alive sockets close after this (Node's default; fastify's 72 s held sockets for long). */
-export const KEEP_ALIVE_TIMEOUT_MS = 5000;
+/**
+ * Idle keep-alive sockets close after this. Not Node's 5 s: a client whose event loop is busy for a
+ * few seconds (a script building a big body) then reuses a socket the service is closing, and sees a
+ * reset. Idle sockets cannot lock anyone out at any value: at the cap the longest idle one goes.
+ * (fastify's default, 72 s, held them for long.)
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 30_000;
 /** A client must send its request headers within this. */
 export const HEADERS_TIMEOUT_MS = 15_000;
 /**

@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/cli.js';
 
 /** What esbuild.mjs reads, and out/ as the build before this one. */
-const COPIED = ['language', 'server', 'client', 'bin', 'scripts', 'syntaxes', 'test/vscode', 'out', 'esbuild.mjs', 'package.json', 'tsconfig.json', 'language-configuration.json'];
+const COPIED = ['language', 'server', 'client', 'bin', 'scripts', 'syntaxes', 'test/vscode', 'out', 'esbuild.mjs', 'package.json', 'tsconfig.json', 'language-configuration.json', 'README.md', 'docs'];
 
 let dir: string | undefined;
 
