@@ -439,7 +439,8 @@ export class AplTypeComputer {
     rowTypeBefore(operator: ast.TabularOperator): RowType {
         const pipeline = operator.$container as ast.Pipeline | undefined;
         if (!pipeline || pipeline.$type !== 'Pipeline') return OPEN_EMPTY;
-        const i = pipeline.operators.indexOf(operator);
+        let i = operator.$containerIndex ?? -1;
+        if (pipeline.operators[i] !== operator) i = pipeline.operators.indexOf(operator);
         if (i > 0) return this.rowTypeAfter(pipeline.operators[i - 1]);
         return this.rowTypeOfSource(pipeline.source);
     }
@@ -448,8 +449,25 @@ export class AplTypeComputer {
     rowTypeAfter(node: ast.TabularOperator | ast.Expression): RowType {
         if (!TABULAR_OPERATOR_TYPES.has(node.$type)) return this.rowTypeOfSource(node as ast.Expression);
         this.syncSchema();
+        this.warmStagesBefore(node as ast.TabularOperator);
         return this.memoized(this.rowAfterCache, node, OPEN_EMPTY, () =>
             this.computeOperator(node as ast.TabularOperator, this.rowTypeBefore(node as ast.TabularOperator)));
+    }
+
+    /**
+     * Computes, first to last, the row types after the stages before `operator` that are not cached
+     * yet, so that each one finds its predecessor cached: the recursion of `rowTypeAfter` through
+     * `rowTypeBefore` is then one level deep however many stages the pipeline has.
+     */
+    private warmStagesBefore(operator: ast.TabularOperator): void {
+        const pipeline = operator.$container as ast.Pipeline | undefined;
+        if (!pipeline || pipeline.$type !== 'Pipeline') return;
+        const operators = pipeline.operators;
+        let i = operator.$containerIndex ?? operators.indexOf(operator);
+        if (operators[i] !== operator) i = operators.indexOf(operator);
+        let first = i;
+        while (first > 0 && !this.rowAfterCache.has(operators[first - 1]) && !this.inProgress.has(operators[first - 1])) first--;
+        for (let k = first; k < i; k++) this.rowTypeAfter(operators[k]);
     }
 
     /** The row type of a tabular source: dataset, let-bound table, datatable, print, union, search, `table()`, a pipeline. */
