@@ -83,7 +83,7 @@ describe.each(LANGUAGE_SERVER_STARTS)('apl-language-server --stdio, long work ($
         expect(published.get(uri)?.map(d => d.code)).toContain('APL1003');
         const [info, hover] = await Promise.all([rpc.sendRequest<QueryInfo>('apl/queryInfo', { textDocument: { uri } }), hoverOnSmall(small)]);
         expect(info.blocks).toHaveLength(big.length / QUERY.length);
-        expect(info.blocks.every(b => !b.analysed && b.runnable)).toBe(true);
+        expect(info.blocks.every(b => b.analysed === false && b.runnable)).toBe(true);
         expect(JSON.stringify(hover?.contents ?? '')).toMatch(/sample-http-logs/);
         await everyRequest(uri, { line: 1, character: 3 });
         await rpc.sendNotification('textDocument/didClose', { textDocument: { uri } });
@@ -99,6 +99,20 @@ describe.each(LANGUAGE_SERVER_STARTS)('apl-language-server --stdio, long work ($
         expect(JSON.stringify((await hover)?.contents ?? '')).toMatch(/sample-http-logs/);
         expect((await info).blocks.every(b => b.analysed && b.pageable === false)).toBe(true);
         expect(answered).toEqual(['hover', 'queryInfo']);
+    }, 120_000);
+
+    it('a 1 MB document (syntax only): a hover sent after its semantic tokens or document symbols is answered before them', async () => {
+        const small = await open("['sample-http-logs'] | where status == 500");
+        const uri = await open(blocksOf(MAX_PARSED_LENGTH - QUERY.length));
+        expect(published.get(uri)?.map(d => d.code)).toContain('APL1004');
+        for (const method of ['textDocument/semanticTokens/full', 'textDocument/documentSymbol']) {
+            const answered: string[] = [];
+            const long = rpc.sendRequest<unknown>(method, { textDocument: { uri } }).then(() => answered.push(method));
+            const hover = hoverOnSmall(small).then(() => answered.push('hover'));
+            await Promise.all([long, hover]);
+            expect(answered).toEqual(['hover', method]);
+        }
+        await rpc.sendNotification('textDocument/didClose', { textDocument: { uri } });
     }, 120_000);
 
     it('a cancelled apl/queryInfo answers RequestCancelled, and the server goes on', async () => {
