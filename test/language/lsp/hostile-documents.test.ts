@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { Cancellation, OperationCancelled } from 'langium';
 import { blankLineSpans, queryInfo, queryInfoAsync } from '../../../language/lsp/apl-query-info.js';
 import { MAX_PARSED_LENGTH } from '../../../language/limits.js';
+import { setProviderErrorHandler } from '../../../language/lsp/apl-names.js';
 import { lspServices } from './lsp-services.js';
 
 const services = lspServices();
@@ -44,6 +45,59 @@ describe('a pipeline of 3,000 stages', () => {
             await clearDocuments(services, [document]);
         }
     }, 60_000);
+});
+
+const nest = (open: string, inner: string, close: string, n: number) => open.repeat(n) + inner + close.repeat(n);
+const letChain = (n: number, first: string, next: (i: number) => string, last: string) =>
+    [`let t0 = ${first};`, ...Array.from({ length: n - 1 }, (_, i) => `let t${i + 1} = ${next(i)};`), last].join('\n');
+
+/** Documents whose depth the input controls: chains of lets, and nesting past APL1002 (the parser's bound). */
+const DEEP: [string, string][] = [
+    ["let t0 = ['sample-http-logs']; let t1 = t0 | where x > 1; … × 3000; t2999 | where ", letChain(3000, "['sample-http-logs']", i => `t${i} | where x > 1`, 't2999 | where ')],
+    ['let t0 = 1; let t1 = t0 + 1; … × 3000; print t2999', letChain(3000, '1', i => `t${i} + 1`, 'print t2999')],
+    ['print ((((…1…)))) × 10000', `print ${nest('(', '1', ')', 10_000)}`],
+    ['print - - - …1 × 10000', `print ${'- '.repeat(10_000)}1`],
+    ['print dynamic([[[…1…]]]) × 10000', `print dynamic(${nest('[', '1', ']', 10_000)})`],
+    ['print true or true or … × 20000', `print ${Array(20_000).fill('true').join(' or ')}`],
+    ['print strlen(strlen(…"a"…)) × 10000', `print ${nest('strlen(', '"a"', ')', 10_000)}`],
+    ["((['sample-http-logs'] | where x > 1) | where x > 1) … × 5000", nest('(', "['sample-http-logs']", ' | where x > 1)', 5_000)],
+];
+
+describe('documents whose depth the input controls', () => {
+    for (const [name, text] of DEEP) {
+        it(`${name}: no service fails, before or after validation`, async () => {
+            const failures: string[] = [];
+            setProviderErrorHandler((what, e) => failures.push(`${what}: ${String(e)}`));
+            try {
+                // Without validation first: the caches are cold, as on a completion right after an edit.
+                for (const validation of [false, true]) {
+                    const document = await parseDocument(services, text, { validation });
+                    const uri = document.uri.toString();
+                    const textDocument = { uri };
+                    try {
+                        for (const position of [document.textDocument.positionAt(text.length), document.textDocument.positionAt(text.length >> 1)]) {
+                            await services.lsp.HoverProvider!.getHoverContent(document, { textDocument, position });
+                            await services.lsp.CompletionProvider!.getCompletion(document, { textDocument, position });
+                            await services.lsp.SignatureHelp!.provideSignatureHelp(document, { textDocument, position });
+                            await services.lsp.RenameProvider!.prepareRename(document, { textDocument, position });
+                            await services.lsp.ReferencesProvider!.findReferences(document, { textDocument, position, context: { includeDeclaration: true } });
+                            await services.lsp.CodeActionProvider!.getCodeActions(document, { textDocument, range: { start: position, end: position }, context: { diagnostics: document.diagnostics ?? [] } });
+                        }
+                        await services.lsp.Formatter!.formatDocument(document, { textDocument, options: { tabSize: 4, insertSpaces: true } });
+                        await services.lsp.SemanticTokenProvider!.semanticHighlight(document, { textDocument });
+                        await services.lsp.DocumentSymbolProvider!.getSymbols(document, { textDocument });
+                        await services.lsp.FoldingRangeProvider!.getFoldingRanges(document, { textDocument });
+                        queryInfo(text, services);
+                    } finally {
+                        await clearDocuments(services, [document]);
+                    }
+                }
+            } finally {
+                setProviderErrorHandler(undefined);
+            }
+            expect(failures).toEqual([]);
+        }, 60_000);
+    }
 });
 
 const QUERY = "['sample-http-logs'] | where status == 500\n| summarize count() by bin(_time, 1h)\n\n";
