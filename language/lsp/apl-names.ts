@@ -196,6 +196,11 @@ export function setProviderErrorHandler(handler: ProviderErrorHandler | undefine
     providerErrorHandler = handler ?? logProviderError;
 }
 
+/** Reports a provider's error as `safely` does, for providers that catch their own (async ones). */
+export function reportProviderError(what: string, e: unknown): void {
+    providerErrorHandler(what, e);
+}
+
 /**
  * Runs an editor request so that a failure in the analysis (for instance on a half-typed query)
  * degrades to "no result" instead of an LSP error. The error is still reported to the provider

@@ -10,8 +10,10 @@
  * Each block is parsed on its own: blocks are independent queries (a `let` does not reach into the
  * next block), and the analysis uses the parser and the type computer, never a regex over the text.
  */
+import { interruptAndCheck, type Cancellation } from 'langium';
 import type { AplServices } from '../apl-module.js';
-import { queryBlockSpans } from '../query-blocks.js';
+import { MAX_PARSED_LENGTH } from '../limits.js';
+import { queryBlockSpans, type QueryBlockSpan } from '../query-blocks.js';
 import type * as ast from '../generated/ast.js';
 import { AplTypeComputer } from '../types/apl-type-computer.js';
 import type { RowType } from '../types/apl-types.js';
@@ -28,6 +30,13 @@ export interface QueryBlockInfo {
     /** Offsets into the document text, same span as `range`. */
     startOffset: number;
     endOffset: number;
+    /**
+     * False in a document longer than MAX_PARSED_LENGTH (the cheap path, as for every other request on
+     * it): the blocks are found by a scan for blank lines, none is parsed, `runnable` only says the block
+     * has a line that is not a comment, and `syntaxOk`/`pageable` are false. Ask again with the block's
+     * text (`{ text }`) for its analysis.
+     */
+    analysed: boolean;
     /** The block holds a query statement (not only comments, `let`s or `set`s). */
     runnable: boolean;
     /** The block parses without syntax errors. */
@@ -59,19 +68,85 @@ const AGGREGATING = new Set(['SummarizeOperator', 'CountOperator', 'MakeSeriesOp
 
 /** The blocks of `text` and how each runs. */
 export function queryInfo(text: string, services: AplServices): QueryInfo {
-    const blocks = queryBlockSpans(text, services);
+    return { blocks: [...blockInfos(text, services)] };
+}
+
+/**
+ * `queryInfo` for the language server: it yields to the event loop between blocks (other requests are
+ * answered meanwhile) and stops with Langium's OperationCancelled when `token` is cancelled.
+ */
+export async function queryInfoAsync(text: string, services: AplServices, token: Cancellation.CancellationToken): Promise<QueryInfo> {
+    const blocks: QueryBlockInfo[] = [];
+    for (const block of blockInfos(text, services)) {
+        blocks.push(block);
+        await interruptAndCheck(token);
+    }
+    return { blocks };
+}
+
+function* blockInfos(text: string, services: AplServices): Generator<QueryBlockInfo> {
+    const large = text.length > MAX_PARSED_LENGTH;
+    const spans = large ? blankLineSpans(text) : queryBlockSpans(text, services);
     const lines = lineStarts(text);
-    return {
-        blocks: blocks.map(({ start, end }) => ({
+    for (const { start, end } of spans) {
+        const blockText = text.slice(start, end);
+        yield {
             range: { start: positionAt(lines, start), end: positionAt(lines, end) },
             startOffset: start,
             endOffset: end,
-            ...analyseBlock(text.slice(start, end), services),
-        })),
+            ...(large ? notAnalysed(blockText) : { analysed: true, ...analyseBlock(blockText, services) }),
+        };
+    }
+}
+
+/** Characters of a blank line: the BLANK_LINE terminal's (language/apl.langium). */
+const BLANK = /^[ \t\v\f\u00a0\u2000-\u200b\u202f\u205f\u3000\ufeff]*\r?$/;
+const NOT_BLANK = /[^\s\u200b]/;
+
+/**
+ * The blocks of a document too large to lex, by a scan of its lines: no APL token spans lines, so a
+ * blank line ends a block here as the lexer's BLANK_LINE does (a block runs from its first character
+ * that is not white space to just past its last one).
+ */
+export function blankLineSpans(text: string): QueryBlockSpan[] {
+    const spans: QueryBlockSpan[] = [];
+    let current: QueryBlockSpan | undefined;
+    for (let at = 0; at <= text.length; ) {
+        const newline = text.indexOf('\n', at);
+        const lineEnd = newline < 0 ? text.length : newline;
+        const line = text.slice(at, lineEnd);
+        if (BLANK.test(line)) {
+            if (current) spans.push(current);
+            current = undefined;
+        } else {
+            const first = line.search(NOT_BLANK);
+            if (first >= 0) {
+                let last = line.length;
+                while (last > 0 && !NOT_BLANK.test(line[last - 1])) last--;
+                current ??= { start: at + first, end: at + last };
+                current.end = at + last;
+            }
+        }
+        if (newline < 0) break;
+        at = newline + 1;
+    }
+    if (current) spans.push(current);
+    return spans;
+}
+
+function notAnalysed(blockText: string): Omit<QueryBlockInfo, 'range' | 'startOffset' | 'endOffset'> {
+    const runnable = blockText.split('\n').some(line => NOT_BLANK.test(line) && !/^\s*\/\//.test(line));
+    return {
+        analysed: false,
+        runnable,
+        syntaxOk: false,
+        pageable: false,
+        order: 'desc',
+        notPageableReason: `the document is longer than ${MAX_PARSED_LENGTH.toLocaleString('en-US')} characters and is not analysed`,
     };
 }
 
-function analyseBlock(blockText: string, services: AplServices): Omit<QueryBlockInfo, 'range' | 'startOffset' | 'endOffset'> {
+function analyseBlock(blockText: string, services: AplServices): Omit<QueryBlockInfo, 'range' | 'startOffset' | 'endOffset' | 'analysed'> {
     const parsed = services.parser.LangiumParser.parse<ast.Model>(blockText);
     const syntaxOk = parsed.lexerErrors.length === 0 && parsed.parserErrors.length === 0;
     const statements = parsed.value.statements ?? [];

@@ -1,4 +1,4 @@
-import { CstUtils, GrammarUtils, isLeafCstNode, type AstNode, type LangiumDocument, type LeafCstNode } from 'langium';
+import { CstUtils, GrammarUtils, interruptAndCheck, isLeafCstNode, type AstNode, type LangiumDocument, type LeafCstNode } from 'langium';
 import { AbstractSemanticTokenProvider, type SemanticTokenAcceptor } from 'langium/lsp';
 import { SemanticTokenModifiers, SemanticTokenTypes } from 'vscode-languageserver';
 import type { CancellationToken } from 'vscode-languageserver';
@@ -7,6 +7,9 @@ import { lookupAggregate, lookupScalarFunction } from '../builtins/index.js';
 import * as ast from '../generated/ast.js';
 import { typedLiteralType, type AplTypeComputer } from '../types/apl-type-computer.js';
 import { safely } from './apl-names.js';
+
+/** Nodes between two checks for other work and cancellation (a power of two, less one). */
+const YIELD_EVERY = 1023;
 
 /**
  * Semantic tokens for APL, one per token of the document: functions (built-ins marked
@@ -21,10 +24,13 @@ export class AplSemanticTokenProvider extends AbstractSemanticTokenProvider {
         this.types = services.types.TypeComputer;
     }
 
-    protected override async computeHighlighting(document: LangiumDocument, acceptor: SemanticTokenAcceptor, _cancelToken: CancellationToken): Promise<void> {
+    protected override async computeHighlighting(document: LangiumDocument, acceptor: SemanticTokenAcceptor, cancelToken: CancellationToken): Promise<void> {
         const root = document.parseResult.value.$cstNode;
         if (!root) return;
+        let visited = 0;
         for (const node of CstUtils.streamCst(root)) {
+            // A big document: yield to other requests now and then, and stop when cancelled.
+            if ((++visited & YIELD_EVERY) === 0) await interruptAndCheck(cancelToken);
             if (!isLeafCstNode(node) || node.length === 0) continue;
             const leaf = node;
             const kind = safely('semantic tokens', undefined, () => this.classify(leaf));

@@ -256,7 +256,10 @@ export class AplTypeComputer {
         if (expr.$type === 'NameReference' || expr.$type === 'BracketReference') {
             const name = (expr as ast.NameReference).name;
             const binding = this.letBinding(name, expr);
-            if (binding?.$type === 'LetStatement') return this.typeOf(binding.value);
+            if (binding?.$type === 'LetStatement') {
+                this.warmLetsBefore(binding, this.typeCache, value => this.typeOf(value));
+                return this.typeOf(binding.value);
+            }
             if (binding?.$type === 'QueryParameter') return typeFromName(binding.type) ?? 'unknown';
             return 'unknown';
         }
@@ -369,15 +372,21 @@ export class AplTypeComputer {
 
     /** A let value is tabular when it is a table-shaped expression or a name of a known table/let-bound table. */
     private isTabularLetValue(value: ast.Expression): boolean {
-        if (TABULAR_SOURCE_TYPES.has(value.$type)) return true;
-        if (value.$type === 'ParenthesizedExpression') return this.isTabularLetValue((value as ast.ParenthesizedExpression).expression);
-        if (value.$type === 'FunctionCall') return (value as ast.FunctionCall).function === 'table';
-        if (value.$type === 'BracketReference') return true;
-        if (value.$type === 'NameReference') {
-            const name = (value as ast.NameReference).name;
-            const binding = this.letBinding(name, value);
-            if (binding?.$type === 'LetStatement') return this.isTabularLetValue(binding.value);
-            return this.schema.dataset(name) !== undefined;
+        // A loop, not recursion: `let a1 = a0; let a2 = a1; …` is as long as the document.
+        for (let v: ast.Expression | undefined = value; v; ) {
+            if (TABULAR_SOURCE_TYPES.has(v.$type)) return true;
+            if (v.$type === 'ParenthesizedExpression') {
+                v = (v as ast.ParenthesizedExpression).expression;
+                continue;
+            }
+            if (v.$type === 'FunctionCall') return (v as ast.FunctionCall).function === 'table';
+            if (v.$type === 'BracketReference') return true;
+            if (v.$type !== 'NameReference') return false;
+            const name = (v as ast.NameReference).name;
+            const binding = this.letBinding(name, v);
+            // A let only sees earlier statements, so the chain ends.
+            if (binding?.$type !== 'LetStatement') return this.schema.dataset(name) !== undefined;
+            v = binding.value;
         }
         return false;
     }
@@ -439,7 +448,8 @@ export class AplTypeComputer {
     rowTypeBefore(operator: ast.TabularOperator): RowType {
         const pipeline = operator.$container as ast.Pipeline | undefined;
         if (!pipeline || pipeline.$type !== 'Pipeline') return OPEN_EMPTY;
-        const i = pipeline.operators.indexOf(operator);
+        let i = operator.$containerIndex ?? -1;
+        if (pipeline.operators[i] !== operator) i = pipeline.operators.indexOf(operator);
         if (i > 0) return this.rowTypeAfter(pipeline.operators[i - 1]);
         return this.rowTypeOfSource(pipeline.source);
     }
@@ -448,8 +458,25 @@ export class AplTypeComputer {
     rowTypeAfter(node: ast.TabularOperator | ast.Expression): RowType {
         if (!TABULAR_OPERATOR_TYPES.has(node.$type)) return this.rowTypeOfSource(node as ast.Expression);
         this.syncSchema();
+        this.warmStagesBefore(node as ast.TabularOperator);
         return this.memoized(this.rowAfterCache, node, OPEN_EMPTY, () =>
             this.computeOperator(node as ast.TabularOperator, this.rowTypeBefore(node as ast.TabularOperator)));
+    }
+
+    /**
+     * Computes, first to last, the row types after the stages before `operator` that are not cached
+     * yet, so that each one finds its predecessor cached: the recursion of `rowTypeAfter` through
+     * `rowTypeBefore` is then one level deep however many stages the pipeline has.
+     */
+    private warmStagesBefore(operator: ast.TabularOperator): void {
+        const pipeline = operator.$container as ast.Pipeline | undefined;
+        if (!pipeline || pipeline.$type !== 'Pipeline') return;
+        const operators = pipeline.operators;
+        let i = operator.$containerIndex ?? operators.indexOf(operator);
+        if (operators[i] !== operator) i = operators.indexOf(operator);
+        let first = i;
+        while (first > 0 && !this.rowAfterCache.has(operators[first - 1]) && !this.inProgress.has(operators[first - 1])) first--;
+        for (let k = first; k < i; k++) this.rowTypeAfter(operators[k]);
     }
 
     /** The row type of a tabular source: dataset, let-bound table, datatable, print, union, search, `table()`, a pipeline. */
@@ -501,10 +528,36 @@ export class AplTypeComputer {
         }
     }
 
+    /**
+     * Computes `compute` for the values of the `let`s before `binding` that are not cached yet, first
+     * to last, so that a chain of lets (`let t1 = t0 | …; let t2 = t1 | …`) recurses one let deep
+     * however long it is: a let only refers to earlier ones.
+     */
+    private warmLetsBefore<T>(binding: ast.LetStatement, cache: WeakMap<AstNode, T>, compute: (value: ast.Expression) => unknown): void {
+        const model = binding.$container as ast.Model | undefined;
+        if (model?.$type !== 'Model') return;
+        let index = binding.$containerIndex ?? -1;
+        if (model.statements[index] !== binding) index = model.statements.indexOf(binding);
+        const uncached = (i: number) => {
+            const st = model.statements[i];
+            const value = st.$type === 'LetStatement' ? (st as ast.LetStatement).value : undefined;
+            return !value || (!cache.has(value) && !this.inProgress.has(value));
+        };
+        let first = index;
+        while (first > 0 && uncached(first - 1)) first--;
+        for (let i = first; i < index; i++) {
+            const st = model.statements[i];
+            if (st.$type === 'LetStatement' && (st as ast.LetStatement).value) compute((st as ast.LetStatement).value!);
+        }
+    }
+
     /** The row of a table name: a let-bound table, else a dataset (open with `_time`/`_sysTime` when unknown). */
     private tableByName(name: string, at: AstNode): RowType {
         const binding = this.letBinding(name, at);
-        if (binding?.$type === 'LetStatement') return this.rowTypeOfSource(binding.value);
+        if (binding?.$type === 'LetStatement') {
+            this.warmLetsBefore(binding, this.rowAfterCache, value => this.rowTypeOfSource(value));
+            return this.rowTypeOfSource(binding.value);
+        }
         if (binding?.$type === 'QueryParameter') return unknownDatasetRow();
         const dataset = this.schema.dataset(name);
         return dataset ? datasetRow(dataset) : unknownDatasetRow();

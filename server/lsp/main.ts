@@ -13,7 +13,8 @@
  *
  * `apl/queryInfo` (`{ textDocument: { uri } }` or `{ text }`) answers the query blocks of a document
  * and how each one runs (language/lsp/apl-query-info.ts): editors use it to run the block at the
- * cursor and to page its results. `apl/translate` (`{ text, startTime, endTime }`) answers the legacy
+ * cursor and to page its results; it yields between blocks and honours `$/cancelRequest`, and a document
+ * longer than MAX_PARSED_LENGTH gets its blocks without analysis (`analysed: false`). `apl/translate` (`{ text, startTime, endTime }`) answers the legacy
  * query JSON of a query, or `{ error: { message, range, construct } }` when it has no legacy form.
  */
 import packageJson from '../../package.json' with { type: 'json' };

@@ -7,12 +7,13 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { URI } from 'langium';
+import { isOperationCancelled, URI } from 'langium';
 import { NodeFileSystem } from 'langium/node';
 import { startLanguageServer } from 'langium/lsp';
 import {
     createConnection,
     ErrorCodes,
+    LSPErrorCodes,
     MessageType,
     ProposedFeatures,
     ResponseError,
@@ -26,7 +27,7 @@ import {
 import { SettlingDocumentBuilder } from './settling-document-builder.js';
 import { createAplServices, type AplServices } from '../../language/apl-module.js';
 import { translate, TranslationError, type Range as AplRange, type Translation } from '../../language/legacy/translate.js';
-import { queryInfo, type QueryInfo } from '../../language/lsp/apl-query-info.js';
+import { queryInfoAsync, type QueryInfo } from '../../language/lsp/apl-query-info.js';
 import { BuiltinSchemaProvider } from '../../language/schema/builtin-schema-provider.js';
 import { MutableSchemaProvider } from '../../language/schema/mutable-schema-provider.js';
 import { parseSchemaJson, schemaFromJsonValue } from '../../language/schema/static-schema-provider.js';
@@ -100,12 +101,19 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
         }
     });
 
-    connection.onRequest('apl/queryInfo', (params: { textDocument?: { uri?: unknown }; text?: unknown } | null): QueryInfo => {
+    // Analyses block after block, yielding between them: other requests are answered meanwhile, and a
+    // cancelled request (an edit made the Run lenses stale) stops.
+    connection.onRequest('apl/queryInfo', async (params: { textDocument?: { uri?: unknown }; text?: unknown } | null, token): Promise<QueryInfo> => {
         let text: string | undefined;
         if (typeof params?.text === 'string') text = params.text;
         else if (typeof params?.textDocument?.uri === 'string') text = shared.workspace.TextDocuments.get(params.textDocument.uri)?.getText();
         if (text === undefined) throw new ResponseError(ErrorCodes.InvalidParams, 'apl/queryInfo: pass { text } or { textDocument: { uri } } of an open document');
-        return queryInfo(text, Apl);
+        try {
+            return await queryInfoAsync(text, Apl, token);
+        } catch (e) {
+            if (isOperationCancelled(e)) throw new ResponseError(LSPErrorCodes.RequestCancelled, 'apl/queryInfo: cancelled');
+            throw e;
+        }
     });
 
     type TranslateAnswer = Translation | { error: { message: string; range: AplRange; construct: string } };

@@ -233,7 +233,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         const block = blockAt(info.blocks, { line: at, character: 0 });
         if (!block || !block.runnable) return undefined;
         const text = document.getText().slice(block.startOffset, block.endOffset);
-        return requestFromBlock(text, block, { uri: document.uri.toString(), line: block.range.start.line, character: block.range.start.character });
+        // A document past the analysis limits has its blocks found but not analysed: analyse this one alone.
+        const analysed = block.analysed ? block : (await languageClient.queryInfo(text)).blocks[0];
+        return requestFromBlock(text, analysed, { uri: document.uri.toString(), line: block.range.start.line, character: block.range.start.character });
     }
 
     function requestFromBlock(text: string, block: QueryBlockInfo | undefined, origin: RunRequest['origin']): RunRequest {

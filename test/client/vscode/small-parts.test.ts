@@ -8,7 +8,7 @@ import { formatRows } from '../../../client/vscode/src/results/copy-format.js';
 import { webviewHtml } from '../../../client/vscode/src/results/webview-html.js';
 import { parseTimeRangeSpec, resolveTimeRange } from '../../../client/vscode/src/time-range.js';
 
-const block = (from: number, to: number): QueryBlockInfo => ({ range: { start: { line: from, character: 0 }, end: { line: to, character: 5 } }, startOffset: 0, endOffset: 0, runnable: true, syntaxOk: true, pageable: true, order: 'desc' });
+const block = (from: number, to: number): QueryBlockInfo => ({ range: { start: { line: from, character: 0 }, end: { line: to, character: 5 } }, startOffset: 0, endOffset: 0, analysed: true, runnable: true, syntaxOk: true, pageable: true, order: 'desc' });
 
 describe('blockAt', () => {
     const blocks = [block(0, 1), block(3, 5), block(8, 8)];
