@@ -3,7 +3,6 @@
  * command line; snapshot.ts builds the server into a start-up snapshot on deferred ones). See
  * main.ts for what it offers.
  */
-import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +26,7 @@ import {
 } from 'vscode-languageserver/node';
 import { GuardedMessageReader } from './guarded-message-reader.js';
 import { OpenDocumentsOnly } from './open-documents-only.js';
+import { readSchemaFile } from './schema-file.js';
 import { SettlingDocumentBuilder } from './settling-document-builder.js';
 import { createAplServices, type AplServices } from '../../language/apl-module.js';
 import { translate, TranslationError, type Range as AplRange, type Translation } from '../../language/legacy/translate.js';
@@ -60,6 +60,8 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
     });
 
     let initOptionsSchemaFile: string | undefined;
+    /** Counts schema loads, so that a slow read does not overwrite the schema of a later setting. */
+    let schemaGeneration = 0;
     let workspaceRoot: string | undefined;
 
     shared.lsp.LanguageServer.onInitialize((params: InitializeParams) => {
@@ -137,10 +139,14 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
         const file = typeof value === 'string' && value.trim() !== '' ? value.trim() : initOptionsSchemaFile;
         const path = file !== undefined ? resolvePath(file) : undefined;
         if (path === undefined) {
+            ++schemaGeneration;
             schema.replace(new BuiltinSchemaProvider());
         } else {
+            const generation = ++schemaGeneration;
             try {
-                const datasets = parseSchemaJson(readFileSync(path, 'utf8'), path);
+                const text = await readSchemaFile(path);
+                if (generation !== schemaGeneration) return; // a later setting is being applied
+                const datasets = parseSchemaJson(text, path);
                 schema.replace(datasets);
                 connection.console.info(`APL: loaded ${datasets.length} dataset(s) from ${path}`);
             } catch (e) {
