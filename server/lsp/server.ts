@@ -60,8 +60,6 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
     });
 
     let initOptionsSchemaFile: string | undefined;
-    /** Counts schema loads, so that a slow read does not overwrite the schema of a later setting. */
-    let schemaGeneration = 0;
     let workspaceRoot: string | undefined;
 
     shared.lsp.LanguageServer.onInitialize((params: InitializeParams) => {
@@ -139,14 +137,10 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
         const file = typeof value === 'string' && value.trim() !== '' ? value.trim() : initOptionsSchemaFile;
         const path = file !== undefined ? resolvePath(file) : undefined;
         if (path === undefined) {
-            ++schemaGeneration;
             schema.replace(new BuiltinSchemaProvider());
         } else {
-            const generation = ++schemaGeneration;
             try {
-                const text = await readSchemaFile(path);
-                if (generation !== schemaGeneration) return; // a later setting is being applied
-                const datasets = parseSchemaJson(text, path);
+                const datasets = parseSchemaJson(readSchemaFile(path), path);
                 schema.replace(datasets);
                 connection.console.info(`APL: loaded ${datasets.length} dataset(s) from ${path}`);
             } catch (e) {
