@@ -96,6 +96,9 @@ export async function runQueryCommand(argv: string[], out: NodeJS.WritableStream
         const table = merged ?? { name: '0', fields: [], columns: [] };
         const tabular = last ? { ...last, tables: [table as Table] } : { tables: [table] };
         writeResult(out, format, { tabular }, { width, csvExact: values['csv-exact'] });
+        // A reader that stopped early (`| head`) wants nothing more: no count and no verdict (the
+        // EPIPE handler in main.ts ends the command quietly).
+        if (!(await flushed(out))) return 0;
         // Every row or a loud failure: the rows written against the rows the query matches.
         const written = rowCount(table);
         const matched = await matchedRows(client, query.text, { startTime: range.startTime, endTime: range.endTime });
@@ -144,4 +147,9 @@ export function reportQueryError(e: unknown, query: QueryText, err: NodeJS.Writa
         }
     }
     return reportApiError(e, err, command);
+}
+
+/** Whether everything written to `out` went out (false once the reader has gone: EPIPE). */
+function flushed(out: NodeJS.WritableStream): Promise<boolean> {
+    return new Promise(resolve => out.write('', err => resolve(!err)));
 }
