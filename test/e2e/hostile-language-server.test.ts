@@ -6,9 +6,9 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
+import type { MessageConnection } from 'vscode-jsonrpc/node';
 import type { Diagnostic, DocumentSymbol, Hover, PublishDiagnosticsParams } from 'vscode-languageserver-protocol';
-import { LANGUAGE_SERVER_STARTS } from '../support/language-server.js';
+import { initializedClient, LANGUAGE_SERVER_STARTS } from '../support/language-server.js';
 
 
 const nest = (open: string, inner: string, close: string, n: number) => open.repeat(n) + inner + close.repeat(n);
@@ -49,19 +49,13 @@ describe.each(LANGUAGE_SERVER_STARTS)('apl-language-server --stdio under hostile
     beforeAll(async () => {
         child = spawn(start.command, [...start.args, '--stdio']);
         child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-        rpc = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
-        rpc.onNotification('textDocument/publishDiagnostics', (p: PublishDiagnosticsParams) => {
-            const list = published.get(p.uri) ?? [];
-            list.push({ version: p.version, diagnostics: p.diagnostics });
-            published.set(p.uri, list);
-        });
-        rpc.onNotification('window/logMessage', () => undefined);
-        rpc.onNotification('window/showMessage', () => undefined);
-        rpc.onRequest('workspace/configuration', (p: { items: unknown[] }) => p.items.map(() => null));
-        rpc.onRequest('client/registerCapability', () => null);
-        rpc.listen();
-        await rpc.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {} });
-        await rpc.sendNotification('initialized', {});
+        rpc = await initializedClient(child, c =>
+            c.onNotification('textDocument/publishDiagnostics', (p: PublishDiagnosticsParams) => {
+                const list = published.get(p.uri) ?? [];
+                list.push({ version: p.version, diagnostics: p.diagnostics });
+                published.set(p.uri, list);
+            }),
+        );
     }, 60_000);
 
     afterAll(() => {

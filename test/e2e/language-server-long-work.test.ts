@@ -6,11 +6,11 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
+import type { MessageConnection } from 'vscode-jsonrpc/node';
 import type { Diagnostic, Hover, PublishDiagnosticsParams } from 'vscode-languageserver-protocol';
 import type { QueryInfo } from '../../language/lsp/apl-query-info.js';
 import { MAX_PARSED_LENGTH } from '../../language/limits.js';
-import { LANGUAGE_SERVER_STARTS } from '../support/language-server.js';
+import { initializedClient, LANGUAGE_SERVER_STARTS } from '../support/language-server.js';
 
 const LONG_PIPELINE = "['sample-http-logs']" + '\n| where x > 1'.repeat(3000);
 const QUERY = "['sample-http-logs'] | where status == 500\n| summarize count() by bin(_time, 1h)\n\n";
@@ -49,17 +49,11 @@ describe.each(LANGUAGE_SERVER_STARTS)('apl-language-server --stdio, long work ($
     beforeAll(async () => {
         child = spawn(start.command, [...start.args, '--stdio']);
         child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-        rpc = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
-        rpc.onNotification('textDocument/publishDiagnostics', (p: PublishDiagnosticsParams) => {
-            published.set(p.uri, p.diagnostics);
-        });
-        rpc.onNotification('window/logMessage', () => undefined);
-        rpc.onNotification('window/showMessage', () => undefined);
-        rpc.onRequest('workspace/configuration', (p: { items: unknown[] }) => p.items.map(() => null));
-        rpc.onRequest('client/registerCapability', () => null);
-        rpc.listen();
-        await rpc.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {} });
-        await rpc.sendNotification('initialized', {});
+        rpc = await initializedClient(child, c =>
+            c.onNotification('textDocument/publishDiagnostics', (p: PublishDiagnosticsParams) => {
+                published.set(p.uri, p.diagnostics);
+            }),
+        );
     }, 60_000);
 
     afterAll(() => {

@@ -8,9 +8,9 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
-import type { Hover, PublishDiagnosticsParams } from 'vscode-languageserver-protocol';
-import { LANGUAGE_SERVER_STARTS } from '../support/language-server.js';
+import type { MessageConnection } from 'vscode-jsonrpc/node';
+import type { Hover } from 'vscode-languageserver-protocol';
+import { initializedClient, LANGUAGE_SERVER_STARTS } from '../support/language-server.js';
 
 const DOC = 'file:///fuzz/real.apl';
 const REAL_TEXT = "['sample-http-logs'] | where status == 500";
@@ -83,15 +83,7 @@ describe.each(LANGUAGE_SERVER_STARTS)('apl-language-server --stdio under malform
             }),
         );
         ended.catch(() => undefined);
-        rpc = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
-        rpc.onNotification('textDocument/publishDiagnostics', (_: PublishDiagnosticsParams) => undefined);
-        rpc.onNotification('window/logMessage', () => undefined);
-        rpc.onNotification('window/showMessage', () => undefined);
-        rpc.onRequest('workspace/configuration', (p: { items: unknown[] }) => p.items.map(() => null));
-        rpc.onRequest('client/registerCapability', () => null);
-        rpc.listen();
-        await rpc.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {} });
-        await rpc.sendNotification('initialized', {});
+        rpc = await initializedClient(child);
     }, 60_000);
 
     afterAll(() => {

@@ -10,9 +10,9 @@ import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
+import type { MessageConnection } from 'vscode-jsonrpc/node';
 import type { Diagnostic, Hover, PublishDiagnosticsParams, ShowMessageParams } from 'vscode-languageserver-protocol';
-import { LANGUAGE_SERVER_STARTS } from '../support/language-server.js';
+import { initializedClient, LANGUAGE_SERVER_STARTS } from '../support/language-server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'apl-schema-file-'));
 const fifo = join(dir, 'schema.fifo');
@@ -46,19 +46,14 @@ describe.each(LANGUAGE_SERVER_STARTS)('apl-language-server --stdio with a hostil
     beforeAll(async () => {
         child = spawn(start.command, [...start.args, '--stdio']);
         child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-        rpc = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
-        rpc.onNotification('textDocument/publishDiagnostics', (p: PublishDiagnosticsParams) => {
-            published.set(p.uri, p.diagnostics);
+        rpc = await initializedClient(child, c => {
+            c.onNotification('textDocument/publishDiagnostics', (p: PublishDiagnosticsParams) => {
+                published.set(p.uri, p.diagnostics);
+            });
+            c.onNotification('window/showMessage', (p: ShowMessageParams) => {
+                messages.push(p.message);
+            });
         });
-        rpc.onNotification('window/logMessage', () => undefined);
-        rpc.onNotification('window/showMessage', (p: ShowMessageParams) => {
-            messages.push(p.message);
-        });
-        rpc.onRequest('workspace/configuration', (p: { items: unknown[] }) => p.items.map(() => null));
-        rpc.onRequest('client/registerCapability', () => null);
-        rpc.listen();
-        await rpc.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {} });
-        await rpc.sendNotification('initialized', {});
     }, 60_000);
 
     afterAll(() => {

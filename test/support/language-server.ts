@@ -1,5 +1,7 @@
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
 
 /** The BUILT `apl-language-server` bin (out/apl-language-server.cjs). */
 export const LANGUAGE_SERVER_BIN = fileURLToPath(new URL('../../out/apl-language-server.cjs', import.meta.url));
@@ -25,4 +27,23 @@ export const LANGUAGE_SERVER_STARTS: readonly LanguageServerStart[] = [
 /** Whether process `pid` runs from a snapshot blob, read from its command line (Linux's /proc). */
 export function runsFromSnapshot(pid: number): boolean {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes('--snapshot-blob');
+}
+
+/**
+ * An LSP client on a spawned `--stdio` server: what a server asks of its client is answered (no
+ * configuration, registrations accepted; notifications dropped), `setUp` adds the test's own
+ * handlers (a later handler for a method replaces the default), then initialize and initialized.
+ */
+export async function initializedClient(child: ChildProcessWithoutNullStreams, setUp: (rpc: MessageConnection) => void = () => undefined): Promise<MessageConnection> {
+    const rpc = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
+    rpc.onNotification('textDocument/publishDiagnostics', () => undefined);
+    rpc.onNotification('window/logMessage', () => undefined);
+    rpc.onNotification('window/showMessage', () => undefined);
+    rpc.onRequest('workspace/configuration', (p: { items: unknown[] }) => p.items.map(() => null));
+    rpc.onRequest('client/registerCapability', () => null);
+    setUp(rpc);
+    rpc.listen();
+    await rpc.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {} });
+    await rpc.sendNotification('initialized', {});
+    return rpc;
 }
