@@ -12,7 +12,7 @@ import { Issues } from './apl-issue-codes.js';
 import { EmptySchemaProvider } from './schema/empty-schema-provider.js';
 import type { SchemaProvider } from './schema/schema-provider.js';
 import type { Model } from './generated/ast.js';
-import { queryBlockSpans } from './query-blocks.js';
+import { countBelow, queryBlockSpans } from './query-blocks.js';
 
 export type DiagnosticSeverityName = 'error' | 'warning' | 'info' | 'hint';
 
@@ -110,16 +110,7 @@ export function documentQueryBlocks(text: string): DocumentQueryBlock[] {
     const breaks: number[] = [];
     for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) breaks.push(i);
     /** The number of line breaks before `offset`: its 0-based line. */
-    const lineOf = (offset: number) => {
-        let lo = 0;
-        let hi = breaks.length;
-        while (lo < hi) {
-            const mid = (lo + hi) >> 1;
-            if (breaks[mid] < offset) lo = mid + 1;
-            else hi = mid;
-        }
-        return lo;
-    };
+    const lineOf = (offset: number) => countBelow(breaks, offset);
     return queryBlockSpans(text, checkServices()).map(span => {
         const from = text.lastIndexOf('\n', span.start - 1) + 1;
         return { text: text.slice(from, span.end), startLine: lineOf(span.start), endLine: lineOf(span.end - 1) };

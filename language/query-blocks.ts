@@ -86,12 +86,16 @@ function blockBreaks(model: ast.Model): number[] {
 
 /** The number of the block (0-based) that `offset` falls in, in a parsed document. */
 export function blockNumberAt(model: ast.Model, offset: number): number {
-    const breaks = blockBreaks(model);
+    return countBelow(blockBreaks(model), offset);
+}
+
+/** How many of the ascending `sorted` are below `value` (a binary search). */
+export function countBelow(sorted: readonly number[], value: number): number {
     let lo = 0;
-    let hi = breaks.length;
+    let hi = sorted.length;
     while (lo < hi) {
         const mid = (lo + hi) >> 1;
-        if (breaks[mid] < offset) lo = mid + 1;
+        if (sorted[mid] < value) lo = mid + 1;
         else hi = mid;
     }
     return lo;
