@@ -3,10 +3,10 @@
  * command line; snapshot.ts builds the server into a start-up snapshot on deferred ones). See
  * main.ts for what it offers.
  */
-import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inspect } from 'node:util';
 import { isOperationCancelled, URI } from 'langium';
 import { NodeFileSystem } from 'langium/node';
 import { startLanguageServer } from 'langium/lsp';
@@ -21,9 +21,13 @@ import {
     type Connection,
     type DidChangeConfigurationParams,
     type InitializeParams,
+    type Message,
     type MessageReader,
     type MessageWriter,
 } from 'vscode-languageserver/node';
+import { GuardedMessageReader } from './guarded-message-reader.js';
+import { OpenDocumentsOnly } from './open-documents-only.js';
+import { readSchemaFile } from './schema-file.js';
 import { SettlingDocumentBuilder } from './settling-document-builder.js';
 import { createAplServices, type AplServices } from '../../language/apl-module.js';
 import { translate, TranslationError, type Range as AplRange, type Translation } from '../../language/legacy/translate.js';
@@ -41,13 +45,19 @@ export interface AplLanguageServer {
 
 /** Builds the server on `reader` and `writer` and starts listening: it answers once messages come. */
 export function startAplLanguageServer(reader: MessageReader, writer: MessageWriter): AplLanguageServer {
-    const connection = createConnection(ProposedFeatures.all, reader, writer);
+    // Bad messages are dropped or answered before any handler (guarded-message-reader.ts).
+    const guarded = new GuardedMessageReader(reader, {
+        log: text => connection.console.warn(text),
+        reject: (id, code, text) => void writer.write({ jsonrpc: '2.0', id, error: { code, message: text } } as Message).catch(() => undefined),
+    });
+    const connection = createConnection(ProposedFeatures.all, guarded, writer);
+    consoleToClient(connection);
     const schema = new MutableSchemaProvider(new BuiltinSchemaProvider());
     const { shared, Apl } = createAplServices({
         connection,
         ...NodeFileSystem,
         module: { schema: { SchemaProvider: () => schema } },
-        sharedModule: { workspace: { DocumentBuilder: services => new SettlingDocumentBuilder(services) } },
+        sharedModule: { workspace: { DocumentBuilder: services => new SettlingDocumentBuilder(services), LangiumDocuments: services => new OpenDocumentsOnly(services) } },
     });
 
     let initOptionsSchemaFile: string | undefined;
@@ -138,7 +148,7 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
             schema.replace(new BuiltinSchemaProvider());
         } else {
             try {
-                const datasets = parseSchemaJson(readFileSync(path, 'utf8'), path);
+                const datasets = parseSchemaJson(readSchemaFile(path), path);
                 schema.replace(datasets);
                 connection.console.info(`APL: loaded ${datasets.length} dataset(s) from ${path}`);
             } catch (e) {
@@ -167,6 +177,19 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
     }
 
     return { connection, shared, Apl };
+}
+
+/**
+ * Sends `console.*` to the client's log. vscode-languageserver does this only when it opens stdio
+ * itself; on our reader, Langium's `console.debug` (a request for a uri of no known language) wrote
+ * plain text into the LSP stream on stdout, and the client could read nothing after it (issue 26).
+ */
+function consoleToClient(connection: Connection): void {
+    const text = (args: unknown[]) => args.map(a => (typeof a === 'string' ? a : inspect(a))).join(' ');
+    console.log = console.debug = (...args: unknown[]) => connection.console.log(text(args));
+    console.info = (...args: unknown[]) => connection.console.info(text(args));
+    console.warn = (...args: unknown[]) => connection.console.warn(text(args));
+    console.error = console.trace = (...args: unknown[]) => connection.console.error(text(args));
 }
 
 function message(e: unknown): string {
