@@ -26,7 +26,7 @@ import {
     type MessageWriter,
 } from 'vscode-languageserver/node';
 import { GuardedMessageReader } from './guarded-message-reader.js';
-import { OpenDocumentsOnly } from './open-documents-only.js';
+import { OpenDocumentsOnly, WorkspaceFilesLoader } from './open-documents-only.js';
 import { readSchemaFile } from './schema-file.js';
 import { SettlingDocumentBuilder } from './settling-document-builder.js';
 import { createAplServices, type AplServices } from '../../language/apl-module.js';
@@ -57,7 +57,7 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
         connection,
         ...NodeFileSystem,
         module: { schema: { SchemaProvider: () => schema } },
-        sharedModule: { workspace: { DocumentBuilder: services => new SettlingDocumentBuilder(services), LangiumDocuments: services => new OpenDocumentsOnly(services) } },
+        sharedModule: { workspace: { DocumentBuilder: services => new SettlingDocumentBuilder(services), LangiumDocuments: services => new OpenDocumentsOnly(services), WorkspaceManager: services => new WorkspaceFilesLoader(services) } },
     });
 
     let initOptionsSchemaFile: string | undefined;
