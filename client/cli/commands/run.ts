@@ -15,12 +15,15 @@ import { resolveTimeRange } from '../time-arg.js';
 import { statSync } from 'node:fs';
 import { localFileReader } from '../local-file-reader.js';
 import { chooseQueryBlocks, queryBlockHeader } from '../query-block-choice.js';
+import { readInput } from '../read-input.js';
+import { notebookText, readNotebook, runNotebookCells } from './run-notebook.js';
 
 export const DEFAULT_SAMPLE_ROWS = 10_000;
 
 export const RUN_USAGE = `apl run [--data NAME=PATH]... [--timestamp-field F] [--timestamp-format LAYOUT]
         [--sample NAME[:ROWS]]... [--seed N] [--format table|json|csv|tabular|legacy] [--csv-exact]
-        [--start TIME] [--end TIME] [--limit N] [--width N] (QUERY | --file F [--line N | --block N])
+        [--start TIME] [--end TIME] [--limit N] [--width N]
+        (QUERY | --file F [--line N | --block N] | --notebook F.aplnb [--update])
 
 Runs an APL query locally, over files or the sample datasets, with the reference evaluator.
 Exit code 0: ok; 1: the query has an error (printed as file:line:col with the problem);
@@ -47,7 +50,11 @@ Exit code 0: ok; 1: the query has an error (printed as file:line:col with the pr
   --file F             read the query from F ('-' for standard input). A blank line separates queries,
                        as in the editor: a file of several blocks runs each in turn, with a header
   --line N             run only the query block that holds line N (as the editor's Run does)
-  --block N            run only the N-th query block (from 1)`;
+  --block N            run only the N-th query block (from 1)
+  --notebook F         run every APL cell of notebook F (.aplnb) in order, each with the let
+                       statements and '// as NAME' results of the cells above it (docs/notebooks.md);
+                       a cell's own time range applies unless --start/--end is given
+  --update             with --notebook: write each cell's result (its first rows) back into F`;
 
 export async function runRun(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
     const { values, positionals } = parseArgs({
@@ -68,6 +75,8 @@ export async function runRun(argv: string[], out: NodeJS.WritableStream, err: No
             file: { type: 'string', short: 'f' },
             line: { type: 'string' },
             block: { type: 'string' },
+            notebook: { type: 'string' },
+            update: { type: 'boolean', default: false },
             help: { type: 'boolean', short: 'h' },
         },
     });
@@ -89,8 +98,15 @@ export async function runRun(argv: string[], out: NodeJS.WritableStream, err: No
         throw new CliError('--timestamp-field and --timestamp-format apply to --data files');
     }
     if (timestamps.field !== undefined && timestamps.field.trim() === '') throw new CliError('--timestamp-field must not be empty');
-    const query = queryTextFrom(positionals, values.file, RUN_USAGE);
-    const blocks = chooseQueryBlocks(query, { line: values.line, block: values.block, format });
+    if (values.update && values.notebook === undefined) throw new CliError('--update goes with --notebook');
+    if (values.notebook !== undefined && (positionals.length > 0 || values.file !== undefined || values.line !== undefined || values.block !== undefined)) {
+        throw new CliError('--notebook runs the notebook\'s cells: give no query, --file, --line or --block with it');
+    }
+    if (values.notebook !== undefined && format === 'legacy') throw new CliError('--format legacy is for one query, not a notebook');
+    const notebookFile = values.notebook !== undefined ? readInput(values.notebook) : undefined;
+    const notebook = notebookFile ? readNotebook(notebookFile.name, notebookFile.text) : undefined;
+    const query = notebook ? { name: notebookFile!.name, text: notebookText(notebook) } : queryTextFrom(positionals, values.file, RUN_USAGE);
+    const blocks = notebook ? [] : chooseQueryBlocks(query, { line: values.line, block: values.block, format });
     const range = resolveTimeRange({ start: values.start, end: values.end });
     // Check that every data file exists before loading any (fail fast, exit 2).
     for (const d of data) {
@@ -114,6 +130,10 @@ export async function runRun(argv: string[], out: NodeJS.WritableStream, err: No
         status(undefined);
     }
 
+    if (notebook) {
+        const run = { format, width, limit, csvExact: values['csv-exact'] === true, start: values.start, end: values.end, update: values.update === true };
+        return runNotebookCells(notebookFile!, notebook, engine, run, out, err);
+    }
     const options = { startTime: range.startTime, endTime: range.endTime, limit };
     const schema = loadedSchema(engine);
     let failed = false;
