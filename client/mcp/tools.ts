@@ -137,6 +137,7 @@ export function registerAplTools(server: McpServer, settings: McpSettings): void
             annotations: { readOnlyHint: true, openWorldHint: false },
         },
         guarded(async ({ query, schema }: { query: string; schema?: Record<string, Record<string, string>> }) => {
+            await refuseSyntaxErrors(query, 'its columns are not known');
             const used = schema !== undefined ? schemaFromInline(schema) : await querySchema(query);
             const stages = pipelineStageSchemas(query, used.provider);
             if (!stages || stages.length === 0) throw new ToolProblem('the text has no query statement');
@@ -174,8 +175,7 @@ export function registerAplTools(server: McpServer, settings: McpSettings): void
             annotations: { readOnlyHint: true, openWorldHint: true },
         },
         guarded(async ({ query, schema, withRowCounts, start, end }: { query: string; schema?: Record<string, Record<string, string>>; withRowCounts?: boolean; start?: string; end?: string }) => {
-            const syntax = await checkText(query, { syntaxOnly: true, queryBlocks: false });
-            if (syntax.length > 0) throw new ToolProblem(`the query has syntax errors:\n${diagnosticLines(diagnosticsOf(syntax))}`);
+            await refuseSyntaxErrors(query, 'nothing is explained');
             const used = schema !== undefined ? schemaFromInline(schema) : await querySchema(query);
             const found = pipelineStageSchemas(query, used.provider);
             if (!found || found.length === 0) throw new ToolProblem('the text has no query statement');
@@ -270,8 +270,7 @@ export function registerAplTools(server: McpServer, settings: McpSettings): void
             if (rows > limits.maxRows) throw new ToolProblem(`maxRows ${rows} is above this server's row cap of ${limits.maxRows} (apl mcp --max-rows)`);
             const startTime = timeArgument(start, 'start');
             const endTime = timeArgument(end, 'end');
-            const syntax = await checkText(query, { syntaxOnly: true, queryBlocks: false });
-            if (syntax.length > 0) throw new ToolProblem(`the query has syntax errors (nothing was run):\n${diagnosticLines(diagnosticsOf(syntax))}`);
+            await refuseSyntaxErrors(query, 'nothing was run');
             budget.take();
             const outcome = await source.run(query, { startTime, endTime, maxRows: rows, timeoutMs: limits.timeLimitMs });
             const structured = {
@@ -354,6 +353,12 @@ export function registerAplTools(server: McpServer, settings: McpSettings): void
             }),
         );
     }
+}
+
+/** A ToolProblem listing the syntax errors of `query` (read as one query), when it has any. */
+async function refuseSyntaxErrors(query: string, consequence: string): Promise<void> {
+    const syntax = await checkText(query, { syntaxOnly: true, queryBlocks: false });
+    if (syntax.length > 0) throw new ToolProblem(`the query has syntax errors (${consequence}):\n${diagnosticLines(diagnosticsOf(syntax))}`);
 }
 
 /** The schema used offline: the schema file, else the sample datasets' fields (as `apl check`). */

@@ -22,6 +22,10 @@ let serviceEnv: Record<string, string>;
 let local: McpProcess;
 /** `apl mcp` against `apl serve`, the token in AXIOM_TOKEN. */
 let service: McpProcess;
+/** `apl mcp --data logs=FILE`: local files (the sample datasets are generated for the current minute: not comparable across processes). */
+let files: McpProcess;
+let logsFile: string;
+const METHODS = ['GET', 'POST', 'PUT', 'DELETE'];
 /** Everything any server sent: searched for the token at the end. */
 const seen: string[] = [];
 const started: McpProcess[] = [];
@@ -42,7 +46,10 @@ beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'apl-mcp-'));
     serve = await startAplServe(['--data', join(dir, 'data')], { AXIOM_TOKEN: TOKEN });
     serviceEnv = { AXIOM_URL: serve.url, AXIOM_TOKEN: TOKEN };
-    [local, service] = await Promise.all([start([]), start([], serviceEnv)]);
+    logsFile = join(dir, 'logs.ndjson');
+    const events = Array.from({ length: 1000 }, (_, i) => ({ _time: new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString(), method: METHODS[i % 7 % 4], status: i % 9 === 0 ? '500' : '200', uri: `/api/${i % 13}` }));
+    writeFileSync(logsFile, events.map(e => JSON.stringify(e)).join('\n') + '\n');
+    [local, service, files] = await Promise.all([start([]), start([], serviceEnv), start(['--data', `logs=${logsFile}`])]);
 });
 
 afterAll(async () => {
@@ -124,22 +131,30 @@ describe('result_schema and explain_apl, without running', () => {
         }
     });
 
-    it("['sample-http-logs'] | where status == '200' | project method, uri: the schema after each stage, and the rows with withRowCounts", async () => {
-        const query = "['sample-http-logs'] | where status == '200' | project method, uri";
-        const r = await call(local, 'explain_apl', { query, withRowCounts: true });
+    it("['logs'] | where status == '200' | project method, uri: the schema after each stage, and the rows after each as apl run counts them", async () => {
+        const query = "['logs'] | where status == '200' | project method, uri";
+        const r = await call(files, 'explain_apl', { query, withRowCounts: true });
         const stages = (r.structuredContent as { stages: { operator: string; columns: { name: string }[]; rows: number }[] }).stages;
         expect(stages.map(s => s.operator)).toEqual(['source', 'where', 'project']);
-        expect(stages[0].columns.map(c => c.name)).toContain('req_duration_ms');
+        expect(stages[0].columns.map(c => c.name)).toEqual(expect.arrayContaining(['_time', 'method', 'status', 'uri']));
         expect(stages[2].columns.map(c => c.name)).toEqual(['method', 'uri']);
-        const all = JSON.parse(runApl(['run', '--format', 'json', "['sample-http-logs'] | count"]).stdout) as { count: number }[];
-        const kept = JSON.parse(runApl(['run', '--format', 'json', "['sample-http-logs'] | where status == '200' | count"]).stdout) as { count: number }[];
-        expect(stages.map(s => s.rows)).toEqual([all[0].count, kept[0].count, kept[0].count]);
+        const count = (q: string) => (JSON.parse(runApl(['run', '--data', `logs=${logsFile}`, '--format', 'json', q]).stdout) as { count: number }[])[0].count;
+        expect(stages.map(s => s.rows)).toEqual([count("['logs'] | count"), count("['logs'] | where status == '200' | count"), count("['logs'] | where status == '200' | count")]);
+        expect(stages[1].rows).toBeLessThan(stages[0].rows);
     });
 
-    it("['sample-http-logs'] | where: explain_apl answers the syntax error as a tool error", async () => {
-        const r = await call(local, 'explain_apl', { query: "['sample-http-logs'] | where" });
+    it("['sample-http-logs'] | where: explain_apl and result_schema answer the syntax error as a tool error", async () => {
+        for (const tool of ['explain_apl', 'result_schema']) {
+            const r = await call(local, tool, { query: "['sample-http-logs'] | where" });
+            expect(r.isError).toBe(true);
+            expect(r.text).toContain('APL1001');
+        }
+    });
+
+    it("let x = 1: no query statement, a tool error", async () => {
+        const r = await call(local, 'result_schema', { query: 'let x = 1;' });
         expect(r.isError).toBe(true);
-        expect(r.text).toContain('APL1001');
+        expect(r.text).toMatch(/no query statement/);
     });
 });
 
@@ -160,6 +175,13 @@ describe('list_datasets and dataset_fields', () => {
         }
     });
 
+    it('a service that does not answer: list_datasets is a tool error naming it', async () => {
+        const p = await start(['--url', 'http://127.0.0.1:1'], { AXIOM_TOKEN: TOKEN });
+        const r = await call(p, 'list_datasets', {});
+        expect(r.isError).toBe(true);
+        expect(r.text).toMatch(/did not answer/);
+    });
+
     it('--schema FILE: the datasets and fields of the file', async () => {
         const file = join(dir, 'schema.json');
         writeFileSync(file, JSON.stringify({ datasets: { logs: { status: 'integer', uri: 'string' } } }));
@@ -172,13 +194,14 @@ describe('list_datasets and dataset_fields', () => {
 
 describe('run_apl', () => {
     const query = "['sample-http-logs'] | summarize n = count() by method | sort by method asc";
+    const logsQuery = "['logs'] | summarize n = count() by method | sort by method asc";
 
-    it(`${query}: locally, the rows of apl run`, async () => {
-        const r = await call(local, 'run_apl', { query });
-        const cli = JSON.parse(runApl(['run', '--format', 'json', query]).stdout) as unknown[];
+    it(`${logsQuery}: over --data files, the rows of apl run --data`, async () => {
+        const r = await call(files, 'run_apl', { query: logsQuery });
+        const cli = JSON.parse(runApl(['run', '--data', `logs=${logsFile}`, '--format', 'json', logsQuery]).stdout) as unknown[];
         const s = r.structuredContent as { rows: unknown[]; total: number; isPartial: boolean; rowsExamined: number; elapsedMs: number; truncated: boolean };
         expect(s.rows).toEqual(cli);
-        expect(s).toMatchObject({ total: cli.length, isPartial: false, rowsExamined: 10_000, truncated: false });
+        expect(s).toMatchObject({ total: 4, isPartial: false, rowsExamined: 1000, truncated: false });
         expect(s.elapsedMs).toBeGreaterThanOrEqual(0);
     });
 
@@ -196,10 +219,11 @@ describe('run_apl', () => {
         expect(s).toMatchObject({ returned: 100, total: 500, truncated: true });
     });
 
-    it("['sample-http-logs'] | count with a time range: the count apl run gives for it", async () => {
-        const range = ['--start', '2024-01-01', '--end', '2100-01-01'];
-        const s = (await call(local, 'run_apl', { query: "['sample-http-logs'] | count", start: '2024-01-01', end: '2100-01-01' })).structuredContent as { rows: unknown[] };
-        expect(s.rows).toEqual(JSON.parse(runApl(['run', '--format', 'json', ...range, "['sample-http-logs'] | count"]).stdout));
+    it("['logs'] | count from 2025-01-01T02:00:00Z to 2025-01-01T05:00:00Z: the count apl run gives for the range", async () => {
+        const range = { start: '2025-01-01T02:00:00Z', end: '2025-01-01T05:00:00Z' };
+        const s = (await call(files, 'run_apl', { query: "['logs'] | count", ...range })).structuredContent as { rows: unknown[] };
+        expect(s.rows).toEqual([{ count: 180 }]);
+        expect(s.rows).toEqual(JSON.parse(runApl(['run', '--data', `logs=${logsFile}`, '--format', 'json', '--start', range.start, '--end', range.end, "['logs'] | count"]).stdout));
     });
 
     it("['sample-http-logs'] | where: a syntax error is a tool error with APL1001, and nothing runs", async () => {
