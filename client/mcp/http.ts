@@ -11,6 +11,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 
+/** Sessions kept by default: a client that goes away without ending its session must not hold memory for ever. */
+export const DEFAULT_MAX_SESSIONS = 32;
 /** Largest JSON-RPC request body read (a query or a batch of events to ingest). */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
@@ -86,9 +88,14 @@ export interface McpHttpServer {
     close(): Promise<void>;
 }
 
-/** Serves MCP at `/mcp` on `host:port`; `newSession` makes the server of each new session. */
-export async function serveMcpOverHttp(host: string, port: number, newSession: () => McpServer, log: (line: string) => void): Promise<McpHttpServer> {
+/**
+ * Serves MCP at `/mcp` on `host:port`; `newSession` makes the server of each new session. At most
+ * `maxSessions` sessions are kept: a new one ends the one used least recently (its client gets 404
+ * and may start another, as the specification says).
+ */
+export async function serveMcpOverHttp(host: string, port: number, newSession: () => McpServer, log: (line: string) => void, maxSessions = DEFAULT_MAX_SESSIONS): Promise<McpHttpServer> {
     const allowed = allowedHostNames(host);
+    // In the order of their last use (a Map keeps insertion order: a used session is moved to the end).
     const sessions = new Map<string, StreamableHTTPServerTransport>();
 
     const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -99,6 +106,8 @@ export async function serveMcpOverHttp(host: string, port: number, newSession: (
         if (typeof sessionId === 'string') {
             const transport = sessions.get(sessionId);
             if (!transport) return sendError(res, 404, 'Unknown or ended session');
+            sessions.delete(sessionId);
+            sessions.set(sessionId, transport);
             return transport.handleRequest(req, res);
         }
         if (req.method !== 'POST') return sendError(res, 400, 'Bad request: no mcp-session-id header');
@@ -113,6 +122,11 @@ export async function serveMcpOverHttp(host: string, port: number, newSession: (
             sessionIdGenerator: () => randomUUID(),
             onsessioninitialized: id => {
                 sessions.set(id, transport);
+                for (const [oldest, old] of sessions) {
+                    if (sessions.size <= maxSessions) break;
+                    sessions.delete(oldest);
+                    void old.close();
+                }
             },
         });
         transport.onclose = () => {

@@ -11,17 +11,21 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APL_BIN, REPO_ROOT } from '../support/cli.js';
 
-let proc: ChildProcess;
-let url: URL;
-let stderr = '';
+interface HttpServer {
+    proc: ChildProcess;
+    url: URL;
+    stop(): Promise<void>;
+}
 
-beforeAll(async () => {
-    proc = spawn(process.execPath, [APL_BIN, 'mcp', '--http', '0', '--query-budget', '1'], {
+/** Starts the BUILT `apl mcp --http 0` with `args` and waits for its address. */
+async function startHttp(args: string[]): Promise<HttpServer> {
+    const proc = spawn(process.execPath, [APL_BIN, 'mcp', '--http', '0', ...args], {
         cwd: REPO_ROOT,
         env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
         stdio: ['ignore', 'pipe', 'pipe'],
     });
-    url = await new Promise<URL>((resolve, reject) => {
+    let stderr = '';
+    const url = await new Promise<URL>((resolve, reject) => {
         proc.stderr!.on('data', (b: Buffer) => {
             stderr += b.toString();
             const m = /listening on (http:\/\/\S+?);/.exec(stderr);
@@ -29,17 +33,29 @@ beforeAll(async () => {
         });
         proc.once('exit', code => reject(new Error(`apl mcp exited with ${code}: ${stderr}`)));
     });
+    const stop = async () => {
+        if (proc.exitCode !== null) return;
+        const exited = new Promise(resolve => proc.once('exit', resolve));
+        proc.kill('SIGTERM');
+        await exited;
+    };
+    return { proc, url, stop };
+}
+
+let server: HttpServer;
+let url: URL;
+
+beforeAll(async () => {
+    server = await startHttp(['--query-budget', '1']);
+    url = server.url;
 });
 
 afterAll(async () => {
-    if (proc.exitCode !== null) return;
-    const exited = new Promise(resolve => proc.once('exit', resolve));
-    proc.kill('SIGTERM');
-    await exited;
+    await server?.stop();
 });
 
-async function connect(): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
-    const transport = new StreamableHTTPClientTransport(url);
+async function connect(at: URL = url): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+    const transport = new StreamableHTTPClientTransport(at);
     const client = new Client({ name: 'apl-tools-http-test', version: '0.0.0' });
     await client.connect(transport);
     return { client, transport };
@@ -98,5 +114,21 @@ describe('apl mcp --http', () => {
 
     it('listens on loopback only by default', () => {
         expect(url.hostname).toBe('127.0.0.1');
+    });
+});
+
+describe('apl mcp --http --max-sessions 1', () => {
+    it('a new session ends the least recently used one; its client is told (404), the new one goes on', async () => {
+        const small = await startHttp(['--max-sessions', '1']);
+        try {
+            const a = await connect(small.url);
+            const b = await connect(small.url);
+            await expect(a.client.callTool({ name: 'check_apl', arguments: { query: 'print 1' } })).rejects.toThrow(/404|session/i);
+            const check = (await b.client.callTool({ name: 'check_apl', arguments: { query: 'print 1' } })) as CallToolResult;
+            expect(check.structuredContent).toMatchObject({ valid: true });
+            await b.client.close();
+        } finally {
+            await small.stop();
+        }
     });
 });

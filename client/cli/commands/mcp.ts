@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { localSource, serviceSource, type DataSource } from '../../mcp/data-source.js';
-import { isLoopbackHost, serveMcpOverHttp } from '../../mcp/http.js';
+import { DEFAULT_MAX_SESSIONS, isLoopbackHost, serveMcpOverHttp } from '../../mcp/http.js';
 import { redactorFor } from '../../mcp/redact.js';
 import { createAplMcpServer } from '../../mcp/server.js';
 import { DEFAULT_LIMITS, type McpSettings } from '../../mcp/session.js';
@@ -12,7 +12,7 @@ import { parseIntOption } from '../options.js';
 import { helpPointer } from '../usage-error.js';
 import { loadSchema } from './check.js';
 
-export const MCP_USAGE = `apl mcp [--http PORT [--host ADDR]] [--url URL] [--token TOKEN] [--org-id ID] [--local]
+export const MCP_USAGE = `apl mcp [--http PORT [--host ADDR] [--max-sessions N]] [--url URL] [--token TOKEN] [--org-id ID] [--local]
         [--data NAME=PATH]... [--schema FILE] [--time-limit MS] [--max-rows N] [--query-budget N]
         [--allow-writes DATASET]...
 
@@ -23,6 +23,7 @@ Read-only: queries run, nothing is written, unless --allow-writes names a datase
   --http PORT          serve streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio (0: any port)
   --host ADDR          the address to listen on with --http (default 127.0.0.1; another address lets
                        other machines use the server and its connection: think twice)
+  --max-sessions N     HTTP sessions kept (default ${DEFAULT_MAX_SESSIONS}); a new one ends the least recently used
 ${CONNECTION_USAGE}
                    A connection is used when --url or AXIOM_URL/APL_URL is set; without one (or with
                    --local or --data) queries run locally over the sample datasets and --data files.
@@ -43,6 +44,7 @@ export async function runMcpCommand(argv: string[], out: NodeJS.WritableStream, 
             ...CONNECTION_OPTIONS,
             http: { type: 'string' },
             host: { type: 'string' },
+            'max-sessions': { type: 'string' },
             local: { type: 'boolean', default: false },
             data: { type: 'string', multiple: true },
             schema: { type: 'string' },
@@ -61,7 +63,8 @@ export async function runMcpCommand(argv: string[], out: NodeJS.WritableStream, 
     if (positionals.length > 0) throw new CliError(`unexpected argument '${positionals[0]}' (apl mcp takes only options)\n${helpPointer('mcp')}`);
     const writable = values['allow-writes'] ?? [];
     if (values['read-only'] && writable.length > 0) throw new CliError('--read-only and --allow-writes contradict each other');
-    if (values.host !== undefined && values.http === undefined) throw new CliError('--host goes with --http');
+    if ((values.host !== undefined || values['max-sessions'] !== undefined) && values.http === undefined) throw new CliError('--host and --max-sessions go with --http');
+    const maxSessions = values['max-sessions'] !== undefined ? parseIntOption('--max-sessions', values['max-sessions'], 1) : DEFAULT_MAX_SESSIONS;
     const port = values.http !== undefined ? parseIntOption('--http', values.http, 0, 65_535) : undefined;
     const host = values.host ?? '127.0.0.1';
     const limits = {
@@ -92,7 +95,7 @@ export async function runMcpCommand(argv: string[], out: NodeJS.WritableStream, 
         return code;
     }
     if (!isLoopbackHost(host)) err.write(`apl mcp: warning: listening on ${host}: other machines can use this server and its connection\n`);
-    const http = await serveMcpOverHttp(host, port, () => createAplMcpServer(settings), line => err.write(redact(line) + '\n'));
+    const http = await serveMcpOverHttp(host, port, () => createAplMcpServer(settings), line => err.write(redact(line) + '\n'), maxSessions);
     err.write(redact(`apl mcp: listening on ${http.url}; queries run against ${source.description} (${mode})\n`));
     return new Promise<number>(resolve => {
         const stop = () => {
