@@ -17,6 +17,7 @@ Commands:
   query       run a query against a service (apl serve or Axiom)
   ingest      send events from files to a service
   datasets    list, create, inspect, trim or delete the datasets of a service
+  mcp         serve the tools to agents over the Model Context Protocol (read-only by default)
   help        show this help, or help for a command (apl help check)
 
 Options: --version (-V) prints the version; --help (-h) this help.
@@ -43,6 +44,7 @@ const COMMANDS: Record<string, () => Promise<LoadedCommand>> = {
     query: () => import('./commands/query.js').then(m => ({ run: m.runQueryCommand, usage: m.QUERY_USAGE })),
     ingest: () => import('./commands/ingest.js').then(m => ({ run: m.runIngestCommand, usage: m.INGEST_USAGE })),
     datasets: () => import('./commands/datasets.js').then(m => ({ run: m.runDatasetsCommand, usage: m.DATASETS_USAGE })),
+    mcp: () => import('./commands/mcp.js').then(m => ({ run: m.runMcpCommand, usage: m.MCP_USAGE })),
 };
 
 /** `apl: unknown command 'chek' (did you mean 'check'?)` and where to look. */

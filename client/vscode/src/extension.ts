@@ -26,6 +26,7 @@ import { AplLanguageClient } from './language-client.js';
 import { blockAt } from './query/block-picker.js';
 import { emptyRangeHint, type DatasetSpan } from './query/empty-hint.js';
 import { filterClause, withFilter } from './query/filter-clause.js';
+import { registerAgentFeatures } from './agents/register-agents.js';
 import { QueryRunner, type Run, type RunRequest, type RunSummary } from './query/query-runner.js';
 import { runLenses } from './query/run-lens.js';
 import { formatRows } from './results/copy-format.js';
@@ -88,6 +89,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
     context.subscriptions.push({ dispose: () => localService.stop() });
     const languageClient = await AplLanguageClient.start(join(dist, 'language-server.cjs'), output);
     context.subscriptions.push(languageClient);
+    context.subscriptions.push(
+        ...registerAgentFeatures({
+            cli: join(dist, 'apl-cli.cjs'),
+            activeConnection: () => connections.active(),
+            token: c => connections.token(c),
+            onDidChangeConnections: listener => connections.onDidChange(listener),
+            log: line => output.appendLine(line),
+        }),
+    );
 
     // ------------------------------------------------------------------------------ UI halves
     const runDiagnostics = vscode.languages.createDiagnosticCollection('apl-run');

@@ -15,6 +15,8 @@ import type { RunSummary } from '../../../client/vscode/src/query/query-runner.j
 import { editorItemTests } from './editor-items.js';
 import { folderTests } from './folder-token.js';
 import { FOLDER_TESTS, HOST_TESTS, type HostTestName, type HostTestResult } from './names.js';
+import { lmToolTests } from './lm-tools.js';
+import { AGENT_TESTS } from './lm-tools-names.js';
 
 const env = (name: string): string => {
     const v = process.env[name];
@@ -191,8 +193,15 @@ const TESTS: Record<HostTestName, () => Promise<void>> = {
     },
 };
 
-/** APL_TEST_SUITE picks the set: the main one, or `folder` (a hostile folder's settings, in a window of its own). */
+/**
+ * APL_TEST_SUITE picks the set: the main one, `folder` (a hostile folder's settings, in a window of its
+ * own) or `agents` (the language-model tools through vscode.lm.invokeTool).
+ */
 function selectedTests(): [string, () => Promise<void>][] {
+    if (process.env.APL_TEST_SUITE === 'agents') {
+        const tests = lmToolTests({ env, api, openApl, until });
+        return AGENT_TESTS.map(name => [name, tests[name]]);
+    }
     if (process.env.APL_TEST_SUITE === 'folder') {
         const tests = folderTests({ env, api, openApl, until });
         return FOLDER_TESTS.map(name => [name, tests[name]]);
