@@ -67,14 +67,20 @@ export function readFormatOptions(value: unknown, where: string): ReadFormatOpti
             problems.push(`${where}.${key}: unknown option (known: ${Object.keys(CHECKS).join(', ')})`);
             continue;
         }
-        const check = CHECKS[key as keyof AplFormatOptions];
-        if (!check.valid(v)) {
-            problems.push(`${where}.${key}: got ${show(v)}, expected ${check.expected}`);
+        const problem = formatOptionProblem(key as keyof AplFormatOptions, v);
+        if (problem) {
+            problems.push(`${where}.${key}: ${problem}`);
             continue;
         }
         (options as Record<string, unknown>)[key] = v;
     }
     return { options, problems };
+}
+
+/** Why `value` is not a valid `key` (`got …, expected …`), or undefined when it is. */
+export function formatOptionProblem(key: keyof AplFormatOptions, value: unknown): string | undefined {
+    const check = CHECKS[key];
+    return check.valid(value) ? undefined : `got ${show(value)}, expected ${check.expected}`;
 }
 
 function show(v: unknown): string {
