@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import type { CodeAction, TextEdit } from 'vscode-languageserver-protocol';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { initializedClient, LANGUAGE_SERVER_BIN } from '../support/language-server.js';
+import { initializedClient, LANGUAGE_SERVER_BIN, stopServer } from '../support/language-server.js';
 
 const QUERY = "['sample-http-logs'] | where method == 'GET' or method == 'PUT' | count";
 
@@ -34,19 +34,10 @@ describe('apl-language-server --stdio: refactors and format options', () => {
 
     beforeAll(async () => {
         child = spawn(process.execPath, [LANGUAGE_SERVER_BIN, '--stdio'], { cwd: dir });
-        rpc = await initializedClient(child, r => r.onNotification('window/showMessage', (p: { message: string }) => messages.push(p.message)));
+        rpc = await initializedClient(child, r => r.onNotification('window/showMessage', (p: { message: string }) => void messages.push(p.message)));
     });
 
-    afterAll(async () => {
-        try {
-            await rpc.sendRequest('shutdown');
-            await rpc.sendNotification('exit');
-        } catch {
-            // already gone
-        }
-        rpc?.dispose();
-        child?.kill();
-    });
+    afterAll(() => stopServer(rpc, child));
 
     it(`${QUERY}: codeAction (only: refactor) converts the or-chain to 'in', and formatting follows apl.format and .aplrc.json`, async () => {
         const uri = await open(join(dir, 'query.apl'), QUERY);
