@@ -111,11 +111,12 @@ export class AplRefactors {
         const statement = statementOf(node);
         if (!statement) return undefined;
         const key = tokens(node);
-        const uses = this.blockStatementsFrom(ctx, statement)
+        // Identical text is the same value only where its names are the same lets.
+        const uses = this.blockStatements(ctx, statement)
             .flatMap(s => outermost(streamWithSelf(s).filter(n => ast.isExpression(n) && n.$type === node.$type && tokens(n) === key
-                && !this.types.isTabularPosition(n) && !ast.isLetStatement(n.$container) && this.columnFree(n))));
+                && !this.types.isTabularPosition(n) && !ast.isLetStatement(n.$container) && this.columnFree(n) && this.sameBindings([node], n))));
         const name = this.freshName(ctx, 'value');
-        return this.letBefore(ctx, statement, name, sliceOf(ctx.text, node), uses.map(u => ({ ...spanOf(u), newText: name })));
+        return this.letBefore(ctx, [node], name, sliceOf(ctx.text, node), uses.map(u => ({ ...spanOf(u), newText: name })));
     }
 
     /** `x in ('a', 'b')` → `let values = dynamic(['a', 'b']);` … `x in (values)`. */
@@ -129,11 +130,9 @@ export class AplRefactors {
         // The selection is the list (with or without its parentheses).
         if (ctx.selection.start > first.start || ctx.selection.end < last.end) return undefined;
         if (ctx.selection.start < first.start - 1 || ctx.selection.end > last.end + 1) return undefined;
-        const statement = statementOf(inExpr);
-        if (!statement) return undefined;
         const list = ctx.text.slice(first.start, last.end);
         const name = this.freshName(ctx, 'values');
-        return this.letBefore(ctx, statement, name, `dynamic([${list}])`, [{ start: first.start, end: last.end, newText: name }]);
+        return this.letBefore(ctx, inExpr.items, name, `dynamic([${list}])`, [{ start: first.start, end: last.end, newText: name }]);
     }
 
     /** A source and its first operators, selected (or the cursor on the last operator to take) → a `let` of that table. */
@@ -148,21 +147,25 @@ export class AplRefactors {
         if (ctx.selection.end > ctx.selection.start && ctx.selection.start !== sourceSpan.start) return undefined;
         if (ctx.selection.end > ctx.selection.start && ctx.selection.end !== spanOf(op).end) return undefined;
         const key = prefixTokens(pipeline, count);
-        const statement = pipeline.$container;
+        const prefix: AstNode[] = [pipeline.source, ...pipeline.operators.slice(0, count)];
         const uses: Edit[] = [];
         const name = this.freshName(ctx, 'base');
-        for (const s of this.blockStatementsFrom(ctx, statement)) {
+        for (const s of this.blockStatements(ctx, pipeline.$container)) {
             const body = ast.isQueryStatement(s) ? s.body : ast.isLetStatement(s) ? s.value : undefined;
-            if (!ast.isPipeline(body) || body.operators.length <= count || prefixTokens(body, count) !== key) continue;
+            if (!ast.isPipeline(body) || body.operators.length <= count || prefixTokens(body, count) !== key || !this.sameBindings(prefix, body)) continue;
             uses.push({ start: spanOf(body.source).start, end: spanOf(body.operators[count - 1]).end, newText: name });
         }
-        return this.letBefore(ctx, statement, name, ctx.text.slice(sourceSpan.start, spanOf(op).end), uses);
+        return this.letBefore(ctx, prefix, name, ctx.text.slice(sourceSpan.start, spanOf(op).end), uses);
     }
 
-    /** Inserts `let name = value;` before the first statement with a use, and replaces the uses. */
-    private letBefore(ctx: Ctx, statement: ast.Statement, name: string, value: string, uses: Edit[]): Edit[] | undefined {
+    /**
+     * Inserts `let name = value;` before the first statement with a use, and replaces the uses; nothing
+     * when a let the value names is defined only after that statement.
+     */
+    private letBefore(ctx: Ctx, valueNodes: readonly AstNode[], name: string, value: string, uses: Edit[]): Edit[] | undefined {
         if (uses.length === 0) return undefined;
-        const first = ctx.model.statements.find(s => s === statement || uses.some(u => contains(spanOf(s), u))) ?? statement;
+        const first = ctx.model.statements.find(s => uses.some(u => contains(spanOf(s), u)));
+        if (!first || !this.sameBindings(valueNodes, first)) return undefined;
         const at = spanOf(first).start;
         const lineStart = ctx.text.lastIndexOf('\n', at - 1) + 1;
         const indent = /^[ \t]*/.exec(ctx.text.slice(lineStart, at))?.[0] ?? '';
@@ -181,7 +184,7 @@ export class AplRefactors {
         const references = this.names.occurrencesOf(ctx.document, target).filter(o => !o.declaration);
         if (references.length !== 1 || !binding.value) return undefined;
         const ref = references[0].node;
-        if (!this.sameBindings(binding.value, ref)) return undefined;
+        if (!this.sameBindings([binding.value], ref)) return undefined;
         const value = binding.value;
         const valueText = sliceOf(ctx.text, value);
         const container = ref.$container;
@@ -200,9 +203,9 @@ export class AplRefactors {
         ];
     }
 
-    /** Every name the let's value refers to means the same at `at` (no later let shadows it). */
-    private sameBindings(value: AstNode, at: AstNode): boolean {
-        for (const n of streamWithSelf(value)) {
+    /** Every let the nodes name is the same let at `at` (none is shadowed, or not yet defined, there). */
+    private sameBindings(nodes: readonly AstNode[], at: AstNode): boolean {
+        for (const n of nodes.flatMap(streamWithSelf)) {
             if (!ast.isNameReference(n)) continue;
             const here = this.types.letBinding(n.name, n);
             if (here && this.types.letBinding(n.name, at) !== here) return false;
@@ -347,12 +350,11 @@ export class AplRefactors {
         return !streamWithSelf(node).some(n => (ast.isFunctionCall(n) && NON_DETERMINISTIC.has(n.function)) || ast.isPipeline(n));
     }
 
-    /** `statement` and the statements after it in its query block. */
-    private blockStatementsFrom(ctx: Ctx, statement: ast.Statement): ast.Statement[] {
+    /** The statements of the query block `statement` is in. */
+    private blockStatements(ctx: Ctx, statement: ast.Statement): ast.Statement[] {
         const spans = queryBlockSpans(ctx.text, this.services);
         const block = blockIndexAt(spans, spanOf(statement).start);
-        const statements = ctx.model.statements;
-        return statements.slice(statements.indexOf(statement)).filter(s => blockIndexAt(spans, spanOf(s).start) === block);
+        return ctx.model.statements.filter(s => blockIndexAt(spans, spanOf(s).start) === block);
     }
 
     /** `base`, `base2`, …: a name that no word of the document and no field of a known dataset already is. */

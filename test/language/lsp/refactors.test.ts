@@ -1,6 +1,6 @@
 /**
  * The refactors of language/lsp/apl-refactors.ts. Each test takes the query (its name), a selection
- * (a substring; `{ at }` puts the cursor at the start of one), the refactor's title, and the text
+ * (see Selection), the refactor's title, and the text
  * expected after it. The result must parse, check clean and give the same rows as the query on
  * the sample datasets, run by the reference evaluator.
  */
@@ -24,13 +24,15 @@ const schema = new StaticSchemaProvider(SAMPLE_DATASET_NAMES.map(name => ({ name
 const services = checkServices(schema);
 let documents = 0;
 
-type Selection = string | { at: string };
+/** A selected substring (its first occurrence, or the first after `after`), or a cursor `at` the start of one. */
+type Selection = string | { at: string } | { select: string; after: string };
 
 async function actionsFor(query: string, selection: Selection): Promise<CodeAction[]> {
-    const selected = typeof selection === 'string' ? selection : selection.at;
-    const start = query.indexOf(selected);
+    const selected = typeof selection === 'string' ? selection : 'at' in selection ? selection.at : selection.select;
+    const from = typeof selection === 'object' && 'after' in selection ? query.indexOf(selection.after) : 0;
+    const start = query.indexOf(selected, from);
     expect(start, `'${selected}' is in the query`).toBeGreaterThanOrEqual(0);
-    const end = typeof selection === 'string' ? start + selected.length : start;
+    const end = typeof selection === 'object' && 'at' in selection ? start : start + selected.length;
     const document = services.shared.workspace.LangiumDocumentFactory.fromString<Model>(query, URI.parse(`memory:///refactor${documents++}.apl`));
     const text = document.textDocument;
     const actions = await services.lsp.CodeActionProvider!.getCodeActions(document as LangiumDocument, {
@@ -107,6 +109,19 @@ describe('extract to a let', () => {
         const q = `${LOGS}\n| where status == '500'\n| where method == 'GET'\n| summarize count() by ['geo.city']`;
         await expectRefactor(q, { at: "where method" }, 'Extract pipeline prefix to a let',
             `let base = ${LOGS}\n| where status == '500'\n| where method == 'GET';\nbase\n| summarize count() by ['geo.city']`);
+    });
+
+    it(`let recent = ${LOGS} | where _time > ago(30d);\nrecent | where _time > ago(30d) | count (a use in an earlier statement: the let goes first)`, async () => {
+        const q = `let recent = ${LOGS} | where _time > ago(30d);\nrecent | where _time > ago(30d) | count`;
+        await expectRefactor(q, { select: 'ago(30d)', after: 'recent |' }, 'Extract expression to a let',
+            `let value = ago(30d);\nlet recent = ${LOGS} | where _time > value;\nrecent | where _time > value | count`);
+    });
+
+    it(`let k = 2;\n${LOGS} | where req_duration_ms > k * 2 | count;\nlet k = 3;\n${LOGS} | where req_duration_ms > k * 2 | count (the same text, another k: one use)`, async () => {
+        const q = `let k = 2;\n${LOGS} | where req_duration_ms > k * 2 | count;\nlet k = 3;\n${LOGS} | where req_duration_ms > k * 2 | count`;
+        const after = await refactored(q, 'k * 2', 'Extract expression to a let');
+        expect(after).toBe(`let k = 2;\nlet value = k * 2;\n${LOGS} | where req_duration_ms > value | count;\nlet k = 3;\n${LOGS} | where req_duration_ms > k * 2 | count`);
+        expect((await checkText(after!, { schema })).map(d => d.code)).toEqual([]);
     });
 
     it('a new name is never a field nor a word already in the document: let value = 1; …', async () => {
