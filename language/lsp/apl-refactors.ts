@@ -14,11 +14,11 @@
  */
 import { AstUtils, CstUtils, isLeafCstNode, type AstNode, type LangiumDocument } from 'langium';
 import type { CodeActionProvider } from 'langium/lsp';
-import type { CancellationToken, CodeAction, CodeActionParams, Command, Range } from 'vscode-languageserver';
+import { CodeActionTriggerKind, type CancellationToken, type CodeAction, type CodeActionParams, type Command, type Range } from 'vscode-languageserver';
 import * as ast from '../generated/ast.js';
 import type { AplServices } from '../apl-module.js';
 import { bracketName, isPlainIdentifier, quoteName } from '../quote-name.js';
-import { blockIndexAt, queryBlockSpans } from '../query-blocks.js';
+import { blockNumberAt } from '../query-blocks.js';
 import type { AplTypeComputer } from '../types/apl-type-computer.js';
 import { nameChain } from '../types/apl-type-computer.js';
 import { AplNames, safely } from './apl-names.js';
@@ -39,7 +39,9 @@ export function withRefactors(base: CodeActionProvider, services: AplServices): 
             const wanted = (kind: string) => (only ? only.some(o => kind === o || kind.startsWith(`${o}.`)) : true);
             // A request about diagnostics (the quick-fix list) gets refactors only when it asks for their kind:
             // the fixes stay a short list, and the refactor menu (`only: ['refactor']`) still has them all.
-            const asked = only?.some(o => o === 'refactor' || o.startsWith('refactor.')) ?? params.context.diagnostics.length === 0;
+            // The light bulb (an automatic request) comes on for a selection, not at every cursor move.
+            const automatic = params.context.triggerKind === CodeActionTriggerKind.Automatic && isEmpty(params.range);
+            const asked = only?.some(o => o === 'refactor' || o.startsWith('refactor.')) ?? (params.context.diagnostics.length === 0 && !automatic);
             const more = !asked ? [] : safely('refactors', [] as CodeAction[], () => refactors.actions(document, params.range))
                 .filter(a => a.kind !== undefined && wanted(a.kind));
             const all: Array<Command | CodeAction> = [...fixes, ...more];
@@ -72,7 +74,7 @@ export class AplRefactors {
     private readonly types: AplTypeComputer;
     private readonly names: AplNames;
 
-    constructor(private readonly services: AplServices) {
+    constructor(services: AplServices) {
         this.types = services.types.TypeComputer;
         this.names = new AplNames(this.types);
     }
@@ -352,9 +354,8 @@ export class AplRefactors {
 
     /** The statements of the query block `statement` is in. */
     private blockStatements(ctx: Ctx, statement: ast.Statement): ast.Statement[] {
-        const spans = queryBlockSpans(ctx.text, this.services);
-        const block = blockIndexAt(spans, spanOf(statement).start);
-        return ctx.model.statements.filter(s => blockIndexAt(spans, spanOf(s).start) === block);
+        const block = blockNumberAt(ctx.model, spanOf(statement).start);
+        return ctx.model.statements.filter(s => blockNumberAt(ctx.model, spanOf(s).start) === block);
     }
 
     /** `base`, `base2`, …: a name that no word of the document and no field of a known dataset already is. */
@@ -387,6 +388,10 @@ function action(document: LangiumDocument, title: string, kind: string, edits: E
             },
         },
     };
+}
+
+function isEmpty(range: Range): boolean {
+    return range.start.line === range.end.line && range.start.character === range.end.character;
 }
 
 function trim(text: string, span: Span): Span {

@@ -6,7 +6,7 @@
  */
 import { URI, type LangiumDocument } from 'langium';
 import { describe, expect, it } from 'vitest';
-import type { CodeAction, TextEdit } from 'vscode-languageserver';
+import { CodeActionTriggerKind, type CodeAction, type CodeActionContext, type TextEdit } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { checkServices, checkText } from '../../../language/check.js';
 import { createEngine } from '../../../language/index.js';
@@ -217,5 +217,26 @@ describe('dataset quoting and dotted access', () => {
 
     it(`${LOGS} | extend d = pack('a', method) | project d.a (a key of a dynamic column, not a field: no conversion)`, async () => {
         await expectNoRefactor(`${LOGS} | extend d = pack('a', method) | project d.a`, { at: 'd.a' }, "Write as ['d.a']");
+    });
+});
+
+describe('which requests get refactors', () => {
+    const q = `${LOGS} | where method == 'GET' or method == 'PUT'`;
+    /** The titles for a cursor (or, with `selection`, a selection) on `method == 'PUT'`. */
+    const ask = async (context: Partial<CodeActionContext>, selection = false) => {
+        const document = services.shared.workspace.LangiumDocumentFactory.fromString<Model>(q, URI.parse(`memory:///refactor${documents++}.apl`));
+        const start = q.indexOf("method == 'PUT'");
+        const text = document.textDocument;
+        const range = { start: text.positionAt(start), end: text.positionAt(selection ? start + "method == 'PUT'".length : start) };
+        const actions = await services.lsp.CodeActionProvider!.getCodeActions(document as LangiumDocument, { textDocument: { uri: document.uri.toString() }, range, context: { diagnostics: [], ...context } });
+        return (actions ?? []).map(a => a.title);
+    };
+
+    it(`${q}: invoked at a cursor, or asked by kind, the refactors come; the automatic light bulb waits for a selection`, async () => {
+        expect(await ask({ triggerKind: CodeActionTriggerKind.Invoked })).toContain("Convert to 'in (…)'");
+        expect(await ask({ only: ['refactor.rewrite'] })).toEqual(["Convert to 'in (…)'"]);
+        expect(await ask({ only: ['quickfix'] })).toEqual([]);
+        expect(await ask({ triggerKind: CodeActionTriggerKind.Automatic })).toEqual([]);
+        expect(await ask({ triggerKind: CodeActionTriggerKind.Automatic }, true)).toContain("Convert to 'in (…)'");
     });
 });
