@@ -98,6 +98,12 @@ describe('extract to a let', () => {
             `let values = dynamic(['GET', 'PUT']);\n${LOGS} | where method in (values) | summarize count() by method`);
     });
 
+    it(`${LOGS} | where method !in ('GET', 'PUT') | summarize count() by method`, async () => {
+        const q = `${LOGS} | where method !in ('GET', 'PUT') | summarize count() by method`;
+        await expectRefactor(q, "'GET', 'PUT'", 'Extract values to a let',
+            `let values = dynamic(['GET', 'PUT']);\n${LOGS} | where method !in (values) | summarize count() by method`);
+    });
+
     it(`${LOGS}\n| where status == '500'\n| summarize count() by method;\n${LOGS}\n| where status == '500'\n| summarize avg(req_duration_ms)`, async () => {
         const q = `${LOGS}\n| where status == '500'\n| summarize count() by method;\n${LOGS}\n| where status == '500'\n| summarize avg(req_duration_ms)`;
         const after = await refactored(q, `${LOGS}\n| where status == '500'`, 'Extract pipeline prefix to a let');
