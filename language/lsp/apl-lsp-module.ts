@@ -9,6 +9,7 @@ import { AplFoldingRangeProvider } from './apl-folding-range-provider.js';
 import { AplFormatter } from './apl-formatter.js';
 import { AplHoverProvider } from './apl-hover-provider.js';
 import { AplDefinitionProvider, AplDocumentHighlightProvider, AplReferencesProvider } from './apl-references-provider.js';
+import { withRefactors } from './apl-refactors.js';
 import { AplRenameProvider } from './apl-rename-provider.js';
 import { AplSemanticTokenProvider } from './apl-semantic-token-provider.js';
 import { AplSignatureHelpProvider } from './apl-signature-help-provider.js';
@@ -21,7 +22,7 @@ export const AplLspModule: Module<AplServices, PartialLangiumServices>['lsp'] = 
     SemanticTokenProvider: services => new AplSemanticTokenProvider(services),
     FoldingRangeProvider: () => new AplFoldingRangeProvider(),
     DocumentSymbolProvider: services => new AplDocumentSymbolProvider(services),
-    CodeActionProvider: () => new AplCodeActionProvider(),
+    CodeActionProvider: services => withRefactors(new AplCodeActionProvider(), services),
     RenameProvider: services => new AplRenameProvider(services),
     ReferencesProvider: services => new AplReferencesProvider(services),
     DefinitionProvider: services => new AplDefinitionProvider(services),

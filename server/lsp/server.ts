@@ -4,7 +4,7 @@
  * main.ts for what it offers.
  */
 import { homedir } from 'node:os';
-import { isAbsolute, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inspect } from 'node:util';
 import { isOperationCancelled, URI } from 'langium';
@@ -29,9 +29,12 @@ import { GuardedMessageReader } from './guarded-message-reader.js';
 import { OpenDocumentsOnly, WorkspaceFilesLoader } from './open-documents-only.js';
 import { readSchemaFile } from './schema-file.js';
 import { SettlingDocumentBuilder } from './settling-document-builder.js';
+import { AplrcError, loadAplrc } from '../config/aplrc.js';
 import { createAplServices, type AplServices } from '../../language/apl-module.js';
 import { translate, TranslationError, type Range as AplRange, type Translation } from '../../language/legacy/translate.js';
 import { queryInfoAsync, type QueryInfo } from '../../language/lsp/apl-query-info.js';
+import type { AplFormatter } from '../../language/lsp/apl-formatter.js';
+import { readFormatOptions, type AplFormatOptions } from '../../language/lsp/apl-format-options.js';
 import { BuiltinSchemaProvider } from '../../language/schema/builtin-schema-provider.js';
 import { MutableSchemaProvider } from '../../language/schema/mutable-schema-provider.js';
 import { parseSchemaJson, schemaFromJsonValue } from '../../language/schema/static-schema-provider.js';
@@ -62,6 +65,10 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
 
     let initOptionsSchemaFile: string | undefined;
     let workspaceRoot: string | undefined;
+    let formatSettings: Partial<AplFormatOptions> = {};
+    // The formatter's options for a document: the `apl.format` settings, then the `format` of the
+    // nearest .aplrc.json above the document (the project's choice wins over one editor's).
+    (Apl.lsp.Formatter as AplFormatter).optionsFor = uri => ({ ...formatSettings, ...projectFormatOptions(uri) });
 
     shared.lsp.LanguageServer.onInitialize((params: InitializeParams) => {
         const options = params.initializationOptions as { schemaFile?: unknown } | undefined;
@@ -78,6 +85,7 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
 
     shared.lsp.LanguageServer.onInitialized(() => {
         void shared.workspace.ConfigurationProvider.getConfiguration('apl', 'schemaFile').then(value => applySchemaSetting(value, true));
+        void shared.workspace.ConfigurationProvider.getConfiguration('apl', 'format').then(applyFormatSetting);
     });
 
     startLanguageServer(shared);
@@ -86,18 +94,22 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
     connection.onDidChangeConfiguration(async (change: DidChangeConfigurationParams) => {
         shared.workspace.ConfigurationProvider.updateConfiguration(change);
         let value: unknown;
-        const settings = change.settings as { apl?: { schemaFile?: unknown } } | null | undefined;
+        let format: unknown;
+        const settings = change.settings as { apl?: { schemaFile?: unknown; format?: unknown } } | null | undefined;
         if (settings && typeof settings === 'object' && 'apl' in settings) {
             value = settings.apl?.schemaFile;
+            format = settings.apl?.format;
         } else {
             // Pull model (settings: null): ask the client.
             try {
-                const section = (await connection.workspace.getConfiguration({ section: 'apl' })) as { schemaFile?: unknown } | null;
+                const section = (await connection.workspace.getConfiguration({ section: 'apl' })) as { schemaFile?: unknown; format?: unknown } | null;
                 value = section?.schemaFile;
+                format = section?.format;
             } catch {
                 value = undefined;
             }
         }
+        applyFormatSetting(format);
         await applySchemaSetting(value, false);
     });
 
@@ -159,6 +171,34 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
         if (!initial || path !== undefined) await revalidateOpenDocuments();
     }
 
+    function applyFormatSetting(value: unknown): void {
+        const { options, problems } = readFormatOptions(value, 'apl.format');
+        formatSettings = options;
+        for (const p of problems) showErrorOnce(`APL: setting ${p}; the formatter ignores it.`);
+    }
+
+    /** The `format` of the nearest project file above the document (or the workspace for an unsaved one). */
+    function projectFormatOptions(uri: string): Partial<AplFormatOptions> {
+        let dir: string | undefined;
+        try {
+            dir = uri.startsWith('file:') ? dirname(fileURLToPath(uri)) : workspaceRoot;
+        } catch {
+            dir = workspaceRoot;
+        }
+        if (dir === undefined) return {};
+        try {
+            const file = loadAplrc(dir);
+            if (!file) return {};
+            const { options, problems } = readFormatOptions(file.config.format, `${file.path}: format`);
+            for (const p of problems) showErrorOnce(`APL: ${p}; the formatter ignores it.`);
+            return options;
+        } catch (e) {
+            if (!(e instanceof AplrcError)) throw e;
+            showErrorOnce(`APL: ${e.message}. The formatter uses the settings only.`);
+            return {};
+        }
+    }
+
     function resolvePath(file: string): string {
         const expanded = file.startsWith('~/') ? resolve(homedir(), file.slice(2)) : file;
         if (expanded.startsWith('file://')) return fileURLToPath(expanded);
@@ -169,6 +209,14 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
         const uris: URI[] = shared.workspace.LangiumDocuments.all.map(d => d.uri).toArray();
         if (uris.length === 0) return;
         await shared.workspace.WorkspaceLock.write(token => shared.workspace.DocumentBuilder.update(uris, [], token));
+    }
+
+    // Each formatting request reads the project file again: the same problem is shown once, not at every format.
+    const shown = new Set<string>();
+    function showErrorOnce(text: string): void {
+        if (shown.has(text)) return;
+        shown.add(text);
+        showError(text);
     }
 
     /** A `window/showMessage` notification (not a request: the server never waits for the user). */

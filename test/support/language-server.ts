@@ -52,3 +52,15 @@ export async function initializedClient(
     await rpc.sendNotification('initialized', {});
     return rpc;
 }
+
+/** The end of a test's server: shutdown and exit as an editor would, then the process is killed if still there. */
+export async function stopServer(rpc: MessageConnection | undefined, child: ChildProcessWithoutNullStreams | undefined): Promise<void> {
+    try {
+        await rpc?.sendRequest('shutdown');
+        await rpc?.sendNotification('exit');
+    } catch {
+        // already gone
+    }
+    rpc?.dispose();
+    child?.kill();
+}
