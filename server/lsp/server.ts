@@ -25,6 +25,7 @@ import {
     type MessageWriter,
 } from 'vscode-languageserver/node';
 import { SettlingDocumentBuilder } from './settling-document-builder.js';
+import { ServerAnalyzerSettings } from './analyzer-settings.js';
 import { createAplServices, type AplServices } from '../../language/apl-module.js';
 import { translate, TranslationError, type Range as AplRange, type Translation } from '../../language/legacy/translate.js';
 import { queryInfoAsync, type QueryInfo } from '../../language/lsp/apl-query-info.js';
@@ -43,10 +44,12 @@ export interface AplLanguageServer {
 export function startAplLanguageServer(reader: MessageReader, writer: MessageWriter): AplLanguageServer {
     const connection = createConnection(ProposedFeatures.all, reader, writer);
     const schema = new MutableSchemaProvider(new BuiltinSchemaProvider());
+    // Best-practice analyzers: on by default, `apl.analyzers` and the nearest .aplrc.json select rules.
+    const analyzerSettings = new ServerAnalyzerSettings(text => showError(text));
     const { shared, Apl } = createAplServices({
         connection,
         ...NodeFileSystem,
-        module: { schema: { SchemaProvider: () => schema } },
+        module: { schema: { SchemaProvider: () => schema }, analyzers: { AnalyzerSettings: () => analyzerSettings } },
         sharedModule: { workspace: { DocumentBuilder: services => new SettlingDocumentBuilder(services) } },
     });
 
@@ -67,6 +70,10 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
     });
 
     shared.lsp.LanguageServer.onInitialized(() => {
+        void shared.workspace.ConfigurationProvider.getConfiguration('apl', 'analyzers').then(async value => {
+            analyzerSettings.applySetting(value);
+            if (value !== undefined && value !== null) await revalidateOpenDocuments();
+        });
         void shared.workspace.ConfigurationProvider.getConfiguration('apl', 'schemaFile').then(value => applySchemaSetting(value, true));
     });
 
@@ -76,18 +83,23 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
     connection.onDidChangeConfiguration(async (change: DidChangeConfigurationParams) => {
         shared.workspace.ConfigurationProvider.updateConfiguration(change);
         let value: unknown;
-        const settings = change.settings as { apl?: { schemaFile?: unknown } } | null | undefined;
+        let analyzers: unknown;
+        const settings = change.settings as { apl?: { schemaFile?: unknown; analyzers?: unknown } } | null | undefined;
         if (settings && typeof settings === 'object' && 'apl' in settings) {
             value = settings.apl?.schemaFile;
+            analyzers = settings.apl?.analyzers;
         } else {
             // Pull model (settings: null): ask the client.
             try {
-                const section = (await connection.workspace.getConfiguration({ section: 'apl' })) as { schemaFile?: unknown } | null;
+                const section = (await connection.workspace.getConfiguration({ section: 'apl' })) as { schemaFile?: unknown; analyzers?: unknown } | null;
                 value = section?.schemaFile;
+                analyzers = section?.analyzers;
             } catch {
                 value = undefined;
             }
         }
+        analyzerSettings.applySetting(analyzers);
+        // Revalidates the open documents (with the analyzers' new settings too).
         await applySchemaSetting(value, false);
     });
 
