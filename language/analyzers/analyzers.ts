@@ -92,6 +92,18 @@ class AnalyzerContext {
 
     private checkBinary(expr: ast.BinaryExpression): void {
         const op = expr.operator;
+        if (op === 'and') return this.checkNotNullAndNotEmpty(expr);
+        if (COMPARISONS.has(op) && expr.left && expr.right) {
+            const sides = [expr.left, expr.right as ast.Expression];
+            const literalIndex = sides.findIndex(s => s.$type === 'StringLiteral');
+            if (literalIndex < 0 || this.types.typeOf(sides[1 - literalIndex]) !== 'datetime') return;
+            const literal = sides[literalIndex] as ast.StringLiteral;
+            const fix = this.datetimeFix(literal);
+            this.report(AnalyzerRules.DatetimeComparedWithString, expr,
+                `A datetime is compared with the string "${literal.value}", parsed at run time (null when it does not parse): write a datetime literal.`, fix);
+            return;
+        }
+        if (!CONTAINS_TO_HAS[op] && op !== '=~' && op !== '!~') return;
         const opNode = expr.$cstNode && GrammarUtils.findNodeForProperty(expr.$cstNode, 'operator');
         if (CONTAINS_TO_HAS[op] && expr.right?.$type === 'StringLiteral') {
             const term = (expr.right as ast.StringLiteral).value;
@@ -115,17 +127,6 @@ class AnalyzerContext {
                 { title: `Use '${replacement}'`, safe: true, edits: [{ start: opNode.offset, end: opNode.end, newText: replacement }] });
             return;
         }
-        if (COMPARISONS.has(op) && expr.left && expr.right) {
-            const sides = [expr.left, expr.right as ast.Expression];
-            const literalIndex = sides.findIndex(s => s.$type === 'StringLiteral');
-            if (literalIndex < 0 || this.types.typeOf(sides[1 - literalIndex]) !== 'datetime') return;
-            const literal = sides[literalIndex] as ast.StringLiteral;
-            const fix = this.datetimeFix(literal);
-            this.report(AnalyzerRules.DatetimeComparedWithString, expr,
-                `A datetime is compared with the string "${literal.value}", parsed at run time (null when it does not parse): write a datetime literal.`, fix);
-            return;
-        }
-        if (op === 'and') this.checkNotNullAndNotEmpty(expr);
     }
 
     private datetimeFix(literal: ast.StringLiteral): AnalyzerFix | undefined {
@@ -412,13 +413,32 @@ class AnalyzerContext {
     private checkSummarize(summarize: ast.SummarizeOperator): void {
         for (const g of summarize.groups) {
             const e = g.expression;
-            if (!e || !nameChain(e) || this.types.typeOf(e) !== 'datetime') continue;
+            if (!e || !nameChain(e) || this.types.typeOf(e) !== 'datetime' || !this.isRawEventTime(e, summarize)) continue;
             const field = this.source(e);
             const span = spanOf(e);
             this.report(AnalyzerRules.SummarizeByRawTime, e, `Grouping by ${field} as it is makes a group of nearly every event; group by bin_auto(${field}) or bin(${field}, 1h).`,
                 span && { title: `Group by bin_auto(${field})`, safe: false, edits: [{ ...span, newText: g.name ? `bin_auto(${field})` : `${field} = bin_auto(${field})` }] });
         }
         this.checkProjectDropsTime(summarize);
+    }
+
+    /**
+     * `_time` (or `_sysTime`) as the dataset has it: a timestamp per event. A computed datetime
+     * (`extend day = startofday(_time)`) or one after an earlier summarize is already coarse.
+     */
+    private isRawEventTime(e: ast.Expression, summarize: ast.SummarizeOperator): boolean {
+        const field = this.types.fieldNameOf(e);
+        if (field !== '_time' && field !== '_sysTime') return false;
+        if (summarize.$container?.$type !== 'Pipeline') return false;
+        const operators = (summarize.$container as ast.Pipeline).operators;
+        for (const op of operators.slice(0, operators.indexOf(summarize))) {
+            if (op.$type === 'SummarizeOperator' || op.$type === 'MakeSeriesOperator' || op.$type === 'ProjectRenameOperator') return false;
+            if (op.$type === 'ExtendOperator' || op.$type === 'ProjectOperator') {
+                const redefined = (op as ast.ExtendOperator | ast.ProjectOperator).columns.some(c => c.name === field && !(c.expression && nameChain(c.expression) && this.types.fieldNameOf(c.expression) === field));
+                if (redefined) return false;
+            }
+        }
+        return true;
     }
 
     private checkProjectDropsTime(summarize: ast.SummarizeOperator): void {
