@@ -56,6 +56,8 @@ export function analyzerDiagnostics(document: LangiumDocument, types: AplTypeCom
     const findings = runAnalyzers(document.parseResult.value as Model, text, types, config).map(f => ({ ...f, line: at(f.start).line }));
     const enabled = (code: string) => {
         const rule = analyzerRuleByCode(code);
+        // APL2005 reports only when a time filter is required: a suppression of it is not stale otherwise.
+        if (rule === AnalyzerRules.MissingTimeFilter && !config.requireTimeFilter) return false;
         return rule !== undefined && ruleSeverity(rule, config) !== undefined;
     };
     const { kept, unused } = applySuppressions(findings, suppressionComments(text), enabled);

@@ -50,6 +50,13 @@ describe('suppression comments', () => {
         expect(d.map(x => x.code)).toEqual([]);
     });
 
+    it("// apl-ignore-file APL2005 is unused only when a time filter is required", async () => {
+        const text = "// apl-ignore-file APL2005\n['sample-http-logs'] | where _time > ago(1h)";
+        expect(await codes(text)).toEqual([]);
+        expect((await checkText(text, { schema, analyzers: { requireTimeFilter: true } })).map(d => d.code)).toEqual(['APL2000']);
+        expect((await checkText("// apl-ignore-file APL2005\n['sample-http-logs'] | count", { schema, analyzers: { requireTimeFilter: true } })).map(d => d.code)).toEqual([]);
+    });
+
     it("['sample-http-logs'] | where uri == \"// apl-ignore APL2002\" (in a string, not a comment)", async () => {
         expect(await codes("['sample-http-logs'] | where uri == \"// apl-ignore APL2002\" and status =~ \"1\"")).toEqual(['APL2002@0']);
     });
