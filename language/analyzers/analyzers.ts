@@ -46,8 +46,10 @@ const MAX_TIME_BINS = 2000;
 export function runAnalyzers(model: ast.Model, text: string, types: AplTypeComputer, config: AnalyzerConfig): AnalyzerFinding[] {
     const findings: AnalyzerFinding[] = [];
     const context = new AnalyzerContext(text, types, config, findings);
-    for (const node of AstUtils.streamAst(model)) context.visit(node);
-    if (config.requireTimeFilter) for (const statement of model.statements) context.checkTimeFilter(statement);
+    // Advice is never worth a failed validation: a rule that meets a tree it did not expect (error
+    // recovery leaves properties out) gives nothing for that node, and the others go on.
+    for (const node of AstUtils.streamAst(model)) guarded(() => context.visit(node));
+    if (config.requireTimeFilter) for (const statement of model.statements) guarded(() => context.checkTimeFilter(statement));
     findings.sort((a, b) => a.start - b.start || a.code.localeCompare(b.code));
     return findings;
 }
@@ -144,13 +146,17 @@ class AnalyzerContext {
     private checkNotNullAndNotEmpty(expr: ast.BinaryExpression): void {
         if (expr.$container.$type === 'BinaryExpression' && (expr.$container as ast.BinaryExpression).operator === 'and') return;
         const operands: ast.Expression[] = [];
-        const flatten = (e: ast.Expression) => {
-            if (e.$type === 'BinaryExpression' && (e as ast.BinaryExpression).operator === 'and') {
+        let complete = true;
+        const flatten = (e: ast.Expression | undefined) => {
+            // Error recovery leaves operands out (`a and`): such a chain is not analysed.
+            if (!e) complete = false;
+            else if (e.$type === 'BinaryExpression' && (e as ast.BinaryExpression).operator === 'and') {
                 flatten((e as ast.BinaryExpression).left);
                 flatten((e as ast.BinaryExpression).right as ast.Expression);
             } else operands.push(e);
         };
         flatten(expr);
+        if (!complete) return;
         const argOf = (e: ast.Expression, name: string) => {
             if (e?.$type !== 'FunctionCall') return undefined;
             const call = e as ast.FunctionCall;
@@ -487,6 +493,14 @@ class AnalyzerContext {
         walk(statement);
         if (filtered || datasets.length === 0) return;
         this.report(AnalyzerRules.MissingTimeFilter, datasets[0], `This query reads ${this.source(datasets[0])} with no filter on _time: outside a time-ranged context it scans the whole retention.`);
+    }
+}
+
+function guarded(run: () => void): void {
+    try {
+        run();
+    } catch (e) {
+        if (!(e instanceof TypeError)) throw e;
     }
 }
 

@@ -68,3 +68,21 @@ describe('analyzers on the docs corpus', () => {
         expect(missing).toBeGreaterThan(100);
     }, 120_000);
 });
+
+describe('analyzers on broken and deep queries', () => {
+    it('never throw, and advise nothing after a syntax error', async () => {
+        const { BROKEN_QUERIES } = await import('../../support/broken-queries.js');
+        const deep = [
+            `['sample-http-logs'] | where ${Array.from({ length: 900 }, (_, i) => `isnotnull(uri) and status != "${i}"`).join(' and ')} and isnotempty(uri)`,
+            `['sample-http-logs'] | where ${'('.repeat(24)}iff(status == "1", true, false)${')'.repeat(24)}`,
+            `['sample-http-logs']${' | extend a = 1 | where status == "1"'.repeat(300)}`,
+        ];
+        // Every docs query cut short at a few places: what error recovery makes of a query being typed.
+        const cut = loadCorpus().filter(e => e.shape === 'query' && e.flags.length === 0).flatMap(e => [0.3, 0.5, 0.7, 0.9].map(f => e.query.slice(0, Math.floor(e.query.length * f))));
+        for (const text of [...BROKEN_QUERIES, ...deep, ...cut]) {
+            const found = await checkText(text, { schema, analyzers: { requireTimeFilter: true } });
+            const firstSyntax = found.find(d => d.code === 'APL1001' || d.code === 'APL1002');
+            if (firstSyntax) expect(found.filter(d => d.code.startsWith('APL2') && d.range.start.line > firstSyntax.range.start.line), text).toEqual([]);
+        }
+    }, 120_000);
+});
