@@ -50,3 +50,12 @@ describe('analyzer configuration', () => {
         expect(d.map(x => `${x.code} ${x.severity}`)).toEqual(['APL2006 warning']);
     });
 });
+
+describe('the library', () => {
+    it("['logs'] | sort by ms desc | take 3 through check and applyFixes (README example)", async () => {
+        const { check, applyFixes } = await import('../../../language/index.js');
+        const advice = await check("['logs'] | sort by ms desc | take 3", { analyzers: { rules: { APL2009: 'off' } } });
+        expect(advice.map(d => d.code)).toEqual(['APL2006']);
+        expect(applyFixes("['logs'] | sort by ms desc | take 3", advice).text).toBe("['logs'] | top 3 by ms desc");
+    });
+});
