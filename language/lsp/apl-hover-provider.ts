@@ -8,6 +8,7 @@ import { isTabularOperatorNode, type AplTypeComputer } from '../types/apl-type-c
 import type { AplType, RowType } from '../types/apl-types.js';
 import { fence, functionMarkdown, markdownText, scalarOperatorMarkdown, tabularOperatorMarkdown } from './apl-docs.js';
 import { AplNames, quoteName, safely, type NameTarget } from './apl-names.js';
+import { analyzerRuleByCode, analyzerRuleMarkdown } from '../analyzers/analyzer-rules.js';
 
 /** The row type as `(a: string, b: long, ...)`, shortened after `max` columns. */
 export function formatRowType(row: RowType, max = 12): string {
@@ -38,13 +39,26 @@ export class AplHoverProvider implements HoverProvider {
         if (!root) return undefined;
         const offset = document.textDocument.offsetAt(params.position);
         const leaf = CstUtils.findLeafNodeAtOffset(root, offset);
-        if (!leaf || leaf.hidden) return undefined;
-        const markdown = this.contentFor(document, leaf.astNode, leaf.text, GrammarUtils.findAssignment(leaf)?.feature, offset);
+        const advice = this.analyzerAdvice(document, offset);
+        if (!leaf || leaf.hidden) return advice ? { contents: { kind: 'markdown', value: advice } } : undefined;
+        const content = this.contentFor(document, leaf.astNode, leaf.text, GrammarUtils.findAssignment(leaf)?.feature, offset);
+        const markdown = advice && content ? `${advice}\n\n---\n\n${content}` : advice ?? content;
         if (!markdown) return undefined;
         return {
             contents: { kind: 'markdown', value: markdown },
             range: { start: document.textDocument.positionAt(leaf.offset), end: document.textDocument.positionAt(leaf.end) },
         };
+    }
+
+    /** The explanation (with a bad and a good example) of the analyzer findings under the cursor. */
+    private analyzerAdvice(document: LangiumDocument, offset: number): string | undefined {
+        const text = document.textDocument;
+        const parts = new Set<string>();
+        for (const d of document.diagnostics ?? []) {
+            const rule = typeof d.code === 'string' ? analyzerRuleByCode(d.code) : undefined;
+            if (rule && text.offsetAt(d.range.start) <= offset && offset <= text.offsetAt(d.range.end)) parts.add(analyzerRuleMarkdown(rule));
+        }
+        return parts.size > 0 ? [...parts].join('\n\n---\n\n') : undefined;
     }
 
     private contentFor(document: LangiumDocument, node: AstNode, text: string, feature: string | undefined, offset: number): string | undefined {

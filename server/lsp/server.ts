@@ -30,6 +30,7 @@ import { OpenDocumentsOnly, WorkspaceFilesLoader } from './open-documents-only.j
 import { readSchemaFile } from './schema-file.js';
 import { SettlingDocumentBuilder } from './settling-document-builder.js';
 import { AplrcError, loadAplrc } from '../config/aplrc.js';
+import { ServerAnalyzerSettings } from './analyzer-settings.js';
 import { createAplServices, type AplServices } from '../../language/apl-module.js';
 import { translate, TranslationError, type Range as AplRange, type Translation } from '../../language/legacy/translate.js';
 import { queryInfoAsync, type QueryInfo } from '../../language/lsp/apl-query-info.js';
@@ -56,10 +57,12 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
     const connection = createConnection(ProposedFeatures.all, guarded, writer);
     consoleToClient(connection);
     const schema = new MutableSchemaProvider(new BuiltinSchemaProvider());
+    // Best-practice analyzers: on by default, `apl.analyzers` and the nearest .aplrc.json select rules.
+    const analyzerSettings = new ServerAnalyzerSettings(text => showError(text));
     const { shared, Apl } = createAplServices({
         connection,
         ...NodeFileSystem,
-        module: { schema: { SchemaProvider: () => schema } },
+        module: { schema: { SchemaProvider: () => schema }, analyzers: { AnalyzerSettings: () => analyzerSettings } },
         sharedModule: { workspace: { DocumentBuilder: services => new SettlingDocumentBuilder(services), LangiumDocuments: services => new OpenDocumentsOnly(services), WorkspaceManager: services => new WorkspaceFilesLoader(services) } },
     });
 
@@ -84,6 +87,10 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
     });
 
     shared.lsp.LanguageServer.onInitialized(() => {
+        void shared.workspace.ConfigurationProvider.getConfiguration('apl', 'analyzers').then(async value => {
+            analyzerSettings.applySetting(value);
+            if (value !== undefined && value !== null) await revalidateOpenDocuments();
+        });
         void shared.workspace.ConfigurationProvider.getConfiguration('apl', 'schemaFile').then(value => applySchemaSetting(value, true));
         void shared.workspace.ConfigurationProvider.getConfiguration('apl', 'format').then(applyFormatSetting);
     });
@@ -95,21 +102,26 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
         shared.workspace.ConfigurationProvider.updateConfiguration(change);
         let value: unknown;
         let format: unknown;
-        const settings = change.settings as { apl?: { schemaFile?: unknown; format?: unknown } } | null | undefined;
+        let analyzers: unknown;
+        const settings = change.settings as { apl?: { schemaFile?: unknown; format?: unknown; analyzers?: unknown } } | null | undefined;
         if (settings && typeof settings === 'object' && 'apl' in settings) {
             value = settings.apl?.schemaFile;
             format = settings.apl?.format;
+            analyzers = settings.apl?.analyzers;
         } else {
             // Pull model (settings: null): ask the client.
             try {
-                const section = (await connection.workspace.getConfiguration({ section: 'apl' })) as { schemaFile?: unknown; format?: unknown } | null;
+                const section = (await connection.workspace.getConfiguration({ section: 'apl' })) as { schemaFile?: unknown; format?: unknown; analyzers?: unknown } | null;
                 value = section?.schemaFile;
                 format = section?.format;
+                analyzers = section?.analyzers;
             } catch {
                 value = undefined;
             }
         }
         applyFormatSetting(format);
+        analyzerSettings.applySetting(analyzers);
+        // Revalidates the open documents (with the analyzers' new settings too).
         await applySchemaSetting(value, false);
     });
 

@@ -1,0 +1,74 @@
+/**
+ * The analyzers' configuration in the language server: the `apl.analyzers` setting (on by default),
+ * with the nearest `.aplrc.json` above the document on top, rule by rule. The file is looked up and
+ * read at each validation of a `file:` document (a few stats; its parse is kept while its text is
+ * the same), so an edited project file applies at the next change of the document.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { mergeAnalyzerConfigs, parseAnalyzerConfig, type AnalyzerConfig } from '../../language/analyzers/analyzer-config.js';
+import type { AnalyzerSettings } from '../../language/analyzers/analyzer-diagnostics.js';
+import { findProjectConfig } from '../../language/analyzers/project-config.js';
+
+/** A file's text, or undefined when it does not exist (or is not a readable file). */
+export function readTextIfExists(path: string): string | undefined {
+    try {
+        return readFileSync(path, 'utf8');
+    } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR' || code === 'EACCES') return undefined;
+        throw e;
+    }
+}
+
+export class ServerAnalyzerSettings implements AnalyzerSettings {
+    /** From the setting; undefined = analyzers off. */
+    private settings: AnalyzerConfig | undefined = {};
+    /** Problems already shown (each once, until it changes). */
+    private readonly shown = new Set<string>();
+
+    /** @param showProblem tells the user about a bad setting or project file (a message, never a crash). */
+    constructor(private readonly showProblem: (message: string) => void) {}
+
+    /** `apl.analyzers`: `{ enabled?, rules?, requireTimeFilter? }`; a missing or empty value means on, with the defaults. */
+    applySetting(value: unknown): void {
+        if (value === undefined || value === null) {
+            this.settings = {};
+            return;
+        }
+        if (typeof value === 'object' && !Array.isArray(value) && (value as { enabled?: unknown }).enabled === false) {
+            this.settings = undefined;
+            return;
+        }
+        try {
+            this.settings = parseAnalyzerConfig(value, 'the apl.analyzers setting');
+        } catch (e) {
+            this.settings = {};
+            this.showOnce(`APL: ${(e as Error).message}; using the analyzers' defaults.`);
+        }
+    }
+
+    configFor(uri: string): AnalyzerConfig | undefined {
+        const settings = this.settings;
+        if (!settings || !uri.startsWith('file:')) return settings;
+        let path: string;
+        try {
+            path = fileURLToPath(uri);
+        } catch {
+            return settings;
+        }
+        try {
+            const project = findProjectConfig(path, readTextIfExists);
+            return project ? mergeAnalyzerConfigs(settings, project.config) : settings;
+        } catch (e) {
+            this.showOnce(`APL: ${(e as Error).message}; the project file is ignored.`);
+            return settings;
+        }
+    }
+
+    private showOnce(message: string): void {
+        if (this.shown.has(message)) return;
+        this.shown.add(message);
+        this.showProblem(message);
+    }
+}
