@@ -37,7 +37,6 @@ export { AplTypeComputer } from './types/apl-type-computer.js';
 export { IssueCodes, Issues, type AplDiagnosticData } from './apl-issue-codes.js';
 export { AnalyzerRules, allAnalyzerRules, analyzerRuleByCode, type AnalyzerRule } from './analyzers/analyzer-rules.js';
 export { parseAnalyzerConfig, mergeAnalyzerConfigs, type AnalyzerConfig, type RuleSetting } from './analyzers/analyzer-config.js';
-export { findProjectConfig, type ReadTextFile } from './analyzers/project-config.js';
 export { applyFixes } from './analyzers/apply-fixes.js';
 
 import { createEngine as createBareEngine, type Engine, type EngineOptions } from './eval/engine.js';

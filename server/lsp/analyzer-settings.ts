@@ -1,25 +1,14 @@
 /**
  * The analyzers' configuration in the language server: the `apl.analyzers` setting (on by default),
- * with the nearest `.aplrc.json` above the document on top, rule by rule. The file is looked up and
+ * with the nearest project file above the document (server/config/aplrc.ts) on top, rule by rule. The file is looked up and
  * read at each validation of a `file:` document (a few stats; its parse is kept while its text is
  * the same), so an edited project file applies at the next change of the document.
  */
-import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mergeAnalyzerConfigs, parseAnalyzerConfig, type AnalyzerConfig } from '../../language/analyzers/analyzer-config.js';
 import type { AnalyzerSettings } from '../../language/analyzers/analyzer-diagnostics.js';
-import { findProjectConfig } from '../../language/analyzers/project-config.js';
-
-/** A file's text, or undefined when it does not exist (or is not a readable file). */
-export function readTextIfExists(path: string): string | undefined {
-    try {
-        return readFileSync(path, 'utf8');
-    } catch (e) {
-        const code = (e as NodeJS.ErrnoException).code;
-        if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR' || code === 'EACCES') return undefined;
-        throw e;
-    }
-}
+import { loadAplrc } from '../config/aplrc.js';
 
 export class ServerAnalyzerSettings implements AnalyzerSettings {
     /** From the setting; undefined = analyzers off. */
@@ -58,8 +47,8 @@ export class ServerAnalyzerSettings implements AnalyzerSettings {
             return settings;
         }
         try {
-            const project = findProjectConfig(path, readTextIfExists);
-            return project ? mergeAnalyzerConfigs(settings, project.config) : settings;
+            const project = loadAplrc(dirname(path));
+            return project ? mergeAnalyzerConfigs(settings, parseAnalyzerConfig(project.config, project.path)) : settings;
         } catch (e) {
             this.showOnce(`APL: ${(e as Error).message}; the project file is ignored.`);
             return settings;

@@ -1,11 +1,11 @@
 import { parseArgs } from 'node:util';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { Issues, issueByCode } from '../../../language/apl-issue-codes.js';
-import { mergeAnalyzerConfigs, type AnalyzerConfig } from '../../../language/analyzers/analyzer-config.js';
+import { mergeAnalyzerConfigs, parseAnalyzerConfig, type AnalyzerConfig } from '../../../language/analyzers/analyzer-config.js';
 import { analyzerRuleByCode, analyzerRuleText } from '../../../language/analyzers/analyzer-rules.js';
 import { applyFixes } from '../../../language/analyzers/apply-fixes.js';
-import { findProjectConfig } from '../../../language/analyzers/project-config.js';
+import { loadAplrc } from '../../../server/config/aplrc.js';
 import { checkText } from '../../../language/check.js';
 import { BuiltinSchemaProvider } from '../../../language/schema/builtin-schema-provider.js';
 import { parseSchemaJson, StaticSchemaProvider, type SchemaProvider } from '../../../language/schema/index.js';
@@ -117,16 +117,8 @@ export async function runCheck(argv: string[], out: NodeJS.WritableStream, err: 
 /** The analyzers' configuration for a file: the nearest .aplrc.json above it (or above the working folder for stdin), then the flags. */
 function analyzerConfigFor(path: string, flags: AnalyzerConfig): AnalyzerConfig {
     const at = resolve(path === '-' ? '<stdin>' : path);
-    const project = findProjectConfig(at, readTextIfExists);
-    return project ? mergeAnalyzerConfigs(project.config, flags) : flags;
-}
-
-function readTextIfExists(path: string): string | undefined {
-    try {
-        return readFileSync(path, 'utf8');
-    } catch {
-        return undefined;
-    }
+    const project = loadAplrc(dirname(at));
+    return project ? mergeAnalyzerConfigs(parseAnalyzerConfig(project.config, project.path), flags) : flags;
 }
 
 /** Applies the safe fixes, checking again after each round (fixes that overlapped wait for the next), up to 10 rounds. */
