@@ -84,6 +84,8 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
             try {
                 const section = (await connection.workspace.getConfiguration({ section: 'apl' })) as { schemaFile?: unknown } | null;
                 value = section?.schemaFile;
+                // Langium's configuration (read by the inlay hints) keeps the pulled settings too.
+                if (section && typeof section === 'object') shared.workspace.ConfigurationProvider.updateConfiguration({ settings: { apl: section } });
             } catch {
                 value = undefined;
             }

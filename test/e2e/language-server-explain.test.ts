@@ -1,0 +1,49 @@
+/**
+ * Seeing types and stages over plain LSP, in the real `apl-language-server --stdio` process (the
+ * BUILT bin): inlay hints (column types; the summarize columns once the setting is on) and the
+ * `apl/explain` request.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MessageConnection } from 'vscode-jsonrpc/node';
+import type { InlayHint, PublishDiagnosticsParams } from 'vscode-languageserver-protocol';
+import { initializedClient, LANGUAGE_SERVER_BIN } from '../support/language-server.js';
+
+const QUERY = "['sample-http-logs'] | extend kb = resp_body_size_bytes / 1024 | summarize n = count() by status";
+const URI = 'file:///explain/query.apl';
+
+describe('apl-language-server --stdio: inlay hints and apl/explain', () => {
+    let child: ChildProcessWithoutNullStreams;
+    let rpc: MessageConnection;
+
+    const labels = (hints: InlayHint[]) => hints.map(h => `${h.position.line}:${h.position.character} ${typeof h.label === 'string' ? h.label : h.label.map(p => p.value).join('')}`);
+    const inlayHints = () =>
+        rpc.sendRequest<InlayHint[] | null>('textDocument/inlayHint', { textDocument: { uri: URI }, range: { start: { line: 0, character: 0 }, end: { line: 0, character: QUERY.length } } });
+
+    beforeAll(async () => {
+        child = spawn(process.execPath, [LANGUAGE_SERVER_BIN, '--stdio']);
+        let analysed!: () => void;
+        const opened = new Promise<void>(resolve => (analysed = resolve));
+        rpc = await initializedClient(child, c =>
+            c.onNotification('textDocument/publishDiagnostics', (p: PublishDiagnosticsParams) => {
+                if (p.uri === URI) analysed();
+            }),
+        );
+        await rpc.sendNotification('textDocument/didOpen', { textDocument: { uri: URI, languageId: 'apl', version: 1, text: QUERY } });
+        await opened;
+    }, 60_000);
+
+    afterAll(() => {
+        rpc?.dispose();
+        child?.kill();
+    });
+
+    it(`${QUERY}: the type of each extend column`, async () => {
+        expect(labels((await inlayHints()) ?? [])).toEqual(['0:32 : long']);
+    });
+
+    it(`${QUERY}: the summarize columns once apl.inlayHints.summarizeColumns is on`, async () => {
+        await rpc.sendNotification('workspace/didChangeConfiguration', { settings: { apl: { inlayHints: { summarizeColumns: true } } } });
+        await expect.poll(async () => labels((await inlayHints()) ?? []), { timeout: 30_000 }).toEqual(['0:32 : long', `0:${QUERY.length} → (status: string, n: long)`]);
+    });
+});
