@@ -28,6 +28,7 @@ import { SettlingDocumentBuilder } from './settling-document-builder.js';
 import { createAplServices, type AplServices } from '../../language/apl-module.js';
 import { translate, TranslationError, type Range as AplRange, type Translation } from '../../language/legacy/translate.js';
 import { queryInfoAsync, type QueryInfo } from '../../language/lsp/apl-query-info.js';
+import { explainQuery, type Explanation } from '../../language/explain.js';
 import { BuiltinSchemaProvider } from '../../language/schema/builtin-schema-provider.js';
 import { MutableSchemaProvider } from '../../language/schema/mutable-schema-provider.js';
 import { parseSchemaJson, schemaFromJsonValue } from '../../language/schema/static-schema-provider.js';
@@ -118,6 +119,20 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
         }
     });
 
+    // The stages of the query block at a position and the schema after each (language/explain.ts).
+    connection.onRequest('apl/explain', (params: { textDocument?: { uri?: unknown }; text?: unknown; position?: unknown } | null): Explanation | null => {
+        let text: string | undefined;
+        if (typeof params?.text === 'string') text = params.text;
+        else if (typeof params?.textDocument?.uri === 'string') text = shared.workspace.TextDocuments.get(params.textDocument.uri)?.getText();
+        if (text === undefined) throw new ResponseError(ErrorCodes.InvalidParams, 'apl/explain: pass { text } or { textDocument: { uri } } of an open document, and a position');
+        const position = params?.position as { line?: unknown; character?: unknown } | undefined;
+        if (position !== undefined && (typeof position?.line !== 'number' || typeof position.character !== 'number' || position.line < 0 || position.character < 0)) {
+            throw new ResponseError(ErrorCodes.InvalidParams, 'apl/explain: position must be { line, character } (0-based numbers)');
+        }
+        const offset = position ? offsetOf(text, position.line as number, position.character as number) : 0;
+        return explainQuery(text, offset, Apl) ?? null;
+    });
+
     type TranslateAnswer = Translation | { error: { message: string; range: AplRange; construct: string } };
 
     connection.onRequest<TranslateAnswer, never>('apl/translate', (params: { text?: unknown; startTime?: unknown; endTime?: unknown } | null): TranslateAnswer => {
@@ -169,6 +184,18 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
     }
 
     return { connection, shared, Apl };
+}
+
+/** The offset of a 0-based line and character in `text` (clamped to its end, as LSP positions are). */
+function offsetOf(text: string, line: number, character: number): number {
+    let at = 0;
+    for (let l = 0; l < line; l++) {
+        const next = text.indexOf('\n', at);
+        if (next < 0) return text.length;
+        at = next + 1;
+    }
+    const lineEnd = text.indexOf('\n', at);
+    return Math.min(at + character, lineEnd < 0 ? text.length : lineEnd);
 }
 
 function message(e: unknown): string {

@@ -7,6 +7,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import type { InlayHint, PublishDiagnosticsParams } from 'vscode-languageserver-protocol';
+import type { Explanation } from '../../language/explain.js';
 import { initializedClient, LANGUAGE_SERVER_BIN } from '../support/language-server.js';
 
 const QUERY = "['sample-http-logs'] | extend kb = resp_body_size_bytes / 1024 | summarize n = count() by status";
@@ -45,5 +46,27 @@ describe('apl-language-server --stdio: inlay hints and apl/explain', () => {
     it(`${QUERY}: the summarize columns once apl.inlayHints.summarizeColumns is on`, async () => {
         await rpc.sendNotification('workspace/didChangeConfiguration', { settings: { apl: { inlayHints: { summarizeColumns: true } } } });
         await expect.poll(async () => labels((await inlayHints()) ?? []), { timeout: 30_000 }).toEqual(['0:32 : long', `0:${QUERY.length} → (status: string, n: long)`]);
+    });
+
+    it(`${QUERY}: apl/explain on the open document lists each stage and the columns after it`, async () => {
+        const explanation = await rpc.sendRequest<Explanation | null>('apl/explain', { textDocument: { uri: URI }, position: { line: 0, character: 40 } });
+        expect(explanation?.stages.map(s => [s.keyword ?? null, s.range.start.character, s.range.end.character])).toEqual([
+            [null, 0, 20],
+            ['extend', QUERY.indexOf('extend'), QUERY.indexOf(' | summarize')],
+            ['summarize', QUERY.indexOf('summarize'), QUERY.length],
+        ]);
+        expect(explanation?.stages[2].columns).toEqual([{ name: 'status', type: 'string' }, { name: 'n', type: 'long' }]);
+        expect(explanation?.stages[1].prefix).toBe("['sample-http-logs'] | extend kb = resp_body_size_bytes / 1024");
+    });
+
+    it("apl/explain with { text } of two blocks: the block at the position; null before the first", async () => {
+        const text = "\n['a'] | take 1\n\nprint x = 1";
+        const second = await rpc.sendRequest<Explanation | null>('apl/explain', { text, position: { line: 3, character: 2 } });
+        expect(second?.stages.map(s => s.text)).toEqual(['print x = 1']);
+        expect(await rpc.sendRequest('apl/explain', { text, position: { line: 0, character: 0 } })).toBeNull();
+    });
+
+    it('apl/explain with a bad position is an InvalidParams error', async () => {
+        await expect(rpc.sendRequest('apl/explain', { text: 'print 1', position: { line: -1 } })).rejects.toMatchObject({ code: -32602 });
     });
 });
