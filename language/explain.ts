@@ -110,3 +110,63 @@ export function countQuery(stage: Pick<ExplainStage, 'prefix'>): string {
 export function sampleQuery(stage: Pick<ExplainStage, 'prefix'>, rows: number): string {
     return `${stage.prefix}\n| take ${rows}`;
 }
+
+/** A table as a query result holds it (the service's tabular shape, column-major). */
+export interface StageTable {
+    fields: readonly { name: string; type?: string }[];
+    columns: readonly (readonly unknown[])[] | null;
+}
+
+/** Runs one APL query where the data is (the evaluator, a service); throws with the problem when it fails. */
+export type StageQueryRunner = (apl: string) => Promise<{ tables: readonly StageTable[] }>;
+
+/** What running a stage's bounded queries found. */
+export interface StageMeasure {
+    index: number;
+    /** The rows after the stage (from `| count`); undefined when it did not run. */
+    rows?: number;
+    /** Its first rows (from `| take N`); undefined when none were asked for or it did not run. */
+    sample?: StageTable;
+    /** The runner's message when the stage's query failed. */
+    error?: string;
+    /** Not run because an earlier stage failed (a later prefix holds the same failing text). */
+    skipped?: boolean;
+}
+
+/** What an explain output says about how it got its row counts. */
+export function measureNote(sampleRows: number): string {
+    const sample = sampleRows > 0 ? ` and \`| take ${sampleRows}\` for its first rows` : '';
+    return `Each stage runs as its own bounded query: the query up to it with \`| count\` for its rows${sample}. The whole query never runs unbounded.`;
+}
+
+/**
+ * Runs each stage's bounded queries (`countQuery`, then `sampleQuery` when `sampleRows` > 0), first to
+ * last, one query at a time. After a stage fails, the later ones are skipped: their prefixes hold it.
+ */
+export async function measureStages(stages: readonly Pick<ExplainStage, 'index' | 'prefix'>[], run: StageQueryRunner, sampleRows: number): Promise<StageMeasure[]> {
+    const measures: StageMeasure[] = [];
+    let failed = false;
+    for (const stage of stages) {
+        if (failed) {
+            measures.push({ index: stage.index, skipped: true });
+            continue;
+        }
+        try {
+            const counted = await run(countQuery(stage));
+            const measure: StageMeasure = { index: stage.index, rows: countOf(counted.tables[0]) };
+            if (sampleRows > 0) measure.sample = (await run(sampleQuery(stage, sampleRows))).tables[0] ?? { fields: [], columns: [] };
+            measures.push(measure);
+        } catch (e) {
+            failed = true;
+            measures.push({ index: stage.index, error: e instanceof Error ? e.message : String(e) });
+        }
+    }
+    return measures;
+}
+
+/** The number in a `| count` result (its first cell); 0 when the table is empty. */
+function countOf(table: StageTable | undefined): number {
+    const value = table?.columns?.[0]?.[0];
+    const n = typeof value === 'number' ? value : typeof value === 'string' || typeof value === 'bigint' ? Number(value) : 0;
+    return Number.isFinite(n) ? n : 0;
+}

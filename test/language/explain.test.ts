@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { countQuery, explainQuery, sampleQuery } from '../../language/explain.js';
+import { countQuery, explainQuery, measureStages, sampleQuery } from '../../language/explain.js';
+import { createEngine } from '../../language/index.js';
+import { generateSample } from '../../language/samples/index.js';
 import { lspServices } from './lsp/lsp-services.js';
 
 const services = lspServices();
@@ -77,5 +79,32 @@ describe('explain: the bounded queries that run a stage', () => {
         const stage = { prefix: "['sample-http-logs'] | where status == '500' // errors" };
         expect(countQuery(stage)).toBe("['sample-http-logs'] | where status == '500' // errors\n| count");
         expect(sampleQuery(stage, 3)).toBe("['sample-http-logs'] | where status == '500' // errors\n| take 3");
+    });
+});
+
+describe('explain: measuring the stages on data (the reference evaluator)', () => {
+    const engine = createEngine();
+    engine.createDataset('sample-http-logs');
+    engine.ingest('sample-http-logs', generateSample('sample-http-logs', { rows: 500, seed: 3 }));
+
+    it("['sample-http-logs'] | where status == '500' | summarize n = count() by status", async () => {
+        const text = "['sample-http-logs'] | where status == '500' | summarize n = count() by status";
+        const stages = explainQuery(text, 0, services)!.stages;
+        const sent: string[] = [];
+        const measures = await measureStages(stages, apl => (sent.push(apl), engine.query(apl)), 2);
+        const errors = (await engine.query("['sample-http-logs'] | where status == '500' | count")).tables[0].columns[0][0];
+        expect(measures.map(m => m.rows)).toEqual([500, errors, 1]);
+        expect(measures.map(m => m.sample?.columns?.[0]?.length)).toEqual([2, 2, 1]);
+        // Every query is bounded: a stage's prefix with | count or | take; the whole query never runs as it is.
+        expect(sent).toEqual(stages.flatMap(s => [countQuery(s), sampleQuery(s, 2)]));
+        expect(sent).not.toContain(text);
+    });
+
+    it("['sample-http-logs'] | where nosuch > 1 | count (a failing stage; the later ones are skipped)", async () => {
+        const stages = explainQuery("['sample-http-logs'] | where nosuch > 1 | count", 0, services)!.stages;
+        const measures = await measureStages(stages, apl => engine.query(apl), 0);
+        expect(measures[0]).toEqual({ index: 0, rows: 500 });
+        expect(measures[1].error).toMatch(/nosuch/);
+        expect(measures[2]).toEqual({ index: 2, skipped: true });
     });
 });

@@ -159,7 +159,7 @@ function reportQueryError(e: AplQueryError, query: QueryText, lineShift: number,
 }
 
 /** The loaded datasets and their fields, as a schema for the checker (so it knows what the evaluator knows). */
-function loadedSchema(engine: Engine): StaticSchemaProvider {
+export function loadedSchema(engine: Engine): StaticSchemaProvider {
     return new StaticSchemaProvider(engine.datasets().map(name => ({
         name,
         fields: engine.fields(name).map(f => ({ name: f.name, type: typeFromAxiomFieldType(f.type) })),
@@ -180,7 +180,7 @@ export function samplesToLoad(text: string, data: DataSpec[], samples: SampleSpe
     return [...out.values()];
 }
 
-function loadSample(engine: Engine, s: SampleSpec, seed: number, status: Progress): void {
+export function loadSample(engine: Engine, s: SampleSpec, seed: number, status: Progress): void {
     const rows = s.rows ?? DEFAULT_SAMPLE_ROWS;
     if (rows >= 100_000) status(`generating ${s.name} (${rows.toLocaleString('en-US')} events)`);
     engine.createDataset(s.name);
@@ -189,7 +189,7 @@ function loadSample(engine: Engine, s: SampleSpec, seed: number, status: Progres
 
 const CHUNK = 50_000;
 
-interface TimestampOptions {
+export interface TimestampOptions {
     field?: string;
     format?: string;
 }
@@ -199,7 +199,7 @@ interface TimestampOptions {
  * (language/ingest/normalize-event.ts): the same time field and layout handling, flattening and
  * reserved names, so a query gives the same answer here as after `apl ingest` into `apl serve`.
  */
-async function loadData(engine: Engine, d: DataSpec, timestamps: TimestampOptions, err: NodeJS.WritableStream, status: Progress): Promise<void> {
+export async function loadData(engine: Engine, d: DataSpec, timestamps: TimestampOptions, err: NodeJS.WritableStream, status: Progress, command = 'run'): Promise<void> {
     let large = false;
     try {
         large = statSync(d.path).size >= LARGE_FILE_BYTES;
@@ -222,14 +222,14 @@ async function loadData(engine: Engine, d: DataSpec, timestamps: TimestampOption
     }
     if (skipped > 0) {
         status(undefined);
-        err.write(`apl run: --data ${d.name}=${d.path}: skipped ${skipped} event(s):\n`);
+        err.write(`apl ${command}: --data ${d.name}=${d.path}: skipped ${skipped} event(s):\n`);
         for (const p of problems.slice(0, 5)) err.write(`  ${p}\n`);
         if (problems.length > 5) err.write(`  … and ${problems.length - 5} more\n`);
     }
 }
 
 /** A one-line status on stderr when it is a terminal (overwritten in place); a no-op otherwise. */
-function progressLine(err: NodeJS.WritableStream): Progress {
+export function progressLine(err: NodeJS.WritableStream): Progress {
     const tty = (err as NodeJS.WriteStream).isTTY === true;
     let shown = false;
     return text => {
