@@ -81,12 +81,12 @@ describe('apl explain --data (the reference evaluator)', () => {
         expect(r.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
     });
 
-    it("['logs'] | where nosuchfield > 1 | count (a failing stage: its message, the later ones not run, exit 1)", () => {
-        const r = runApl(['explain', '--data', `logs=${file('logs.ndjson', NDJSON)}`, '--format', 'json', file('bad.apl', "['logs'] | where nosuchfield > 1 | count")]);
+    it("['logs'] ⏎ | where nosuchfield > 1 ⏎ | count, the second block of bad.apl (a failing stage: its message at the file's line, the later ones not run, exit 1)", () => {
+        const r = runApl(['explain', '--data', `logs=${file('logs.ndjson', NDJSON)}`, '--format', 'json', '--block', '2', file('bad.apl', "['logs'] | take 1\n\n['logs']\n| where nosuchfield > 1\n| count")]);
         expect(r.code).toBe(1);
         const json = JSON.parse(r.stdout) as { stages: StageJson[] };
         expect(json.stages[0].rows).toBe(5);
-        expect(json.stages[1].error).toMatch(/nosuchfield/);
+        expect(json.stages[1].error).toMatch(/bad\.apl:4:9: .*nosuchfield/);
         expect(json.stages[2]).toMatchObject({ rows: null, skipped: true });
     });
 

@@ -101,7 +101,7 @@ export async function runExplain(argv: string[], out: NodeJS.WritableStream, err
             results.push({ block, explanation, measures: [] });
             continue;
         }
-        const measures = await measureStages(explanation.stages, where.run, rows);
+        const measures = await measureStages(explanation.stages, placedIn(where.run, query.name, block), rows);
         if (measures.some(m => m.error !== undefined)) failed = true;
         results.push({ block, explanation, measures });
     }
@@ -157,14 +157,8 @@ async function localWhere(dataArgs: string[], sampleArgs: string[], seed: number
     return {
         label: loaded.length ? `locally over ${loaded.join(', ')}` : 'locally (no datasets loaded)',
         schema: loadedSchema(engine),
-        run: async apl => {
-            try {
-                return await engine.query(apl, { startTime: range.startTime, endTime: range.endTime });
-            } catch (e) {
-                if (e instanceof AplQueryError) throw new Error(`line ${e.line}:${e.column}: ${e.detail}`, { cause: e });
-                throw e;
-            }
-        },
+        // An AplQueryError goes up as it is: the caller places it in the file.
+        run: apl => engine.query(apl, { startTime: range.startTime, endTime: range.endTime }),
     };
 }
 
@@ -191,6 +185,18 @@ async function serviceWhere(client: AplClient, blocks: readonly DocumentQueryBlo
                 throw serviceError(e);
             }
         },
+    };
+}
+
+/** The evaluator's errors at the file's line and column (`q.apl:3:9: …`): a prefix starts at its block's first line. */
+function placedIn(run: StageQueryRunner, name: string, block: DocumentQueryBlock): StageQueryRunner {
+    return async apl => {
+        try {
+            return await run(apl);
+        } catch (e) {
+            if (e instanceof AplQueryError) throw new Error(`${name}:${e.line + block.startLine}:${e.column}: ${e.detail}`, { cause: e });
+            throw e;
+        }
     };
 }
 
