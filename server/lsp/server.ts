@@ -52,6 +52,8 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
     });
 
     let initOptionsSchemaFile: string | undefined;
+    /** The schema file last applied (undefined: the built-in schemas, or a pushed one). */
+    let appliedSchemaFile: string | undefined;
     let workspaceRoot: string | undefined;
 
     shared.lsp.LanguageServer.onInitialize((params: InitializeParams) => {
@@ -91,6 +93,9 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
                 value = undefined;
             }
         }
+        // Another apl.* setting changed (the inlay hints, the results' page size): the schema stays, a
+        // schema the client pushed with apl/setSchema included.
+        if (schemaFileOf(value) === appliedSchemaFile) return;
         await applySchemaSetting(value, false);
     });
 
@@ -148,8 +153,14 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
         }
     });
 
+    /** The schema file a setting value names (else the initialization option's). */
+    function schemaFileOf(value: unknown): string | undefined {
+        return typeof value === 'string' && value.trim() !== '' ? value.trim() : initOptionsSchemaFile;
+    }
+
     async function applySchemaSetting(value: unknown, initial: boolean): Promise<void> {
-        const file = typeof value === 'string' && value.trim() !== '' ? value.trim() : initOptionsSchemaFile;
+        const file = schemaFileOf(value);
+        appliedSchemaFile = file;
         const path = file !== undefined ? resolvePath(file) : undefined;
         if (path === undefined) {
             schema.replace(new BuiltinSchemaProvider());

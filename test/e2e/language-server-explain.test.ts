@@ -16,6 +16,8 @@ const URI = 'file:///explain/query.apl';
 describe('apl-language-server --stdio: inlay hints and apl/explain', () => {
     let child: ChildProcessWithoutNullStreams;
     let rpc: MessageConnection;
+    /** The client's `apl` settings, as workspace/configuration answers them. */
+    let apl: unknown = null;
 
     const labels = (hints: InlayHint[]) => hints.map(h => `${h.position.line}:${h.position.character} ${typeof h.label === 'string' ? h.label : h.label.map(p => p.value).join('')}`);
     const inlayHints = () =>
@@ -25,11 +27,12 @@ describe('apl-language-server --stdio: inlay hints and apl/explain', () => {
         child = spawn(process.execPath, [LANGUAGE_SERVER_BIN, '--stdio']);
         let analysed!: () => void;
         const opened = new Promise<void>(resolve => (analysed = resolve));
-        rpc = await initializedClient(child, c =>
+        rpc = await initializedClient(child, c => {
             c.onNotification('textDocument/publishDiagnostics', (p: PublishDiagnosticsParams) => {
                 if (p.uri === URI) analysed();
-            }),
-        );
+            });
+            c.onRequest('workspace/configuration', (p: { items: { section?: string }[] }) => p.items.map(i => (i.section === 'apl' ? apl : null)));
+        });
         await rpc.sendNotification('textDocument/didOpen', { textDocument: { uri: URI, languageId: 'apl', version: 1, text: QUERY } });
         await opened;
     }, 60_000);
@@ -46,6 +49,12 @@ describe('apl-language-server --stdio: inlay hints and apl/explain', () => {
     it(`${QUERY}: the summarize columns once apl.inlayHints.summarizeColumns is on`, async () => {
         await rpc.sendNotification('workspace/didChangeConfiguration', { settings: { apl: { inlayHints: { summarizeColumns: true } } } });
         await expect.poll(async () => labels((await inlayHints()) ?? []), { timeout: 30_000 }).toEqual(['0:32 : long', `0:${QUERY.length} → (status: string, n: long)`]);
+    });
+
+    it(`${QUERY}: the setting read back from the client (didChangeConfiguration with settings null, then workspace/configuration)`, async () => {
+        apl = { inlayHints: { summarizeColumns: false } };
+        await rpc.sendNotification('workspace/didChangeConfiguration', { settings: null });
+        await expect.poll(async () => labels((await inlayHints()) ?? []), { timeout: 30_000 }).toEqual(['0:32 : long']);
     });
 
     it(`${QUERY}: apl/explain on the open document lists each stage and the columns after it`, async () => {
@@ -68,5 +77,17 @@ describe('apl-language-server --stdio: inlay hints and apl/explain', () => {
 
     it('apl/explain with a bad position is an InvalidParams error', async () => {
         await expect(rpc.sendRequest('apl/explain', { text: 'print 1', position: { line: -1 } })).rejects.toMatchObject({ code: -32602 });
+    });
+
+    it("['pushed'] | project a: a schema pushed with apl/setSchema stays when another apl setting changes", async () => {
+        await rpc.sendNotification('apl/setSchema', { schema: { datasets: { pushed: { a: 'string' } } } });
+        const columns = async () => (await rpc.sendRequest<Explanation | null>('apl/explain', { text: "['pushed'] | project a" }))?.stages[1].columns;
+        await expect.poll(columns, { timeout: 30_000 }).toEqual([{ name: 'a', type: 'string' }]);
+        await rpc.sendNotification('workspace/didChangeConfiguration', { settings: { apl: { inlayHints: { summarizeColumns: true } } } });
+        apl = { inlayHints: { summarizeColumns: true } };
+        await rpc.sendNotification('workspace/didChangeConfiguration', { settings: null });
+        // A request after the notifications is answered after them.
+        await rpc.sendRequest('textDocument/inlayHint', { textDocument: { uri: URI }, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } } });
+        expect(await columns()).toEqual([{ name: 'a', type: 'string' }]);
     });
 });

@@ -1,15 +1,10 @@
 import { parseDocument } from 'langium/test';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { InlayHint } from 'vscode-languageserver';
 import { lspServices } from './lsp-services.js';
 
 const services = lspServices();
 const configuration = services.shared.workspace.ConfigurationProvider;
-
-beforeAll(async () => {
-    // What the language server does on `initialized` (here with no client to ask): the settings are ready.
-    await configuration.initialized({});
-});
 
 function setSummarizeColumns(on: boolean): void {
     configuration.updateConfiguration({ settings: { apl: { inlayHints: { summarizeColumns: on } } } });

@@ -45,5 +45,29 @@ export function explainTests({ env, api, openApl, until }: SuiteHelpers): Record
             const tab = await until('the Explain view', () => vscode.window.tabGroups.all.flatMap(g => g.tabs).find(t => t.label === 'Explain: explain.apl, lines 1–3'));
             assert.ok(tab.input instanceof vscode.TabInputWebview, 'the view is a webview');
         },
+
+        "['events'] | extend slow = duration_ms > 100 | summarize n = count() by level: inlay hints show the column's type, and the summarize columns once apl.inlayHints.summarizeColumns is on": async () => {
+            const a = await api();
+            await until('the schema of the service', () => a.schemaDatasets().includes('events') || undefined);
+            const text = "['events'] | extend slow = duration_ms > 100 | summarize n = count() by level";
+            const doc = await openApl('inlay.apl', text + '\n');
+            const whole = new vscode.Range(0, 0, 1, 0);
+            const labels = async () => {
+                const hints = await vscode.commands.executeCommand<vscode.InlayHint[]>('vscode.executeInlayHintProvider', doc.uri, whole);
+                return hints.map(h => `${h.position.character} ${typeof h.label === 'string' ? h.label : h.label.map(p => p.value).join('')}`);
+            };
+            const settings = vscode.workspace.getConfiguration('apl');
+            try {
+                await until('the type of slow', async () => ((await labels()).join('|') === `${text.indexOf(' = duration_ms')} : bool` ? true : undefined));
+                await settings.update('inlayHints.summarizeColumns', true, vscode.ConfigurationTarget.Global);
+                const expected = [`${text.indexOf(' = duration_ms')} : bool`, `${text.length} → (level: string, n: long)`].join('|');
+                let seen = '';
+                await until('the summarize columns', async () => ((seen = (await labels()).join('|')) === expected ? true : undefined)).catch((e: Error) => {
+                    throw new Error(`${e.message}; the hints: ${seen}; apl.inlayHints: ${JSON.stringify(vscode.workspace.getConfiguration('apl').get('inlayHints'))}`);
+                });
+            } finally {
+                await settings.update('inlayHints.summarizeColumns', undefined, vscode.ConfigurationTarget.Global);
+            }
+        },
     };
 }
