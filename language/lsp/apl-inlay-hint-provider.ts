@@ -56,7 +56,9 @@ export class AplInlayHintProvider implements InlayHintProvider {
         const to = text.offsetAt(params.range.end);
         const hints: InlayHint[] = [];
         const model = document.parseResult.value as ast.Model;
-        for (const node of AstUtils.streamAllContents(model)) {
+        // Only the statements the editor shows are walked: a long document costs what is on screen.
+        const visible = (model.statements ?? []).filter(st => st.$cstNode && st.$cstNode.end >= from && st.$cstNode.offset <= to);
+        for (const node of visible.flatMap(st => AstUtils.streamAllContents(st).toArray())) {
             const cst = node.$cstNode;
             if (!cst || cst.end < from || cst.offset > to) continue;
             if (ast.isExtendOperator(node) || ast.isExtendValidOperator(node) || ast.isProjectOperator(node)) {

@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util';
-import { statSync } from 'node:fs';
 import { explainQuery, measureNote, measureStages, type Explanation, type StageMeasure, type StageQueryRunner, type StageTable } from '../../../language/explain.js';
 import { checkServices, type DocumentQueryBlock } from '../../../language/check.js';
 import { AplQueryError, createEngine } from '../../../language/eval/engine.js';
@@ -20,7 +19,7 @@ import { readInput } from '../read-input.js';
 import { renderTable, rowObject, terminalWidth, type RenderTable } from '../render.js';
 import { terminalLines, terminalText } from '../terminal-text.js';
 import { resolveTimeRange } from '../time-arg.js';
-import { loadData, loadedSchema, loadSample, progressLine, samplesToLoad, type TimestampOptions } from './run.js';
+import { assertDataFilesExist, loadData, loadedSchema, loadSample, progressLine, samplesToLoad, type TimestampOptions } from './run.js';
 
 export const DEFAULT_EXPLAIN_ROWS = 3;
 
@@ -136,14 +135,7 @@ interface Where {
 async function localWhere(dataArgs: string[], sampleArgs: string[], seed: number, text: string, range: { startTime?: string; endTime?: string }, err: NodeJS.WritableStream): Promise<Where> {
     const data = dataArgs.map(parseDataSpec);
     const samples = sampleArgs.map(s => parseSampleSpec(s, SAMPLE_DATASET_NAMES));
-    for (const d of data) {
-        try {
-            statSync(d.path);
-        } catch (e) {
-            const code = (e as NodeJS.ErrnoException).code;
-            throw new CliError(`--data ${d.name}=${d.path}: ${code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
-        }
-    }
+    assertDataFilesExist(data);
     const engine = createEngine({ externalData: localFileReader() });
     const status = progressLine(err);
     const timestamps: TimestampOptions = {};

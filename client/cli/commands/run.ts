@@ -92,15 +92,7 @@ export async function runRun(argv: string[], out: NodeJS.WritableStream, err: No
     const query = queryTextFrom(positionals, values.file, RUN_USAGE);
     const blocks = chooseQueryBlocks(query, { line: values.line, block: values.block, format });
     const range = resolveTimeRange({ start: values.start, end: values.end });
-    // Check that every data file exists before loading any (fail fast, exit 2).
-    for (const d of data) {
-        try {
-            statSync(d.path);
-        } catch (e) {
-            const code = (e as NodeJS.ErrnoException).code;
-            throw new CliError(`--data ${d.name}=${d.path}: ${code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
-        }
-    }
+    assertDataFilesExist(data);
 
     const engine = createEngine({ externalData: localFileReader() });
     const status = progressLine(err);
@@ -168,6 +160,18 @@ export function loadedSchema(engine: Engine): StaticSchemaProvider {
 
 function shiftLines(d: CliDiagnostic, lines: number): CliDiagnostic {
     return { ...d, range: { start: { ...d.range.start, line: d.range.start.line + lines }, end: { ...d.range.end, line: d.range.end.line + lines } } };
+}
+
+/** Checks that every `--data` file exists before loading any (fail fast, exit 2). */
+export function assertDataFilesExist(data: readonly DataSpec[]): void {
+    for (const d of data) {
+        try {
+            statSync(d.path);
+        } catch (e) {
+            const code = (e as NodeJS.ErrnoException).code;
+            throw new CliError(`--data ${d.name}=${d.path}: ${code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+        }
+    }
 }
 
 /** Explicit `--sample`s, plus (without `--data`) every sample dataset the query text names. */
