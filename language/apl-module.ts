@@ -105,5 +105,8 @@ export function createAplServices(context: AplModuleContext): { shared: LangiumS
     const Apl = inject(createDefaultModule({ shared }), AplGeneratedModule, AplModule, context.module ?? {});
     shared.ServiceRegistry.register(Apl);
     registerValidationChecks(Apl);
+    // Outside a language server nothing sends `initialized`: the settings (read by the inlay hints) are
+    // ready at once, with their defaults (Langium's own grammar services do the same).
+    if (!context.connection) void shared.workspace.ConfigurationProvider.initialized({});
     return { shared, Apl };
 }

@@ -11,6 +11,7 @@ Commands:
   check       check query files for syntax and semantic problems
   fmt         format query files (or check that they are formatted)
   run         run a query locally over files or the sample datasets
+  explain     show a query stage by stage: the columns, row count and first rows after each
   translate   translate a query to the legacy structured query JSON
   serve       run the Axiom-compatible Dataset Query and Ingest Service
   token       create, list or revoke API tokens of a service data directory
@@ -38,6 +39,7 @@ const COMMANDS: Record<string, () => Promise<LoadedCommand>> = {
     check: () => import('./commands/check.js').then(m => ({ run: m.runCheck, usage: m.CHECK_USAGE })),
     fmt: () => import('./commands/fmt.js').then(m => ({ run: m.runFmt, usage: m.FMT_USAGE })),
     run: () => import('./commands/run.js').then(m => ({ run: m.runRun, usage: m.RUN_USAGE })),
+    explain: () => import('./commands/explain.js').then(m => ({ run: m.runExplain, usage: m.EXPLAIN_USAGE })),
     translate: () => import('./commands/translate.js').then(m => ({ run: m.runTranslate, usage: m.TRANSLATE_USAGE })),
     serve: () => import('./commands/serve.js').then(m => ({ run: m.runServeCommand, usage: m.SERVE_USAGE })),
     token: () => import('./commands/token.js').then(m => ({ run: m.runTokenCommand, usage: m.TOKEN_USAGE })),

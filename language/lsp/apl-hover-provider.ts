@@ -17,9 +17,28 @@ export function formatRowType(row: RowType, max = 12): string {
     return `(${cols.join(', ')})`;
 }
 
+/** Whether two row types list the same columns with the same types, in the same order. */
+export function sameColumns(a: RowType, b: RowType): boolean {
+    return a.open === b.open && a.columns.length === b.columns.length && a.columns.every((c, i) => c.name === b.columns[i].name && c.type === b.columns[i].type);
+}
+
+/** How many columns a row type lists, and whether the source may have others (an unknown schema). */
+function columnCount(row: RowType): string {
+    const n = `${row.columns.length} column${row.columns.length === 1 ? '' : 's'}`;
+    return row.open ? `${n}, and any other fields of the source` : n;
+}
+
+/** The schema a pipeline stage receives and the one it produces (hover on a tabular operator). */
+export function stageSchemaMarkdown(before: RowType, after: RowType): string {
+    const parts = [`**Before** (${columnCount(before)})`, fence(formatRowType(before))];
+    if (sameColumns(before, after)) parts.push('**After**: the same columns');
+    else parts.push(`**After** (${columnCount(after)})`, fence(formatRowType(after)));
+    return parts.join('\n\n');
+}
+
 /**
  * Hover: catalogue docs (signature, description, example) for functions, aggregations, tabular and
- * scalar operators; the type of fields, columns and `let` names; a dataset's field count.
+ * scalar operators (a tabular operator's with the schema before and after it); the type of fields, columns and `let` names; a dataset's field count.
  */
 export class AplHoverProvider implements HoverProvider {
     private readonly types: AplTypeComputer;
@@ -69,7 +88,8 @@ export class AplHoverProvider implements HoverProvider {
         }
         if (feature === 'keyword' && isTabularOperatorNode(node)) {
             const entry = lookupTabularOperator(text);
-            return entry ? tabularOperatorMarkdown(entry) : undefined;
+            if (!entry) return undefined;
+            return `${tabularOperatorMarkdown(entry)}\n\n${stageSchemaMarkdown(this.types.rowTypeBefore(node), this.types.rowTypeAfter(node))}`;
         }
         if ((ast.isPrintExpression(node) || ast.isUnionExpression(node) || ast.isSearchExpression(node) || ast.isExternalDataExpression(node) || ast.isDatatableExpression(node))
             && /^[a-z]+$/.test(text) && node.$cstNode?.offset !== undefined && CstUtils.findLeafNodeAtOffset(node.$cstNode, node.$cstNode.offset)?.text === text) {

@@ -8,6 +8,7 @@ import { AplDocumentSymbolProvider } from './apl-document-symbol-provider.js';
 import { AplFoldingRangeProvider } from './apl-folding-range-provider.js';
 import { AplFormatter } from './apl-formatter.js';
 import { AplHoverProvider } from './apl-hover-provider.js';
+import { AplInlayHintProvider } from './apl-inlay-hint-provider.js';
 import { AplDefinitionProvider, AplDocumentHighlightProvider, AplReferencesProvider } from './apl-references-provider.js';
 import { withRefactors } from './apl-refactors.js';
 import { AplRenameProvider } from './apl-rename-provider.js';
@@ -17,6 +18,7 @@ import { AplSignatureHelpProvider } from './apl-signature-help-provider.js';
 export const AplLspModule: Module<AplServices, PartialLangiumServices>['lsp'] = {
     CompletionProvider: services => new AplCompletionProvider(services),
     HoverProvider: services => new AplHoverProvider(services),
+    InlayHintProvider: services => new AplInlayHintProvider(services),
     SignatureHelp: services => new AplSignatureHelpProvider(services),
     Formatter: services => new AplFormatter(services),
     SemanticTokenProvider: services => new AplSemanticTokenProvider(services),

@@ -20,6 +20,9 @@
  * cursor and to page its results; it yields between blocks and honours `$/cancelRequest`, and a document
  * longer than MAX_PARSED_LENGTH gets its blocks without analysis (`analysed: false`). `apl/translate` (`{ text, startTime, endTime }`) answers the legacy
  * query JSON of a query, or `{ error: { message, range, construct } }` when it has no legacy form.
+ * `apl/explain` (`{ textDocument: { uri } }` or `{ text }`, and `position`) answers the stages of the
+ * query block there: each stage's range, the query up to it, and the columns after it (language/explain.ts),
+ * or null when no block is there.
  */
 import packageJson from '../../package.json' with { type: 'json' };
 import { startAplLanguageServer } from './server.js';

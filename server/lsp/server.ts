@@ -36,6 +36,7 @@ import { translate, TranslationError, type Range as AplRange, type Translation }
 import { queryInfoAsync, type QueryInfo } from '../../language/lsp/apl-query-info.js';
 import type { AplFormatter } from '../../language/lsp/apl-formatter.js';
 import { readFormatOptions, type AplFormatOptions } from '../../language/lsp/apl-format-options.js';
+import { explainQuery, type Explanation } from '../../language/explain.js';
 import { BuiltinSchemaProvider } from '../../language/schema/builtin-schema-provider.js';
 import { MutableSchemaProvider } from '../../language/schema/mutable-schema-provider.js';
 import { parseSchemaJson, schemaFromJsonValue } from '../../language/schema/static-schema-provider.js';
@@ -67,6 +68,8 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
     });
 
     let initOptionsSchemaFile: string | undefined;
+    /** The schema file last applied (undefined: the built-in schemas, or a pushed one). */
+    let appliedSchemaFile: string | undefined;
     let workspaceRoot: string | undefined;
     let formatSettings: Partial<AplFormatOptions> = {};
     // The formatter's options for a document: the `apl.format` settings, then the `format` of the
@@ -115,13 +118,21 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
                 value = section?.schemaFile;
                 format = section?.format;
                 analyzers = section?.analyzers;
+                // Langium's configuration (read by the inlay hints) keeps the pulled settings too.
+                if (section && typeof section === 'object') shared.workspace.ConfigurationProvider.updateConfiguration({ settings: { apl: section } });
             } catch {
                 value = undefined;
             }
         }
         applyFormatSetting(format);
         analyzerSettings.applySetting(analyzers);
-        // Revalidates the open documents (with the analyzers' new settings too).
+        // Another apl.* setting changed (the analyzers, the inlay hints, the results' page size): the schema
+        // stays, a schema the client pushed with apl/setSchema included; the open documents are checked
+        // again with the analyzers' settings.
+        if (schemaFileOf(value) === appliedSchemaFile) {
+            await revalidateOpenDocuments();
+            return;
+        }
         await applySchemaSetting(value, false);
     });
 
@@ -150,6 +161,20 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
         }
     });
 
+    // The stages of the query block at a position and the schema after each (language/explain.ts).
+    connection.onRequest('apl/explain', (params: { textDocument?: { uri?: unknown }; text?: unknown; position?: unknown } | null): Explanation | null => {
+        let text: string | undefined;
+        if (typeof params?.text === 'string') text = params.text;
+        else if (typeof params?.textDocument?.uri === 'string') text = shared.workspace.TextDocuments.get(params.textDocument.uri)?.getText();
+        if (text === undefined) throw new ResponseError(ErrorCodes.InvalidParams, 'apl/explain: pass { text } or { textDocument: { uri } } of an open document, and a position');
+        const position = params?.position as { line?: unknown; character?: unknown } | undefined;
+        if (position !== undefined && (typeof position?.line !== 'number' || typeof position.character !== 'number' || position.line < 0 || position.character < 0)) {
+            throw new ResponseError(ErrorCodes.InvalidParams, 'apl/explain: position must be { line, character } (0-based numbers)');
+        }
+        const offset = position ? offsetOf(text, position.line as number, position.character as number) : 0;
+        return explainQuery(text, offset, Apl) ?? null;
+    });
+
     type TranslateAnswer = Translation | { error: { message: string; range: AplRange; construct: string } };
 
     connection.onRequest<TranslateAnswer, never>('apl/translate', (params: { text?: unknown; startTime?: unknown; endTime?: unknown } | null): TranslateAnswer => {
@@ -165,8 +190,14 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
         }
     });
 
+    /** The schema file a setting value names (else the initialization option's). */
+    function schemaFileOf(value: unknown): string | undefined {
+        return typeof value === 'string' && value.trim() !== '' ? value.trim() : initOptionsSchemaFile;
+    }
+
     async function applySchemaSetting(value: unknown, initial: boolean): Promise<void> {
-        const file = typeof value === 'string' && value.trim() !== '' ? value.trim() : initOptionsSchemaFile;
+        const file = schemaFileOf(value);
+        appliedSchemaFile = file;
         const path = file !== undefined ? resolvePath(file) : undefined;
         if (path === undefined) {
             schema.replace(new BuiltinSchemaProvider());
@@ -250,6 +281,18 @@ function consoleToClient(connection: Connection): void {
     console.info = (...args: unknown[]) => connection.console.info(text(args));
     console.warn = (...args: unknown[]) => connection.console.warn(text(args));
     console.error = console.trace = (...args: unknown[]) => connection.console.error(text(args));
+}
+
+/** The offset of a 0-based line and character in `text` (clamped to its end, as LSP positions are). */
+function offsetOf(text: string, line: number, character: number): number {
+    let at = 0;
+    for (let l = 0; l < line; l++) {
+        const next = text.indexOf('\n', at);
+        if (next < 0) return text.length;
+        at = next + 1;
+    }
+    const lineEnd = text.indexOf('\n', at);
+    return Math.min(at + character, lineEnd < 0 ? text.length : lineEnd);
 }
 
 function message(e: unknown): string {

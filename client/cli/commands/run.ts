@@ -108,15 +108,7 @@ export async function runRun(argv: string[], out: NodeJS.WritableStream, err: No
     const query = notebook ? { name: notebookFile!.name, text: notebookText(notebook) } : queryTextFrom(positionals, values.file, RUN_USAGE);
     const blocks = notebook ? [] : chooseQueryBlocks(query, { line: values.line, block: values.block, format });
     const range = resolveTimeRange({ start: values.start, end: values.end });
-    // Check that every data file exists before loading any (fail fast, exit 2).
-    for (const d of data) {
-        try {
-            statSync(d.path);
-        } catch (e) {
-            const code = (e as NodeJS.ErrnoException).code;
-            throw new CliError(`--data ${d.name}=${d.path}: ${code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
-        }
-    }
+    assertDataFilesExist(data);
 
     const engine = createEngine({ externalData: localFileReader() });
     const status = progressLine(err);
@@ -179,7 +171,7 @@ function reportQueryError(e: AplQueryError, query: QueryText, lineShift: number,
 }
 
 /** The loaded datasets and their fields, as a schema for the checker (so it knows what the evaluator knows). */
-function loadedSchema(engine: Engine): StaticSchemaProvider {
+export function loadedSchema(engine: Engine): StaticSchemaProvider {
     return new StaticSchemaProvider(engine.datasets().map(name => ({
         name,
         fields: engine.fields(name).map(f => ({ name: f.name, type: typeFromAxiomFieldType(f.type) })),
@@ -188,6 +180,18 @@ function loadedSchema(engine: Engine): StaticSchemaProvider {
 
 function shiftLines(d: CliDiagnostic, lines: number): CliDiagnostic {
     return { ...d, range: { start: { ...d.range.start, line: d.range.start.line + lines }, end: { ...d.range.end, line: d.range.end.line + lines } } };
+}
+
+/** Checks that every `--data` file exists before loading any (fail fast, exit 2). */
+export function assertDataFilesExist(data: readonly DataSpec[]): void {
+    for (const d of data) {
+        try {
+            statSync(d.path);
+        } catch (e) {
+            const code = (e as NodeJS.ErrnoException).code;
+            throw new CliError(`--data ${d.name}=${d.path}: ${code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+        }
+    }
 }
 
 /** Explicit `--sample`s, plus (without `--data`) every sample dataset the query text names. */
@@ -200,7 +204,7 @@ export function samplesToLoad(text: string, data: DataSpec[], samples: SampleSpe
     return [...out.values()];
 }
 
-function loadSample(engine: Engine, s: SampleSpec, seed: number, status: Progress): void {
+export function loadSample(engine: Engine, s: SampleSpec, seed: number, status: Progress): void {
     const rows = s.rows ?? DEFAULT_SAMPLE_ROWS;
     if (rows >= 100_000) status(`generating ${s.name} (${rows.toLocaleString('en-US')} events)`);
     engine.createDataset(s.name);
@@ -209,7 +213,7 @@ function loadSample(engine: Engine, s: SampleSpec, seed: number, status: Progres
 
 const CHUNK = 50_000;
 
-interface TimestampOptions {
+export interface TimestampOptions {
     field?: string;
     format?: string;
 }
@@ -219,7 +223,7 @@ interface TimestampOptions {
  * (language/ingest/normalize-event.ts): the same time field and layout handling, flattening and
  * reserved names, so a query gives the same answer here as after `apl ingest` into `apl serve`.
  */
-async function loadData(engine: Engine, d: DataSpec, timestamps: TimestampOptions, err: NodeJS.WritableStream, status: Progress): Promise<void> {
+export async function loadData(engine: Engine, d: DataSpec, timestamps: TimestampOptions, err: NodeJS.WritableStream, status: Progress, command = 'run'): Promise<void> {
     let large = false;
     try {
         large = statSync(d.path).size >= LARGE_FILE_BYTES;
@@ -242,14 +246,14 @@ async function loadData(engine: Engine, d: DataSpec, timestamps: TimestampOption
     }
     if (skipped > 0) {
         status(undefined);
-        err.write(`apl run: --data ${d.name}=${d.path}: skipped ${skipped} event(s):\n`);
+        err.write(`apl ${command}: --data ${d.name}=${d.path}: skipped ${skipped} event(s):\n`);
         for (const p of problems.slice(0, 5)) err.write(`  ${p}\n`);
         if (problems.length > 5) err.write(`  … and ${problems.length - 5} more\n`);
     }
 }
 
 /** A one-line status on stderr when it is a terminal (overwritten in place); a no-op otherwise. */
-function progressLine(err: NodeJS.WritableStream): Progress {
+export function progressLine(err: NodeJS.WritableStream): Progress {
     const tty = (err as NodeJS.WriteStream).isTTY === true;
     let shown = false;
     return text => {

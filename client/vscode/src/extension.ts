@@ -8,11 +8,13 @@
  *   apl.selectConnection(name?) · apl.removeConnection(name?) · apl.startLocalService() · apl.refreshSchema()
  *   apl.showHistory() · apl.translateToLegacy({ uri?, line? }?) · apl.widenTimeRange() → RunSummary
  *   apl.filterByValue({ field, value }) → RunSummary · apl.openResultsInEditor({ format? }?)
+ *   apl.explainQuery({ uri?, line?, text?, timeRange?, rows? }?) → ExplainSummary (the Explain view's content)
  */
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import * as vscode from 'vscode';
+import { measureNote, measureStages } from '../../../language/explain.js';
 import type { QueryBlockInfo } from '../../../language/lsp/apl-query-info.js';
 import { promptConnection } from './connections/add-connection-prompt.js';
 import { parseAxiomConfig } from './connections/axiom-config.js';
@@ -28,7 +30,8 @@ import { emptyRangeHint, type DatasetSpan } from './query/empty-hint.js';
 import { filterClause, withFilter } from './query/filter-clause.js';
 import { registerAgentFeatures } from './agents/register-agents.js';
 import { QueryRunner, type Run, type RunRequest, type RunSummary } from './query/query-runner.js';
-import { runLenses } from './query/run-lens.js';
+import { explainHtml, type ExplainSummary, type ExplainViewStage } from './query/explain-view.js';
+import { explainLenses, runLenses } from './query/run-lens.js';
 import { formatRows } from './results/copy-format.js';
 import { ExportIncompleteError, exportPages, isExportFormat, type ExportFormat } from './results/export-writer.js';
 import { csvFormulaGuard, ResultsPanel } from './results/results-panel.js';
@@ -51,6 +54,9 @@ export interface AplExtensionApi {
     /** The time range runs use, as remembered for this workspace. */
     timeRange(): TimeRangeSpec | undefined;
 }
+
+/** The first rows the Explain view shows after each stage. */
+const EXPLAIN_SAMPLE_ROWS = 3;
 
 /** Rows "Open in editor" puts in a text editor; more belong in a file (Export). */
 const OPEN_IN_EDITOR_MAX_ROWS = 10_000;
@@ -627,12 +633,92 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         return (await startRun(requestFromBlock(text, info.blocks.length === 1 ? info.blocks[0] : undefined, { uri: opened.uri.toString(), line: 0, character: 0 }), run.connection)).done;
     }
 
+    // ------------------------------------------------------------------------------ Explain
+    let explainPanel: vscode.WebviewPanel | undefined;
+    function showExplain(summary: ExplainSummary): void {
+        if (!explainPanel) {
+            // Static HTML, no script: the page only shows what the command computed.
+            explainPanel = vscode.window.createWebviewPanel('apl.explain', 'APL Explain', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, { enableScripts: false });
+            explainPanel.onDidDispose(() => (explainPanel = undefined));
+            context.subscriptions.push(explainPanel);
+        }
+        explainPanel.title = `Explain: ${summary.title}`;
+        explainPanel.webview.html = explainHtml(summary, explainPanel.webview.cspSource);
+        explainPanel.reveal(undefined, true);
+    }
+
+    /**
+     * The stages of the query block at the cursor (or `line`), the columns after each (the language
+     * server's `apl/explain`), and on the active connection the rows after each and its first rows:
+     * each stage runs as its own bounded query (`| count`, `| take N`), never the whole query.
+     */
+    register('apl.explainQuery', async (args?: { uri?: string; line?: number; text?: string; timeRange?: unknown; rows?: number }): Promise<ExplainSummary | undefined> => {
+        const range = args?.timeRange !== undefined ? parseTimeRangeSpec(args.timeRange) : timeRange;
+        if (!range) throw new Error(`apl.explainQuery: timeRange must be one of ${TIME_PRESETS.join(', ')} or { start, end }`);
+        let text: string;
+        let position: { line: number; character: number };
+        let name: string;
+        if (args?.text !== undefined) {
+            text = args.text;
+            position = { line: 0, character: 0 };
+            name = 'query';
+        } else {
+            const editor = vscode.window.activeTextEditor;
+            const document = args?.uri ? await vscode.workspace.openTextDocument(vscode.Uri.parse(args.uri)) : editor?.document;
+            if (!document) {
+                void vscode.window.showWarningMessage('APL: open an .apl file and put the cursor in a query to explain it.');
+                return undefined;
+            }
+            text = document.getText();
+            const cursor = editor?.document === document ? editor.selection.active : undefined;
+            position = args?.line !== undefined ? { line: args.line, character: 0 } : { line: cursor?.line ?? 0, character: cursor?.character ?? 0 };
+            name = posix.basename(document.uri.path);
+        }
+        const explanation = await languageClient.explain(text, position);
+        if (!explanation || explanation.stages.length === 0) {
+            void vscode.window.showWarningMessage(`APL: ${explanation?.problem ?? 'no query at the cursor'}.`);
+            return undefined;
+        }
+        const { start, end } = explanation.range;
+        const rows = clampInt(args?.rows ?? EXPLAIN_SAMPLE_ROWS, 0, 100);
+        const stages: ExplainViewStage[] = explanation.stages.map(s => ({ index: s.index, keyword: s.keyword, text: s.text, columns: s.columns, open: s.open }));
+        const summary: ExplainSummary = {
+            title: `${name}, ${start.line === end.line ? `line ${start.line + 1}` : `lines ${start.line + 1}–${end.line + 1}`}`,
+            ran: 'nowhere',
+            note: measureNote(rows),
+            state: 'schema',
+            stages,
+        };
+        const active = connections.active();
+        if (!explanation.syntaxOk) summary.ran = 'nowhere: the query has a syntax error (the columns are what the editor can tell)';
+        else if (!active) summary.ran = 'nowhere: no connection (the columns come from the schema; start the local service or add a connection for row counts)';
+        if (!explanation.syntaxOk || !active) {
+            showExplain(summary);
+            return summary;
+        }
+        const resolved = resolveTimeRange(range, new Date());
+        Object.assign(summary, { ran: `on ${active.name} (${active.url})`, timeRange: resolved.label, state: 'running' });
+        showExplain(summary);
+        try {
+            const client = await connections.client(active);
+            const measures = await measureStages(explanation.stages, apl => client.query(apl, { format: 'tabular', startTime: resolved.startTime, endTime: resolved.endTime }), rows);
+            for (const m of measures) Object.assign(stages[m.index], { rows: m.rows, sample: m.sample, error: m.error, skipped: m.skipped });
+            summary.state = 'done';
+        } catch (e) {
+            summary.state = 'error';
+            summary.ran = `on ${active.name} (${active.url}): ${errorText(e)}`;
+        }
+        showExplain(summary);
+        return summary;
+    });
+
     // ------------------------------------------------------------------------------ CodeLens
     context.subscriptions.push(
         vscode.languages.registerCodeLensProvider({ language: 'apl' }, {
             async provideCodeLenses(document) {
                 const info = await languageClient.queryInfo(document);
-                return runLenses(info.blocks, document.uri.toString()).map(({ line, ...command }) => new vscode.CodeLens(new vscode.Range(line, 0, line, 0), command));
+                const uri = document.uri.toString();
+                return [...runLenses(info.blocks, uri), ...explainLenses(info.blocks, uri)].map(({ line, ...command }) => new vscode.CodeLens(new vscode.Range(line, 0, line, 0), command));
             },
         }),
     );
