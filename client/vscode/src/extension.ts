@@ -29,7 +29,8 @@ import { filterClause, withFilter } from './query/filter-clause.js';
 import { QueryRunner, type Run, type RunRequest, type RunSummary } from './query/query-runner.js';
 import { runLenses } from './query/run-lens.js';
 import { formatRows } from './results/copy-format.js';
-import { ExportIncompleteError, exportPages, isExportFormat, type ExportFormat } from './results/export-writer.js';
+import { ChartChoices } from './results/chart-choices.js';
+import { EXPORT_FORMATS, ExportIncompleteError, exportPages, isExportFormat, type ExportFormat } from './results/export-writer.js';
 import { csvFormulaGuard, ResultsPanel } from './results/results-panel.js';
 import { fetchSchema, schemaPayload } from './schema/schema-manager.js';
 import { INSERT_COMMAND, insertText, SchemaTree, type SchemaNode } from './schema/schema-tree.js';
@@ -108,6 +109,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
             sortLimit: clampInt(config().get<number>('results.sortLimit', 100_000), 0, 10_000_000),
             timeZone: config().get<string>('results.timeZone', 'utc') === 'local' ? 'local' : 'utc',
         }),
+        chartChoices: new ChartChoices(context.workspaceState),
         painted: (runId, at) => {
             const run = runner.current;
             if (run && run.id === runId && (!lastPaint || lastPaint.runId !== runId)) lastPaint = { runId, ms: Math.max(0, at - run.startedAt) };
@@ -341,9 +343,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         const run = runner.current;
         if (!run?.result || run.state !== 'done') throw new Error('apl.exportResults: no finished run to export: run a query first');
         let format: ExportFormat | undefined = isExportFormat(args?.format) ? args.format : undefined;
-        if (args?.format !== undefined && !format) throw new Error(`apl.exportResults: format must be csv, ndjson or json, got ${JSON.stringify(args.format)}`);
+        if (args?.format !== undefined && !format) throw new Error(`apl.exportResults: format must be ${EXPORT_FORMATS.join(', ')}, got ${JSON.stringify(args.format)}`);
         if (!format) {
-            const pick = await vscode.window.showQuickPick(['csv', 'ndjson', 'json'], { title: 'Export every row as' });
+            const pick = await vscode.window.showQuickPick([...EXPORT_FORMATS], { title: 'Export every row as' });
             if (!pick) return undefined;
             format = pick as ExportFormat;
         }
@@ -368,8 +370,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
                     reported = rows;
                 }, { formulaGuard: csvFormulaGuard(), expectedRows: total });
                 if (summary.fieldsAfterHeader.length > 0) {
-                    void vscode.window.showWarningMessage(`APL: ${summary.fieldsAfterHeader.join(', ')} first appeared after the CSV header was written; export as NDJSON to keep them.`);
+                    void vscode.window.showWarningMessage(`APL: ${summary.fieldsAfterHeader.join(', ')} first appeared after the ${format === 'csv' ? 'CSV header' : 'columns'} was written; export as NDJSON to keep them.`);
                 }
+                if (summary.cellsCut) void vscode.window.showWarningMessage(`APL: ${summary.cellsCut.toLocaleString('en-US')} values were longer than an Excel cell holds (32,767 characters) and were cut; export as NDJSON to keep them whole.`);
                 void vscode.window.setStatusBarMessage(`APL: exported ${summary.rows.toLocaleString('en-US')} rows to ${file}`, 5000);
                 return { rows: summary.rows, bytes: summary.bytes, file };
             } catch (e) {

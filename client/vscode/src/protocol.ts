@@ -4,6 +4,7 @@
  */
 import type { TableField } from '../../api/types.js';
 import type { ChartData } from './results/chart-data.js';
+import type { ChartChoice } from './results/chart-spec.js';
 import type { CopyFormat } from './results/copy-format.js';
 import type { ExportFormat } from './results/export-writer.js';
 import type { SortKey } from './results/sorted-rows.js';
@@ -41,6 +42,10 @@ export interface RunView {
     messages: StatusMessageView[];
     error?: { message: string; line?: number; column?: number };
     chart?: ChartData;
+    /** The rows the Chart tab draws (the first page's, up to CHART_MAX_ROWS), when the result has a numeric column. */
+    chartRows?: unknown[][];
+    /** The chart choice remembered for this query (its block's text), if any. */
+    chartChoice?: ChartChoice;
     /** Why the result runs once instead of paging. */
     notPaged?: string;
     /** The first rows, sent with the finished run so the grid paints without asking (one websocket round trip less). */
@@ -75,4 +80,8 @@ export type ViewMessage =
     | { type: 'copyText'; text: string }
     | { type: 'filter'; runId: number; field: string; value: unknown }
     | { type: 'openInEditor' }
-    | { type: 'painted'; runId: number; rows: number; at: number };
+    | { type: 'painted'; runId: number; rows: number; at: number }
+    /** The user changed the chart's type or columns: remembered for this query. */
+    | { type: 'chartChoice'; query: string; choice: ChartChoice }
+    /** Save the chart to a file: `data` is the SVG text or the PNG's base64. */
+    | { type: 'saveChart'; format: 'svg' | 'png'; data: string };

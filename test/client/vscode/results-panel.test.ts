@@ -124,3 +124,24 @@ describe('ResultsPanel', () => {
         expect(calls).toEqual(expect.arrayContaining(['filter seq integer 3', 'zoom a b', 'export ndjson', 'range {"preset":"1h"}']));
     });
 });
+
+describe('the chart of a run', () => {
+    it("['events']: the finished run carries the rows the Chart tab draws (it has numeric columns) and the choice remembered for its query", async () => {
+        const { ChartChoices } = await import('../../../client/vscode/src/results/chart-choices.js');
+        const data = new Map<string, unknown>();
+        const choices = new ChartChoices({ get: <T>(k: string) => data.get(k) as T | undefined, update: async (k, v) => void data.set(k, v) });
+        const p = new ResultsPanel(Uri.file('/ext') as never, { ...noActions(), chartChoices: choices });
+        const webview = new FakeWebview();
+        p.resolveWebviewView({ webview, onDidDispose: () => ({ dispose() {} }) } as never);
+        p.show(run);
+        const first = webview.posted[webview.posted.length - 1] as Extract<HostMessage, { type: 'run' }>;
+        expect(first.run.chartRows).toHaveLength(1000);
+        expect(first.run.chartRows![0]).toHaveLength(run.result!.fields.length);
+        expect(first.run.chartChoice).toBeUndefined();
+        // The view says the user picked Bar: the next show of the same query carries it.
+        await webview.receive({ type: 'chartChoice', query: run.request.text, choice: { type: 'bar', x: 'level', y: ['seq'] } });
+        p.show(run);
+        const second = webview.posted[webview.posted.length - 1] as Extract<HostMessage, { type: 'run' }>;
+        expect(second.run.chartChoice).toEqual({ type: 'bar', x: 'level', y: ['seq'] });
+    });
+});

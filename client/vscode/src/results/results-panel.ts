@@ -10,6 +10,9 @@ import type { HostMessage, RunView, ViewMessage } from '../protocol.js';
 import type { Run } from '../query/query-runner.js';
 import type { TimeRangeSpec } from '../time-range.js';
 import { chartData } from './chart-data.js';
+import { chartImageBytes } from './chart-file.js';
+import type { ChartChoice } from './chart-spec.js';
+import { isChartable } from './chart-spec.js';
 import { formatRows } from './copy-format.js';
 import type { ExportFormat } from './export-writer.js';
 import type { ResultPage } from './result-set.js';
@@ -32,6 +35,8 @@ export interface ResultsActions {
     painted(runId: number, at: number): void;
     /** The results settings (`apl.results.*`); read at each run. */
     settings?(): ResultsSettings;
+    /** The chart choices remembered per query (src/results/chart-choices.ts). */
+    chartChoices?: { get(query: string): ChartChoice | undefined; set(query: string, choice: ChartChoice): Promise<void> };
 }
 
 export interface ResultsSettings {
@@ -44,6 +49,8 @@ export const DEFAULT_RESULTS_SETTINGS: ResultsSettings = { sortLimit: 100_000, t
 
 /** The webview's block size (webview/main.ts BLOCK_SIZE): the first block is sent with the run. */
 const FIRST_BLOCK = 250;
+/** The rows a chart is drawn from: the first page's, up to this many (an aggregation is rarely larger). */
+export const CHART_MAX_ROWS = 5000;
 
 function rowsOfFirstPage(fields: readonly { name: string }[], page: ResultPage, n: number): unknown[][] {
     const index = new Map(fields.map((f, i) => [f.name, i]));
@@ -140,6 +147,7 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
         if (run.state === 'done' && first && run.result) {
             // The first page is in memory: rows of it, in the webview's first block, need no request.
             view.firstRows = rowsOfFirstPage(run.result.fields, first, FIRST_BLOCK);
+            if (isChartable(run.result.fields)) view.chartRows = rowsOfFirstPage(run.result.fields, first, CHART_MAX_ROWS);
         }
         this.post({ type: 'run', run: view });
     }
@@ -150,7 +158,10 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
 
     private view(run: Run): RunView {
         const settings = this.actions.settings?.() ?? DEFAULT_RESULTS_SETTINGS;
-        return { ...runView(run), sortLimit: settings.sortLimit, timeZone: settings.timeZone };
+        const view: RunView = { ...runView(run), sortLimit: settings.sortLimit, timeZone: settings.timeZone };
+        const choice = this.actions.chartChoices?.get(run.request.text);
+        if (choice) view.chartChoice = choice;
+        return view;
     }
 
     private sortedRows(run: Run): SortedRows {
@@ -235,7 +246,30 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
             case 'painted':
                 this.actions.painted(m.runId, m.at);
                 return;
+            case 'chartChoice':
+                await this.actions.chartChoices?.set(m.query, m.choice);
+                return;
+            case 'saveChart':
+                await this.saveChart(m.format, m.data);
+                return;
         }
+    }
+
+    /** Saves the chart image the webview drew to a file the user picks. */
+    private async saveChart(format: 'svg' | 'png', data: string): Promise<void> {
+        let bytes: Uint8Array;
+        try {
+            bytes = chartImageBytes(format, data);
+        } catch (e) {
+            void vscode.window.showErrorMessage(`APL: the chart could not be saved: ${e instanceof Error ? e.message : String(e)}.`);
+            return;
+        }
+        const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+        const name = `apl-chart-${new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19)}.${format}`;
+        const target = await vscode.window.showSaveDialog({ defaultUri: folder ? vscode.Uri.joinPath(folder, name) : undefined, filters: { [format.toUpperCase()]: [format] }, saveLabel: 'Save chart', title: `Save the chart as ${format.toUpperCase()}` });
+        if (!target) return;
+        await vscode.workspace.fs.writeFile(target, bytes);
+        void vscode.window.setStatusBarMessage(`APL: saved the chart to ${target.fsPath}`, 5000);
     }
 
     dispose(): void {
