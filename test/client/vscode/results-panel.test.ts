@@ -145,3 +145,16 @@ describe('the chart of a run', () => {
         expect(second.run.chartChoice).toEqual({ type: 'bar', x: 'level', y: ['seq'] });
     });
 });
+
+describe('a view opened after the run', () => {
+    it("['events']: its init carries the first rows and the chart's rows, as a view open at the run's end got", async () => {
+        const p = new ResultsPanel(Uri.file('/ext') as never, noActions());
+        p.show(run);
+        const webview = new FakeWebview();
+        p.resolveWebviewView({ webview, onDidDispose: () => ({ dispose() {} }) } as never);
+        await webview.receive({ type: 'ready' });
+        const init = webview.posted[0] as Extract<HostMessage, { type: 'init' }>;
+        expect(init.run?.firstRows).toHaveLength(250);
+        expect(init.run?.chartRows).toHaveLength(1000);
+    });
+});

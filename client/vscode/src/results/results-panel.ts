@@ -88,6 +88,11 @@ export function runView(run: Run): RunView {
         messages: (status?.messages ?? []).filter(m => m.priority !== 'trace' && m.priority !== 'debug').map(m => ({ priority: m.priority, msg: m.msg })),
     };
     if (run.emptyHint) view.emptyHint = run.emptyHint;
+    if (run.saved) {
+        const { savedAt, rowsSaved, rowCount } = run.saved;
+        const of = rowsSaved < rowCount ? `the first ${rowsSaved.toLocaleString('en-US')} of ${rowCount.toLocaleString('en-US')} rows` : `all ${rowsSaved.toLocaleString('en-US')} rows`;
+        view.messages.push({ priority: 'info', msg: `a saved result (${savedAt}), ${of}, shown without running the query; Run runs it again` });
+    }
     if (run.error) view.error = { message: run.error.message, line: run.error.location?.line, column: run.error.location?.column };
     if (!run.request.pageable) view.notPaged = run.request.notPageableReason ?? 'the result cannot be paged';
     if (r && r.mode === 'once' && run.request.timeColumn) {
@@ -142,14 +147,7 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
             this.sorted.rows.dispose();
             this.sorted = undefined;
         }
-        const view = this.view(run);
-        const first = run.result?.store.peek(0);
-        if (run.state === 'done' && first && run.result) {
-            // The first page is in memory: rows of it, in the webview's first block, need no request.
-            view.firstRows = rowsOfFirstPage(run.result.fields, first, FIRST_BLOCK);
-            if (isChartable(run.result.fields)) view.chartRows = rowsOfFirstPage(run.result.fields, first, CHART_MAX_ROWS);
-        }
-        this.post({ type: 'run', run: view });
+        this.post({ type: 'run', run: this.viewWithRows(run) });
     }
 
     showTimeRange(timeRange: TimeRangeSpec): void {
@@ -161,6 +159,18 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
         const view: RunView = { ...runView(run), sortLimit: settings.sortLimit, timeZone: settings.timeZone };
         const choice = this.actions.chartChoices?.get(run.request.text);
         if (choice) view.chartChoice = choice;
+        return view;
+    }
+
+    /** The view of `run` with, when it is done, its first block of rows and the rows its chart draws. */
+    private viewWithRows(run: Run): RunView {
+        const view = this.view(run);
+        const first = run.result?.store.peek(0);
+        if (run.state === 'done' && first && run.result) {
+            // The first page is in memory: rows of it, in the webview's first block, need no request.
+            view.firstRows = rowsOfFirstPage(run.result.fields, first, FIRST_BLOCK);
+            if (isChartable(run.result.fields)) view.chartRows = rowsOfFirstPage(run.result.fields, first, CHART_MAX_ROWS);
+        }
         return view;
     }
 
@@ -190,7 +200,8 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
         const run = this.run;
         switch (m.type) {
             case 'ready':
-                void webview.postMessage({ type: 'init', timeRange: this.actions.timeRange(), run: run ? this.view(run) : undefined } satisfies HostMessage);
+                // A view opened after the run (or opened again) gets what a view open at its end got.
+                void webview.postMessage({ type: 'init', timeRange: this.actions.timeRange(), run: run ? this.viewWithRows(run) : undefined } satisfies HostMessage);
                 return;
             case 'getRows': {
                 // Always answered: the grid waits for every block it asked for.
