@@ -230,6 +230,43 @@ describe.skipIf(SKIP)('charts, exports and history of the results view in a real
         }),
     5 * 60_000);
 
+    it("['events'] | summarize n = count() by level: the history shows its result again without a request to the service", () =>
+        step('history reopens', async () => {
+            await runAndWait(LINE.levels);
+            await runAndWait(LINE.paged);
+            await expect.poll(() => cellText(0, 'seq'), { timeout: T }).toBe(String(EVENTS - 1));
+            const sent = proxy.queries();
+            const input = page.locator('.quick-input-widget .quick-input-box input');
+            // The run is in the history (with its result kept) a moment after it is done: open the history until it is.
+            await expect
+                .poll(
+                    async () => {
+                        await page.keyboard.press('Escape');
+                        await page.keyboard.press('F1');
+                        await input.fill('>APL: Show Query History');
+                        await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Show Query History' }).first().click();
+                        await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'seq >= 0' }).first().waitFor({ timeout: T });
+                        await input.fill('count() by level');
+                        const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'count() by level' }).first();
+                        await row.hover();
+                        return row.locator('[aria-label="Show the saved result"]').count();
+                    },
+                    { timeout: T },
+                )
+                .toBeGreaterThan(0);
+            const before = await statusKey();
+            await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'count() by level' }).first().locator('[aria-label="Show the saved result"]').first().click();
+            await expect.poll(async () => (await statusKey()) !== before && (await status().getAttribute('data-state')), { timeout: T }).toBe('done');
+            await expect.poll(() => cellText(0, 'level'), { timeout: T }).toMatch(/^(info|error)$/);
+            expect(await frame().locator('[role="grid"]').first().getAttribute('aria-rowcount')).toBe('3');
+            await expect.poll(() => frame().locator('body').innerText(), { timeout: T }).toContain('a saved result');
+            // The chart as it was chosen for the query: Bar.
+            await expect.poll(() => chart().getAttribute('data-chart-type'), { timeout: T }).toBe('bar');
+            expect(proxy.queries()).toBe(sent);
+            await picture('vscode-history-reopened.png');
+        }),
+    5 * 60_000);
+
     it("['events'] | where seq >= 0: Export as Excel writes every row to an .xlsx file", () =>
         step('xlsx export', async () => {
             await runAndWait(LINE.paged);

@@ -21,6 +21,9 @@ import { LocalService } from './connections/local-service.js';
 import { exportFileName } from './export-name.js';
 import { historyLabel, localTime, relativeTime } from './history/history-label.js';
 import { HistoryManager, type HistoryEntry } from './history/history-manager.js';
+import { ResultHistory } from './history/result-history.js';
+import { parseSavedResult, runOfSavedResult, savedResultOf, serializeSavedResult, type SavedResult } from './results/saved-result.js';
+import { SavedResultEditor } from './results/saved-result-editor.js';
 import { LegacyDocuments } from './legacy-documents.js';
 import { AplLanguageClient } from './language-client.js';
 import { blockAt } from './query/block-picker.js';
@@ -81,10 +84,21 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         },
     );
     const history = new HistoryManager(join(storage, 'history.jsonl'), () => config().get<number>('history.maxEntries', 500));
-    const runner = new QueryRunner(connections, history, () => ({
-        pageSize: clampInt(config().get<number>('results.pageSize', 1000), 1, 50_000),
-        cachedPages: clampInt(config().get<number>('results.cachedPages', 20), 1, 1000),
+    const resultHistory = new ResultHistory(join(storage, 'results'), () => ({
+        maxResults: clampInt(config().get<number>('history.maxResults', 50), 0, 10_000),
+        maxBytes: Math.max(0, config().get<number>('history.maxResultMegabytes', 50)) * 1024 * 1024,
+        maxRows: clampInt(config().get<number>('results.pageSize', 1000), 1, 50_000),
     }));
+    const runner = new QueryRunner(
+        connections,
+        history,
+        () => ({
+            pageSize: clampInt(config().get<number>('results.pageSize', 1000), 1, 50_000),
+            cachedPages: clampInt(config().get<number>('results.cachedPages', 20), 1, 1000),
+        }),
+        Date.now,
+        run => resultHistory.keep(run),
+    );
     const localService = new LocalService(dist, join(storage, 'local-service'), line => output.appendLine(`[apl serve] ${line}`));
     context.subscriptions.push({ dispose: () => localService.stop() });
     const languageClient = await AplLanguageClient.start(join(dist, 'language-server.cjs'), output);
@@ -460,10 +474,30 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
 
     register('apl.refreshSchema', () => refreshSchema());
 
+    /** A history entry's kept result, in the results view, without a request. */
+    async function showSavedResult(entry: HistoryEntry): Promise<boolean> {
+        const saved = entry.resultId ? await resultHistory.load(entry.resultId) : undefined;
+        if (!saved) {
+            void vscode.window.showInformationMessage('APL: this result is no longer kept (the oldest go first); run the query again.');
+            return false;
+        }
+        showSaved(saved);
+        return true;
+    }
+
+    /** Shows a saved result (history or .aplr) as the current run: Run runs its query again on the connection of that name. */
+    function showSaved(saved: SavedResult): void {
+        const { name, url } = saved.header.connection;
+        const connection = connections.list().find(c => c.name === name) ?? { name, url, source: 'settings' as const };
+        runner.show(runOfSavedResult(saved, connection));
+        void panel.reveal();
+    }
+
     register('apl.showHistory', async () => {
         type Item = vscode.QuickPickItem & { entry: HistoryEntry };
         const openButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('go-to-file'), tooltip: 'Open in editor' };
         const runButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('play'), tooltip: 'Run again' };
+        const resultButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('table'), tooltip: 'Show the saved result' };
         const pick = vscode.window.createQuickPick<Item>();
         pick.title = 'APL: Query History';
         pick.placeholder = 'Type to search; Enter runs a query again';
@@ -479,7 +513,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
                 label: historyLabel(entry.text),
                 description: [relativeTime(at, now), outcome, `${entry.elapsedMs.toLocaleString()} ms`].filter(Boolean).join(' · '),
                 detail: [localTime(at), entry.connection, entry.range, entry.error].filter(Boolean).join(' · '),
-                buttons: [openButton, runButton],
+                buttons: entry.resultId ? [resultButton, openButton, runButton] : [openButton, runButton],
                 entry,
             };
         });
@@ -495,6 +529,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         pick.onDidTriggerItemButton(async e => {
             pick.hide();
             if (e.button === openButton) await open(e.item.entry);
+            else if (e.button === resultButton) await showSavedResult(e.item.entry);
             else await runAgain(e.item.entry);
         });
         pick.onDidAccept(async () => {
@@ -529,6 +564,38 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         const opened = await vscode.workspace.openTextDocument(legacyDocuments.add(JSON.stringify(answer, null, 2) + '\n'));
         await vscode.window.showTextDocument(opened, { viewColumn: vscode.ViewColumn.Beside });
         return answer;
+    });
+
+    context.subscriptions.push(vscode.window.registerCustomEditorProvider(SavedResultEditor.viewType, new SavedResultEditor(showSaved), { supportsMultipleEditorsPerDocument: true }));
+
+    /** Saves the current result (its first page, with the query, connection and range; never a token) to a .aplr file. */
+    register('apl.saveResult', async (args?: { uri?: unknown }) => {
+        const run = runner.current;
+        const saved = run ? savedResultOf(run, Number.MAX_SAFE_INTEGER) : undefined;
+        if (!run || !saved) throw new Error('apl.saveResult: no finished run to save: run a query first');
+        let target = typeof args?.uri === 'string' ? vscode.Uri.parse(args.uri) : undefined;
+        if (!target) {
+            const folder = vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.file(homedir());
+            target = await vscode.window.showSaveDialog({ defaultUri: vscode.Uri.joinPath(folder, exportFileName(run.request.datasets ?? [], new Date(run.startedAt), 'aplr')), filters: { 'APL result': ['aplr'] }, saveLabel: 'Save result', title: 'Save the result (its query, range and loaded rows)' });
+            if (!target) return undefined;
+        }
+        const text = serializeSavedResult(saved);
+        await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(text));
+        void vscode.window.setStatusBarMessage(`APL: saved ${saved.header.rowsSaved.toLocaleString('en-US')} rows to ${target.fsPath}`, 5000);
+        return { file: target.fsPath, rows: saved.header.rowsSaved };
+    });
+
+    /** Opens a .aplr file in the results view. */
+    register('apl.openResultFile', async (args?: { uri?: unknown } | vscode.Uri) => {
+        let target = args instanceof vscode.Uri ? args : typeof args?.uri === 'string' ? vscode.Uri.parse(args.uri) : undefined;
+        if (!target) {
+            const picked = await vscode.window.showOpenDialog({ filters: { 'APL result': ['aplr'] }, openLabel: 'Open result', canSelectMany: false });
+            target = picked?.[0];
+            if (!target) return undefined;
+        }
+        const saved = parseSavedResult(new TextDecoder().decode(await vscode.workspace.fs.readFile(target)), target.path.split('/').pop() ?? target.toString());
+        showSaved(saved);
+        return { rows: saved.header.rowsSaved, query: saved.header.query };
     });
 
     register('apl.openResultsInEditor', async (args?: { format?: unknown }) => {
