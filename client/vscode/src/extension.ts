@@ -24,6 +24,7 @@ import { HistoryManager, type HistoryEntry } from './history/history-manager.js'
 import { ResultHistory } from './history/result-history.js';
 import { parseSavedResult, runOfSavedResult, savedResultOf, serializeSavedResult, type SavedResult } from './results/saved-result.js';
 import { SavedResultEditor } from './results/saved-result-editor.js';
+import { axiomJsSnippet, consoleLink, curlCommand } from './results/query-links.js';
 import { LegacyDocuments } from './legacy-documents.js';
 import { AplLanguageClient } from './language-client.js';
 import { blockAt } from './query/block-picker.js';
@@ -583,6 +584,38 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(text));
         void vscode.window.setStatusBarMessage(`APL: saved ${saved.header.rowsSaved.toLocaleString('en-US')} rows to ${target.fsPath}`, 5000);
         return { file: target.fsPath, rows: saved.header.rowsSaved };
+    });
+
+    /** Copies the current query as a Console link, a curl command or an @axiomhq/js snippet (never with the token). */
+    register('apl.copyQueryAs', async (args?: { as?: unknown }) => {
+        const run = runner.current;
+        if (!run) throw new Error('apl.copyQueryAs: no query run yet: run a query first');
+        const kinds = { link: 'Axiom Console link', curl: 'curl command', js: '@axiomhq/js snippet' } as const;
+        let kind = typeof args?.as === 'string' && args.as in kinds ? (args.as as keyof typeof kinds) : undefined;
+        if (args?.as !== undefined && !kind) throw new Error(`apl.copyQueryAs: 'as' must be link, curl or js, got ${JSON.stringify(args.as)}`);
+        if (!kind) {
+            const pick = await vscode.window.showQuickPick(
+                (Object.keys(kinds) as (keyof typeof kinds)[]).map(k => ({ label: kinds[k], as: k })),
+                { title: 'Copy the query as' },
+            );
+            if (!pick) return undefined;
+            kind = pick.as;
+        }
+        const q = { apl: run.request.text, startTime: run.range.startTime, endTime: run.range.endTime, url: run.connection.url, orgId: run.connection.orgId };
+        let text: string;
+        if (kind === 'link') {
+            const link = consoleLink(q);
+            if ('reason' in link) {
+                void vscode.window.showWarningMessage(`APL: no Console link: ${link.reason}.`);
+                return { error: link.reason };
+            }
+            text = link.url;
+        } else {
+            text = kind === 'curl' ? curlCommand(q) : axiomJsSnippet(q);
+        }
+        await vscode.env.clipboard.writeText(text);
+        void vscode.window.setStatusBarMessage(`APL: copied the query as ${kinds[kind]}`, 3000);
+        return { text };
     });
 
     /** Opens a .aplr file in the results view. */

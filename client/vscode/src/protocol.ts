@@ -84,4 +84,6 @@ export type ViewMessage =
     /** The user changed the chart's type or columns: remembered for this query. */
     | { type: 'chartChoice'; query: string; choice: ChartChoice }
     /** Save the chart to a file: `data` is the SVG text or the PNG's base64. */
-    | { type: 'saveChart'; format: 'svg' | 'png'; data: string };
+    | { type: 'saveChart'; format: 'svg' | 'png'; data: string }
+    /** The toolbar's Share… (apl.copyQueryAs) and Save result… (apl.saveResult). */
+    | { type: 'command'; command: 'apl.copyQueryAs' | 'apl.saveResult' };

@@ -93,6 +93,10 @@ toolbar.append(
     group(prevButton, nextButton),
     group(exportFormat, exportButton),
     group(copyFormat, copyHeaders, copyButton, editorButton),
+    group(
+        button('Share…', 'Copy the query as an Axiom Console link, a curl command or an @axiomhq/js snippet (without the token)', () => post({ type: 'command', command: 'apl.copyQueryAs' })),
+        button('Save result…', 'Save the query, its time range and the loaded rows to a .aplr file', () => post({ type: 'command', command: 'apl.saveResult' })),
+    ),
 );
 
 const status = el('div', { 'data-testid': 'apl-status', 'data-state': 'idle', role: 'status', 'aria-live': 'polite', class: 'status' }, 'No query run yet. Press Ctrl+Enter in an .apl file.');

@@ -263,6 +263,9 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
             case 'saveChart':
                 await this.saveChart(m.format, m.data);
                 return;
+            case 'command':
+                if (m.command === 'apl.copyQueryAs' || m.command === 'apl.saveResult') void vscode.commands.executeCommand(m.command);
+                return;
         }
     }
 
