@@ -216,7 +216,7 @@ describe.skipIf(SKIP)('charts, exports and history of the results view in a real
         }),
     5 * 60_000);
 
-    it("['events'] | summarize count() by bin(_time, 1h): lines drawn by uPlot (drag-to-zoom stays); Area switches to ECharts and Line back", () =>
+    it("['events'] | summarize count() by bin(_time, 1h): lines drawn by uPlot (drag-to-zoom stays); Area switches to ECharts and Line back; an hour earlier is drawn on the same chart", () =>
         step('time chart', async () => {
             await runAndWait(LINE.binned);
             await chart().waitFor({ state: 'visible', timeout: T });
@@ -226,6 +226,13 @@ describe.skipIf(SKIP)('charts, exports and history of the results view in a real
             await expect.poll(() => chart().getAttribute('data-renderer'), { timeout: T }).toBe('echarts');
             await choose('Chart type', 'Line');
             await expect.poll(() => chart().getAttribute('data-renderer'), { timeout: T }).toBe('uplot');
+            // The same query an hour earlier, on the same chart: a second line, named after its period.
+            const sent = proxy.queries();
+            await choose('Compare with', 'An hour earlier');
+            await expect.poll(() => chart().getAttribute('data-compare'), { timeout: T }).toBe('1h');
+            expect(await chart().getAttribute('data-series')).toBe('2');
+            expect(await chart().locator('.u-legend').textContent()).toContain('(an hour earlier)');
+            expect(proxy.queries()).toBe(sent + 1);
             expect(await cellText(0, '_time')).toMatch(/T\d\d:00:00(\.0+)?Z$/);
         }),
     5 * 60_000);

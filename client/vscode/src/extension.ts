@@ -34,8 +34,9 @@ import { QueryRunner, type Run, type RunRequest, type RunSummary } from './query
 import { runLenses } from './query/run-lens.js';
 import { formatRows } from './results/copy-format.js';
 import { ChartChoices } from './results/chart-choices.js';
+import { earlierPeriodRows } from './results/earlier-period.js';
 import { EXPORT_FORMATS, ExportIncompleteError, exportPages, isExportFormat, type ExportFormat } from './results/export-writer.js';
-import { csvFormulaGuard, ResultsPanel } from './results/results-panel.js';
+import { CHART_MAX_ROWS, csvFormulaGuard, ResultsPanel } from './results/results-panel.js';
 import { fetchSchema, schemaPayload } from './schema/schema-manager.js';
 import { INSERT_COMMAND, insertText, SchemaTree, type SchemaNode } from './schema/schema-tree.js';
 import { parseTimeRangeSpec, resolveTimeRange, TIME_PRESETS, type TimeRangeSpec } from './time-range.js';
@@ -125,6 +126,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
             timeZone: config().get<string>('results.timeZone', 'utc') === 'local' ? 'local' : 'utc',
         }),
         chartChoices: new ChartChoices(context.workspaceState),
+        earlierPeriod: async (run, offsetMs) => earlierPeriodRows(await connections.client(run.connection), run.request.text, run.range, offsetMs, CHART_MAX_ROWS),
         painted: (runId, at) => {
             const run = runner.current;
             if (run && run.id === runId && (!lastPaint || lastPaint.runId !== runId)) lastPaint = { runId, ms: Math.max(0, at - run.startedAt) };

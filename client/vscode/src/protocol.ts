@@ -64,7 +64,9 @@ export type HostMessage =
     | { type: 'rows'; runId: number; requestId: number; start: number; rows: unknown[][]; rowCount: number; rowsLoaded: number; requests: number; sort?: SortKey }
     /** Every `getRows` is answered: with rows, or with this (`stale`: the request belonged to an earlier run). */
     | { type: 'rowsFailed'; runId: number; requestId: number; message: string; stale?: boolean }
-    | { type: 'timeRange'; timeRange: TimeRangeSpec };
+    | { type: 'timeRange'; timeRange: TimeRangeSpec }
+    /** The same query over an earlier period (`compare`), for the chart: rows aligned with `fields`, or why not. */
+    | { type: 'earlierPeriod'; runId: number; offset: string; fields: TableField[]; rows: unknown[][]; error?: string };
 
 export type ViewMessage =
     | { type: 'ready' }
@@ -86,4 +88,6 @@ export type ViewMessage =
     /** Save the chart to a file: `data` is the SVG text or the PNG's base64. */
     | { type: 'saveChart'; format: 'svg' | 'png'; data: string }
     /** The toolbar's Share… (apl.copyQueryAs) and Save result… (apl.saveResult). */
-    | { type: 'command'; command: 'apl.copyQueryAs' | 'apl.saveResult' };
+    | { type: 'command'; command: 'apl.copyQueryAs' | 'apl.saveResult' }
+    /** Run the query over its range shifted back by `offset` (chart-spec.ts COMPARE_OFFSETS) and send the rows. */
+    | { type: 'compare'; runId: number; offset: string };

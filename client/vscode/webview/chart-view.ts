@@ -13,8 +13,21 @@ import { BarChart, LineChart, PieChart, ScatterChart } from 'echarts/charts';
 import { GridComponent, LegendComponent, TooltipComponent } from 'echarts/components';
 import * as echarts from 'echarts/core';
 import { CanvasRenderer, SVGRenderer } from 'echarts/renderers';
-import type { RunView, ViewMessage } from '../src/protocol.js';
-import { CHART_TYPE_LABELS, CHART_TYPES, chartModel, choiceFor, isNumericField, type ChartChoice, type ChartModel, type ChartTable, type ChartType } from '../src/results/chart-spec.js';
+import type { HostMessage, RunView, ViewMessage } from '../src/protocol.js';
+import {
+    CHART_TYPE_LABELS,
+    CHART_TYPES,
+    chartModel,
+    choiceFor,
+    COMPARE_OFFSETS,
+    compareOffset,
+    isNumericField,
+    withEarlierPeriod,
+    type ChartChoice,
+    type ChartModel,
+    type ChartTable,
+    type ChartType,
+} from '../src/results/chart-spec.js';
 import type { TimeZone } from './cell-format.js';
 import { renderChart, type ChartHandle } from './chart.js';
 import { button, select, type Control, type ValueControl } from './controls.js';
@@ -56,13 +69,15 @@ export class ChartView {
     readonly element: HTMLElement;
     private readonly controls: HTMLElement;
     private readonly typeSelect: ValueControl;
-    private columnSelects: ValueControl[] = [];
     private run: RunView | undefined;
     private table: ChartTable | undefined;
     private choice: ChartChoice | undefined;
     private uplot: ChartHandle | undefined;
     private echart: echarts.ECharts | undefined;
     private resize: ResizeObserver | undefined;
+    private readonly compareSelect: ValueControl;
+    /** The same query over an earlier period, drawn on the same time chart. */
+    private earlier: { offset: string; table: ChartTable } | undefined;
 
     constructor(
         /** The chart's own box (`data-testid="apl-chart"`). */
@@ -78,6 +93,9 @@ export class ChartView {
         this.controls.setAttribute('aria-label', 'Chart');
         this.typeSelect = select('Chart type', CHART_TYPES.map(t => [t, CHART_TYPE_LABELS[t]] as const), { 'data-testid': 'apl-chart-type' });
         this.typeSelect.addEventListener('change', () => this.change({ type: this.typeSelect.value as ChartType }));
+        this.compareSelect = select('Compare with', [['', 'No comparison'], ...COMPARE_OFFSETS.map(([k, label]) => [k, label[0].toUpperCase() + label.slice(1)] as const)]);
+        this.compareSelect.title = 'Draw the same query over an earlier period on this chart';
+        this.compareSelect.addEventListener('change', () => this.compare(this.compareSelect.value));
         const exports: Control[] = [
             button('Copy image', 'Copy the chart to the clipboard as a PNG image', () => void this.copyImage()),
             button('Save as SVG', 'Save the chart to an SVG file', () => void this.save('svg')),
@@ -88,7 +106,7 @@ export class ChartView {
         const exportGroup = document.createElement('div');
         exportGroup.className = 'group';
         exportGroup.append(...exports);
-        this.controls.append(this.typeSelect, group, exportGroup);
+        this.controls.append(this.typeSelect, group, this.compareSelect, exportGroup);
         this.element.append(this.controls, box);
         this.element.hidden = true;
     }
@@ -103,6 +121,9 @@ export class ChartView {
         this.choice = choiceFor(view.fields, view.chartChoice);
         if (!this.choice) return false;
         this.element.hidden = false;
+        // An earlier period is compared for a time-binned result (the query runs again on a shifted range).
+        this.compareSelect.hidden = view.chart === undefined;
+        if (this.compareSelect.value !== '') this.compareSelect.value = '';
         this.showColumns();
         this.typeSelect.value = this.choice.type;
         this.draw();
@@ -115,7 +136,27 @@ export class ChartView {
         this.run = undefined;
         this.table = undefined;
         this.choice = undefined;
+        this.earlier = undefined;
         this.element.hidden = true;
+    }
+
+    private compare(offset: string): void {
+        if (!this.run) return;
+        this.earlier = undefined;
+        delete this.box.dataset.compare;
+        if (offset === '') this.draw();
+        else this.host.post({ type: 'compare', runId: this.run.runId, offset });
+    }
+
+    /** The host's answer to a compare: drawn on the chart, or why not. */
+    showEarlier(m: Extract<HostMessage, { type: 'earlierPeriod' }>): void {
+        if (!this.run || m.runId !== this.run.runId || m.offset !== this.compareSelect.value) return;
+        if (m.error) {
+            this.host.note(`The earlier period could not be read: ${m.error}`, 'error');
+            return;
+        }
+        this.earlier = { offset: m.offset, table: { fields: m.fields, rows: m.rows } };
+        this.draw();
     }
 
     private showColumns(): void {
@@ -125,13 +166,14 @@ export class ChartView {
         const numeric = table.fields.filter(isNumericField).map(f => [f.name, f.name] as const);
         const allY = numeric.length > 1 && choice.y.length === numeric.length;
         const x = picked(select('X column', names), choice.x);
+        x.title = 'X column';
         const y = picked(select('Y column', numeric.length > 1 ? [[ALL, 'All numeric columns'] as const, ...numeric] : numeric), allY ? ALL : choice.y[0]);
-        const series = picked(select('Series column', [[NONE, 'None'] as const, ...names]), choice.series ?? NONE);
+        const series = picked(select('Series column', [[NONE, 'No series'] as const, ...names]), choice.series ?? NONE);
         x.addEventListener('change', () => this.change({ x: x.value }));
         y.addEventListener('change', () => this.change({ y: y.value === ALL ? numeric.map(([n]) => n) : [y.value] }));
         series.addEventListener('change', () => this.change({ series: series.value === NONE ? undefined : series.value }));
-        this.columnSelects = [x, y, series];
-        this.controls.querySelector('.chart-columns')!.replaceChildren(...this.columnSelects);
+        const label = (text: string) => Object.assign(document.createElement('span'), { className: 'chart-label', textContent: text });
+        this.controls.querySelector('.chart-columns')!.replaceChildren(label('X'), x, label('Y'), y, label('Series'), series);
     }
 
     private change(part: Partial<ChartChoice>): void {
@@ -145,7 +187,10 @@ export class ChartView {
     }
 
     private model(): ChartModel {
-        return chartModel(this.table!, this.choice!);
+        const now = chartModel(this.table!, this.choice!);
+        const offset = this.earlier && compareOffset(this.earlier.offset);
+        if (!this.earlier || !offset || now.xKind !== 'time') return now;
+        return withEarlierPeriod(now, chartModel(this.earlier.table, this.choice!), offset.ms, offset.label);
     }
 
     private draw(): void {
@@ -160,6 +205,7 @@ export class ChartView {
         // A time-binned result drawn as lines keeps uPlot's drag-to-zoom (the query runs again on the range).
         const zoomable = view.chart !== undefined && choice.type === 'line' && model.xKind === 'time';
         box.dataset.renderer = zoomable ? 'uplot' : 'echarts';
+        if (this.earlier) box.dataset.compare = this.earlier.offset;
         box.dataset.chartType = choice.type;
         box.classList.toggle('echarts', !zoomable);
         if (zoomable) {

@@ -526,6 +526,9 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
         case 'timeRange':
             showTimeRange(m.timeRange);
             break;
+        case 'earlierPeriod':
+            chartView.showEarlier(m);
+            break;
         case 'run':
             showRun(m.run);
             break;

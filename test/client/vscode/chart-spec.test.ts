@@ -93,3 +93,20 @@ describe('the data a chart draws', () => {
         expect(model.series).toHaveLength(MAX_SERIES);
     });
 });
+
+describe('compare with an earlier period', () => {
+    it("['events'] | summarize count() by bin(_time, 1h) with a day earlier: the earlier buckets over today's, named after their period", async () => {
+        const { withEarlierPeriod, compareOffset } = await import('../../../client/vscode/src/results/chart-spec.js');
+        const fields = [f('_time', 'datetime'), f('count_', 'integer')];
+        const today = chartModel({ fields, rows: [['2026-01-02T00:00:00Z', 5], ['2026-01-02T01:00:00Z', 7]] }, { type: 'line', x: '_time', y: ['count_'] });
+        const yesterday = chartModel({ fields, rows: [['2026-01-01T01:00:00Z', 3], ['2026-01-01T02:00:00Z', 4]] }, { type: 'line', x: '_time', y: ['count_'] });
+        const day = compareOffset('1d')!;
+        const both = withEarlierPeriod(today, yesterday, day.ms, day.label);
+        expect(both.x).toEqual([Date.parse('2026-01-02T00:00:00Z'), Date.parse('2026-01-02T01:00:00Z'), Date.parse('2026-01-02T02:00:00Z')]);
+        expect(both.series).toEqual([
+            { name: 'count_', values: [5, 7, null] },
+            { name: 'count_ (a day earlier)', values: [null, 3, 4] },
+        ]);
+        expect(compareOffset('2y')).toBeUndefined();
+    });
+});

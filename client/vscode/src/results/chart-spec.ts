@@ -218,3 +218,44 @@ function seriesName(y: string, group: string, yCount: number): string {
     if (!group) return y;
     return yCount > 1 ? `${y} (${group})` : group;
 }
+
+/** The offsets "Compare with" offers (ms). */
+export const COMPARE_OFFSETS = [
+    ['1h', 'an hour earlier', 3_600_000],
+    ['1d', 'a day earlier', 86_400_000],
+    ['7d', 'a week earlier', 7 * 86_400_000],
+    ['30d', '30 days earlier', 30 * 86_400_000],
+] as const;
+export type CompareOffset = (typeof COMPARE_OFFSETS)[number][0];
+
+export function compareOffset(key: string): { key: CompareOffset; label: string; ms: number } | undefined {
+    const o = COMPARE_OFFSETS.find(([k]) => k === key);
+    return o ? { key: o[0], label: o[1], ms: o[2] } : undefined;
+}
+
+/**
+ * A time chart with the same query's earlier period drawn on it: the earlier times moved forward by
+ * `offsetMs`, so a bucket sits over the bucket it is compared with; each earlier series is named
+ * after its period (`count_ (a day earlier)`). Points of the earlier period with no bucket now are
+ * added to the X values (the chart stays aligned).
+ */
+export function withEarlierPeriod(now: ChartModel, earlier: ChartModel, offsetMs: number, label: string): ChartModel {
+    if (now.xKind !== 'time' || earlier.xKind !== 'time') return now;
+    const shifted = earlier.x.map(t => (t as number) + offsetMs);
+    const xs = [...new Set([...(now.x as number[]), ...shifted])].sort((a, b) => a - b);
+    const at = new Map(xs.map((x, i) => [x, i]));
+    const place = (x: readonly number[], values: readonly (number | null)[]) => {
+        const out: (number | null)[] = new Array<number | null>(xs.length).fill(null);
+        x.forEach((t, i) => (out[at.get(t)!] = values[i] ?? null));
+        return out;
+    };
+    return {
+        xKind: 'time',
+        x: xs,
+        series: [
+            ...now.series.map(s => ({ name: s.name, values: place(now.x as number[], s.values) })),
+            ...earlier.series.map(s => ({ name: `${s.name} (${label})`, values: place(shifted, s.values) })),
+        ],
+        clipped: now.clipped || earlier.clipped,
+    };
+}

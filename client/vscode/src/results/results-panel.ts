@@ -11,8 +11,9 @@ import type { Run } from '../query/query-runner.js';
 import type { TimeRangeSpec } from '../time-range.js';
 import { chartData } from './chart-data.js';
 import { chartImageBytes } from './chart-file.js';
+import type { TableField } from '../../../api/types.js';
 import type { ChartChoice } from './chart-spec.js';
-import { isChartable } from './chart-spec.js';
+import { compareOffset, isChartable } from './chart-spec.js';
 import { formatRows } from './copy-format.js';
 import type { ExportFormat } from './export-writer.js';
 import type { ResultPage } from './result-set.js';
@@ -35,6 +36,8 @@ export interface ResultsActions {
     painted(runId: number, at: number): void;
     /** The results settings (`apl.results.*`); read at each run. */
     settings?(): ResultsSettings;
+    /** The rows of `run`'s query over its range shifted back by `offsetMs` (Compare with an earlier period). */
+    earlierPeriod?(run: Run, offsetMs: number): Promise<{ fields: TableField[]; rows: unknown[][] }>;
     /** The chart choices remembered per query (src/results/chart-choices.ts). */
     chartChoices?: { get(query: string): ChartChoice | undefined; set(query: string, choice: ChartChoice): Promise<void> };
 }
@@ -263,6 +266,19 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
             case 'saveChart':
                 await this.saveChart(m.format, m.data);
                 return;
+            case 'compare': {
+                const offset = compareOffset(m.offset);
+                if (!run || run.id !== m.runId || !offset || !this.actions.earlierPeriod) return;
+                let answer: HostMessage;
+                try {
+                    const { fields, rows } = await this.actions.earlierPeriod(run, offset.ms);
+                    answer = { type: 'earlierPeriod', runId: run.id, offset: offset.key, fields, rows };
+                } catch (e) {
+                    answer = { type: 'earlierPeriod', runId: run.id, offset: offset.key, fields: [], rows: [], error: e instanceof Error ? e.message : String(e) };
+                }
+                void webview.postMessage(answer);
+                return;
+            }
             case 'command':
                 if (m.command === 'apl.copyQueryAs' || m.command === 'apl.saveResult') void vscode.commands.executeCommand(m.command);
                 return;
