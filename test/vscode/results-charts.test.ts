@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
@@ -274,18 +274,53 @@ describe.skipIf(SKIP)('charts, exports and history of the results view in a real
         }),
     5 * 60_000);
 
+    /** Types `file` into VS Code's own save dialog (code-server's simple dialog) and accepts it. */
+    async function saveAs(file: string): Promise<void> {
+        const input = page.locator('.quick-input-widget .quick-input-box input');
+        await input.waitFor({ timeout: T });
+        await input.fill(file);
+        await page.keyboard.press('Enter');
+        await expect.poll(() => existsSync(file), { timeout: T }).toBe(true);
+    }
+
+    it("['events'] | summarize n = count() by level: Save as SVG writes the chart's SVG; Save result… writes a .aplr file without the token, and opening it shows the result without a request", () =>
+        step('save chart and result', async () => {
+            await runAndWait(LINE.levels);
+            await expect.poll(() => chart().getAttribute('data-renderer'), { timeout: T }).toBe('echarts');
+            const svg = join(workspace, 'levels.svg');
+            await frame().getByRole('button', { name: 'Save as SVG' }).click();
+            await saveAs(svg);
+            await expect.poll(() => readFileSync(svg, 'utf8'), { timeout: T }).toMatch(/^<svg[\s\S]*info[\s\S]*<\/svg>\s*$/);
+            const aplr = join(workspace, 'levels.aplr');
+            await frame().getByRole('button', { name: 'Save result…' }).click();
+            await saveAs(aplr);
+            await expect.poll(() => readFileSync(aplr, 'utf8').split('\n').length, { timeout: T }).toBe(4);
+            const text = readFileSync(aplr, 'utf8');
+            expect(text).not.toContain(service.token);
+            expect(JSON.parse(text.split('\n')[0])).toMatchObject({ format: 'apl-result', query: "['events'] | summarize n = count() by level", rowsSaved: 2 });
+            // Another result on screen, then the file opened from the explorer: its result is back, with no request.
+            await runAndWait(LINE.paged);
+            const sent = proxy.queries();
+            const before = await statusKey();
+            // Quick Open opens it with its default editor, the APL Result editor (the explorer may be hidden by a picture).
+            await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+            await page.keyboard.press('Control+P');
+            await page.locator('.quick-input-widget .quick-input-box input').fill('levels.aplr');
+            await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'levels.aplr' }).first().waitFor({ timeout: T });
+            await page.keyboard.press('Enter');
+            await expect.poll(async () => (await statusKey()) !== before && (await status().getAttribute('data-state')), { timeout: T }).toBe('done');
+            await expect.poll(() => cellText(0, 'level'), { timeout: T }).toMatch(/^(info|error)$/);
+            expect(proxy.queries()).toBe(sent);
+        }),
+    5 * 60_000);
+
     it("['events'] | where seq >= 0: Export as Excel writes every row to an .xlsx file", () =>
         step('xlsx export', async () => {
             await runAndWait(LINE.paged);
             const file = join(workspace, 'events.xlsx');
             await choose('Export format', 'Excel');
             await frame().getByRole('button', { name: 'Export' }).click();
-            // VS Code's own save dialog (code-server's simple dialog): type the path.
-            const input = page.locator('.quick-input-widget .quick-input-box input');
-            await input.waitFor({ timeout: T });
-            await input.fill(file);
-            await page.keyboard.press('Enter');
-            await expect.poll(() => existsSync(file), { timeout: T }).toBe(true);
+            await saveAs(file);
             const book = new ExcelJS.Workbook();
             await book.xlsx.readFile(file);
             const sheet = book.worksheets[0];

@@ -42,8 +42,14 @@ export interface RunView {
     messages: StatusMessageView[];
     error?: { message: string; line?: number; column?: number };
     chart?: ChartData;
-    /** The rows the Chart tab draws (the first page's, up to CHART_MAX_ROWS), when the result has a numeric column. */
+    /**
+     * The rows the Chart tab draws (the first page's, up to CHART_MAX_ROWS) of a one-request result
+     * (an aggregation) with a numeric column. A paged result's are asked for (`chartRows`) when its
+     * chart is shown: they would slow the first paint of its grid.
+     */
     chartRows?: unknown[][];
+    /** The result has a numeric column: it can be charted. */
+    chartable?: boolean;
     /** The chart choice remembered for this query (its block's text), if any. */
     chartChoice?: ChartChoice;
     /** Why the result runs once instead of paging. */
@@ -66,6 +72,7 @@ export type HostMessage =
     | { type: 'rowsFailed'; runId: number; requestId: number; message: string; stale?: boolean }
     | { type: 'timeRange'; timeRange: TimeRangeSpec }
     /** The same query over an earlier period (`compare`), for the chart: rows aligned with `fields`, or why not. */
+    | { type: 'chartRows'; runId: number; rows: unknown[][] }
     | { type: 'earlierPeriod'; runId: number; offset: string; fields: TableField[]; rows: unknown[][]; error?: string };
 
 export type ViewMessage =
@@ -89,5 +96,7 @@ export type ViewMessage =
     | { type: 'saveChart'; format: 'svg' | 'png'; data: string }
     /** The toolbar's Share… (apl.copyQueryAs) and Save result… (apl.saveResult). */
     | { type: 'command'; command: 'apl.copyQueryAs' | 'apl.saveResult' }
+    /** The rows a paged result's chart draws. */
+    | { type: 'chartRows'; runId: number }
     /** Run the query over its range shifted back by `offset` (chart-spec.ts COMPARE_OFFSETS) and send the rows. */
     | { type: 'compare'; runId: number; offset: string };

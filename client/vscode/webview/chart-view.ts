@@ -116,7 +116,11 @@ export class ChartView {
         this.clear();
         this.run = view;
         const rows = view.chartRows;
-        if (!rows) return false;
+        if (!rows) {
+            // A paged result: its rows are asked for now (they did not come with the run, to keep its first paint quick).
+            if (view.chartable) this.host.post({ type: 'chartRows', runId: view.runId });
+            return false;
+        }
         this.table = { fields: view.fields, rows };
         this.choice = choiceFor(view.fields, view.chartChoice);
         if (!this.choice) return false;
@@ -128,6 +132,13 @@ export class ChartView {
         this.typeSelect.value = this.choice.type;
         this.draw();
         return true;
+    }
+
+    /** A paged result's chart rows, asked for by show(). */
+    showRows(m: Extract<HostMessage, { type: 'chartRows' }>): void {
+        const view = this.run;
+        if (!view || view.runId !== m.runId || view.chartRows) return;
+        this.show({ ...view, chartRows: m.rows });
     }
 
     /** Everything of the last run's chart goes. */

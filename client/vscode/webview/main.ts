@@ -529,6 +529,9 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
         case 'earlierPeriod':
             chartView.showEarlier(m);
             break;
+        case 'chartRows':
+            chartView.showRows(m);
+            break;
         case 'run':
             showRun(m.run);
             break;

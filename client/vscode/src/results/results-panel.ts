@@ -172,7 +172,10 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
         if (run.state === 'done' && first && run.result) {
             // The first page is in memory: rows of it, in the webview's first block, need no request.
             view.firstRows = rowsOfFirstPage(run.result.fields, first, FIRST_BLOCK);
-            if (isChartable(run.result.fields)) view.chartRows = rowsOfFirstPage(run.result.fields, first, CHART_MAX_ROWS);
+            if (isChartable(run.result.fields)) {
+                view.chartable = true;
+                if (run.result.mode === 'once') view.chartRows = rowsOfFirstPage(run.result.fields, first, CHART_MAX_ROWS);
+            }
         }
         return view;
     }
@@ -266,6 +269,12 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
             case 'saveChart':
                 await this.saveChart(m.format, m.data);
                 return;
+            case 'chartRows': {
+                const first = run?.result?.store.peek(0);
+                if (!run?.result || run.id !== m.runId || !first) return;
+                void webview.postMessage({ type: 'chartRows', runId: run.id, rows: rowsOfFirstPage(run.result.fields, first, CHART_MAX_ROWS) } satisfies HostMessage);
+                return;
+            }
             case 'compare': {
                 const offset = compareOffset(m.offset);
                 if (!run || run.id !== m.runId || !offset || !this.actions.earlierPeriod) return;
