@@ -20,7 +20,6 @@ import {
     openFile,
     openWorkbench,
     provision,
-    resultsFrame,
     ROOT,
     SCREENSHOTS,
     SKIP,
@@ -145,7 +144,8 @@ describe.skipIf(SKIP)('charts, exports and history of the results view in a real
         await page.keyboard.press('Control+Enter');
     }
 
-    const frame = () => resultsFrame(page);
+    /** The Results view's frame (`purpose=webviewView`): an open .aplr file has a webview of its own. */
+    const frame = () => page.frameLocator('iframe.webview.ready[src*="purpose=webviewView"]').frameLocator('#active-frame');
     const status = () => frame().locator('[data-testid="apl-status"]');
     const chart = () => frame().locator('[data-testid="apl-chart"]');
     const cellText = (row: number, col: string) =>
@@ -278,7 +278,17 @@ describe.skipIf(SKIP)('charts, exports and history of the results view in a real
     async function saveAs(file: string): Promise<void> {
         const input = page.locator('.quick-input-widget .quick-input-box input');
         await input.waitFor({ timeout: T });
-        await input.fill(file);
+        // The dialog fills in its proposal after it opens: replace it once it is there, and check what will be saved.
+        await expect.poll(() => input.inputValue(), { timeout: T }).toMatch(/\S/);
+        await expect
+            .poll(
+                async () => {
+                    await input.fill(file);
+                    return input.inputValue();
+                },
+                { timeout: T },
+            )
+            .toBe(file);
         await page.keyboard.press('Enter');
         await expect.poll(() => existsSync(file), { timeout: T }).toBe(true);
     }
@@ -311,6 +321,8 @@ describe.skipIf(SKIP)('charts, exports and history of the results view in a real
             await expect.poll(async () => (await statusKey()) !== before && (await status().getAttribute('data-state')), { timeout: T }).toBe('done');
             await expect.poll(() => cellText(0, 'level'), { timeout: T }).toMatch(/^(info|error)$/);
             expect(proxy.queries()).toBe(sent);
+            // Back to the queries for the next test.
+            await openFile(page, 'queries.apl', 'seq >= 0');
         }),
     5 * 60_000);
 
