@@ -23,6 +23,10 @@ import { LocalService } from './connections/local-service.js';
 import { exportFileName } from './export-name.js';
 import { historyLabel, localTime, relativeTime } from './history/history-label.js';
 import { HistoryManager, type HistoryEntry } from './history/history-manager.js';
+import { ResultHistory } from './history/result-history.js';
+import { parseSavedResult, runOfSavedResult, savedResultOf, serializeSavedResult, type SavedResult } from './results/saved-result.js';
+import { SavedResultEditor } from './results/saved-result-editor.js';
+import { axiomJsSnippet, consoleLink, curlCommand } from './results/query-links.js';
 import { LegacyDocuments } from './legacy-documents.js';
 import { AplLanguageClient } from './language-client.js';
 import { blockAt } from './query/block-picker.js';
@@ -33,8 +37,10 @@ import { QueryRunner, type Run, type RunRequest, type RunSummary } from './query
 import { explainHtml, type ExplainSummary, type ExplainViewStage } from './query/explain-view.js';
 import { explainLenses, runLenses } from './query/run-lens.js';
 import { formatRows } from './results/copy-format.js';
-import { ExportIncompleteError, exportPages, isExportFormat, type ExportFormat } from './results/export-writer.js';
-import { csvFormulaGuard, ResultsPanel } from './results/results-panel.js';
+import { ChartChoices } from './results/chart-choices.js';
+import { earlierPeriodRows } from './results/earlier-period.js';
+import { EXPORT_FORMATS, ExportIncompleteError, exportPages, isExportFormat, type ExportFormat } from './results/export-writer.js';
+import { CHART_MAX_ROWS, csvFormulaGuard, ResultsPanel } from './results/results-panel.js';
 import { fetchSchema, schemaPayload } from './schema/schema-manager.js';
 import { INSERT_COMMAND, insertText, SchemaTree, type SchemaNode } from './schema/schema-tree.js';
 import { parseTimeRangeSpec, resolveTimeRange, TIME_PRESETS, type TimeRangeSpec } from './time-range.js';
@@ -87,10 +93,21 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         },
     );
     const history = new HistoryManager(join(storage, 'history.jsonl'), () => config().get<number>('history.maxEntries', 500));
-    const runner = new QueryRunner(connections, history, () => ({
-        pageSize: clampInt(config().get<number>('results.pageSize', 1000), 1, 50_000),
-        cachedPages: clampInt(config().get<number>('results.cachedPages', 20), 1, 1000),
+    const resultHistory = new ResultHistory(join(storage, 'results'), () => ({
+        maxResults: clampInt(config().get<number>('history.maxResults', 50), 0, 10_000),
+        maxBytes: Math.max(0, config().get<number>('history.maxResultMegabytes', 50)) * 1024 * 1024,
+        maxRows: clampInt(config().get<number>('results.pageSize', 1000), 1, 50_000),
     }));
+    const runner = new QueryRunner(
+        connections,
+        history,
+        () => ({
+            pageSize: clampInt(config().get<number>('results.pageSize', 1000), 1, 50_000),
+            cachedPages: clampInt(config().get<number>('results.cachedPages', 20), 1, 1000),
+        }),
+        Date.now,
+        run => resultHistory.keep(run),
+    );
     const localService = new LocalService(dist, join(storage, 'local-service'), line => output.appendLine(`[apl serve] ${line}`));
     context.subscriptions.push({ dispose: () => localService.stop() });
     const languageClient = await AplLanguageClient.start(join(dist, 'language-server.cjs'), output);
@@ -124,6 +141,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
             sortLimit: clampInt(config().get<number>('results.sortLimit', 100_000), 0, 10_000_000),
             timeZone: config().get<string>('results.timeZone', 'utc') === 'local' ? 'local' : 'utc',
         }),
+        chartChoices: new ChartChoices(context.workspaceState),
+        earlierPeriod: async (run, offsetMs) => earlierPeriodRows(await connections.client(run.connection), run.request.text, run.range, offsetMs, CHART_MAX_ROWS),
         painted: (runId, at) => {
             const run = runner.current;
             if (run && run.id === runId && (!lastPaint || lastPaint.runId !== runId)) lastPaint = { runId, ms: Math.max(0, at - run.startedAt) };
@@ -357,9 +376,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         const run = runner.current;
         if (!run?.result || run.state !== 'done') throw new Error('apl.exportResults: no finished run to export: run a query first');
         let format: ExportFormat | undefined = isExportFormat(args?.format) ? args.format : undefined;
-        if (args?.format !== undefined && !format) throw new Error(`apl.exportResults: format must be csv, ndjson or json, got ${JSON.stringify(args.format)}`);
+        if (args?.format !== undefined && !format) throw new Error(`apl.exportResults: format must be ${EXPORT_FORMATS.join(', ')}, got ${JSON.stringify(args.format)}`);
         if (!format) {
-            const pick = await vscode.window.showQuickPick(['csv', 'ndjson', 'json'], { title: 'Export every row as' });
+            const pick = await vscode.window.showQuickPick([...EXPORT_FORMATS], { title: 'Export every row as' });
             if (!pick) return undefined;
             format = pick as ExportFormat;
         }
@@ -384,8 +403,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
                     reported = rows;
                 }, { formulaGuard: csvFormulaGuard(), expectedRows: total });
                 if (summary.fieldsAfterHeader.length > 0) {
-                    void vscode.window.showWarningMessage(`APL: ${summary.fieldsAfterHeader.join(', ')} first appeared after the CSV header was written; export as NDJSON to keep them.`);
+                    void vscode.window.showWarningMessage(`APL: ${summary.fieldsAfterHeader.join(', ')} first appeared after the ${format === 'csv' ? 'CSV header' : 'columns'} was written; export as NDJSON to keep them.`);
                 }
+                if (summary.cellsCut) void vscode.window.showWarningMessage(`APL: ${summary.cellsCut.toLocaleString('en-US')} values were longer than an Excel cell holds (32,767 characters) and were cut; export as NDJSON to keep them whole.`);
                 void vscode.window.setStatusBarMessage(`APL: exported ${summary.rows.toLocaleString('en-US')} rows to ${file}`, 5000);
                 return { rows: summary.rows, bytes: summary.bytes, file };
             } catch (e) {
@@ -473,10 +493,30 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
 
     register('apl.refreshSchema', () => refreshSchema());
 
+    /** A history entry's kept result, in the results view, without a request. */
+    async function showSavedResult(entry: HistoryEntry): Promise<boolean> {
+        const saved = entry.resultId ? await resultHistory.load(entry.resultId) : undefined;
+        if (!saved) {
+            void vscode.window.showInformationMessage('APL: this result is no longer kept (the oldest go first); run the query again.');
+            return false;
+        }
+        showSaved(saved);
+        return true;
+    }
+
+    /** Shows a saved result (history or .aplr) as the current run: Run runs its query again on the connection of that name. */
+    function showSaved(saved: SavedResult): void {
+        const { name, url } = saved.header.connection;
+        const connection = connections.list().find(c => c.name === name) ?? { name, url, source: 'settings' as const };
+        runner.show(runOfSavedResult(saved, connection));
+        void panel.reveal();
+    }
+
     register('apl.showHistory', async () => {
         type Item = vscode.QuickPickItem & { entry: HistoryEntry };
         const openButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('go-to-file'), tooltip: 'Open in editor' };
         const runButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('play'), tooltip: 'Run again' };
+        const resultButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('table'), tooltip: 'Show the saved result' };
         const pick = vscode.window.createQuickPick<Item>();
         pick.title = 'APL: Query History';
         pick.placeholder = 'Type to search; Enter runs a query again';
@@ -492,7 +532,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
                 label: historyLabel(entry.text),
                 description: [relativeTime(at, now), outcome, `${entry.elapsedMs.toLocaleString()} ms`].filter(Boolean).join(' · '),
                 detail: [localTime(at), entry.connection, entry.range, entry.error].filter(Boolean).join(' · '),
-                buttons: [openButton, runButton],
+                buttons: entry.resultId ? [resultButton, openButton, runButton] : [openButton, runButton],
                 entry,
             };
         });
@@ -508,6 +548,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         pick.onDidTriggerItemButton(async e => {
             pick.hide();
             if (e.button === openButton) await open(e.item.entry);
+            else if (e.button === resultButton) await showSavedResult(e.item.entry);
             else await runAgain(e.item.entry);
         });
         pick.onDidAccept(async () => {
@@ -542,6 +583,70 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         const opened = await vscode.workspace.openTextDocument(legacyDocuments.add(JSON.stringify(answer, null, 2) + '\n'));
         await vscode.window.showTextDocument(opened, { viewColumn: vscode.ViewColumn.Beside });
         return answer;
+    });
+
+    context.subscriptions.push(vscode.window.registerCustomEditorProvider(SavedResultEditor.viewType, new SavedResultEditor(showSaved), { supportsMultipleEditorsPerDocument: true }));
+
+    /** Saves the current result (its first page, with the query, connection and range; never a token) to a .aplr file. */
+    register('apl.saveResult', async (args?: { uri?: unknown }) => {
+        const run = runner.current;
+        const saved = run ? savedResultOf(run, Number.MAX_SAFE_INTEGER) : undefined;
+        if (!run || !saved) throw new Error('apl.saveResult: no finished run to save: run a query first');
+        let target = typeof args?.uri === 'string' ? vscode.Uri.parse(args.uri) : undefined;
+        if (!target) {
+            const folder = vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.file(homedir());
+            target = await vscode.window.showSaveDialog({ defaultUri: vscode.Uri.joinPath(folder, exportFileName(run.request.datasets ?? [], new Date(run.startedAt), 'aplr')), filters: { 'APL result': ['aplr'] }, saveLabel: 'Save result', title: 'Save the result (its query, range and loaded rows)' });
+            if (!target) return undefined;
+        }
+        const text = serializeSavedResult(saved);
+        await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(text));
+        void vscode.window.setStatusBarMessage(`APL: saved ${saved.header.rowsSaved.toLocaleString('en-US')} rows to ${target.fsPath}`, 5000);
+        return { file: target.fsPath, rows: saved.header.rowsSaved };
+    });
+
+    /** Copies the current query as a Console link, a curl command or an @axiomhq/js snippet (never with the token). */
+    register('apl.copyQueryAs', async (args?: { as?: unknown }) => {
+        const run = runner.current;
+        if (!run) throw new Error('apl.copyQueryAs: no query run yet: run a query first');
+        const kinds = { link: 'Axiom Console link', curl: 'curl command', js: '@axiomhq/js snippet' } as const;
+        let kind = typeof args?.as === 'string' && args.as in kinds ? (args.as as keyof typeof kinds) : undefined;
+        if (args?.as !== undefined && !kind) throw new Error(`apl.copyQueryAs: 'as' must be link, curl or js, got ${JSON.stringify(args.as)}`);
+        if (!kind) {
+            const pick = await vscode.window.showQuickPick(
+                (Object.keys(kinds) as (keyof typeof kinds)[]).map(k => ({ label: kinds[k], as: k })),
+                { title: 'Copy the query as' },
+            );
+            if (!pick) return undefined;
+            kind = pick.as;
+        }
+        const q = { apl: run.request.text, startTime: run.range.startTime, endTime: run.range.endTime, url: run.connection.url, orgId: run.connection.orgId };
+        let text: string;
+        if (kind === 'link') {
+            const link = consoleLink(q);
+            if ('reason' in link) {
+                void vscode.window.showWarningMessage(`APL: no Console link: ${link.reason}.`);
+                return { error: link.reason };
+            }
+            text = link.url;
+        } else {
+            text = kind === 'curl' ? curlCommand(q) : axiomJsSnippet(q);
+        }
+        await vscode.env.clipboard.writeText(text);
+        void vscode.window.setStatusBarMessage(`APL: copied the query as ${kinds[kind]}`, 3000);
+        return { text };
+    });
+
+    /** Opens a .aplr file in the results view. */
+    register('apl.openResultFile', async (args?: { uri?: unknown } | vscode.Uri) => {
+        let target = args instanceof vscode.Uri ? args : typeof args?.uri === 'string' ? vscode.Uri.parse(args.uri) : undefined;
+        if (!target) {
+            const picked = await vscode.window.showOpenDialog({ filters: { 'APL result': ['aplr'] }, openLabel: 'Open result', canSelectMany: false });
+            target = picked?.[0];
+            if (!target) return undefined;
+        }
+        const saved = parseSavedResult(new TextDecoder().decode(await vscode.workspace.fs.readFile(target)), target.path.split('/').pop() ?? target.toString());
+        showSaved(saved);
+        return { rows: saved.header.rowsSaved, query: saved.header.query };
     });
 
     register('apl.openResultsInEditor', async (args?: { format?: unknown }) => {
