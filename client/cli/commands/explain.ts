@@ -93,7 +93,7 @@ export async function runExplain(argv: string[], out: NodeJS.WritableStream, err
     let failed = false;
     for (const block of blocks) {
         const explanation = explainQuery(block.text, block.text.length - 1, checkServices(where.schema));
-        if (!explanation || explanation.stages.length === 0) throw new CliError(`${query.name}: ${queryBlockHeader(block, 0, 1).replace(/[─ ]+/g, ' ').trim()}: ${explanation?.problem ?? 'no query'}`);
+        if (!explanation || explanation.stages.length === 0) throw new CliError(`${query.name}: ${queryBlockHeader(block, 0, 1).replace(/[\u2500 ]+/g, ' ').trim()}: ${explanation?.problem ?? 'no query'}`);
         if (!explanation.syntaxOk) {
             err.write(`apl explain: ${terminalText(query.name)}: the query has a syntax error (see apl check ${terminalText(query.name)}); nothing was run\n`);
             failed = true;

@@ -13,6 +13,7 @@ import * as vscode from 'vscode';
 import type { AplExtensionApi } from '../../../client/vscode/src/extension.js';
 import type { RunSummary } from '../../../client/vscode/src/query/query-runner.js';
 import { editorItemTests } from './editor-items.js';
+import { editingTests } from './editing.js';
 import { explainTests } from './explain.js';
 import { folderTests } from './folder-token.js';
 import { FOLDER_TESTS, HOST_TESTS, type HostTestName, type HostTestResult } from './names.js';
@@ -53,6 +54,7 @@ async function openApl(name: string, text: string): Promise<vscode.TextDocument>
 const TESTS: Record<HostTestName, () => Promise<void>> = {
     ...editorItemTests({ env, api, openApl, until }),
     ...explainTests({ env, api, openApl, until }),
+    ...editingTests({ env, api, openApl, until }),
     'an .apl file gets diagnostics with APL codes': async () => {
         const a = await api();
         await until('the schema of the service', () => a.schemaDatasets().includes('events') || undefined);

@@ -1,4 +1,5 @@
 import { EDITOR_ITEM_TESTS } from './editor-items-names.js';
+import { EDITING_TESTS } from './editing-names.js';
 import { EXPLAIN_TESTS } from './explain-names.js';
 
 /** The extension-host tests, by name: the suite runs them in this order; the vitest side reports each. */
@@ -14,6 +15,7 @@ export const HOST_TESTS = [
     'apl.startLocalService starts the bundled apl serve with the sample datasets and connects to it',
     ...EDITOR_ITEM_TESTS,
     ...EXPLAIN_TESTS,
+    ...EDITING_TESTS,
 ] as const;
 
 export type HostTestName = (typeof HOST_TESTS)[number];
