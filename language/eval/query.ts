@@ -71,6 +71,8 @@ export interface RunStats {
     rowsMatched: number | undefined;
     numGroups: number;
     blocksExamined: number;
+    /** Blocks pruning ruled out (a run in one piece; a parallel run's parts do not say). */
+    blocksSkipped?: number;
     /** A part of a parallel run: the blocks it read (parts may share a block at their boundary). */
     partBlocks: Set<number>;
     minBlockTime?: bigint;

@@ -198,6 +198,11 @@ describe.skipIf(SKIP)('the results view in a real VS Code, over 30,000 events', 
     /** Runs in the page: the test's own types have no DOM. */
     const textAlign = (e: unknown) => (globalThis as unknown as { getComputedStyle(e: unknown): { textAlign: string } }).getComputedStyle(e).textAlign;
 
+    const tab = (name: string) => frame().getByRole('tab', { name, exact: true });
+    const searchField = () => frame().getByRole('textbox', { name: 'Search results' });
+    const onlyMatching = () => frame().getByRole('button', { name: 'Only matching rows' });
+    const selectionStats = () => frame().locator('[data-testid="apl-selection-stats"]');
+
     /** The view's whole text, the grid's too, without the toolbar's labels. */
     const viewText = () => frame().locator('body').innerText();
 
@@ -377,11 +382,11 @@ describe.skipIf(SKIP)('the results view in a real VS Code, over 30,000 events', 
     it("['events'] | summarize count() by bin(_time, 1h): the chart reads UTC like the grid, its labels never overlap, and a zoom can be undone", () =>
         step('chart', async () => {
             await runAndWait(LINE.chart);
+            // The grid's first bucket, in UTC like every _time the grid shows.
+            await expect.poll(() => cellText(0, '_time'), { timeout: T }).toMatch(/T\d\d:00:00(\.0+)?Z$/);
+            await tab('Chart').click();
             const chart = frame().locator('[data-testid="apl-chart"]');
             await chart.waitFor({ state: 'visible', timeout: T });
-            // The grid's first bucket, in UTC like every _time the grid shows.
-            const firstBucket = (await cellText(0, '_time')) ?? '';
-            expect(firstBucket).toMatch(/T\d\d:00:00(\.0+)?Z$/);
             const over = chart.locator('.u-over');
             const box = (await over.boundingBox())!;
             await page.mouse.move(box.x + 2, box.y + box.height / 2);
@@ -409,6 +414,7 @@ describe.skipIf(SKIP)('the results view in a real VS Code, over 30,000 events', 
             await look('chart-zoomed');
             await frame().getByRole('button', { name: 'Reset zoom' }).click();
             await expect.poll(() => range.evaluate(e => (e as unknown as { value: string }).value), { timeout: T }).toBe(before);
+            await tab('Results').click();
         }),
     3 * 60_000);
 
@@ -421,6 +427,89 @@ describe.skipIf(SKIP)('the results view in a real VS Code, over 30,000 events', 
             // Showing a row's details does not scroll the grid sideways.
             expect(await viewport().evaluate(e => e.scrollLeft)).toBe(0);
             await picture('vscode-results-grid.png');
+            await frame().getByRole('button', { name: 'Close' }).click();
+        }),
+    3 * 60_000);
+
+    it("['events'] | summarize count() by bin(_time, 1h): Results, Chart and Stats are tabs, the totals table one too; Stats shows the rows examined and the elapsed time", () =>
+        step('tabs and stats', async () => {
+            await runAndWait(LINE.chart);
+            const names = await frame().getByRole('tablist').getByRole('tab').allTextContents();
+            expect(names.slice(0, 1).concat(names.slice(-2))).toEqual(['Results', 'Chart', 'Stats']);
+            expect(names.some(n => /_totals/.test(n)), names.join(',')).toBe(true);
+            expect(await tab('Results').getAttribute('aria-selected')).toBe('true');
+            // The chart lives in the Chart tab's panel.
+            expect(await frame().locator('#apl-chart-panel [data-testid="apl-chart"]').count()).toBe(1);
+            // Keyboard: from the selected tab, the arrows move the selection.
+            await tab('Results').focus();
+            await page.keyboard.press('End');
+            await expect.poll(() => tab('Stats').getAttribute('aria-selected'), { timeout: T }).toBe('true');
+            const stats = frame().getByRole('tabpanel', { name: 'Stats' });
+            await expect.poll(() => stats.innerText(), { timeout: T }).toContain('Rows examined');
+            const text = await stats.innerText();
+            // Every event of the range was examined; the elapsed time is there, the service's too.
+            expect(text).toMatch(/Rows examined\s+30,000/);
+            expect(text).toMatch(/Elapsed time\s+[\d,.]+ ms/);
+            expect(text).toMatch(/Service time\s+[\d,.]+ ms/);
+            expect(text).toMatch(/Blocks examined\s+\d/);
+            expect(text).toMatch(/Partial result\s+no/);
+            await picture('vscode-stats.png');
+            await look('stats');
+            await tab('Results').click();
+            await expect.poll(() => tab('Results').getAttribute('aria-selected'), { timeout: T }).toBe('true');
+        }),
+    3 * 60_000);
+
+    it("['events'] | where seq >= 0 searched for city-3: Ctrl+F, the rows in memory are searched and said so, Only matching rows counts them in aria-rowcount, next match, the service search is offered", () =>
+        step('search', async () => {
+            await runPaged();
+            await cell(1, 'seq').click();
+            await page.keyboard.press('Control+f');
+            await expect.poll(() => searchField().evaluate(e => (e.getRootNode() as unknown as { activeElement: unknown }).activeElement === e), { timeout: T }).toBe(true);
+            await page.keyboard.type('CITY-3');
+            const info = frame().locator('[data-testid="apl-search-info"]');
+            await expect.poll(() => info.getAttribute('data-matches'), { timeout: T }).not.toBeNull();
+            const searched = Number(await info.getAttribute('data-rows-searched'));
+            const matches = Number(await info.getAttribute('data-matches'));
+            // Pages of 1,000 held in memory; one row in five is in city-3.
+            expect(searched % 1000).toBe(0);
+            expect(searched).toBeLessThan(EVENTS);
+            expect(matches).toBe(searched / 5);
+            expect(await info.textContent()).toContain(`of ${(EVENTS).toLocaleString('en-US')}`);
+            const offer = frame().locator('[data-testid="apl-service-search"]');
+            expect(await offer.innerText()).toContain("| search 'CITY-3'");
+            expect(await frame().getByRole('button', { name: 'Run on the service' }).count()).toBe(1);
+            // Matching cells are marked.
+            await expect.poll(() => cell(1, 'geo.city').getAttribute('class'), { timeout: T }).toContain('search-hit');
+            expect(await cell(0, 'geo.city').getAttribute('class')).not.toContain('search-hit');
+            // Only matching rows: aria-rowcount counts them (and the header row).
+            expect(await onlyMatching().getAttribute('aria-pressed')).toBe('false');
+            await onlyMatching().click();
+            expect(await onlyMatching().getAttribute('aria-pressed')).toBe('true');
+            await expect.poll(rowCount, { timeout: T }).toBe(String(matches + 1));
+            await expect.poll(() => cellText(0, 'seq'), { timeout: T }).toBe(String(EVENTS - 2));
+            expect(await cellText(1, 'geo.city')).toBe('city-3');
+            expect(await cellText(1, 'seq')).toBe(String(EVENTS - 7));
+            // Next match (Enter in the field) goes to the first, then the second.
+            await searchField().press('Enter');
+            await searchField().press('Enter');
+            await expect.poll(() => info.textContent(), { timeout: T }).toContain(`match 2 of ${matches.toLocaleString('en-US')}`);
+            await expect.poll(() => frame().locator('.ag-cell-focus').first().getAttribute('col-id'), { timeout: T }).toBe('geo.city');
+            // Off again: every row.
+            await onlyMatching().click();
+            await expect.poll(rowCount, { timeout: T }).toBe(String(EVENTS + 1));
+            await searchField().fill('');
+            await expect.poll(() => offer.isVisible(), { timeout: T }).toBe(false);
+        }),
+    3 * 60_000);
+
+    it("['events'] | where seq < 50 | extend ratio = seq / 7.0: the statistics of three selected seq cells", () =>
+        step('selection stats', async () => {
+            await runAndWait(LINE.ratio);
+            await expect.poll(() => cellText(0, 'seq'), { timeout: T }).toBe('49');
+            await cell(0, 'seq').click();
+            await cell(2, 'seq').click({ modifiers: ['Shift'] });
+            await expect.poll(() => selectionStats().textContent(), { timeout: T }).toBe('Selection in seq: count 3 · distinct 3 · sum 144 · avg 48 · min 47 · max 49');
             await frame().getByRole('button', { name: 'Close' }).click();
         }),
     3 * 60_000);

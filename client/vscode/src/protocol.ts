@@ -16,6 +16,49 @@ export interface StatusMessageView {
     msg: string;
 }
 
+/** The Stats tab: what the service said about the run (its `status`), and the time it took here. */
+export interface QueryStatsView {
+    /** The service's own time (`status.elapsedTime`, µs, as ms); absent when it did not say. */
+    serviceMs?: number;
+    rowsExamined: number;
+    rowsMatched: number;
+    blocksExamined: number;
+    /** Blocks left unread by pruning (the embedded service says it; Axiom does not). */
+    blocksSkipped?: number;
+    numGroups: number;
+    cacheStatus: number;
+    minBlockTime?: string;
+    maxBlockTime?: string;
+    isPartial: boolean;
+    isEstimate: boolean;
+    /** Every status message, trace and debug too. */
+    messages: { priority: string; code: string; count: number; msg: string }[];
+}
+
+/** A table of the result after its first (the totals of a time-binned summarize): small, sent whole (up to a cap). */
+export interface ExtraTableView {
+    name: string;
+    fields: TableField[];
+    rows: unknown[][];
+    /** Rows the table has (more than `rows.length` when capped). */
+    rowCount: number;
+}
+
+/** A search over the rows the extension host holds (src/results/row-search.ts). */
+export interface SearchResultView {
+    runId: number;
+    searchId: number;
+    term: string;
+    /** Rows that match, in the grid's order (the sort's when sorted); the first `matches.length` of them. */
+    matches: number[];
+    matchCount: number;
+    rowsSearched: number;
+    /** Every row of the result was searched (else: the rows in memory only). */
+    complete: boolean;
+    /** The same search on the service: a copy of the query the view shows before running it. */
+    serviceQuery: string;
+}
+
 /** Everything the view shows about a run except its rows. */
 export interface RunView {
     runId: number;
@@ -51,6 +94,10 @@ export interface RunView {
     sortLimit?: number;
     /** How the grid and the chart show times (`apl.results.timeZone`). */
     timeZone?: 'utc' | 'local';
+    /** The Stats tab (absent while running and when the request failed). */
+    stats?: QueryStatsView;
+    /** The result's other tables, each a tab. */
+    tables?: ExtraTableView[];
 }
 
 export type HostMessage =
@@ -59,12 +106,19 @@ export type HostMessage =
     | { type: 'rows'; runId: number; requestId: number; start: number; rows: unknown[][]; rowCount: number; rowsLoaded: number; requests: number; sort?: SortKey }
     /** Every `getRows` is answered: with rows, or with this (`stale`: the request belonged to an earlier run). */
     | { type: 'rowsFailed'; runId: number; requestId: number; message: string; stale?: boolean }
-    | { type: 'timeRange'; timeRange: TimeRangeSpec };
+    | { type: 'timeRange'; timeRange: TimeRangeSpec }
+    | { type: 'searchResult'; result: SearchResultView }
+    | { type: 'searchFailed'; runId: number; searchId: number; message: string };
 
 export type ViewMessage =
     | { type: 'ready' }
     /** `sort`: the rows in that order (sorted in the host over every row of the result). */
-    | { type: 'getRows'; runId: number; requestId: number; start: number; end: number; sort?: SortKey }
+    /** `only`: the rows of that search's matches (Only matching rows), `start`/`end` among them. */
+    | { type: 'getRows'; runId: number; requestId: number; start: number; end: number; sort?: SortKey; only?: number }
+    /** Searches the rows the host holds, in the grid's order (`sort`'s when sorted). */
+    | { type: 'search'; runId: number; searchId: number; term: string; sort?: SortKey }
+    /** Runs `text` as a new query (shown in an editor first): the search or a filter on the service. */
+    | { type: 'runQuery'; text: string }
     | { type: 'cancel' }
     | { type: 'rerun' }
     | { type: 'export'; format: ExportFormat }

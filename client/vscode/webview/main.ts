@@ -1,7 +1,9 @@
 /**
  * The results webview: a toolbar (time range, run, cancel, paging, export, copy) in VS Code's look,
- * a status line, a time-series chart (uPlot) and a virtualized grid (AG Grid Community, infinite row
- * model) whose rows are asked from the extension host block by block. Everything is bundled (no
+ * a status line, and the views of the result as tabs: Results (a virtualized grid, AG Grid Community,
+ * infinite row model, whose rows are asked from the extension host block by block, with a search
+ * bar over it), the result's other tables, Chart (its panel `apl-chart-panel` holds the chart) and
+ * Stats (stats-view.ts). Everything is bundled (no
  * CDN); styles come from VS Code's `--vscode-*` theme variables; inline styles carry the CSP nonce.
  *
  * The grid belongs to one run at a time. A new run fails every block still awaited, clears the sort
@@ -22,13 +24,17 @@ import {
     type IGetRowsParams,
     type SortModelItem,
 } from 'ag-grid-community';
-import type { HostMessage, RunView, ViewMessage } from '../src/protocol.js';
+import type { ExtraTableView, HostMessage, RunView, SearchResultView, ViewMessage } from '../src/protocol.js';
+import { cellSearchText } from '../src/results/row-search.js';
+import { selectionStats, selectionStatsText } from '../src/results/selection-stats.js';
 import { presetLabel, TIME_PRESETS, type TimeRangeSpec } from '../src/time-range.js';
 import type { SortKey } from '../src/results/sorted-rows.js';
 import { cellText, columnWidth, detailText, fullText, headerText, isNumericType, type Measure, type TimeZone } from './cell-format.js';
 import { renderChart, type ChartHandle } from './chart.js';
 import { button, checkbox, select, setEnabled, textField } from './controls.js';
+import { renderStats } from './stats-view.js';
 import { fmt, runNotes, statusText, type SortShown } from './status-text.js';
+import { createTabs } from './tabs.js';
 
 declare function acquireVsCodeApi(): { postMessage(message: unknown): void; getState(): unknown; setState(state: unknown): void };
 
@@ -96,15 +102,57 @@ toolbar.append(
 
 const status = el('div', { 'data-testid': 'apl-status', 'data-state': 'idle', role: 'status', 'aria-live': 'polite', class: 'status' }, 'No query run yet. Press Ctrl+Enter in an .apl file.');
 const notes = el('div', { class: 'notes', 'aria-live': 'polite' });
+/** Statistics of the selected cells (the focused cell's column over the selected rows). */
+const selectionLine = el('div', { 'data-testid': 'apl-selection-stats', class: 'selection-stats', 'aria-live': 'polite' });
 const chartBox = el('div', { 'data-testid': 'apl-chart', class: 'chart', role: 'img', 'aria-label': 'Time series chart' });
 chartBox.hidden = true;
+const noChart = el('p', { class: 'placeholder' }, 'No chart for this result: a chart needs a time-binned aggregation (summarize … by bin(_time, …)).');
+/** The Chart tab's panel: the chart module renders into it. */
+const chartPanel = el('div', { id: 'apl-chart-panel', class: 'panel chart-panel' });
+chartPanel.append(chartBox, noChart);
+const statsPanel = el('div', { id: 'apl-stats-panel', class: 'panel stats-panel' });
+const resultsPanel = el('div', { id: 'apl-results-panel', class: 'panel results-panel' });
+const searchBar = el('div', { class: 'search-bar', role: 'search' });
+const searchField = textField('Search results', 'Search the rows (Ctrl+F)');
+const prevMatchButton = button('Previous match', 'Go to the previous matching row (Shift+Enter)', () => goToMatch(-1));
+const nextMatchButton = button('Next match', 'Go to the next matching row (Enter)', () => goToMatch(1));
+const onlyMatchingButton = button('Only matching rows', 'Show only the rows that match the search', () => setOnlyMatching(!onlyMatching));
+onlyMatchingButton.setAttribute('aria-pressed', 'false');
+const searchInfo = el('span', { class: 'search-info', 'data-testid': 'apl-search-info', 'aria-live': 'polite' });
+searchBar.append(searchField, prevMatchButton, nextMatchButton, onlyMatchingButton, searchInfo);
+/** The same search on the service: the query shown, run only when asked. */
+const serviceSearch = el('div', { class: 'service-search', 'data-testid': 'apl-service-search' });
+serviceSearch.hidden = true;
 const main = el('div', { class: 'main' });
 const gridBox = el('div', { class: 'grid' });
 const details = el('aside', { class: 'details', 'aria-label': 'Row details' });
 details.hidden = true;
 main.append(gridBox, details);
 main.hidden = true;
-app.append(toolbar, status, notes, chartBox, main);
+resultsPanel.append(searchBar, serviceSearch, main);
+const tabs = createTabs('Result views', id => onTabSelected(id));
+const panels = el('div', { class: 'panels' });
+panels.append(resultsPanel, chartPanel, statsPanel);
+tabs.add('results', 'Results', resultsPanel);
+tabs.add('chart', 'Chart', chartPanel);
+tabs.add('stats', 'Stats', statsPanel);
+app.append(toolbar, status, selectionLine, notes, tabs.list, panels);
+renderStats(statsPanel, undefined);
+
+function onTabSelected(id: string): void {
+    if (id === 'stats') renderStats(statsPanel, run);
+}
+
+// Ctrl+F anywhere in the view goes to the search field. Stopped here, before VS Code's own listener on
+// the window, which would hand the key to the workbench (and open the editor's Find).
+document.addEventListener('keydown', e => {
+    if ((e.ctrlKey || e.metaKey) && !e.shiftKey && !e.altKey && e.key.toLowerCase() === 'f') {
+        e.preventDefault();
+        e.stopPropagation();
+        tabs.select('results');
+        searchField.focus();
+    }
+});
 
 let currentRange: TimeRangeSpec | undefined;
 /** The time range before the first drag-zoom (Reset zoom goes back to it). */
@@ -159,7 +207,7 @@ let api: GridApi<unknown[]> | undefined;
 let chart: ChartHandle | undefined;
 let requestId = 0;
 /** Every block the grid asked for and is waiting for: each is answered, failed, or failed when a new run comes. */
-const pending = new Map<number, { params: IGetRowsParams; runId: number }>();
+const pending = new Map<number, { params: IGetRowsParams; runId: number; only?: number }>();
 let painted = false;
 /** When the finished run reached the view (to tell the drawing time from the transport time). */
 let doneAt = 0;
@@ -248,6 +296,7 @@ function columnDefs(view: RunView, rows: readonly unknown[][] | undefined): ColD
                 width: columnWidth(headerText(f.name), texts, m),
                 type: numeric ? 'rightAligned' : undefined,
                 cellClass: numeric ? 'num' : undefined,
+                cellClassRules: { 'search-hit': p => needle !== '' && cellSearchText(p.value).toLowerCase().includes(needle) },
             };
         }),
     ];
@@ -271,13 +320,13 @@ const sameSort = (a: SortKey | undefined, b: SortKey | undefined) => a?.field ==
 /** Rows that came with the run: the first block is answered from them without a round trip. */
 let preloaded: { runId: number; rows: unknown[][] } | undefined;
 
-/** The data source of one run: blocks asked for another run are failed at once. */
-function datasourceFor(runId: number): IDatasource {
+/** The data source of one run (`only`: the matches of that search): blocks asked for another run are failed at once. */
+function datasourceFor(runId: number, only?: number): IDatasource {
     return {
         getRows(params: IGetRowsParams) {
             if (!run || run.runId !== runId || run.state !== 'done') return params.failCallback();
             const sort = sortKeyOf(params.sortModel);
-            if (!sort && preloaded && preloaded.runId === runId && params.startRow === 0 && (preloaded.rows.length >= params.endRow || preloaded.rows.length === run.rowCount)) {
+            if (only === undefined && !sort && preloaded && preloaded.runId === runId && params.startRow === 0 && (preloaded.rows.length >= params.endRow || preloaded.rows.length === run.rowCount)) {
                 const rows = preloaded.rows.slice(0, params.endRow);
                 preloaded = undefined;
                 params.successCallback(rows, rows.length < params.endRow ? rows.length : run.rowCount);
@@ -285,8 +334,8 @@ function datasourceFor(runId: number): IDatasource {
                 return;
             }
             const id = ++requestId;
-            pending.set(id, { params, runId });
-            post({ type: 'getRows', runId, requestId: id, start: params.startRow, end: params.endRow, sort });
+            pending.set(id, { params, runId, only });
+            post({ type: 'getRows', runId, requestId: id, start: params.startRow, end: params.endRow, sort, only });
         },
     };
 }
@@ -319,8 +368,12 @@ function showGrid(view: RunView): void {
             onCellFocused: (e: CellFocusedEvent) => {
                 showDetails(e.rowIndex ?? undefined);
                 updateStatus();
+                updateSelectionStats();
             },
-            onSelectionChanged: () => updateStatus(),
+            onSelectionChanged: () => {
+                updateStatus();
+                updateSelectionStats();
+            },
             onBodyScroll: () => updateStatus(),
             ensureDomOrder: true,
             datasource: datasourceFor(view.runId),
@@ -363,6 +416,8 @@ function onSort(): void {
     // The grid may still be resetting its blocks: go to the top again when the first block comes.
     scrollToTopOnRows = true;
     updateStatus(0);
+    // Matches are row positions in the grid's order: find them again in the new one.
+    if (needle !== '') startSearch();
 }
 
 function selectedRowIndexes(): number[] {
@@ -396,6 +451,168 @@ function goToPage(delta: number): void {
     api.ensureIndexVisible(target, 'top');
     api.setFocusedCell(target, run.fields[0]?.name ?? '#');
     updateStatus(target);
+}
+
+// ---------------------------------------------------------------------------------- search
+
+/** The search term, lower-cased (what cells are highlighted for); '' when nothing is searched. */
+let needle = '';
+let searchId = 0;
+/** The current run's last search result. */
+let found: SearchResultView | undefined;
+let onlyMatching = false;
+/** The match gone to last (an index into `found.matches`). */
+let matchAt = -1;
+let searchTimer: ReturnType<typeof setTimeout> | undefined;
+
+searchField.addEventListener('input', () => {
+    clearTimeout(searchTimer);
+    searchTimer = setTimeout(startSearch, 150);
+});
+searchField.addEventListener('keydown', (e: KeyboardEvent) => {
+    if (e.key === 'Enter') {
+        e.preventDefault();
+        goToMatch(e.shiftKey ? -1 : 1);
+    } else if (e.key === 'Escape' && searchField.value !== '') {
+        e.preventDefault();
+        searchField.value = '';
+        startSearch();
+    }
+});
+
+/** Asks the host to search the rows it holds for the field's text (in the grid's order). */
+function startSearch(): void {
+    clearTimeout(searchTimer);
+    const term = searchField.value;
+    needle = term.toLowerCase();
+    resetSearchResult();
+    api?.refreshCells({ force: true });
+    if (!run || run.state !== 'done' || term === '') {
+        if (onlyMatching) showGridRows();
+        return;
+    }
+    searchInfo.textContent = 'Searching…';
+    post({ type: 'search', runId: run.runId, searchId: ++searchId, term, sort: sortShown?.key });
+}
+
+function resetSearchResult(): void {
+    found = undefined;
+    matchAt = -1;
+    searchInfo.textContent = '';
+    serviceSearch.hidden = true;
+    serviceSearch.replaceChildren();
+    setEnabled(prevMatchButton, false);
+    setEnabled(nextMatchButton, false);
+}
+
+function showSearchResult(result: SearchResultView): void {
+    if (!run || result.runId !== run.runId || result.searchId !== searchId) return;
+    found = result;
+    matchAt = -1;
+    const count = `${fmt(result.matchCount)} matching row${result.matchCount === 1 ? '' : 's'}`;
+    const scope = result.complete ? `all ${fmt(result.rowsSearched)} rows searched` : `searched the ${fmt(result.rowsSearched)} rows in memory of ${fmt(run.rowCount)}`;
+    searchInfo.textContent = `${count} · ${scope}`;
+    searchInfo.dataset.matches = String(result.matchCount);
+    searchInfo.dataset.rowsSearched = String(result.rowsSearched);
+    searchInfo.dataset.complete = String(result.complete);
+    setEnabled(prevMatchButton, result.matchCount > 0);
+    setEnabled(nextMatchButton, result.matchCount > 0);
+    if (!result.complete) offerServiceSearch(result);
+    if (onlyMatching) showGridRows();
+}
+
+/** Against a result not wholly here: the same search on the service, shown, run only when asked. */
+function offerServiceSearch(result: SearchResultView): void {
+    serviceSearch.replaceChildren(
+        el('span', {}, 'Search the whole result on the service with this query:'),
+        el('pre', { class: 'query' }, result.serviceQuery),
+        button('Run on the service', 'Run this query as a new query (it opens in an editor)', () => post({ type: 'runQuery', text: result.serviceQuery })),
+    );
+    serviceSearch.hidden = false;
+}
+
+function setOnlyMatching(on: boolean): void {
+    onlyMatching = on;
+    onlyMatchingButton.setAttribute('aria-pressed', String(on));
+    onlyMatchingButton.classList.toggle('pressed', on);
+    showGridRows();
+}
+
+/** The grid's rows: every row, or the last search's matches (then `aria-rowcount` counts those). */
+function showGridRows(): void {
+    if (!api || !run || run.state !== 'done') return;
+    failPending();
+    preloaded = undefined;
+    const only = onlyMatching && found ? found.searchId : undefined;
+    api.setGridOption('datasource', datasourceFor(run.runId, only));
+    matchAt = -1;
+}
+
+/** Goes to the next (1) or previous (-1) matching row, focusing its first matching cell. */
+function goToMatch(delta: number): void {
+    if (!api || !run || !found || found.matches.length === 0) return;
+    const n = found.matches.length;
+    matchAt = matchAt < 0 ? (delta > 0 ? 0 : n - 1) : (matchAt + delta + n) % n;
+    const row = onlyMatching ? matchAt : found.matches[matchAt];
+    api.ensureIndexVisible(row, 'middle');
+    const data = api.getDisplayedRowAtIndex(row)?.data;
+    const col = data ? run.fields.findIndex((_, i) => cellSearchText(data[i]).toLowerCase().includes(needle)) : -1;
+    api.setFocusedCell(row, run.fields[Math.max(0, col)]?.name ?? '#');
+    searchInfo.textContent = `match ${fmt(matchAt + 1)} of ${fmt(found.matchCount)} (row ${fmt(found.matches[matchAt] + 1)})${found.complete ? '' : ` · searched the ${fmt(found.rowsSearched)} rows in memory of ${fmt(run.rowCount)}`}`;
+}
+
+// --------------------------------------------------------------------------- selection stats
+
+/** Statistics of the focused cell's column over the selected rows (the focused row when none is selected). */
+function updateSelectionStats(): void {
+    if (!api || !run || run.state !== 'done') return;
+    const focused = api.getFocusedCell();
+    const field = focused ? run.fields.findIndex(f => f.name === focused.column.getColId()) : -1;
+    if (field < 0) {
+        selectionLine.textContent = '';
+        return;
+    }
+    const nodes = api.getSelectedNodes();
+    const rows = nodes.length > 0 ? nodes : [api.getDisplayedRowAtIndex(focused!.rowIndex)].filter(n => n !== undefined);
+    const values = rows.map(n => (n.data as unknown[] | undefined)?.[field] ?? null);
+    const f = run.fields[field];
+    selectionLine.textContent = selectionStatsText(headerText(f.name), selectionStats(values, f.type));
+}
+
+// ------------------------------------------------------------------------------ more tables
+
+/** Grids of the result's other tables (small: sent whole), one tab each, before Chart. */
+const extraGrids: GridApi<unknown[]>[] = [];
+
+function showExtraTables(tables: readonly ExtraTableView[]): void {
+    for (const g of extraGrids.splice(0)) g.destroy();
+    for (let i = 1; tabs.has(`table-${i}`); i++) tabs.remove(`table-${i}`);
+    tables.forEach((t, k) => {
+        const id = `table-${k + 1}`;
+        const panel = el('div', { class: 'panel table-panel' });
+        const note = t.rowCount > t.rows.length ? el('p', {}, `The first ${fmt(t.rows.length)} of ${fmt(t.rowCount)} rows.`) : undefined;
+        const box = el('div', { class: 'grid' });
+        if (note) panel.append(note);
+        panel.append(box);
+        panels.append(panel);
+        tabs.add(id, `Table ${k + 2}: ${headerText(t.name)}`, panel, 'chart');
+        const zone = run ? zoneOf(run) : 'utc';
+        extraGrids.push(
+            createGrid<unknown[]>(box, {
+                theme,
+                styleNonce: nonce,
+                rowData: t.rows,
+                columnDefs: t.fields.map((f, i) => ({
+                    colId: f.name,
+                    headerName: headerText(f.name),
+                    valueGetter: p => p.data?.[i] ?? null,
+                    valueFormatter: p => cellText(p.value, f.type, zone),
+                    type: isNumericType(f.type) ? 'rightAligned' : undefined,
+                    width: columnWidth(headerText(f.name), t.rows.map(r => cellText(r[i], f.type, zone)), textMeasure()),
+                })),
+            }),
+        );
+    });
 }
 
 // --------------------------------------------------------------------------------- details
@@ -485,6 +702,8 @@ function showRun(view: RunView): void {
         details.hidden = true;
         sortShown = undefined;
         preloaded = undefined;
+        resetSearchResult();
+        selectionLine.textContent = '';
     }
     if (view.state !== 'done') main.hidden = true;
     updateStatus();
@@ -512,10 +731,17 @@ function showRun(view: RunView): void {
         chart?.destroy();
         chart = undefined;
         chartBox.hidden = !view.chart;
+        noChart.hidden = !!view.chart;
         if (view.chart) {
             chart = renderChart(chartBox, view.chart, zoneOf(view), zoomTo, resetZoom);
         }
+        showExtraTables(view.tables ?? []);
+        // A search typed before the run finds its rows in the new result.
+        if (needle !== '') startSearch();
+    } else {
+        showExtraTables([]);
     }
+    if (tabs.selected === 'stats') renderStats(statsPanel, view);
 }
 
 window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
@@ -539,10 +765,11 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
                 p.params.failCallback();
                 return;
             }
-            run.rowCount = m.rowCount;
+            if (p.only === undefined) run.rowCount = m.rowCount;
             run.rowsLoaded = m.rowsLoaded;
             run.requests = m.requests;
-            const lastRow = m.sort ? m.rowCount : m.start + m.rows.length < p.params.endRow ? m.start + m.rows.length : m.rowCount;
+            // A sorted or searched view knows its exact row count.
+            const lastRow = m.sort || p.only !== undefined ? m.rowCount : m.start + m.rows.length < p.params.endRow ? m.start + m.rows.length : m.rowCount;
             p.params.successCallback(m.rows, lastRow);
             if (m.start === 0) {
                 fitColumns(run, m.rows);
@@ -554,6 +781,12 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
             onRowsShown(m.rows.length, m.sort);
             break;
         }
+        case 'searchResult':
+            showSearchResult(m.result);
+            break;
+        case 'searchFailed':
+            if (run && m.runId === run.runId && m.searchId === searchId) searchInfo.textContent = `The search failed: ${m.message}`;
+            break;
         case 'rowsFailed': {
             const p = pending.get(m.requestId);
             pending.delete(m.requestId);

@@ -6,13 +6,14 @@
  * actions (copy, filter, zoom, export, time range) to the extension through `ResultsActions`.
  */
 import * as vscode from 'vscode';
-import type { HostMessage, RunView, ViewMessage } from '../protocol.js';
+import type { ExtraTableView, HostMessage, QueryStatsView, RunView, SearchResultView, ViewMessage } from '../protocol.js';
 import type { Run } from '../query/query-runner.js';
 import type { TimeRangeSpec } from '../time-range.js';
 import { chartData } from './chart-data.js';
 import { formatRows } from './copy-format.js';
 import type { ExportFormat } from './export-writer.js';
-import type { ResultPage } from './result-set.js';
+import type { ResultPage, ResultSet } from './result-set.js';
+import { searchHeld, searchRowMajor, serviceSearchQuery } from './row-search.js';
 import { SortedRows, type SortKey } from './sorted-rows.js';
 import { webviewHtml } from './webview-html.js';
 
@@ -29,6 +30,8 @@ export interface ResultsActions {
     timeRange(): TimeRangeSpec;
     zoom(start: string, end: string): void;
     filter(field: string, type: string, value: unknown): void;
+    /** Runs `text` as a new query, shown in an editor (a search or a filter the view moved to the service). */
+    runQuery?(text: string): void;
     painted(runId: number, at: number): void;
     /** The results settings (`apl.results.*`); read at each run. */
     settings?(): ResultsSettings;
@@ -57,6 +60,43 @@ function rowsOfFirstPage(fields: readonly { name: string }[], page: ResultPage, 
     return out;
 }
 
+/** Rows of a table after the first sent with the run (a totals table has a few). */
+const EXTRA_TABLE_ROWS = 1000;
+/** Match positions sent to the view for next/previous (the count is always exact). */
+const MATCHES_SENT = 50_000;
+
+/** The Stats tab of a run: the service's status as it came, every message included. */
+export function queryStats(result: ResultSet): QueryStatsView {
+    const s = result.status;
+    const stats: QueryStatsView = {
+        rowsExamined: s?.rowsExamined ?? 0,
+        rowsMatched: s?.rowsMatched ?? 0,
+        blocksExamined: s?.blocksExamined ?? 0,
+        numGroups: s?.numGroups ?? 0,
+        cacheStatus: s?.cacheStatus ?? 0,
+        isPartial: s?.isPartial === true,
+        isEstimate: s?.isEstimate === true,
+        messages: (s?.messages ?? []).map(m => ({ priority: m.priority, code: m.code, count: m.count, msg: m.msg })),
+    };
+    if (typeof s?.elapsedTime === 'number') stats.serviceMs = s.elapsedTime / 1000;
+    if (typeof s?.blocksSkipped === 'number') stats.blocksSkipped = s.blocksSkipped;
+    if (s?.minBlockTime && !s.minBlockTime.startsWith('0001-')) stats.minBlockTime = s.minBlockTime;
+    if (s?.maxBlockTime && !s.maxBlockTime.startsWith('0001-')) stats.maxBlockTime = s.maxBlockTime;
+    return stats;
+}
+
+/** The tables of a one-request result after its first, row-major, capped. */
+export function extraTables(result: ResultSet): ExtraTableView[] {
+    if (result.mode !== 'once') return [];
+    return (result.first.tables ?? []).slice(1).map(t => {
+        const columns = t.columns ?? [];
+        const rowCount = columns[0]?.length ?? 0;
+        const rows: unknown[][] = [];
+        for (let r = 0; r < Math.min(rowCount, EXTRA_TABLE_ROWS); r++) rows.push(t.fields.map((_, c) => columns[c]?.[r] ?? null));
+        return { name: t.name, fields: t.fields, rows, rowCount };
+    });
+}
+
 export function runView(run: Run): RunView {
     const r = run.result;
     const status = r?.status;
@@ -80,6 +120,11 @@ export function runView(run: Run): RunView {
         isEstimate: status?.isEstimate === true,
         messages: (status?.messages ?? []).filter(m => m.priority !== 'trace' && m.priority !== 'debug').map(m => ({ priority: m.priority, msg: m.msg })),
     };
+    if (r) {
+        view.stats = queryStats(r);
+        const tables = extraTables(r);
+        if (tables.length > 0) view.tables = tables;
+    }
     if (run.emptyHint) view.emptyHint = run.emptyHint;
     if (run.error) view.error = { message: run.error.message, line: run.error.location?.line, column: run.error.location?.column };
     if (!run.request.pageable) view.notPaged = run.request.notPageableReason ?? 'the result cannot be paged';
@@ -97,6 +142,8 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
     /** The current run's rows for column sorts (read whole on the first sort). */
     private sorted: { runId: number; rows: SortedRows } | undefined;
     private readonly disposables: vscode.Disposable[] = [];
+    /** The last search of the current run: its matches serve Only matching rows. */
+    private search: { runId: number; searchId: number; matches: number[]; sort: SortKey | undefined } | undefined;
 
     constructor(
         private readonly extensionUri: vscode.Uri,
@@ -131,6 +178,7 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
     /** Shows `run` (called when it starts and when it ends); a finished run carries its first block of rows. */
     show(run: Run): void {
         this.run = run;
+        if (this.search && this.search.runId !== run.id) this.search = undefined;
         if (this.sorted && this.sorted.runId !== run.id) {
             this.sorted.rows.dispose();
             this.sorted = undefined;
@@ -162,6 +210,45 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
         return this.sorted.rows;
     }
 
+    /** Rows of the matches `start` .. `end`-1 of the last search (Only matching rows), contiguous runs read together. */
+    private async matchingRows(run: Run, only: number, start: number, end: number, sort: SortKey | undefined): Promise<{ rows: unknown[][]; rowCount: number }> {
+        const s = this.search;
+        if (!s || s.runId !== run.id || s.searchId !== only) throw new Error('the search changed: search again');
+        const wanted = s.matches.slice(start, end);
+        const rows: unknown[][] = [];
+        for (let i = 0; i < wanted.length; ) {
+            let j = i + 1;
+            while (j < wanted.length && wanted[j] === wanted[j - 1] + 1) j++;
+            rows.push(...(await this.rowsFor(run, wanted[i], wanted[j - 1] + 1, s.sort ?? sort)).rows);
+            i = j;
+        }
+        return { rows, rowCount: s.matches.length };
+    }
+
+    /** Searches the rows held here, in the grid's order: a sorted result has every row in memory, else the pages held. */
+    private async searchRun(run: Run, searchId: number, term: string, sort: SortKey | undefined): Promise<SearchResultView> {
+        const result = run.result!;
+        let found: { matches: number[]; rowsSearched: number; complete: boolean };
+        if (sort) {
+            const sorted = this.sortedRows(run);
+            const all = await sorted.rows(sort, 0, await sorted.count());
+            found = { matches: searchRowMajor(all, term), rowsSearched: all.length, complete: true };
+        } else {
+            found = searchHeld(result, term);
+        }
+        this.search = { runId: run.id, searchId, matches: found.matches, sort };
+        return {
+            runId: run.id,
+            searchId,
+            term,
+            matches: found.matches.slice(0, MATCHES_SENT),
+            matchCount: found.matches.length,
+            rowsSearched: found.rowsSearched,
+            complete: found.complete,
+            serviceQuery: serviceSearchQuery(run.request.sortBase ?? run.request.text, term),
+        };
+    }
+
     /** Rows for the grid: the result's own order, or `sort`'s. */
     private async rowsFor(run: Run, start: number, end: number, sort: SortKey | undefined): Promise<{ rows: unknown[][]; rowCount: number }> {
         const result = run.result!;
@@ -188,7 +275,7 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
                     return;
                 }
                 try {
-                    const { rows, rowCount } = await this.rowsFor(run, m.start, m.end, m.sort);
+                    const { rows, rowCount } = m.only !== undefined ? await this.matchingRows(run, m.only, m.start, m.end, m.sort) : await this.rowsFor(run, m.start, m.end, m.sort);
                     const message: HostMessage = { type: 'rows', runId: m.runId, requestId: m.requestId, start: m.start, rows, rowCount, rowsLoaded: run.result.rowsLoaded, requests: run.result.requests, sort: m.sort };
                     void webview.postMessage(message);
                 } catch (e) {
@@ -205,6 +292,18 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
                 void vscode.window.setStatusBarMessage(`APL: copied ${rows.length} row${rows.length === 1 ? '' : 's'} as ${m.format.toUpperCase()}`, 3000);
                 return;
             }
+            case 'search': {
+                if (!run?.result || run.id !== m.runId) return;
+                try {
+                    void webview.postMessage({ type: 'searchResult', result: await this.searchRun(run, m.searchId, m.term, m.sort) } satisfies HostMessage);
+                } catch (e) {
+                    void webview.postMessage({ type: 'searchFailed', runId: m.runId, searchId: m.searchId, message: e instanceof Error ? e.message : String(e) } satisfies HostMessage);
+                }
+                return;
+            }
+            case 'runQuery':
+                this.actions.runQuery?.(m.text);
+                return;
             case 'copyText':
                 await vscode.env.clipboard.writeText(m.text);
                 return;
