@@ -15,7 +15,7 @@ export function statsRows(run: RunView): [string, string][] {
     if (s.serviceMs !== undefined) rows.push(['Service time', ms(s.serviceMs)]);
     rows.push(['Rows examined', fmt(s.rowsExamined)], ['Rows matched', fmt(s.rowsMatched)], ['Rows in the result', fmt(run.rowCount)], ['Rows read into VS Code', `${fmt(run.rowsLoaded)} in ${fmt(run.requests)} request${run.requests === 1 ? '' : 's'}`]);
     rows.push(['Blocks examined', fmt(s.blocksExamined)]);
-    rows.push(['Blocks skipped by pruning', s.blocksSkipped !== undefined ? fmt(s.blocksSkipped) : 'not reported by the service']);
+    rows.push(['Blocks skipped by pruning', s.blocksSkipped !== undefined ? fmt(s.blocksSkipped) : 'none reported (nothing was pruned, or the service does not say)']);
     if (s.numGroups > 0) rows.push(['Groups', fmt(s.numGroups)]);
     if (s.minBlockTime || s.maxBlockTime) rows.push(['Time span of the blocks read', `${s.minBlockTime ?? '?'} to ${s.maxBlockTime ?? '?'}`]);
     rows.push(['Partial result', s.isPartial ? 'yes' : 'no'], ['Estimated counts', s.isEstimate ? 'yes' : 'no']);
