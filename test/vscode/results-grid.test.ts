@@ -513,4 +513,60 @@ describe.skipIf(SKIP)('the results view in a real VS Code, over 30,000 events', 
             await frame().getByRole('button', { name: 'Close' }).click();
         }),
     3 * 60_000);
+
+    /** Sets a @vscode-elements drop-down as a user's pick does (its value, then its change event). */
+    async function choose(label: string, value: string): Promise<void> {
+        await frame()
+            .locator(`vscode-single-select[aria-label="${label}"]`)
+            .evaluate((e, v) => {
+                (e as unknown as { value: string }).value = v;
+                e.dispatchEvent(new Event('change'));
+            }, value);
+    }
+
+    it("['events'] | where seq >= 0 filtered to level error by value: 4,286 of 30,000 rows in aria-rowcount, the where shown; a regex VS Code cannot read goes to the service; the selection as a filter", () =>
+        step('column filter', async () => {
+            await runPaged();
+            const info = frame().locator('[data-testid="apl-filter-info"]');
+            await choose('Filter column', 'level');
+            await choose('Filter by', 'values');
+            // The distinct values with their counts, over every row (30,000 ≤ the sort limit).
+            const errorValue = frame().getByRole('checkbox', { name: /^error \(4,286\)$/ });
+            await errorValue.waitFor({ timeout: T });
+            expect(await frame().getByRole('checkbox', { name: /^info \(25,714\)$/ }).count()).toBe(1);
+            await errorValue.check();
+            await frame().getByRole('button', { name: 'Add filter' }).click();
+            await expect.poll(rowCount, { timeout: T }).toBe(String(4286 + 1));
+            await expect.poll(() => info.textContent(), { timeout: T }).toContain('Filtered in VS Code: 4,286 of 30,000 rows');
+            expect(await info.textContent()).toContain("| where level == 'error'");
+            // Multiples of 7, newest first.
+            await expect.poll(() => cellText(0, 'seq'), { timeout: T }).toBe(String(29995));
+            expect(await cellText(1, 'level')).toBe('error');
+            await picture('vscode-results-filter.png');
+            await look('filter');
+            // A second filter: a regex JavaScript cannot read (RE2's named group) is left to the service.
+            await choose('Filter column', 'geo.city');
+            await choose('Filter by', 'matches regex');
+            await frame().getByRole('textbox', { name: 'Filter text' }).fill('city-(?P<n>3)');
+            await frame().getByRole('button', { name: 'Add filter' }).click();
+            await expect.poll(() => info.getAttribute('data-local'), { timeout: T }).toBe('false');
+            expect(await info.textContent()).toContain("| where tostring(['geo.city']) matches regex 'city-(?P<n>3)'");
+            expect(await frame().getByRole('button', { name: 'Run filtered query' }).count()).toBe(1);
+            // Every row again when the grid cannot show the filtered rows.
+            await expect.poll(rowCount, { timeout: T }).toBe(String(EVENTS + 1));
+            await frame().getByRole('button', { name: 'Remove filter 2' }).click();
+            await frame().getByRole('button', { name: 'Remove filter 1' }).click();
+            await expect.poll(() => info.textContent(), { timeout: T }).toBe('');
+            await expect.poll(rowCount, { timeout: T }).toBe(String(EVENTS + 1));
+            await expect.poll(() => cellText(1, 'seq'), { timeout: T }).toBe(String(EVENTS - 2));
+            // The selection as a filter: two cells of geo.city, left out.
+            await cell(0, 'geo.city').click();
+            await cell(1, 'geo.city').click({ modifiers: ['Shift'] });
+            await frame().getByRole('button', { name: 'Exclude selection' }).click();
+            await expect.poll(() => info.textContent(), { timeout: T }).toContain("| where ['geo.city'] !in ('city-4', 'city-3')");
+            await expect.poll(rowCount, { timeout: T }).toBe(String(EVENTS - 12000 + 1));
+            await frame().getByRole('button', { name: 'Remove filter 1' }).click();
+            await expect.poll(rowCount, { timeout: T }).toBe(String(EVENTS + 1));
+        }),
+    3 * 60_000);
 });

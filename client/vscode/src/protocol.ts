@@ -4,6 +4,7 @@
  */
 import type { TableField } from '../../api/types.js';
 import type { ChartData } from './results/chart-data.js';
+import type { ColumnFilter } from './results/column-filter.js';
 import type { CopyFormat } from './results/copy-format.js';
 import type { ExportFormat } from './results/export-writer.js';
 import type { SortKey } from './results/sorted-rows.js';
@@ -59,6 +60,32 @@ export interface SearchResultView {
     serviceQuery: string;
 }
 
+/** The column filters of the grid as the host applied them (src/results/column-filter.ts). */
+export interface FilterResultView {
+    runId: number;
+    filterId: number;
+    /** Applied here over every row (else: not applied here, `serviceQuery` does it). */
+    local: boolean;
+    /** Rows that pass (when local). */
+    rowCount: number;
+    /** The `| where` lines of the filters. */
+    where: string;
+    /** The query with the filters as `where`s. */
+    serviceQuery: string;
+    /** Why the filters are not applied here. */
+    reason?: string;
+}
+
+/** A column's distinct values with their counts, over the rows the host holds. */
+export interface DistinctValuesView {
+    runId: number;
+    field: string;
+    values: { value: unknown; count: number }[];
+    distinct: number;
+    rowsCounted: number;
+    complete: boolean;
+}
+
 /** Everything the view shows about a run except its rows. */
 export interface RunView {
     runId: number;
@@ -108,15 +135,23 @@ export type HostMessage =
     | { type: 'rowsFailed'; runId: number; requestId: number; message: string; stale?: boolean }
     | { type: 'timeRange'; timeRange: TimeRangeSpec }
     | { type: 'searchResult'; result: SearchResultView }
+    | { type: 'filterResult'; result: FilterResultView }
+    | { type: 'distinctValues'; result: DistinctValuesView }
     | { type: 'searchFailed'; runId: number; searchId: number; message: string };
 
 export type ViewMessage =
     | { type: 'ready' }
     /** `sort`: the rows in that order (sorted in the host over every row of the result). */
-    /** `only`: the rows of that search's matches (Only matching rows), `start`/`end` among them. */
-    | { type: 'getRows'; runId: number; requestId: number; start: number; end: number; sort?: SortKey; only?: number }
-    /** Searches the rows the host holds, in the grid's order (`sort`'s when sorted). */
-    | { type: 'search'; runId: number; searchId: number; term: string; sort?: SortKey }
+    /**
+     * `filter`: the rows that pass that filter (`start`/`end` among them); `only`: the rows of that
+     * search's matches (Only matching rows), among the filtered rows when both are given.
+     */
+    | { type: 'getRows'; runId: number; requestId: number; start: number; end: number; sort?: SortKey; only?: number; filter?: number }
+    /** Searches the rows the host holds, in the grid's order (`sort`'s when sorted; among the rows of `filter`). */
+    | { type: 'search'; runId: number; searchId: number; term: string; sort?: SortKey; filter?: number }
+    /** Applies the column filters (none: every row again), in the grid's order. */
+    | { type: 'filters'; runId: number; filterId: number; filters: ColumnFilter[]; sort?: SortKey }
+    | { type: 'distinct'; runId: number; field: string }
     /** Runs `text` as a new query (shown in an editor first): the search or a filter on the service. */
     | { type: 'runQuery'; text: string }
     | { type: 'cancel' }

@@ -24,7 +24,8 @@ import {
     type IGetRowsParams,
     type SortModelItem,
 } from 'ag-grid-community';
-import type { ExtraTableView, HostMessage, RunView, SearchResultView, ViewMessage } from '../src/protocol.js';
+import type { ExtraTableView, FilterResultView, HostMessage, RunView, SearchResultView, ViewMessage } from '../src/protocol.js';
+import type { ColumnFilter } from '../src/results/column-filter.js';
 import { cellSearchText } from '../src/results/row-search.js';
 import { selectionStats, selectionStatsText } from '../src/results/selection-stats.js';
 import { presetLabel, TIME_PRESETS, type TimeRangeSpec } from '../src/time-range.js';
@@ -32,6 +33,7 @@ import type { SortKey } from '../src/results/sorted-rows.js';
 import { cellText, columnWidth, detailText, fullText, headerText, isNumericType, type Measure, type TimeZone } from './cell-format.js';
 import { renderChart, type ChartHandle } from './chart.js';
 import { button, checkbox, select, setEnabled, textField } from './controls.js';
+import { createFilterBar } from './filter-bar.js';
 import { renderStats } from './stats-view.js';
 import { fmt, runNotes, statusText, type SortShown } from './status-text.js';
 import { createTabs } from './tabs.js';
@@ -104,6 +106,11 @@ const status = el('div', { 'data-testid': 'apl-status', 'data-state': 'idle', ro
 const notes = el('div', { class: 'notes', 'aria-live': 'polite' });
 /** Statistics of the selected cells (the focused cell's column over the selected rows). */
 const selectionLine = el('div', { 'data-testid': 'apl-selection-stats', class: 'selection-stats', 'aria-live': 'polite' });
+const filterToSelection = button('Filter to selection', 'Keep the rows whose value in this column is one of the selected cells (== or in)', () => selectionFilter(false));
+const excludeSelection = button('Exclude selection', 'Leave out the rows whose value in this column is one of the selected cells (!= or !in)', () => selectionFilter(true));
+const selectionBar = el('div', { class: 'selection-bar' });
+selectionBar.append(selectionLine, filterToSelection, excludeSelection);
+selectionBar.hidden = true;
 const chartBox = el('div', { 'data-testid': 'apl-chart', class: 'chart', role: 'img', 'aria-label': 'Time series chart' });
 chartBox.hidden = true;
 const noChart = el('p', { class: 'placeholder' }, 'No chart for this result: a chart needs a time-binned aggregation (summarize … by bin(_time, …)).');
@@ -129,14 +136,19 @@ const details = el('aside', { class: 'details', 'aria-label': 'Row details' });
 details.hidden = true;
 main.append(gridBox, details);
 main.hidden = true;
-resultsPanel.append(searchBar, serviceSearch, main);
+const filterBar = createFilterBar({
+    onChange: filters => applyFilters(filters),
+    askDistinct: field => run && post({ type: 'distinct', runId: run.runId, field }),
+    runQuery: text => post({ type: 'runQuery', text }),
+});
+resultsPanel.append(searchBar, serviceSearch, filterBar.element, main);
 const tabs = createTabs('Result views', id => onTabSelected(id));
 const panels = el('div', { class: 'panels' });
 panels.append(resultsPanel, chartPanel, statsPanel);
 tabs.add('results', 'Results', resultsPanel);
 tabs.add('chart', 'Chart', chartPanel);
 tabs.add('stats', 'Stats', statsPanel);
-app.append(toolbar, status, selectionLine, notes, tabs.list, panels);
+app.append(toolbar, status, selectionBar, notes, tabs.list, panels);
 renderStats(statsPanel, undefined);
 
 function onTabSelected(id: string): void {
@@ -207,7 +219,7 @@ let api: GridApi<unknown[]> | undefined;
 let chart: ChartHandle | undefined;
 let requestId = 0;
 /** Every block the grid asked for and is waiting for: each is answered, failed, or failed when a new run comes. */
-const pending = new Map<number, { params: IGetRowsParams; runId: number; only?: number }>();
+const pending = new Map<number, { params: IGetRowsParams; runId: number; exact: boolean }>();
 let painted = false;
 /** When the finished run reached the view (to tell the drawing time from the transport time). */
 let doneAt = 0;
@@ -321,12 +333,12 @@ const sameSort = (a: SortKey | undefined, b: SortKey | undefined) => a?.field ==
 let preloaded: { runId: number; rows: unknown[][] } | undefined;
 
 /** The data source of one run (`only`: the matches of that search): blocks asked for another run are failed at once. */
-function datasourceFor(runId: number, only?: number): IDatasource {
+function datasourceFor(runId: number, only?: number, filter?: number): IDatasource {
     return {
         getRows(params: IGetRowsParams) {
             if (!run || run.runId !== runId || run.state !== 'done') return params.failCallback();
             const sort = sortKeyOf(params.sortModel);
-            if (only === undefined && !sort && preloaded && preloaded.runId === runId && params.startRow === 0 && (preloaded.rows.length >= params.endRow || preloaded.rows.length === run.rowCount)) {
+            if (only === undefined && filter === undefined && !sort && preloaded && preloaded.runId === runId && params.startRow === 0 && (preloaded.rows.length >= params.endRow || preloaded.rows.length === run.rowCount)) {
                 const rows = preloaded.rows.slice(0, params.endRow);
                 preloaded = undefined;
                 params.successCallback(rows, rows.length < params.endRow ? rows.length : run.rowCount);
@@ -334,8 +346,8 @@ function datasourceFor(runId: number, only?: number): IDatasource {
                 return;
             }
             const id = ++requestId;
-            pending.set(id, { params, runId, only });
-            post({ type: 'getRows', runId, requestId: id, start: params.startRow, end: params.endRow, sort, only });
+            pending.set(id, { params, runId, exact: only !== undefined || filter !== undefined });
+            post({ type: 'getRows', runId, requestId: id, start: params.startRow, end: params.endRow, sort, only, filter });
         },
     };
 }
@@ -416,8 +428,9 @@ function onSort(): void {
     // The grid may still be resetting its blocks: go to the top again when the first block comes.
     scrollToTopOnRows = true;
     updateStatus(0);
-    // Matches are row positions in the grid's order: find them again in the new one.
-    if (needle !== '') startSearch();
+    // Filtered rows and matches are row positions in the grid's order: find them again in the new one.
+    if (filterBar.filters.length > 0) applyFilters(filterBar.filters);
+    else if (needle !== '') startSearch();
 }
 
 function selectedRowIndexes(): number[] {
@@ -492,7 +505,7 @@ function startSearch(): void {
         return;
     }
     searchInfo.textContent = 'Searching…';
-    post({ type: 'search', runId: run.runId, searchId: ++searchId, term, sort: sortShown?.key });
+    post({ type: 'search', runId: run.runId, searchId: ++searchId, term, sort: sortShown?.key, filter: applied?.filterId });
 }
 
 function resetSearchResult(): void {
@@ -544,7 +557,7 @@ function showGridRows(): void {
     failPending();
     preloaded = undefined;
     const only = onlyMatching && found ? found.searchId : undefined;
-    api.setGridOption('datasource', datasourceFor(run.runId, only));
+    api.setGridOption('datasource', datasourceFor(run.runId, only, applied?.filterId));
     matchAt = -1;
 }
 
@@ -561,22 +574,64 @@ function goToMatch(delta: number): void {
     searchInfo.textContent = `match ${fmt(matchAt + 1)} of ${fmt(found.matchCount)} (row ${fmt(found.matches[matchAt] + 1)})${found.complete ? '' : ` · searched the ${fmt(found.rowsSearched)} rows in memory of ${fmt(run.rowCount)}`}`;
 }
 
+// ---------------------------------------------------------------------------------- filters
+
+let filterId = 0;
+/** The run whose fields the filter bar offers. */
+let filtersRunId = -1;
+/** The filters the host applied here (their rows are the grid's); undefined: every row. */
+let applied: FilterResultView | undefined;
+
+function applyFilters(filters: readonly ColumnFilter[]): void {
+    if (!run || run.state !== 'done') return;
+    post({ type: 'filters', runId: run.runId, filterId: ++filterId, filters: [...filters], sort: sortShown?.key });
+}
+
+function showFilterResult(r: FilterResultView): void {
+    if (!run || r.runId !== run.runId || r.filterId !== filterId) return;
+    applied = r.local && filterBar.filters.length > 0 ? r : undefined;
+    filterBar.showResult(r, run.rowCount);
+    // The search and its matches are over the rows shown: search again.
+    if (needle !== '') startSearch();
+    showGridRows();
+}
+
+/** The selected cells' values of the focused column as a filter (one value: == / !=, more: in / !in). */
+function selectionFilter(exclude: boolean): void {
+    const sel = selectedCells();
+    if (!sel) return;
+    const values: unknown[] = [];
+    const keys = new Set<string>();
+    for (const v of sel.values) {
+        const key = JSON.stringify(v);
+        if (!keys.has(key)) {
+            keys.add(key);
+            values.push(v);
+        }
+    }
+    filterBar.add({ field: sel.field, kind: 'values', values, exclude });
+}
+
 // --------------------------------------------------------------------------- selection stats
+
+/** The selected cells: the focused cell's column over the selected rows (the focused row when none is selected). */
+function selectedCells(): { field: string; type: string; values: unknown[] } | undefined {
+    if (!api || !run || run.state !== 'done') return undefined;
+    const focused = api.getFocusedCell();
+    const field = focused ? run.fields.findIndex(f => f.name === focused.column.getColId()) : -1;
+    if (field < 0) return undefined;
+    const nodes = api.getSelectedNodes();
+    const rows = nodes.length > 0 ? nodes : [api.getDisplayedRowAtIndex(focused!.rowIndex)].filter(n => n !== undefined);
+    const values = rows.filter(n => n.data).map(n => (n.data as unknown[])[field] ?? null);
+    return { field: run.fields[field].name, type: run.fields[field].type, values };
+}
+
 
 /** Statistics of the focused cell's column over the selected rows (the focused row when none is selected). */
 function updateSelectionStats(): void {
-    if (!api || !run || run.state !== 'done') return;
-    const focused = api.getFocusedCell();
-    const field = focused ? run.fields.findIndex(f => f.name === focused.column.getColId()) : -1;
-    if (field < 0) {
-        selectionLine.textContent = '';
-        return;
-    }
-    const nodes = api.getSelectedNodes();
-    const rows = nodes.length > 0 ? nodes : [api.getDisplayedRowAtIndex(focused!.rowIndex)].filter(n => n !== undefined);
-    const values = rows.map(n => (n.data as unknown[] | undefined)?.[field] ?? null);
-    const f = run.fields[field];
-    selectionLine.textContent = selectionStatsText(headerText(f.name), selectionStats(values, f.type));
+    const sel = selectedCells();
+    selectionBar.hidden = !sel;
+    selectionLine.textContent = sel ? selectionStatsText(headerText(sel.field), selectionStats(sel.values, sel.type)) : '';
 }
 
 // ------------------------------------------------------------------------------ more tables
@@ -704,6 +759,9 @@ function showRun(view: RunView): void {
         preloaded = undefined;
         resetSearchResult();
         selectionLine.textContent = '';
+        selectionBar.hidden = true;
+        applied = undefined;
+        filterBar.reset([]);
     }
     if (view.state !== 'done') main.hidden = true;
     updateStatus();
@@ -736,6 +794,10 @@ function showRun(view: RunView): void {
             chart = renderChart(chartBox, view.chart, zoneOf(view), zoomTo, resetZoom);
         }
         showExtraTables(view.tables ?? []);
+        if (filtersRunId !== view.runId) {
+            filtersRunId = view.runId;
+            filterBar.reset(view.fields);
+        }
         // A search typed before the run finds its rows in the new result.
         if (needle !== '') startSearch();
     } else {
@@ -765,11 +827,11 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
                 p.params.failCallback();
                 return;
             }
-            if (p.only === undefined) run.rowCount = m.rowCount;
+            if (!p.exact) run.rowCount = m.rowCount;
             run.rowsLoaded = m.rowsLoaded;
             run.requests = m.requests;
             // A sorted or searched view knows its exact row count.
-            const lastRow = m.sort || p.only !== undefined ? m.rowCount : m.start + m.rows.length < p.params.endRow ? m.start + m.rows.length : m.rowCount;
+            const lastRow = m.sort || p.exact ? m.rowCount : m.start + m.rows.length < p.params.endRow ? m.start + m.rows.length : m.rowCount;
             p.params.successCallback(m.rows, lastRow);
             if (m.start === 0) {
                 fitColumns(run, m.rows);
@@ -783,6 +845,12 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
         }
         case 'searchResult':
             showSearchResult(m.result);
+            break;
+        case 'filterResult':
+            showFilterResult(m.result);
+            break;
+        case 'distinctValues':
+            if (run && m.result.runId === run.runId) filterBar.showDistinct(m.result);
             break;
         case 'searchFailed':
             if (run && m.runId === run.runId && m.searchId === searchId) searchInfo.textContent = `The search failed: ${m.message}`;

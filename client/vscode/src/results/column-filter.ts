@@ -27,7 +27,7 @@ function literal(type: string, value: unknown): string {
 }
 
 /** The column as compared: a dynamic value as its JSON text (its values are listed as such). */
-function operand(field: string, type: string, values: readonly unknown[]): string {
+function operand(field: string, values: readonly unknown[]): string {
     const name = quoteName(field);
     return values.some(v => v !== null && typeof v === 'object') ? `tostring(${name})` : name;
 }
@@ -39,7 +39,7 @@ export function filterPredicate(filter: ColumnFilter, type: string): string {
         case 'values': {
             const nulls = filter.values.some(v => v === null || v === undefined);
             const values = filter.values.filter(v => v !== null && v !== undefined);
-            const col = operand(filter.field, type, values);
+            const col = operand(filter.field, values);
             const parts: string[] = [];
             if (values.length === 1) parts.push(`${col} ${filter.exclude ? '!=' : '=='} ${literal(type, values[0])}`);
             else if (values.length > 1) parts.push(`${col} ${filter.exclude ? '!in' : 'in'} (${values.map(v => literal(type, v)).join(', ')})`);
