@@ -105,6 +105,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         zoom: (start, end) => void setTimeRange({ start, end }, true),
         filter: (field, _type, value) => void vscode.commands.executeCommand('apl.filterByValue', { field, value }),
         runQuery: text => void runInNewEditor(text),
+        queryAside: text => {
+            const run = runner.current;
+            if (!run) return Promise.reject(new Error('no query has run'));
+            return runner.aside(run, text);
+        },
         settings: () => ({
             sortLimit: clampInt(config().get<number>('results.sortLimit', 100_000), 0, 10_000_000),
             timeZone: config().get<string>('results.timeZone', 'utc') === 'local' ? 'local' : 'utc',

@@ -137,6 +137,8 @@ export type HostMessage =
     | { type: 'searchResult'; result: SearchResultView }
     | { type: 'filterResult'; result: FilterResultView }
     | { type: 'distinctValues'; result: DistinctValuesView }
+    /** Column statistics from the service: the query that computed them, and its first row as pairs (or why it failed). */
+    | { type: 'columnStats'; runId: number; field: string; query: string; pairs?: [string, unknown][]; error?: string }
     | { type: 'searchFailed'; runId: number; searchId: number; message: string };
 
 export type ViewMessage =
@@ -152,6 +154,8 @@ export type ViewMessage =
     /** Applies the column filters (none: every row again), in the grid's order. */
     | { type: 'filters'; runId: number; filterId: number; filters: ColumnFilter[]; sort?: SortKey }
     | { type: 'distinct'; runId: number; field: string }
+    /** Statistics of one column over the whole result, computed on the service. */
+    | { type: 'columnStats'; runId: number; field: string }
     /** Runs `text` as a new query (shown in an editor first): the search or a filter on the service. */
     | { type: 'runQuery'; text: string }
     | { type: 'cancel' }

@@ -17,6 +17,8 @@ export interface FilterBarHost {
     onChange(filters: ColumnFilter[]): void;
     askDistinct(field: string): void;
     runQuery(text: string): void;
+    /** Statistics of the column over the whole result, on the service. */
+    columnStats(field: string): void;
 }
 
 export interface FilterBar {
@@ -29,10 +31,11 @@ export interface FilterBar {
     add(filter: ColumnFilter): void;
 }
 
+/** Contains first: Values reads the column's every row (up to the sort limit) to count them, only when asked. */
 const HOW: readonly (readonly [string, string])[] = [
+    ['contains', 'Contains'],
     ['values', 'Values'],
     ['range', 'Range'],
-    ['contains', 'Contains'],
     ['has', 'Has'],
     ['startswith', 'Starts with'],
     ['matches regex', 'Regex'],
@@ -54,10 +57,13 @@ export function createFilterBar(host: FilterBarHost): FilterBar {
     const fromInput = textField('Range from', 'from (number or time)');
     const toInput = textField('Range to', 'to');
     const addButton = button('Add filter', 'Keep only the rows that pass this filter', () => addFromEditor());
+    const statsButton = button('Column statistics', 'Null count, distinct count, min/max and top values (or a histogram) of this column over the whole result, computed on the service', () => {
+        if (columnSelect.value) host.columnStats(columnSelect.value);
+    });
     const valuesBox = el('div', { class: 'filter-values', role: 'group', 'aria-label': 'Values' });
     const active = el('ul', { class: 'filter-list', 'aria-label': 'Active filters' });
     const info = el('div', { class: 'filter-info', 'data-testid': 'apl-filter-info', 'aria-live': 'polite' });
-    editor.append(columnSelect, howSelect, textInput, fromInput, toInput, addButton);
+    editor.append(columnSelect, howSelect, textInput, fromInput, toInput, addButton, statsButton);
     element.append(editor, valuesBox, active, info);
     let fields: readonly TableField[] = [];
     let filters: ColumnFilter[] = [];
@@ -139,6 +145,7 @@ export function createFilterBar(host: FilterBarHost): FilterBar {
             columnSelect = fresh;
             columnSelect.addEventListener('change', () => showInputs());
             setEnabled(addButton, next.length > 0);
+            setEnabled(statsButton, next.length > 0);
             renderActive();
             showInputs();
         },

@@ -140,8 +140,17 @@ const filterBar = createFilterBar({
     onChange: filters => applyFilters(filters),
     askDistinct: field => run && post({ type: 'distinct', runId: run.runId, field }),
     runQuery: text => post({ type: 'runQuery', text }),
+    columnStats: field => {
+        if (!run) return;
+        columnStatsBox.hidden = false;
+        columnStatsBox.replaceChildren(el('p', {}, `Computing the statistics of ${headerText(field)} on the service…`));
+        post({ type: 'columnStats', runId: run.runId, field });
+    },
 });
-resultsPanel.append(searchBar, serviceSearch, filterBar.element, main);
+/** Column statistics from the service, with the query that computed them. */
+const columnStatsBox = el('section', { class: 'column-stats', 'data-testid': 'apl-column-stats', 'aria-label': 'Column statistics', 'aria-live': 'polite' });
+columnStatsBox.hidden = true;
+resultsPanel.append(searchBar, serviceSearch, filterBar.element, columnStatsBox, main);
 const tabs = createTabs('Result views', id => onTabSelected(id));
 const panels = el('div', { class: 'panels' });
 panels.append(resultsPanel, chartPanel, statsPanel);
@@ -574,6 +583,19 @@ function goToMatch(delta: number): void {
     searchInfo.textContent = `match ${fmt(matchAt + 1)} of ${fmt(found.matchCount)} (row ${fmt(found.matches[matchAt] + 1)})${found.complete ? '' : ` · searched the ${fmt(found.rowsSearched)} rows in memory of ${fmt(run.rowCount)}`}`;
 }
 
+// ------------------------------------------------------------------------------ column stats
+
+function showColumnStats(m: Extract<HostMessage, { type: 'columnStats' }>): void {
+    const head = el('div', { class: 'details-head' });
+    head.append(el('h2', {}, `Statistics of ${headerText(m.field)} over the whole result (on the service)`), button('Close', 'Close the column statistics', () => (columnStatsBox.hidden = true)));
+    const body: HTMLElement[] = [head, el('pre', { class: 'query' }, m.query)];
+    if (m.error !== undefined) body.push(el('p', { class: 'error' }, `The statistics query failed: ${m.error}`));
+    const list = el('dl', { class: 'stats-list' });
+    for (const [name, value] of m.pairs ?? []) list.append(el('dt', {}, name.replace(/_/g, ' ')), el('dd', {}, value !== null && typeof value === 'object' ? detailText(JSON.stringify(value)) : detailText(value)));
+    if (m.pairs) body.push(list);
+    columnStatsBox.replaceChildren(...body);
+}
+
 // ---------------------------------------------------------------------------------- filters
 
 let filterId = 0;
@@ -762,6 +784,7 @@ function showRun(view: RunView): void {
         selectionBar.hidden = true;
         applied = undefined;
         filterBar.reset([]);
+        columnStatsBox.hidden = true;
     }
     if (view.state !== 'done') main.hidden = true;
     updateStatus();
@@ -851,6 +874,9 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
             break;
         case 'distinctValues':
             if (run && m.result.runId === run.runId) filterBar.showDistinct(m.result);
+            break;
+        case 'columnStats':
+            if (run && m.runId === run.runId) showColumnStats(m);
             break;
         case 'searchFailed':
             if (run && m.runId === run.runId && m.searchId === searchId) searchInfo.textContent = `The search failed: ${m.message}`;

@@ -7,7 +7,9 @@
  */
 import * as vscode from 'vscode';
 import type { DistinctValuesView, ExtraTableView, FilterResultView, HostMessage, QueryStatsView, RunView, SearchResultView, ViewMessage } from '../protocol.js';
+import type { TabularResult } from '../../../api/types.js';
 import type { Run } from '../query/query-runner.js';
+import { columnStatsQuery, statsPairs } from './column-stats.js';
 import type { TimeRangeSpec } from '../time-range.js';
 import { chartData } from './chart-data.js';
 import { formatRows } from './copy-format.js';
@@ -34,6 +36,8 @@ export interface ResultsActions {
     filter(field: string, type: string, value: unknown): void;
     /** Runs `text` as a new query, shown in an editor (a search or a filter the view moved to the service). */
     runQuery?(text: string): void;
+    /** Runs `text` beside the current run (same connection and time range) without showing it as a run: column statistics. */
+    queryAside?(text: string): Promise<TabularResult>;
     painted(runId: number, at: number): void;
     /** The results settings (`apl.results.*`); read at each run. */
     settings?(): ResultsSettings;
@@ -384,6 +388,20 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
                     void webview.postMessage({ type: 'distinctValues', result: await this.distinct(run, m.field) } satisfies HostMessage);
                 } catch {
                     // The list stays empty: the filter by text or range still works.
+                }
+                return;
+            }
+            case 'columnStats': {
+                const field = run?.result?.fields.find(f => f.name === m.field);
+                if (!run || run.id !== m.runId || !field || !this.actions.queryAside) return;
+                const query = columnStatsQuery(run.request.sortBase ?? run.request.text, field.name, field.type);
+                try {
+                    const answer = await this.actions.queryAside(query);
+                    const table = answer.tables?.[0];
+                    const pairs = table ? statsPairs(table.fields, table.columns ?? []) : [];
+                    void webview.postMessage({ type: 'columnStats', runId: m.runId, field: m.field, query, pairs } satisfies HostMessage);
+                } catch (e) {
+                    void webview.postMessage({ type: 'columnStats', runId: m.runId, field: m.field, query, error: e instanceof Error ? e.message : String(e) } satisfies HostMessage);
                 }
                 return;
             }
