@@ -53,9 +53,11 @@ const QUERIES = [
     '', // 14
     // A right-to-left override (APL's \u202E escape): 'invoice\u202Egnp.exe' would display as 'invoiceexe.png'.
     "print file = 'invoice\\u202Egnp.exe', ['x\\u202Ey'] = 1", // 15
+    '', // 16
+    'print geo = parse_json(\'{"city":"Paris","loc":{"lat":48.8}}\')', // 17
     '',
 ].join('\n');
-const LINE = { paged: 2, failing: 5, levels: 7, chart: 9, ratio: 11, slow: 13, bidi: 15 };
+const LINE = { paged: 2, failing: 5, levels: 7, chart: 9, ratio: 11, slow: 13, bidi: 15, json: 17 };
 
 /**
  * A real HTTP proxy in front of `apl serve` that holds a query naming `slow-service` until its
@@ -514,8 +516,10 @@ describe.skipIf(SKIP)('the results view in a real VS Code, over 30,000 events', 
         }),
     3 * 60_000);
 
-    /** Sets a @vscode-elements drop-down as a user's pick does (its value, then its change event). */
+    /** Sets a @vscode-elements drop-down as a user's pick does (its value, then its change event); opens the column tools first. */
     async function choose(label: string, value: string): Promise<void> {
+        const tools = frame().getByRole('button', { name: 'Filters and columns' });
+        if ((await tools.getAttribute('aria-expanded')) !== 'true') await tools.click();
         await frame()
             .locator(`vscode-single-select[aria-label="${label}"]`)
             .evaluate((e, v) => {
@@ -567,6 +571,59 @@ describe.skipIf(SKIP)('the results view in a real VS Code, over 30,000 events', 
             await expect.poll(rowCount, { timeout: T }).toBe(String(EVENTS - 12000 + 1));
             await frame().getByRole('button', { name: 'Remove filter 1' }).click();
             await expect.poll(rowCount, { timeout: T }).toBe(String(EVENTS + 1));
+        }),
+    3 * 60_000);
+
+    it("['events'] | where seq >= 0: column statistics on the service with their query, group by level (local, labelled), a pinned and a hidden column remembered for the query", () =>
+        step('column tools', async () => {
+            await runPaged();
+            await choose('Filter column', 'level');
+            await frame().getByRole('button', { name: 'Column statistics' }).click();
+            const box = frame().locator('[data-testid="apl-column-stats"]');
+            await expect.poll(() => box.innerText(), { timeout: T }).toMatch(/distinct values\s+2/);
+            const text = await box.innerText();
+            expect(text).toContain("| where seq >= 0\n| summarize rows = count(), nulls = countif(isnull(level)), distinct_values = dcount(level), top_values = topk(level, 10)");
+            expect(text).toMatch(/rows\s+30000|rows\s+30,000/);
+            expect(text).toMatch(/nulls\s+0/);
+            await look('column-stats');
+            await frame().getByRole('button', { name: 'Group by column' }).click();
+            const counts = frame().getByRole('table', { name: 'Rows by level' });
+            await counts.waitFor({ timeout: T });
+            expect(await box.innerText()).toContain('counted in VS Code over all 30,000 rows');
+            expect((await counts.innerText()).replace(/\s+/g, ' ')).toContain('info 25,714 error 4,286');
+            await box.getByRole('button', { name: 'Close' }).click();
+            // Pin seq, hide _sysTime: the same query shows them so again.
+            await choose('Filter column', 'seq');
+            await frame().getByRole('button', { name: 'Pin column' }).click();
+            await choose('Filter column', '_sysTime');
+            await frame().getByRole('button', { name: 'Hide column' }).click();
+            const pinned = () => frame().locator('.ag-header-cell[col-id="seq"]').first().evaluate(e => (e.closest('[class*="pinned-left"]') ? 1 : 0));
+            const sysTimeShown = () => frame().locator('.ag-header-cell[col-id="_sysTime"]').count();
+            await expect.poll(pinned, { timeout: T }).toBe(1);
+            await expect.poll(sysTimeShown, { timeout: T }).toBe(0);
+            await runAndWait(LINE.levels);
+            await expect.poll(pinned, { timeout: T }).toBe(0);
+            await runPaged();
+            await expect.poll(pinned, { timeout: T }).toBe(1);
+            expect(await sysTimeShown()).toBe(0);
+            await frame().getByRole('button', { name: 'Show all columns' }).click();
+            await expect.poll(sysTimeShown, { timeout: T }).toBe(1);
+            await choose('Filter column', 'seq');
+            await frame().getByRole('button', { name: 'Pin column' }).click();
+            await expect.poll(pinned, { timeout: T }).toBe(0);
+        }),
+    3 * 60_000);
+
+    it("print geo = parse_json('{\"city\":\"Paris\",\"loc\":{\"lat\":48.8}}'): the row details list the nested values with their JSON paths to copy", () =>
+        step('json path', async () => {
+            await runAndWait(LINE.json);
+            await cell(0, 'geo').click();
+            const details = frame().getByRole('complementary', { name: 'Row details' });
+            await details.locator('summary', { hasText: 'Nested values of geo' }).click();
+            const paths = await details.locator('.json-path').allTextContents();
+            expect(paths).toEqual(["['geo']['city']", "['geo']['loc']", "['geo']['loc']['lat']"]);
+            expect(await details.getByRole('button', { name: 'Copy path' }).count()).toBe(3);
+            await frame().getByRole('button', { name: 'Close' }).first().click();
         }),
     3 * 60_000);
 });

@@ -19,10 +19,24 @@ export interface FilterBarHost {
     runQuery(text: string): void;
     /** Statistics of the column over the whole result, on the service. */
     columnStats(field: string): void;
+    /** A grid action on the column (pin, hide, …) or on all of them. */
+    columnAction(action: ColumnAction, field: string): void;
 }
+
+export type ColumnAction = 'pin' | 'hide' | 'showAll' | 'autoSize' | 'group';
+
+const COLUMN_ACTIONS: readonly (readonly [ColumnAction, string, string])[] = [
+    ['pin', 'Pin column', 'Pin this column to the left (again: unpin it); remembered for this query'],
+    ['hide', 'Hide column', 'Hide this column; remembered for this query'],
+    ['showAll', 'Show all columns', 'Show every column again'],
+    ['autoSize', 'Auto-size columns', 'Fit every column to the rows on screen'],
+    ['group', 'Group by column', 'Count the rows by the values of this column (in VS Code, over the rows it holds)'],
+];
 
 export interface FilterBar {
     readonly element: HTMLElement;
+    /** Shows or hides the editor (the active filters stay in view). */
+    toggleEditor(open: boolean): void;
     readonly filters: readonly ColumnFilter[];
     /** A new result: its fields, no filter. */
     reset(fields: readonly TableField[]): void;
@@ -63,8 +77,12 @@ export function createFilterBar(host: FilterBarHost): FilterBar {
     const valuesBox = el('div', { class: 'filter-values', role: 'group', 'aria-label': 'Values' });
     const active = el('ul', { class: 'filter-list', 'aria-label': 'Active filters' });
     const info = el('div', { class: 'filter-info', 'data-testid': 'apl-filter-info', 'aria-live': 'polite' });
-    editor.append(columnSelect, howSelect, textInput, fromInput, toInput, addButton, statsButton);
+    const tools = el('div', { class: 'column-tools', role: 'group', 'aria-label': 'Column tools' });
+    for (const [action, label, title] of COLUMN_ACTIONS) tools.append(button(label, title, () => columnSelect.value && host.columnAction(action, columnSelect.value)));
+    editor.append(columnSelect, howSelect, textInput, fromInput, toInput, addButton, statsButton, tools);
     element.append(editor, valuesBox, active, info);
+    editor.hidden = true;
+    let editorOpen = false;
     let fields: readonly TableField[] = [];
     let filters: ColumnFilter[] = [];
     let distinct: DistinctValuesView | undefined;
@@ -75,7 +93,7 @@ export function createFilterBar(host: FilterBarHost): FilterBar {
         const how = howSelect.value;
         textInput.hidden = how === 'values' || how === 'range';
         fromInput.hidden = toInput.hidden = how !== 'range';
-        valuesBox.hidden = how !== 'values';
+        valuesBox.hidden = how !== 'values' || !editorOpen;
         if (how === 'values') {
             valuesBox.replaceChildren(el('span', {}, 'Counting the values…'));
             distinct = undefined;
@@ -133,6 +151,11 @@ export function createFilterBar(host: FilterBarHost): FilterBar {
 
     return {
         element,
+        toggleEditor(open) {
+            editorOpen = open;
+            editor.hidden = !open;
+            showInputs();
+        },
         get filters() {
             return filters;
         },

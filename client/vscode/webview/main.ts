@@ -24,7 +24,7 @@ import {
     type IGetRowsParams,
     type SortModelItem,
 } from 'ag-grid-community';
-import type { ExtraTableView, FilterResultView, HostMessage, RunView, SearchResultView, ViewMessage } from '../src/protocol.js';
+import type { DistinctValuesView, ExtraTableView, FilterResultView, HostMessage, RunView, SearchResultView, ViewMessage } from '../src/protocol.js';
 import type { ColumnFilter } from '../src/results/column-filter.js';
 import { cellSearchText } from '../src/results/row-search.js';
 import { selectionStats, selectionStatsText } from '../src/results/selection-stats.js';
@@ -33,7 +33,8 @@ import type { SortKey } from '../src/results/sorted-rows.js';
 import { cellText, columnWidth, detailText, fullText, headerText, isNumericType, type Measure, type TimeZone } from './cell-format.js';
 import { renderChart, type ChartHandle } from './chart.js';
 import { button, checkbox, select, setEnabled, textField } from './controls.js';
-import { createFilterBar } from './filter-bar.js';
+import { createFilterBar, type ColumnAction } from './filter-bar.js';
+import { jsonLeaves } from '../src/results/json-path.js';
 import { renderStats } from './stats-view.js';
 import { fmt, runNotes, statusText, type SortShown } from './status-text.js';
 import { createTabs } from './tabs.js';
@@ -126,7 +127,13 @@ const nextMatchButton = button('Next match', 'Go to the next matching row (Enter
 const onlyMatchingButton = button('Only matching rows', 'Show only the rows that match the search', () => setOnlyMatching(!onlyMatching));
 onlyMatchingButton.setAttribute('aria-pressed', 'false');
 const searchInfo = el('span', { class: 'search-info', 'data-testid': 'apl-search-info', 'aria-live': 'polite' });
-searchBar.append(searchField, prevMatchButton, nextMatchButton, onlyMatchingButton, searchInfo);
+const toolsButton = button('Filters and columns', 'Show or hide the column filters and column tools (statistics, pin, hide, group)', () => {
+    const open = toolsButton.getAttribute('aria-expanded') !== 'true';
+    toolsButton.setAttribute('aria-expanded', String(open));
+    filterBar.toggleEditor(open);
+});
+toolsButton.setAttribute('aria-expanded', 'false');
+searchBar.append(searchField, prevMatchButton, nextMatchButton, onlyMatchingButton, toolsButton, searchInfo);
 /** The same search on the service: the query shown, run only when asked. */
 const serviceSearch = el('div', { class: 'service-search', 'data-testid': 'apl-service-search' });
 serviceSearch.hidden = true;
@@ -140,6 +147,7 @@ const filterBar = createFilterBar({
     onChange: filters => applyFilters(filters),
     askDistinct: field => run && post({ type: 'distinct', runId: run.runId, field }),
     runQuery: text => post({ type: 'runQuery', text }),
+    columnAction: (action, field) => columnAction(action, field),
     columnStats: field => {
         if (!run) return;
         columnStatsBox.hidden = false;
@@ -396,6 +404,8 @@ function showGrid(view: RunView): void {
                 updateSelectionStats();
             },
             onBodyScroll: () => updateStatus(),
+            onColumnMoved: e => e.finished && e.source === 'uiColumnMoved' && saveColumns(),
+            onColumnResized: e => e.finished && e.source === 'uiColumnResized' && saveColumns(),
             ensureDomOrder: true,
             datasource: datasourceFor(view.runId),
         });
@@ -413,6 +423,7 @@ function showGrid(view: RunView): void {
         if (first) api.ensureColumnVisible(first, 'start');
     }
     if (rows) fittedRunId = view.runId;
+    restoreColumns(view);
     columnsShown = signature;
     sortShown = undefined;
 }
@@ -583,6 +594,86 @@ function goToMatch(delta: number): void {
     searchInfo.textContent = `match ${fmt(matchAt + 1)} of ${fmt(found.matchCount)} (row ${fmt(found.matches[matchAt] + 1)})${found.complete ? '' : ` · searched the ${fmt(found.rowsSearched)} rows in memory of ${fmt(run.rowCount)}`}`;
 }
 
+// ---------------------------------------------------------------------------- column tools
+
+/** The column whose counts (Group by column) are awaited. */
+let groupField: string | undefined;
+
+function columnAction(action: ColumnAction, field: string): void {
+    if (!api || !run) return;
+    switch (action) {
+        case 'pin': {
+            const pinned = api.getColumnState().find(c => c.colId === field)?.pinned;
+            api.applyColumnState({ state: [{ colId: field, pinned: pinned ? null : 'left' }] });
+            break;
+        }
+        case 'hide':
+            api.applyColumnState({ state: [{ colId: field, hide: true }] });
+            break;
+        case 'showAll':
+            api.applyColumnState({ state: run.fields.map(f => ({ colId: f.name, hide: false })) });
+            break;
+        case 'autoSize':
+            api.autoSizeAllColumns();
+            break;
+        case 'group':
+            groupField = field;
+            columnStatsBox.hidden = false;
+            columnStatsBox.replaceChildren(el('p', {}, `Counting the rows by ${headerText(field)}…`));
+            post({ type: 'distinct', runId: run.runId, field });
+            return;
+    }
+    saveColumns();
+}
+
+/** Group by column: the counts of each value, labelled as local (over the rows VS Code holds). */
+function showGroups(v: DistinctValuesView): void {
+    groupField = undefined;
+    const type = run?.fields.find(f => f.name === v.field)?.type ?? 'string';
+    const head = el('div', { class: 'details-head' });
+    const scope = v.complete ? `all ${fmt(v.rowsCounted)} rows` : `the ${fmt(v.rowsCounted)} rows in memory (not the whole result)`;
+    head.append(el('h2', {}, `Rows by ${headerText(v.field)}, counted in VS Code over ${scope}`), button('Close', 'Close the counts', () => (columnStatsBox.hidden = true)));
+    const table = el('table', { class: 'group-counts', 'aria-label': `Rows by ${headerText(v.field)}` });
+    const hr = el('tr');
+    hr.append(el('th', { scope: 'col' }, headerText(v.field)), el('th', { scope: 'col' }, 'rows'));
+    table.append(hr);
+    for (const d of v.values) {
+        const tr = el('tr');
+        tr.append(el('td', {}, d.value === null ? '(null)' : cellText(d.value, type, run ? zoneOf(run) : 'utc')), el('td', { class: 'num' }, fmt(d.count)));
+        table.append(tr);
+    }
+    const more = v.distinct > v.values.length ? [el('p', {}, `The ${fmt(v.values.length)} largest of ${fmt(v.distinct)} groups.`)] : [];
+    columnStatsBox.replaceChildren(head, table, ...more);
+}
+
+interface SavedColumn {
+    colId: string;
+    hide?: boolean | null;
+    pinned?: 'left' | 'right' | boolean | null;
+    width?: number;
+}
+
+/** The grid's columns (order, hidden, pinned, width) per query text: a query block opens as it was left. */
+function savedColumns(): Record<string, SavedColumn[]> {
+    const state = vscode.getState() as { columns?: Record<string, SavedColumn[]> } | undefined;
+    return state?.columns ?? {};
+}
+
+function saveColumns(): void {
+    if (!api || !run || run.state !== 'done') return;
+    const all = savedColumns();
+    all[run.query] = api.getColumnState().map(c => ({ colId: c.colId, hide: c.hide, pinned: c.pinned, width: c.width ?? undefined }));
+    // A few dozen queries are remembered: the oldest go first.
+    const keys = Object.keys(all);
+    for (const k of keys.slice(0, Math.max(0, keys.length - 50))) delete all[k];
+    vscode.setState({ ...((vscode.getState() as object | undefined) ?? {}), columns: all });
+}
+
+function restoreColumns(view: RunView): void {
+    const saved = savedColumns()[view.query];
+    if (api && saved) api.applyColumnState({ state: saved.filter(c => c.colId === '#' || view.fields.some(f => f.name === c.colId)), applyOrder: true });
+}
+
 // ------------------------------------------------------------------------------ column stats
 
 function showColumnStats(m: Extract<HostMessage, { type: 'columnStats' }>): void {
@@ -722,6 +813,27 @@ function showDetails(rowIndex: number | undefined): void {
         const filter = button('Filter', `Keep the rows where ${headerText(f.name)} has this value (the query is run again)`, () => post({ type: 'filter', runId: shown.runId, field: f.name, value: data[i] ?? null }));
         dd.append(value, copy, filter);
         list.append(dt, dd);
+        // A JSON cell: its nested values, each with its value and its path (`['geo']['city']`) to copy.
+        const leaves = data[i] !== null && typeof data[i] === 'object' ? jsonLeaves(f.name, data[i]) : [];
+        if (leaves.length > 0) {
+            const nested = el('details', { class: 'json-tree' });
+            nested.append(el('summary', {}, `Nested values of ${headerText(f.name)} (${fmt(leaves.length)})`));
+            const ul = el('ul');
+            for (const leaf of leaves) {
+                const li = el('li');
+                li.dataset.depth = String(leaf.depth);
+                const isBranch = leaf.value !== null && typeof leaf.value === 'object';
+                li.append(
+                    el('code', { class: 'json-path' }, detailText(leaf.path)),
+                    ...(isBranch ? [] : [el('code', {}, detailText(leaf.value))]),
+                    button('Copy value', `Copy the value at ${leaf.path}`, () => post({ type: 'copyText', text: fullText(leaf.value) })),
+                    button('Copy path', `Copy the path ${leaf.path}`, () => post({ type: 'copyText', text: leaf.path })),
+                );
+                ul.append(li);
+            }
+            nested.append(ul);
+            dd.append(nested);
+        }
     });
     details.append(head, list);
 }
@@ -873,7 +985,9 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
             showFilterResult(m.result);
             break;
         case 'distinctValues':
-            if (run && m.result.runId === run.runId) filterBar.showDistinct(m.result);
+            if (!run || m.result.runId !== run.runId) break;
+            if (groupField === m.result.field) showGroups(m.result);
+            else filterBar.showDistinct(m.result);
             break;
         case 'columnStats':
             if (run && m.runId === run.runId) showColumnStats(m);
