@@ -5,21 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parse } from '../../../language/apl-parse.js';
+import { walkAst as walk } from '../../support/ast-walk.js';
 import { createEngine } from '../../../language/eval/engine.js';
 import { distinctValues, filterPredicate, filterRows, filtersClause, type ColumnFilter } from '../../../client/vscode/src/results/column-filter.js';
 
 const HOSTILE = ["a'b", 'a\\b', 'a\nb', 'a]b', "['x']", 'a"b', 'where', 'a\u202Eb', "x\\'\n]", '😀', ''];
-
-function* walk(node: unknown): Generator<Record<string, unknown>> {
-    if (!node || typeof node !== 'object') return;
-    if (Array.isArray(node)) {
-        for (const n of node) yield* walk(n);
-        return;
-    }
-    const n = node as Record<string, unknown>;
-    if (typeof n.$type === 'string') yield n;
-    for (const [k, v] of Object.entries(n)) if (!k.startsWith('$')) yield* walk(v);
-}
 
 /** The names and strings of the `where`s of `query` (it must parse cleanly). */
 function whereParts(query: string): { names: string[]; strings: string[] } {

@@ -5,22 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parse } from '../../../language/apl-parse.js';
+import { walkAst as walk } from '../../support/ast-walk.js';
 import { cellSearchText, searchColumns, searchHeld, searchRowMajor, serviceSearchQuery } from '../../../client/vscode/src/results/row-search.js';
 import { selectionStats, selectionStatsText } from '../../../client/vscode/src/results/selection-stats.js';
 
 const HOSTILE = ["a'b", 'a\\b', 'a\nb', 'a]b', "['x']", 'a"b', "' | take 1 //", 'a\u202Eb', 'a\u0000b', '😀'];
-
-/** Every node under `node` (Langium's `$` links left out). */
-function* walk(node: unknown): Generator<Record<string, unknown>> {
-    if (!node || typeof node !== 'object') return;
-    if (Array.isArray(node)) {
-        for (const n of node) yield* walk(n);
-        return;
-    }
-    const n = node as Record<string, unknown>;
-    if (typeof n.$type === 'string') yield n;
-    for (const [k, v] of Object.entries(n)) if (!k.startsWith('$')) yield* walk(v);
-}
 
 describe('search across held rows', () => {
     const columns = [
