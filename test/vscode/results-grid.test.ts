@@ -607,6 +607,14 @@ describe.skipIf(SKIP)('the results view in a real VS Code, over 30,000 events', 
             await runPaged();
             await expect.poll(pinned, { timeout: T }).toBe(1);
             expect(await sysTimeShown()).toBe(0);
+            // Wrap text: rows three lines tall, and back.
+            const rowHeight = () => cell(0, 'level').evaluate(e => e.closest('.ag-row')!.getBoundingClientRect().height);
+            const oneLine = await rowHeight();
+            await frame().getByRole('button', { name: 'Wrap text' }).click();
+            await expect.poll(rowHeight, { timeout: T }).toBeGreaterThanOrEqual(oneLine * 3 - 1);
+            expect(await frame().getByRole('button', { name: 'Wrap text' }).getAttribute('aria-pressed')).toBe('true');
+            await frame().getByRole('button', { name: 'Wrap text' }).click();
+            await expect.poll(rowHeight, { timeout: T }).toBe(oneLine);
             await frame().getByRole('button', { name: 'Show all columns' }).click();
             await expect.poll(sysTimeShown, { timeout: T }).toBe(1);
             await choose('Filter column', 'seq');

@@ -23,13 +23,14 @@ export interface FilterBarHost {
     columnAction(action: ColumnAction, field: string): void;
 }
 
-export type ColumnAction = 'pin' | 'hide' | 'showAll' | 'autoSize' | 'group';
+export type ColumnAction = 'pin' | 'hide' | 'showAll' | 'autoSize' | 'wrap' | 'group';
 
 const COLUMN_ACTIONS: readonly (readonly [ColumnAction, string, string])[] = [
     ['pin', 'Pin column', 'Pin this column to the left (again: unpin it); remembered for this query'],
     ['hide', 'Hide column', 'Hide this column; remembered for this query'],
     ['showAll', 'Show all columns', 'Show every column again'],
     ['autoSize', 'Auto-size columns', 'Fit every column to the rows on screen'],
+    ['wrap', 'Wrap text', 'Wrap long values over three lines per row (again: one line)'],
     ['group', 'Group by column', 'Count the rows by the values of this column (in VS Code, over the rows it holds)'],
 ];
 
@@ -78,7 +79,13 @@ export function createFilterBar(host: FilterBarHost): FilterBar {
     const active = el('ul', { class: 'filter-list', 'aria-label': 'Active filters' });
     const info = el('div', { class: 'filter-info', 'data-testid': 'apl-filter-info', 'aria-live': 'polite' });
     const tools = el('div', { class: 'column-tools', role: 'group', 'aria-label': 'Column tools' });
-    for (const [action, label, title] of COLUMN_ACTIONS) tools.append(button(label, title, () => columnSelect.value && host.columnAction(action, columnSelect.value)));
+    for (const [action, label, title] of COLUMN_ACTIONS) {
+        const b = button(label, title, () => columnSelect.value && host.columnAction(action, columnSelect.value));
+        // Wrap text is a toggle: it says whether it is on.
+        if (action === 'wrap') b.setAttribute('aria-pressed', 'false');
+        b.dataset.action = action;
+        tools.append(b);
+    }
     editor.append(columnSelect, howSelect, textInput, fromInput, toInput, addButton, statsButton, tools);
     element.append(editor, valuesBox, active, info);
     editor.hidden = true;

@@ -596,6 +596,8 @@ function goToMatch(delta: number): void {
 
 // ---------------------------------------------------------------------------- column tools
 
+/** The grid's one-line row height (Wrap text makes rows three of them). */
+let wrapLineHeight: number | undefined;
 /** The column whose counts (Group by column) are awaited. */
 let groupField: string | undefined;
 
@@ -616,6 +618,16 @@ function columnAction(action: ColumnAction, field: string): void {
         case 'autoSize':
             api.autoSizeAllColumns();
             break;
+        case 'wrap': {
+            // The infinite row model has one row height: wrapped rows are three lines tall, all of them.
+            const on = !gridBox.classList.contains('wrap');
+            wrapLineHeight ??= api.getSizesForCurrentTheme().rowHeight;
+            gridBox.classList.toggle('wrap', on);
+            gridBox.dataset.wrap = String(on);
+            filterBar.element.querySelector('[data-action="wrap"]')?.setAttribute('aria-pressed', String(on));
+            api.setGridOption('rowHeight', on ? wrapLineHeight * 3 : wrapLineHeight);
+            return;
+        }
         case 'group':
             groupField = field;
             columnStatsBox.hidden = false;
