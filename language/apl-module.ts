@@ -22,6 +22,7 @@ import type { SchemaProvider } from './schema/schema-provider.js';
 import { AplTypeComputer } from './types/apl-type-computer.js';
 import { AplDocumentValidator, AplValidator, registerValidationChecks } from './apl-validator.js';
 import { AplLspModule } from './lsp/apl-lsp-module.js';
+import { NoAnalyzerSettings, type AnalyzerSettings } from './analyzers/analyzer-diagnostics.js';
 
 /** Services APL adds to Langium's defaults. */
 export type AplAddedServices = {
@@ -35,6 +36,10 @@ export type AplAddedServices = {
     };
     validation: {
         AplValidator: AplValidator;
+    };
+    /** Which best-practice analyzers run (language/analyzers/): off in the library, the language server injects its settings. */
+    analyzers: {
+        AnalyzerSettings: AnalyzerSettings;
     };
 };
 
@@ -58,6 +63,9 @@ export const AplModule: Module<AplServices, PartialLangiumServices & AplAddedSer
     validation: {
         AplValidator: services => new AplValidator(services),
         DocumentValidator: services => new AplDocumentValidator(services),
+    },
+    analyzers: {
+        AnalyzerSettings: () => new NoAnalyzerSettings(),
     },
     /** Completion, hover, signature help, formatting, semantic tokens, navigation, quick fixes (language/lsp/). */
     lsp: AplLspModule,
@@ -97,5 +105,8 @@ export function createAplServices(context: AplModuleContext): { shared: LangiumS
     const Apl = inject(createDefaultModule({ shared }), AplGeneratedModule, AplModule, context.module ?? {});
     shared.ServiceRegistry.register(Apl);
     registerValidationChecks(Apl);
+    // Outside a language server nothing sends `initialized`: the settings (read by the inlay hints) are
+    // ready at once, with their defaults (Langium's own grammar services do the same).
+    if (!context.connection) void shared.workspace.ConfigurationProvider.initialized({});
     return { shared, Apl };
 }

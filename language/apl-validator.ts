@@ -18,6 +18,13 @@ import { acceptsArgumentCount, allCallableNames, argumentTypeProblem, describeAr
 import { didYouMean, Issues, type AplDiagnosticData, type IssueDefinition } from './apl-issue-codes.js';
 import { nameChain, typedLiteralType, type AplTypeComputer } from './types/apl-type-computer.js';
 import type { AplType, RowType } from './types/apl-types.js';
+import { analyzerDiagnostics } from './analyzers/analyzer-diagnostics.js';
+import type { AnalyzerConfig } from './analyzers/analyzer-config.js';
+
+/** Validation options with the analyzers' configuration for this one run (checkText), over the injected settings. */
+export interface AplValidationOptions extends ValidationOptions {
+    analyzers?: AnalyzerConfig;
+}
 
 /** Names that are callable without being catalogue entries. */
 const SPECIAL_CALLS = new Set(['table', 'toscalar', 'materialize']);
@@ -61,7 +68,14 @@ export function registerValidationChecks(services: AplServices): void {
  * text longer than MAX_CHECKED_LENGTH is checked for syntax only, with an APL1004 note.
  */
 export class AplDocumentValidator extends DefaultDocumentValidator {
-    override async validateDocument(document: LangiumDocument, options: ValidationOptions = {}, cancelToken?: CancellationToken): Promise<Diagnostic[]> {
+    private readonly aplServices: AplServices;
+
+    constructor(services: AplServices) {
+        super(services);
+        this.aplServices = services;
+    }
+
+    override async validateDocument(document: LangiumDocument, options: AplValidationOptions = {}, cancelToken?: CancellationToken): Promise<Diagnostic[]> {
         const limit = parseLimitOf(document.parseResult.value);
         if (limit) {
             const position = document.textDocument.positionAt(limit.offset);
@@ -74,6 +88,9 @@ export class AplDocumentValidator extends DefaultDocumentValidator {
             const code = (d.data as { code?: unknown } | undefined)?.code;
             if (code === DocumentValidator.LexingError || code === DocumentValidator.ParsingError) d.code = Issues.SyntaxError.code;
         }
+        // Best-practice analyzers: advice on a query that checks; cut like the rest after a syntax error.
+        const analyzers = large || options.categories?.every(c => c === 'built-in') ? undefined : options.analyzers ?? this.aplServices.analyzers.AnalyzerSettings.configFor(document.uri.toString());
+        if (analyzers) diagnostics.push(...analyzerDiagnostics(document, this.aplServices.types.TypeComputer, analyzers, this.getSource() ?? 'apl'));
         const kept = withoutKnockOnErrors(document, diagnostics);
         if (large) {
             const code = Issues.SyntaxOnly.code;

@@ -13,6 +13,8 @@ import { EmptySchemaProvider } from './schema/empty-schema-provider.js';
 import type { SchemaProvider } from './schema/schema-provider.js';
 import type { Model } from './generated/ast.js';
 import { countBelow, queryBlockSpans } from './query-blocks.js';
+import type { AnalyzerConfig } from './analyzers/analyzer-config.js';
+import type { AplValidationOptions } from './apl-validator.js';
 
 export type DiagnosticSeverityName = 'error' | 'warning' | 'info' | 'hint';
 
@@ -43,6 +45,8 @@ export interface CheckOptions {
      * and `apl check` read a file), or one query whatever its lines (`false`: the HTTP service's request).
      */
     queryBlocks?: boolean;
+    /** Run the best-practice analyzers (APL2001…) with this configuration (`{}`: every rule at its default). Default: off. */
+    analyzers?: AnalyzerConfig;
 }
 
 const SEVERITIES: Record<number, DiagnosticSeverityName> = { 1: 'error', 2: 'warning', 3: 'info', 4: 'hint' };
@@ -71,10 +75,8 @@ export function checkServices(schema: SchemaProvider = emptySchema, queryBlocks 
 export async function checkText(text: string, options: CheckOptions = {}): Promise<AplDiagnostic[]> {
     const services = checkServices(options.schema, options.queryBlocks ?? true);
     const document = services.shared.workspace.LangiumDocumentFactory.fromString<Model>(text, checkUri);
-    const raw = await services.validation.DocumentValidator.validateDocument(
-        document,
-        options.syntaxOnly ? { categories: ['built-in'] } : {},
-    );
+    const validation: AplValidationOptions = options.syntaxOnly ? { categories: ['built-in'] } : options.analyzers ? { analyzers: options.analyzers } : {};
+    const raw = await services.validation.DocumentValidator.validateDocument(document, validation);
     const out: AplDiagnostic[] = [];
     for (const d of raw) {
         const dataCode = (d.data as { code?: unknown } | undefined)?.code;

@@ -35,6 +35,9 @@ export { DEFAULT_MAX_FIELDS_PER_DATASET } from './ingest/limits.js';
 export type { NormalizedEvents } from './ingest/normalize-event.js';
 export { AplTypeComputer } from './types/apl-type-computer.js';
 export { IssueCodes, Issues, type AplDiagnosticData } from './apl-issue-codes.js';
+export { AnalyzerRules, allAnalyzerRules, analyzerRuleByCode, type AnalyzerRule } from './analyzers/analyzer-rules.js';
+export { parseAnalyzerConfig, mergeAnalyzerConfigs, type AnalyzerConfig, type RuleSetting } from './analyzers/analyzer-config.js';
+export { applyFixes } from './analyzers/apply-fixes.js';
 
 import { createEngine as createBareEngine, type Engine, type EngineOptions } from './eval/engine.js';
 import { legacyExecutor } from './legacy/execute.js';

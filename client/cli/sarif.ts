@@ -1,12 +1,14 @@
 /**
  * `apl check --format sarif`: the diagnostics as a SARIF 2.1.0 log, the format code-scanning tools
  * (GitHub code scanning, Azure DevOps, SonarQube, ...) read to show problems inline. One rule per
- * APL code, with its help text from the code table (language/apl-issue-codes.ts).
+ * APL code, with its help text from the code table (language/apl-issue-codes.ts), and one per
+ * analyzer rule with its explanation and examples (language/analyzers/analyzer-rules.ts).
  */
 import { isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Log, ReportingDescriptor, Result } from 'sarif';
 import { allIssues } from '../../language/apl-issue-codes.js';
+import { allAnalyzerRules, analyzerRuleMarkdown, analyzerRuleText } from '../../language/analyzers/analyzer-rules.js';
 import type { CliDiagnostic } from './diagnostic-format.js';
 
 export interface SarifFileReport {
@@ -34,7 +36,19 @@ export function toSarif(reports: readonly SarifFileReport[], version: string): L
         help: { text: i.help },
         defaultConfiguration: { level: LEVEL[i.severity] },
     }));
-    const ruleIndex = new Map(issues.map((i, k) => [i.code, k]));
+    // The analyzers' rules (APL2000…): help with the explanation and a bad and a good example.
+    for (const r of allAnalyzerRules()) {
+        rules.push({
+            id: r.code,
+            name: r.id.replace(/(^|-)([a-z])/g, (_, _dash: string, c: string) => c.toUpperCase()),
+            shortDescription: { text: r.title.replace(/`/g, '') },
+            fullDescription: { text: r.help },
+            help: { text: analyzerRuleText(r), markdown: analyzerRuleMarkdown(r) },
+            defaultConfiguration: { level: LEVEL[r.severity] },
+            properties: { tags: ['best-practice'], fix: r.fix },
+        });
+    }
+    const ruleIndex = new Map(rules.map((r, k) => [r.id, k]));
     const results: Result[] = [];
     for (const report of reports) {
         for (const d of report.diagnostics) {

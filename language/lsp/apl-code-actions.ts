@@ -3,12 +3,15 @@ import type { CodeActionProvider } from 'langium/lsp';
 import { CodeActionKind, type CodeAction, type CodeActionParams, type Command, type Diagnostic } from 'vscode-languageserver';
 import { IssueCodes, type AplDiagnosticData } from '../apl-issue-codes.js';
 import { bracketName as bracketed, quoteName } from './apl-names.js';
+import type { AnalyzerDiagnosticData } from '../analyzers/analyzer-diagnostics.js';
 
 /**
  * Quick fixes for APL diagnostics, switching on `diagnostic.data.code`:
  * - unknown function / dataset / field with a "did you mean" suggestion: replace the name;
  * - a week timespan (`2w`): write it in days (`14d`);
- * - `| render …` (APL has no render): remove the stage.
+ * - `| render …` (APL has no render): remove the stage;
+ * - a best-practice analyzer finding (APL2000…, language/analyzers/): the rewrite it carries in
+ *   `data.fix` (preferred when it keeps the rows, offered otherwise).
  */
 export class AplCodeActionProvider implements CodeActionProvider {
     getCodeActions(document: LangiumDocument, params: CodeActionParams): Array<Command | CodeAction> | undefined {
@@ -24,6 +27,16 @@ export class AplCodeActionProvider implements CodeActionProvider {
         const data = diagnostic.data as AplDiagnosticData | undefined;
         const code = data?.code ?? (typeof diagnostic.code === 'string' ? diagnostic.code : undefined);
         const text = document.textDocument.getText(diagnostic.range);
+        const fix = (diagnostic.data as AnalyzerDiagnosticData | undefined)?.fix;
+        if (fix) {
+            return {
+                title: fix.title,
+                kind: CodeActionKind.QuickFix,
+                diagnostics: [diagnostic],
+                isPreferred: fix.safe,
+                edit: { changes: { [document.uri.toString()]: fix.edits } },
+            };
+        }
         switch (code) {
             case IssueCodes.UnknownFunction:
                 return data?.suggestion ? this.replace(document, diagnostic, text, data.suggestion, `Change to '${data.suggestion}'`) : undefined;

@@ -8,6 +8,7 @@ import { isTabularOperatorNode, type AplTypeComputer } from '../types/apl-type-c
 import type { AplType, RowType } from '../types/apl-types.js';
 import { fence, functionMarkdown, markdownText, scalarOperatorMarkdown, tabularOperatorMarkdown } from './apl-docs.js';
 import { AplNames, quoteName, safely, type NameTarget } from './apl-names.js';
+import { analyzerRuleByCode, analyzerRuleMarkdown } from '../analyzers/analyzer-rules.js';
 
 /** The row type as `(a: string, b: long, ...)`, shortened after `max` columns. */
 export function formatRowType(row: RowType, max = 12): string {
@@ -16,9 +17,28 @@ export function formatRowType(row: RowType, max = 12): string {
     return `(${cols.join(', ')})`;
 }
 
+/** Whether two row types list the same columns with the same types, in the same order. */
+export function sameColumns(a: RowType, b: RowType): boolean {
+    return a.open === b.open && a.columns.length === b.columns.length && a.columns.every((c, i) => c.name === b.columns[i].name && c.type === b.columns[i].type);
+}
+
+/** How many columns a row type lists, and whether the source may have others (an unknown schema). */
+function columnCount(row: RowType): string {
+    const n = `${row.columns.length} column${row.columns.length === 1 ? '' : 's'}`;
+    return row.open ? `${n}, and any other fields of the source` : n;
+}
+
+/** The schema a pipeline stage receives and the one it produces (hover on a tabular operator). */
+export function stageSchemaMarkdown(before: RowType, after: RowType): string {
+    const parts = [`**Before** (${columnCount(before)})`, fence(formatRowType(before))];
+    if (sameColumns(before, after)) parts.push('**After**: the same columns');
+    else parts.push(`**After** (${columnCount(after)})`, fence(formatRowType(after)));
+    return parts.join('\n\n');
+}
+
 /**
  * Hover: catalogue docs (signature, description, example) for functions, aggregations, tabular and
- * scalar operators; the type of fields, columns and `let` names; a dataset's field count.
+ * scalar operators (a tabular operator's with the schema before and after it); the type of fields, columns and `let` names; a dataset's field count.
  */
 export class AplHoverProvider implements HoverProvider {
     private readonly types: AplTypeComputer;
@@ -38,13 +58,26 @@ export class AplHoverProvider implements HoverProvider {
         if (!root) return undefined;
         const offset = document.textDocument.offsetAt(params.position);
         const leaf = CstUtils.findLeafNodeAtOffset(root, offset);
-        if (!leaf || leaf.hidden) return undefined;
-        const markdown = this.contentFor(document, leaf.astNode, leaf.text, GrammarUtils.findAssignment(leaf)?.feature, offset);
+        const advice = this.analyzerAdvice(document, offset);
+        if (!leaf || leaf.hidden) return advice ? { contents: { kind: 'markdown', value: advice } } : undefined;
+        const content = this.contentFor(document, leaf.astNode, leaf.text, GrammarUtils.findAssignment(leaf)?.feature, offset);
+        const markdown = advice && content ? `${advice}\n\n---\n\n${content}` : advice ?? content;
         if (!markdown) return undefined;
         return {
             contents: { kind: 'markdown', value: markdown },
             range: { start: document.textDocument.positionAt(leaf.offset), end: document.textDocument.positionAt(leaf.end) },
         };
+    }
+
+    /** The explanation (with a bad and a good example) of the analyzer findings under the cursor. */
+    private analyzerAdvice(document: LangiumDocument, offset: number): string | undefined {
+        const text = document.textDocument;
+        const parts = new Set<string>();
+        for (const d of document.diagnostics ?? []) {
+            const rule = typeof d.code === 'string' ? analyzerRuleByCode(d.code) : undefined;
+            if (rule && text.offsetAt(d.range.start) <= offset && offset <= text.offsetAt(d.range.end)) parts.add(analyzerRuleMarkdown(rule));
+        }
+        return parts.size > 0 ? [...parts].join('\n\n---\n\n') : undefined;
     }
 
     private contentFor(document: LangiumDocument, node: AstNode, text: string, feature: string | undefined, offset: number): string | undefined {
@@ -55,7 +88,8 @@ export class AplHoverProvider implements HoverProvider {
         }
         if (feature === 'keyword' && isTabularOperatorNode(node)) {
             const entry = lookupTabularOperator(text);
-            return entry ? tabularOperatorMarkdown(entry) : undefined;
+            if (!entry) return undefined;
+            return `${tabularOperatorMarkdown(entry)}\n\n${stageSchemaMarkdown(this.types.rowTypeBefore(node), this.types.rowTypeAfter(node))}`;
         }
         if ((ast.isPrintExpression(node) || ast.isUnionExpression(node) || ast.isSearchExpression(node) || ast.isExternalDataExpression(node) || ast.isDatatableExpression(node))
             && /^[a-z]+$/.test(text) && node.$cstNode?.offset !== undefined && CstUtils.findLeafNodeAtOffset(node.$cstNode, node.$cstNode.offset)?.text === text) {

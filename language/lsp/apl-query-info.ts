@@ -243,13 +243,15 @@ function timeSeriesColumn(operators: readonly ast.TabularOperator[], types: AplT
     return undefined;
 }
 
-function lineStarts(text: string): number[] {
+/** The offsets where the lines of `text` start. */
+export function lineStarts(text: string): number[] {
     const starts = [0];
     for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) starts.push(i + 1);
     return starts;
 }
 
-function positionAt(starts: readonly number[], offset: number): QueryInfoPosition {
+/** The 0-based line and character of `offset`, given the line starts. */
+export function positionAt(starts: readonly number[], offset: number): QueryInfoPosition {
     let lo = 0;
     let hi = starts.length - 1;
     while (lo < hi) {

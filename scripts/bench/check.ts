@@ -2,6 +2,8 @@
  * Section "check" (issue 3):
  * - checking 1,000 short queries (parse + link + validate, `checkText`) vs Kusto's
  *   `ParseAndAnalyze` + `GetDiagnostics` on the same texts, both knowing the sample datasets;
+ * - the best-practice analyzers (issue 28): checking the same 1,000 texts with every analyzer on vs
+ *   `checkText` without them (bar ≤ 1.2×);
  * - completion latency at the end of the 20-line query, in process (services' CompletionProvider);
  * - language-server start-up: spawn → first `textDocument/publishDiagnostics` after initialize + didOpen.
  */
@@ -19,7 +21,7 @@ import { loadKusto, kustoGlobals } from './kusto.js';
 import { LONG_QUERY, shortQueries } from './queries.js';
 
 interface CheckModule {
-    checkText(text: string, options?: { schema?: SchemaProvider }): Promise<unknown[]>;
+    checkText(text: string, options?: { schema?: SchemaProvider; analyzers?: Record<string, never> }): Promise<unknown[]>;
 }
 
 export async function checkSection(ctx: BenchContext): Promise<SectionResult> {
@@ -27,6 +29,7 @@ export async function checkSection(ctx: BenchContext): Promise<SectionResult> {
     const notes: string[] = [];
     for (const [what, part] of [
         ['check', () => checkThroughput(ctx, rows, notes)],
+        ['analyzers', () => analyzerOverhead(ctx, rows, notes)],
         ['completion', () => completionLatency(ctx, rows, notes)],
         ['language-server start-up', () => serverStartup(ctx, rows, notes)],
     ] as const) {
@@ -65,6 +68,28 @@ async function checkThroughput(ctx: BenchContext, rows: Row[], notes: string[]):
     const [a, b] = await timePair(oursBatch, kustoBatch, { warmup: ctx.quick ? 1 : 2 });
     rows.push(timeRow(`check ${n} short queries`, a.median, b.median, 1.0, ` (${fmtRate((n / a.median) * 1000, 'q')})`));
     notes.push(`diagnostics over the ${n} texts: ours ${ours}, Kusto ${theirs} (both know the ${SAMPLE_DATASETS.length} sample datasets)`);
+}
+
+/** The analyzers must not make diagnostics slow: the same texts checked with every rule on, vs without. */
+async function analyzerOverhead(ctx: BenchContext, rows: Row[], notes: string[]): Promise<void> {
+    const { checkText } = await importOptional<CheckModule>('language/check.ts', 'checkText');
+    const schema = new BuiltinSchemaProvider();
+    const n = ctx.quick ? 200 : 1000;
+    const texts = shortQueries(n);
+    let findings = 0;
+    let plain = 0;
+    const withAnalyzers = async () => {
+        findings = 0;
+        for (const t of texts) findings += (await checkText(t, { schema, analyzers: {} })).length;
+    };
+    const without = async () => {
+        plain = 0;
+        for (const t of texts) plain += (await checkText(t, { schema })).length;
+    };
+    ctx.log(`analyzers: ${n} short queries`);
+    const [a, b] = await timePair(withAnalyzers, without, { warmup: ctx.quick ? 1 : 2 });
+    rows.push(timeRow(`check ${n} short queries with the analyzers (baseline: without)`, a.median, b.median, 1.2));
+    notes.push(`analyzers: ${findings - plain} findings over the ${n} texts (diagnostics ${plain} without, ${findings} with)`);
 }
 
 async function completionLatency(ctx: BenchContext, rows: Row[], notes: string[]): Promise<void> {

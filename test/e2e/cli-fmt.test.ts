@@ -88,3 +88,50 @@ describe('apl fmt formats each query block', () => {
         expect(runApl(['fmt', '--check', root])).toMatchObject({ code: 1, stdout: `${join(root, 'sub', 'messy.apl')}\n` });
     });
 });
+
+describe('apl fmt layout options (.aplrc.json and flags)', () => {
+    const TRAILING = "['sample-http-logs'] |\nwhere status == '500' |\nsummarize count() by method\n";
+
+    it(`{"format": {"pipe": "end"}} in a folder above: ${MESSY.trim()}  →  pipes at the line ends`, () => {
+        const project = join(dir, 'project-end');
+        mkdirSync(join(project, 'queries'), { recursive: true });
+        writeFileSync(join(project, '.aplrc.json'), '{"format": {"pipe": "end"}}');
+        const path = join(project, 'queries', 'q.apl');
+        writeFileSync(path, MESSY);
+        expect(runApl(['fmt', path])).toMatchObject({ code: 0, stderr: '' });
+        expect(readFileSync(path, 'utf8')).toBe(TRAILING);
+        // Flags win over the file, and --no-config ignores it.
+        expect(runApl(['fmt', '--pipe', 'start', '-'], { input: MESSY, cwd: project })).toMatchObject({ code: 0, stdout: TIDY });
+        expect(runApl(['fmt', '--no-config', '-'], { input: MESSY, cwd: project })).toMatchObject({ code: 0, stdout: TIDY });
+        expect(runApl(['fmt', '-'], { input: MESSY, cwd: project })).toMatchObject({ code: 0, stdout: TRAILING });
+    });
+
+    it(`--pipeline fit --width 80 --named-argument-spaces: ${MESSY.trim()}  →  one line`, () => {
+        const r = runApl(['fmt', '--no-config', '--pipeline', 'fit', '--width', '80', '-'], { input: MESSY });
+        expect(r).toMatchObject({ code: 0, stdout: "['sample-http-logs'] | where status == '500' | summarize count() by method\n" });
+        const join = runApl(['fmt', '--no-config', '--named-argument-spaces', '-'], { input: "T | join kind=inner (U) on a\n" });
+        expect(join).toMatchObject({ code: 0, stdout: 'T\n| join kind = inner (U) on a\n' });
+    });
+
+    it('--pipe middle  →  a usage error naming the flag and the values it takes (exit 2)', () => {
+        const r = runApl(['fmt', '--pipe', 'middle', '-'], { input: MESSY });
+        expect(r.code).toBe(2);
+        expect(r.stderr).toContain('--pipe: got "middle", expected "start" or "end"');
+    });
+
+    it('a .aplrc.json that is not JSON, or has a bad format field  →  an error naming the file (exit 2)', () => {
+        const broken = join(dir, 'project-broken');
+        mkdirSync(broken, { recursive: true });
+        writeFileSync(join(broken, '.aplrc.json'), '{"format": {"pipe": "end",}}');
+        const path = join(broken, 'q.apl');
+        writeFileSync(path, MESSY);
+        const r = runApl(['fmt', path]);
+        expect(r.code).toBe(2);
+        expect(r.stderr).toContain(`${join(broken, '.aplrc.json')}: not valid JSON at line 1, column 27`);
+        expect(readFileSync(path, 'utf8')).toBe(MESSY);
+        writeFileSync(join(broken, '.aplrc.json'), '{"format": {"width": "wide"}}');
+        const bad = runApl(['fmt', path]);
+        expect(bad.code).toBe(2);
+        expect(bad.stderr).toContain(`${join(broken, '.aplrc.json')}: format.width: got "wide", expected an integer from 20 to 1000`);
+    });
+});

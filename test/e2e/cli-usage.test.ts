@@ -24,7 +24,7 @@ describe('apl with no command, --version and help', () => {
     it('the top-level help lists every command, token revoke and datasets included', () => {
         const r = runApl(['--help']);
         expect(r.code).toBe(0);
-        for (const command of ['check', 'fmt', 'run', 'translate', 'serve', 'token', 'query', 'ingest', 'datasets']) expect(r.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
+        for (const command of ['check', 'fmt', 'run', 'explain', 'translate', 'serve', 'token', 'query', 'ingest', 'datasets']) expect(r.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
         expect(r.stdout).toMatch(/token .*revoke/);
     });
 

@@ -22,7 +22,7 @@ import type {
     WorkspaceEdit,
 } from 'vscode-languageserver-protocol';
 import type { QueryInfo } from '../../language/lsp/apl-query-info.js';
-import { LANGUAGE_SERVER_BIN, LANGUAGE_SERVER_STARTS, runsFromSnapshot } from '../support/language-server.js';
+import { LANGUAGE_SERVER_BIN, LANGUAGE_SERVER_STARTS, runsFromSnapshot, stopServer } from '../support/language-server.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = LANGUAGE_SERVER_BIN;
@@ -81,16 +81,7 @@ describe.each(LANGUAGE_SERVER_STARTS)('apl-language-server --stdio ($name)', sta
         await rpc.sendNotification('initialized', {});
     });
 
-    afterAll(async () => {
-        try {
-            await rpc.sendRequest('shutdown');
-            await rpc.sendNotification('exit');
-        } catch {
-            // already gone
-        }
-        rpc?.dispose();
-        child?.kill();
-    });
+    afterAll(() => stopServer(rpc, child));
 
     it(start.snapshot ? 'the process runs from the start-up snapshot' : 'the process runs the bin as a script', () => {
         expect(runsFromSnapshot(child.pid!)).toBe(start.snapshot);

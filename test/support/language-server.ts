@@ -32,9 +32,14 @@ export function runsFromSnapshot(pid: number): boolean {
 /**
  * An LSP client on a spawned `--stdio` server: what a server asks of its client is answered (no
  * configuration, registrations accepted; notifications dropped), `setUp` adds the test's own
- * handlers (a later handler for a method replaces the default), then initialize and initialized.
+ * handlers (a later handler for a method replaces the default), then initialize (with `initialize`'s
+ * fields over the defaults) and initialized.
  */
-export async function initializedClient(child: ChildProcessWithoutNullStreams, setUp: (rpc: MessageConnection) => void = () => undefined): Promise<MessageConnection> {
+export async function initializedClient(
+    child: ChildProcessWithoutNullStreams,
+    setUp: (rpc: MessageConnection) => void = () => undefined,
+    initialize: Record<string, unknown> = {},
+): Promise<MessageConnection> {
     const rpc = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
     rpc.onNotification('textDocument/publishDiagnostics', () => undefined);
     rpc.onNotification('window/logMessage', () => undefined);
@@ -43,7 +48,19 @@ export async function initializedClient(child: ChildProcessWithoutNullStreams, s
     rpc.onRequest('client/registerCapability', () => null);
     setUp(rpc);
     rpc.listen();
-    await rpc.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {} });
+    await rpc.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {}, ...initialize });
     await rpc.sendNotification('initialized', {});
     return rpc;
+}
+
+/** The end of a test's server: shutdown and exit as an editor would, then the process is killed if still there. */
+export async function stopServer(rpc: MessageConnection | undefined, child: ChildProcessWithoutNullStreams | undefined): Promise<void> {
+    try {
+        await rpc?.sendRequest('shutdown');
+        await rpc?.sendNotification('exit');
+    } catch {
+        // already gone
+    }
+    rpc?.dispose();
+    child?.kill();
 }

@@ -15,12 +15,15 @@ import { resolveTimeRange } from '../time-arg.js';
 import { statSync } from 'node:fs';
 import { localFileReader } from '../local-file-reader.js';
 import { chooseQueryBlocks, queryBlockHeader } from '../query-block-choice.js';
+import { readInput } from '../read-input.js';
+import { notebookText, readNotebook, runNotebookCells } from './run-notebook.js';
 
 export const DEFAULT_SAMPLE_ROWS = 10_000;
 
 export const RUN_USAGE = `apl run [--data NAME=PATH]... [--timestamp-field F] [--timestamp-format LAYOUT]
         [--sample NAME[:ROWS]]... [--seed N] [--format table|json|csv|tabular|legacy] [--csv-exact]
-        [--start TIME] [--end TIME] [--limit N] [--width N] (QUERY | --file F [--line N | --block N])
+        [--start TIME] [--end TIME] [--limit N] [--width N]
+        (QUERY | --file F [--line N | --block N] | --notebook F.aplnb [--update])
 
 Runs an APL query locally, over files or the sample datasets, with the reference evaluator.
 Exit code 0: ok; 1: the query has an error (printed as file:line:col with the problem);
@@ -47,7 +50,11 @@ Exit code 0: ok; 1: the query has an error (printed as file:line:col with the pr
   --file F             read the query from F ('-' for standard input). A blank line separates queries,
                        as in the editor: a file of several blocks runs each in turn, with a header
   --line N             run only the query block that holds line N (as the editor's Run does)
-  --block N            run only the N-th query block (from 1)`;
+  --block N            run only the N-th query block (from 1)
+  --notebook F         run every APL cell of notebook F (.aplnb) in order, each with the let
+                       statements and '// as NAME' results of the cells above it (docs/notebooks.md);
+                       a cell's own time range applies unless --start/--end is given
+  --update             with --notebook: write each cell's result (its first rows) back into F`;
 
 export async function runRun(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
     const { values, positionals } = parseArgs({
@@ -68,6 +75,8 @@ export async function runRun(argv: string[], out: NodeJS.WritableStream, err: No
             file: { type: 'string', short: 'f' },
             line: { type: 'string' },
             block: { type: 'string' },
+            notebook: { type: 'string' },
+            update: { type: 'boolean', default: false },
             help: { type: 'boolean', short: 'h' },
         },
     });
@@ -89,18 +98,17 @@ export async function runRun(argv: string[], out: NodeJS.WritableStream, err: No
         throw new CliError('--timestamp-field and --timestamp-format apply to --data files');
     }
     if (timestamps.field !== undefined && timestamps.field.trim() === '') throw new CliError('--timestamp-field must not be empty');
-    const query = queryTextFrom(positionals, values.file, RUN_USAGE);
-    const blocks = chooseQueryBlocks(query, { line: values.line, block: values.block, format });
-    const range = resolveTimeRange({ start: values.start, end: values.end });
-    // Check that every data file exists before loading any (fail fast, exit 2).
-    for (const d of data) {
-        try {
-            statSync(d.path);
-        } catch (e) {
-            const code = (e as NodeJS.ErrnoException).code;
-            throw new CliError(`--data ${d.name}=${d.path}: ${code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
-        }
+    if (values.update && values.notebook === undefined) throw new CliError('--update goes with --notebook');
+    if (values.notebook !== undefined && (positionals.length > 0 || values.file !== undefined || values.line !== undefined || values.block !== undefined)) {
+        throw new CliError('--notebook runs the notebook\'s cells: give no query, --file, --line or --block with it');
     }
+    if (values.notebook !== undefined && format === 'legacy') throw new CliError('--format legacy is for one query, not a notebook');
+    const notebookFile = values.notebook !== undefined ? readInput(values.notebook) : undefined;
+    const notebook = notebookFile ? readNotebook(notebookFile.name, notebookFile.text) : undefined;
+    const query = notebook ? { name: notebookFile!.name, text: notebookText(notebook) } : queryTextFrom(positionals, values.file, RUN_USAGE);
+    const blocks = notebook ? [] : chooseQueryBlocks(query, { line: values.line, block: values.block, format });
+    const range = resolveTimeRange({ start: values.start, end: values.end });
+    assertDataFilesExist(data);
 
     const engine = createEngine({ externalData: localFileReader() });
     const status = progressLine(err);
@@ -114,6 +122,10 @@ export async function runRun(argv: string[], out: NodeJS.WritableStream, err: No
         status(undefined);
     }
 
+    if (notebook) {
+        const run = { format, width, limit, csvExact: values['csv-exact'] === true, start: values.start, end: values.end, update: values.update === true };
+        return runNotebookCells(notebookFile!, notebook, engine, run, out, err);
+    }
     const options = { startTime: range.startTime, endTime: range.endTime, limit };
     const schema = loadedSchema(engine);
     let failed = false;
@@ -159,7 +171,7 @@ function reportQueryError(e: AplQueryError, query: QueryText, lineShift: number,
 }
 
 /** The loaded datasets and their fields, as a schema for the checker (so it knows what the evaluator knows). */
-function loadedSchema(engine: Engine): StaticSchemaProvider {
+export function loadedSchema(engine: Engine): StaticSchemaProvider {
     return new StaticSchemaProvider(engine.datasets().map(name => ({
         name,
         fields: engine.fields(name).map(f => ({ name: f.name, type: typeFromAxiomFieldType(f.type) })),
@@ -168,6 +180,18 @@ function loadedSchema(engine: Engine): StaticSchemaProvider {
 
 function shiftLines(d: CliDiagnostic, lines: number): CliDiagnostic {
     return { ...d, range: { start: { ...d.range.start, line: d.range.start.line + lines }, end: { ...d.range.end, line: d.range.end.line + lines } } };
+}
+
+/** Checks that every `--data` file exists before loading any (fail fast, exit 2). */
+export function assertDataFilesExist(data: readonly DataSpec[]): void {
+    for (const d of data) {
+        try {
+            statSync(d.path);
+        } catch (e) {
+            const code = (e as NodeJS.ErrnoException).code;
+            throw new CliError(`--data ${d.name}=${d.path}: ${code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+        }
+    }
 }
 
 /** Explicit `--sample`s, plus (without `--data`) every sample dataset the query text names. */
@@ -180,7 +204,7 @@ export function samplesToLoad(text: string, data: DataSpec[], samples: SampleSpe
     return [...out.values()];
 }
 
-function loadSample(engine: Engine, s: SampleSpec, seed: number, status: Progress): void {
+export function loadSample(engine: Engine, s: SampleSpec, seed: number, status: Progress): void {
     const rows = s.rows ?? DEFAULT_SAMPLE_ROWS;
     if (rows >= 100_000) status(`generating ${s.name} (${rows.toLocaleString('en-US')} events)`);
     engine.createDataset(s.name);
@@ -189,7 +213,7 @@ function loadSample(engine: Engine, s: SampleSpec, seed: number, status: Progres
 
 const CHUNK = 50_000;
 
-interface TimestampOptions {
+export interface TimestampOptions {
     field?: string;
     format?: string;
 }
@@ -199,7 +223,7 @@ interface TimestampOptions {
  * (language/ingest/normalize-event.ts): the same time field and layout handling, flattening and
  * reserved names, so a query gives the same answer here as after `apl ingest` into `apl serve`.
  */
-async function loadData(engine: Engine, d: DataSpec, timestamps: TimestampOptions, err: NodeJS.WritableStream, status: Progress): Promise<void> {
+export async function loadData(engine: Engine, d: DataSpec, timestamps: TimestampOptions, err: NodeJS.WritableStream, status: Progress, command = 'run'): Promise<void> {
     let large = false;
     try {
         large = statSync(d.path).size >= LARGE_FILE_BYTES;
@@ -222,14 +246,14 @@ async function loadData(engine: Engine, d: DataSpec, timestamps: TimestampOption
     }
     if (skipped > 0) {
         status(undefined);
-        err.write(`apl run: --data ${d.name}=${d.path}: skipped ${skipped} event(s):\n`);
+        err.write(`apl ${command}: --data ${d.name}=${d.path}: skipped ${skipped} event(s):\n`);
         for (const p of problems.slice(0, 5)) err.write(`  ${p}\n`);
         if (problems.length > 5) err.write(`  … and ${problems.length - 5} more\n`);
     }
 }
 
 /** A one-line status on stderr when it is a terminal (overwritten in place); a no-op otherwise. */
-function progressLine(err: NodeJS.WritableStream): Progress {
+export function progressLine(err: NodeJS.WritableStream): Progress {
     const tty = (err as NodeJS.WriteStream).isTTY === true;
     let shown = false;
     return text => {

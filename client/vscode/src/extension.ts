@@ -8,11 +8,13 @@
  *   apl.selectConnection(name?) · apl.removeConnection(name?) · apl.startLocalService() · apl.refreshSchema()
  *   apl.showHistory() · apl.translateToLegacy({ uri?, line? }?) · apl.widenTimeRange() → RunSummary
  *   apl.filterByValue({ field, value }) → RunSummary · apl.openResultsInEditor({ format? }?)
+ *   apl.explainQuery({ uri?, line?, text?, timeRange?, rows? }?) → ExplainSummary (the Explain view's content)
  */
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import * as vscode from 'vscode';
+import { measureNote, measureStages } from '../../../language/explain.js';
 import type { QueryBlockInfo } from '../../../language/lsp/apl-query-info.js';
 import { promptConnection } from './connections/add-connection-prompt.js';
 import { parseAxiomConfig } from './connections/axiom-config.js';
@@ -21,16 +23,24 @@ import { LocalService } from './connections/local-service.js';
 import { exportFileName } from './export-name.js';
 import { historyLabel, localTime, relativeTime } from './history/history-label.js';
 import { HistoryManager, type HistoryEntry } from './history/history-manager.js';
+import { ResultHistory } from './history/result-history.js';
+import { parseSavedResult, runOfSavedResult, savedResultOf, serializeSavedResult, type SavedResult } from './results/saved-result.js';
+import { SavedResultEditor } from './results/saved-result-editor.js';
+import { axiomJsSnippet, consoleLink, curlCommand } from './results/query-links.js';
 import { LegacyDocuments } from './legacy-documents.js';
 import { AplLanguageClient } from './language-client.js';
 import { blockAt } from './query/block-picker.js';
 import { emptyRangeHint, type DatasetSpan } from './query/empty-hint.js';
 import { filterClause, withFilter } from './query/filter-clause.js';
+import { registerAgentFeatures } from './agents/register-agents.js';
 import { QueryRunner, type Run, type RunRequest, type RunSummary } from './query/query-runner.js';
-import { runLenses } from './query/run-lens.js';
+import { explainHtml, type ExplainSummary, type ExplainViewStage } from './query/explain-view.js';
+import { explainLenses, runLenses } from './query/run-lens.js';
 import { formatRows } from './results/copy-format.js';
-import { ExportIncompleteError, exportPages, isExportFormat, type ExportFormat } from './results/export-writer.js';
-import { csvFormulaGuard, ResultsPanel } from './results/results-panel.js';
+import { ChartChoices } from './results/chart-choices.js';
+import { earlierPeriodRows } from './results/earlier-period.js';
+import { EXPORT_FORMATS, ExportIncompleteError, exportPages, isExportFormat, type ExportFormat } from './results/export-writer.js';
+import { CHART_MAX_ROWS, csvFormulaGuard, ResultsPanel } from './results/results-panel.js';
 import { fetchSchema, schemaPayload } from './schema/schema-manager.js';
 import { INSERT_COMMAND, insertText, SchemaTree, type SchemaNode } from './schema/schema-tree.js';
 import { parseTimeRangeSpec, resolveTimeRange, TIME_PRESETS, type TimeRangeSpec } from './time-range.js';
@@ -50,6 +60,9 @@ export interface AplExtensionApi {
     /** The time range runs use, as remembered for this workspace. */
     timeRange(): TimeRangeSpec | undefined;
 }
+
+/** The first rows the Explain view shows after each stage. */
+const EXPLAIN_SAMPLE_ROWS = 3;
 
 /** Rows "Open in editor" puts in a text editor; more belong in a file (Export). */
 const OPEN_IN_EDITOR_MAX_ROWS = 10_000;
@@ -80,14 +93,34 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         },
     );
     const history = new HistoryManager(join(storage, 'history.jsonl'), () => config().get<number>('history.maxEntries', 500));
-    const runner = new QueryRunner(connections, history, () => ({
-        pageSize: clampInt(config().get<number>('results.pageSize', 1000), 1, 50_000),
-        cachedPages: clampInt(config().get<number>('results.cachedPages', 20), 1, 1000),
+    const resultHistory = new ResultHistory(join(storage, 'results'), () => ({
+        maxResults: clampInt(config().get<number>('history.maxResults', 50), 0, 10_000),
+        maxBytes: Math.max(0, config().get<number>('history.maxResultMegabytes', 50)) * 1024 * 1024,
+        maxRows: clampInt(config().get<number>('results.pageSize', 1000), 1, 50_000),
     }));
+    const runner = new QueryRunner(
+        connections,
+        history,
+        () => ({
+            pageSize: clampInt(config().get<number>('results.pageSize', 1000), 1, 50_000),
+            cachedPages: clampInt(config().get<number>('results.cachedPages', 20), 1, 1000),
+        }),
+        Date.now,
+        run => resultHistory.keep(run),
+    );
     const localService = new LocalService(dist, join(storage, 'local-service'), line => output.appendLine(`[apl serve] ${line}`));
     context.subscriptions.push({ dispose: () => localService.stop() });
     const languageClient = await AplLanguageClient.start(join(dist, 'language-server.cjs'), output);
     context.subscriptions.push(languageClient);
+    context.subscriptions.push(
+        ...registerAgentFeatures({
+            cli: join(dist, 'apl-cli.cjs'),
+            activeConnection: () => connections.active(),
+            token: c => connections.token(c),
+            onDidChangeConnections: listener => connections.onDidChange(listener),
+            log: line => output.appendLine(line),
+        }),
+    );
 
     // ------------------------------------------------------------------------------ UI halves
     const runDiagnostics = vscode.languages.createDiagnosticCollection('apl-run');
@@ -114,6 +147,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
             sortLimit: clampInt(config().get<number>('results.sortLimit', 100_000), 0, 10_000_000),
             timeZone: config().get<string>('results.timeZone', 'utc') === 'local' ? 'local' : 'utc',
         }),
+        chartChoices: new ChartChoices(context.workspaceState),
+        earlierPeriod: async (run, offsetMs) => earlierPeriodRows(await connections.client(run.connection), run.request.text, run.range, offsetMs, CHART_MAX_ROWS),
         painted: (runId, at) => {
             const run = runner.current;
             if (run && run.id === runId && (!lastPaint || lastPaint.runId !== runId)) lastPaint = { runId, ms: Math.max(0, at - run.startedAt) };
@@ -347,9 +382,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         const run = runner.current;
         if (!run?.result || run.state !== 'done') throw new Error('apl.exportResults: no finished run to export: run a query first');
         let format: ExportFormat | undefined = isExportFormat(args?.format) ? args.format : undefined;
-        if (args?.format !== undefined && !format) throw new Error(`apl.exportResults: format must be csv, ndjson or json, got ${JSON.stringify(args.format)}`);
+        if (args?.format !== undefined && !format) throw new Error(`apl.exportResults: format must be ${EXPORT_FORMATS.join(', ')}, got ${JSON.stringify(args.format)}`);
         if (!format) {
-            const pick = await vscode.window.showQuickPick(['csv', 'ndjson', 'json'], { title: 'Export every row as' });
+            const pick = await vscode.window.showQuickPick([...EXPORT_FORMATS], { title: 'Export every row as' });
             if (!pick) return undefined;
             format = pick as ExportFormat;
         }
@@ -374,8 +409,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
                     reported = rows;
                 }, { formulaGuard: csvFormulaGuard(), expectedRows: total });
                 if (summary.fieldsAfterHeader.length > 0) {
-                    void vscode.window.showWarningMessage(`APL: ${summary.fieldsAfterHeader.join(', ')} first appeared after the CSV header was written; export as NDJSON to keep them.`);
+                    void vscode.window.showWarningMessage(`APL: ${summary.fieldsAfterHeader.join(', ')} first appeared after the ${format === 'csv' ? 'CSV header' : 'columns'} was written; export as NDJSON to keep them.`);
                 }
+                if (summary.cellsCut) void vscode.window.showWarningMessage(`APL: ${summary.cellsCut.toLocaleString('en-US')} values were longer than an Excel cell holds (32,767 characters) and were cut; export as NDJSON to keep them whole.`);
                 void vscode.window.setStatusBarMessage(`APL: exported ${summary.rows.toLocaleString('en-US')} rows to ${file}`, 5000);
                 return { rows: summary.rows, bytes: summary.bytes, file };
             } catch (e) {
@@ -463,10 +499,30 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
 
     register('apl.refreshSchema', () => refreshSchema());
 
+    /** A history entry's kept result, in the results view, without a request. */
+    async function showSavedResult(entry: HistoryEntry): Promise<boolean> {
+        const saved = entry.resultId ? await resultHistory.load(entry.resultId) : undefined;
+        if (!saved) {
+            void vscode.window.showInformationMessage('APL: this result is no longer kept (the oldest go first); run the query again.');
+            return false;
+        }
+        showSaved(saved);
+        return true;
+    }
+
+    /** Shows a saved result (history or .aplr) as the current run: Run runs its query again on the connection of that name. */
+    function showSaved(saved: SavedResult): void {
+        const { name, url } = saved.header.connection;
+        const connection = connections.list().find(c => c.name === name) ?? { name, url, source: 'settings' as const };
+        runner.show(runOfSavedResult(saved, connection));
+        void panel.reveal();
+    }
+
     register('apl.showHistory', async () => {
         type Item = vscode.QuickPickItem & { entry: HistoryEntry };
         const openButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('go-to-file'), tooltip: 'Open in editor' };
         const runButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('play'), tooltip: 'Run again' };
+        const resultButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('table'), tooltip: 'Show the saved result' };
         const pick = vscode.window.createQuickPick<Item>();
         pick.title = 'APL: Query History';
         pick.placeholder = 'Type to search; Enter runs a query again';
@@ -482,7 +538,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
                 label: historyLabel(entry.text),
                 description: [relativeTime(at, now), outcome, `${entry.elapsedMs.toLocaleString()} ms`].filter(Boolean).join(' · '),
                 detail: [localTime(at), entry.connection, entry.range, entry.error].filter(Boolean).join(' · '),
-                buttons: [openButton, runButton],
+                buttons: entry.resultId ? [resultButton, openButton, runButton] : [openButton, runButton],
                 entry,
             };
         });
@@ -498,6 +554,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         pick.onDidTriggerItemButton(async e => {
             pick.hide();
             if (e.button === openButton) await open(e.item.entry);
+            else if (e.button === resultButton) await showSavedResult(e.item.entry);
             else await runAgain(e.item.entry);
         });
         pick.onDidAccept(async () => {
@@ -532,6 +589,70 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         const opened = await vscode.workspace.openTextDocument(legacyDocuments.add(JSON.stringify(answer, null, 2) + '\n'));
         await vscode.window.showTextDocument(opened, { viewColumn: vscode.ViewColumn.Beside });
         return answer;
+    });
+
+    context.subscriptions.push(vscode.window.registerCustomEditorProvider(SavedResultEditor.viewType, new SavedResultEditor(showSaved), { supportsMultipleEditorsPerDocument: true }));
+
+    /** Saves the current result (its first page, with the query, connection and range; never a token) to a .aplr file. */
+    register('apl.saveResult', async (args?: { uri?: unknown }) => {
+        const run = runner.current;
+        const saved = run ? savedResultOf(run, Number.MAX_SAFE_INTEGER) : undefined;
+        if (!run || !saved) throw new Error('apl.saveResult: no finished run to save: run a query first');
+        let target = typeof args?.uri === 'string' ? vscode.Uri.parse(args.uri) : undefined;
+        if (!target) {
+            const folder = vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.file(homedir());
+            target = await vscode.window.showSaveDialog({ defaultUri: vscode.Uri.joinPath(folder, exportFileName(run.request.datasets ?? [], new Date(run.startedAt), 'aplr')), filters: { 'APL result': ['aplr'] }, saveLabel: 'Save result', title: 'Save the result (its query, range and loaded rows)' });
+            if (!target) return undefined;
+        }
+        const text = serializeSavedResult(saved);
+        await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(text));
+        void vscode.window.setStatusBarMessage(`APL: saved ${saved.header.rowsSaved.toLocaleString('en-US')} rows to ${target.fsPath}`, 5000);
+        return { file: target.fsPath, rows: saved.header.rowsSaved };
+    });
+
+    /** Copies the current query as a Console link, a curl command or an @axiomhq/js snippet (never with the token). */
+    register('apl.copyQueryAs', async (args?: { as?: unknown }) => {
+        const run = runner.current;
+        if (!run) throw new Error('apl.copyQueryAs: no query run yet: run a query first');
+        const kinds = { link: 'Axiom Console link', curl: 'curl command', js: '@axiomhq/js snippet' } as const;
+        let kind = typeof args?.as === 'string' && args.as in kinds ? (args.as as keyof typeof kinds) : undefined;
+        if (args?.as !== undefined && !kind) throw new Error(`apl.copyQueryAs: 'as' must be link, curl or js, got ${JSON.stringify(args.as)}`);
+        if (!kind) {
+            const pick = await vscode.window.showQuickPick(
+                (Object.keys(kinds) as (keyof typeof kinds)[]).map(k => ({ label: kinds[k], as: k })),
+                { title: 'Copy the query as' },
+            );
+            if (!pick) return undefined;
+            kind = pick.as;
+        }
+        const q = { apl: run.request.text, startTime: run.range.startTime, endTime: run.range.endTime, url: run.connection.url, orgId: run.connection.orgId };
+        let text: string;
+        if (kind === 'link') {
+            const link = consoleLink(q);
+            if ('reason' in link) {
+                void vscode.window.showWarningMessage(`APL: no Console link: ${link.reason}.`);
+                return { error: link.reason };
+            }
+            text = link.url;
+        } else {
+            text = kind === 'curl' ? curlCommand(q) : axiomJsSnippet(q);
+        }
+        await vscode.env.clipboard.writeText(text);
+        void vscode.window.setStatusBarMessage(`APL: copied the query as ${kinds[kind]}`, 3000);
+        return { text };
+    });
+
+    /** Opens a .aplr file in the results view. */
+    register('apl.openResultFile', async (args?: { uri?: unknown } | vscode.Uri) => {
+        let target = args instanceof vscode.Uri ? args : typeof args?.uri === 'string' ? vscode.Uri.parse(args.uri) : undefined;
+        if (!target) {
+            const picked = await vscode.window.showOpenDialog({ filters: { 'APL result': ['aplr'] }, openLabel: 'Open result', canSelectMany: false });
+            target = picked?.[0];
+            if (!target) return undefined;
+        }
+        const saved = parseSavedResult(new TextDecoder().decode(await vscode.workspace.fs.readFile(target)), target.path.split('/').pop() ?? target.toString());
+        showSaved(saved);
+        return { rows: saved.header.rowsSaved, query: saved.header.query };
     });
 
     register('apl.openResultsInEditor', async (args?: { format?: unknown }) => {
@@ -628,12 +749,92 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         return (await startRun(requestFromBlock(text, info.blocks.length === 1 ? info.blocks[0] : undefined, { uri: opened.uri.toString(), line: 0, character: 0 }), connection)).done;
     }
 
+    // ------------------------------------------------------------------------------ Explain
+    let explainPanel: vscode.WebviewPanel | undefined;
+    function showExplain(summary: ExplainSummary): void {
+        if (!explainPanel) {
+            // Static HTML, no script: the page only shows what the command computed.
+            explainPanel = vscode.window.createWebviewPanel('apl.explain', 'APL Explain', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, { enableScripts: false });
+            explainPanel.onDidDispose(() => (explainPanel = undefined));
+            context.subscriptions.push(explainPanel);
+        }
+        explainPanel.title = `Explain: ${summary.title}`;
+        explainPanel.webview.html = explainHtml(summary, explainPanel.webview.cspSource);
+        explainPanel.reveal(undefined, true);
+    }
+
+    /**
+     * The stages of the query block at the cursor (or `line`), the columns after each (the language
+     * server's `apl/explain`), and on the active connection the rows after each and its first rows:
+     * each stage runs as its own bounded query (`| count`, `| take N`), never the whole query.
+     */
+    register('apl.explainQuery', async (args?: { uri?: string; line?: number; text?: string; timeRange?: unknown; rows?: number }): Promise<ExplainSummary | undefined> => {
+        const range = args?.timeRange !== undefined ? parseTimeRangeSpec(args.timeRange) : timeRange;
+        if (!range) throw new Error(`apl.explainQuery: timeRange must be one of ${TIME_PRESETS.join(', ')} or { start, end }`);
+        let text: string;
+        let position: { line: number; character: number };
+        let name: string;
+        if (args?.text !== undefined) {
+            text = args.text;
+            position = { line: 0, character: 0 };
+            name = 'query';
+        } else {
+            const editor = vscode.window.activeTextEditor;
+            const document = args?.uri ? await vscode.workspace.openTextDocument(vscode.Uri.parse(args.uri)) : editor?.document;
+            if (!document) {
+                void vscode.window.showWarningMessage('APL: open an .apl file and put the cursor in a query to explain it.');
+                return undefined;
+            }
+            text = document.getText();
+            const cursor = editor?.document === document ? editor.selection.active : undefined;
+            position = args?.line !== undefined ? { line: args.line, character: 0 } : { line: cursor?.line ?? 0, character: cursor?.character ?? 0 };
+            name = posix.basename(document.uri.path);
+        }
+        const explanation = await languageClient.explain(text, position);
+        if (!explanation || explanation.stages.length === 0) {
+            void vscode.window.showWarningMessage(`APL: ${explanation?.problem ?? 'no query at the cursor'}.`);
+            return undefined;
+        }
+        const { start, end } = explanation.range;
+        const rows = clampInt(args?.rows ?? EXPLAIN_SAMPLE_ROWS, 0, 100);
+        const stages: ExplainViewStage[] = explanation.stages.map(s => ({ index: s.index, keyword: s.keyword, text: s.text, columns: s.columns, open: s.open }));
+        const summary: ExplainSummary = {
+            title: `${name}, ${start.line === end.line ? `line ${start.line + 1}` : `lines ${start.line + 1}–${end.line + 1}`}`,
+            ran: 'nowhere',
+            note: measureNote(rows),
+            state: 'schema',
+            stages,
+        };
+        const active = connections.active();
+        if (!explanation.syntaxOk) summary.ran = 'nowhere: the query has a syntax error (the columns are what the editor can tell)';
+        else if (!active) summary.ran = 'nowhere: no connection (the columns come from the schema; start the local service or add a connection for row counts)';
+        if (!explanation.syntaxOk || !active) {
+            showExplain(summary);
+            return summary;
+        }
+        const resolved = resolveTimeRange(range, new Date());
+        Object.assign(summary, { ran: `on ${active.name} (${active.url})`, timeRange: resolved.label, state: 'running' });
+        showExplain(summary);
+        try {
+            const client = await connections.client(active);
+            const measures = await measureStages(explanation.stages, apl => client.query(apl, { format: 'tabular', startTime: resolved.startTime, endTime: resolved.endTime }), rows);
+            for (const m of measures) Object.assign(stages[m.index], { rows: m.rows, sample: m.sample, error: m.error, skipped: m.skipped });
+            summary.state = 'done';
+        } catch (e) {
+            summary.state = 'error';
+            summary.ran = `on ${active.name} (${active.url}): ${errorText(e)}`;
+        }
+        showExplain(summary);
+        return summary;
+    });
+
     // ------------------------------------------------------------------------------ CodeLens
     context.subscriptions.push(
         vscode.languages.registerCodeLensProvider({ language: 'apl' }, {
             async provideCodeLenses(document) {
                 const info = await languageClient.queryInfo(document);
-                return runLenses(info.blocks, document.uri.toString()).map(({ line, ...command }) => new vscode.CodeLens(new vscode.Range(line, 0, line, 0), command));
+                const uri = document.uri.toString();
+                return [...runLenses(info.blocks, uri), ...explainLenses(info.blocks, uri)].map(({ line, ...command }) => new vscode.CodeLens(new vscode.Range(line, 0, line, 0), command));
             },
         }),
     );

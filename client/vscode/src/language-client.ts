@@ -1,10 +1,11 @@
 /**
  * The language client: starts the bundled language server (dist/language-server.cjs) over Node IPC
- * and wraps the custom requests the extension uses (`apl/queryInfo`, `apl/translate`,
+ * and wraps the custom requests the extension uses (`apl/queryInfo`, `apl/explain`, `apl/translate`,
  * `apl/setSchema`). The `apl.server.trace` setting sets the protocol trace.
  */
 import * as vscode from 'vscode';
 import { LanguageClient, Trace, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import type { Explanation } from '../../../language/explain.js';
 import type { QueryInfo } from '../../../language/lsp/apl-query-info.js';
 
 export interface LegacyTranslation {
@@ -39,6 +40,11 @@ export class AplLanguageClient implements vscode.Disposable {
     queryInfo(document: vscode.TextDocument | string): Promise<QueryInfo> {
         const params = typeof document === 'string' ? { text: document } : { text: document.getText() };
         return this.client.sendRequest<QueryInfo>('apl/queryInfo', params);
+    }
+
+    /** The stages of the query block at `position` of `text` (`apl/explain`); null when no block is there. */
+    explain(text: string, position: { line: number; character: number }): Promise<Explanation | null> {
+        return this.client.sendRequest<Explanation | null>('apl/explain', { text, position });
     }
 
     translate(text: string, startTime: string, endTime: string): Promise<TranslateAnswer> {

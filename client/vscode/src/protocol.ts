@@ -4,6 +4,7 @@
  */
 import type { TableField } from '../../api/types.js';
 import type { ChartData } from './results/chart-data.js';
+import type { ChartChoice } from './results/chart-spec.js';
 import type { ColumnFilter } from './results/column-filter.js';
 import type { CopyFormat } from './results/copy-format.js';
 import type { ExportFormat } from './results/export-writer.js';
@@ -111,6 +112,16 @@ export interface RunView {
     messages: StatusMessageView[];
     error?: { message: string; line?: number; column?: number };
     chart?: ChartData;
+    /**
+     * The rows the Chart tab draws (the first page's, up to CHART_MAX_ROWS) of a one-request result
+     * (an aggregation) with a numeric column. A paged result's are asked for (`chartRows`) when its
+     * chart is shown: they would slow the first paint of its grid.
+     */
+    chartRows?: unknown[][];
+    /** The result has a numeric column: it can be charted. */
+    chartable?: boolean;
+    /** The chart choice remembered for this query (its block's text), if any. */
+    chartChoice?: ChartChoice;
     /** Why the result runs once instead of paging. */
     notPaged?: string;
     /** The first rows, sent with the finished run so the grid paints without asking (one websocket round trip less). */
@@ -139,7 +150,10 @@ export type HostMessage =
     | { type: 'distinctValues'; result: DistinctValuesView }
     /** Column statistics from the service: the query that computed them, and its first row as pairs (or why it failed). */
     | { type: 'columnStats'; runId: number; field: string; query: string; pairs?: [string, unknown][]; error?: string }
-    | { type: 'searchFailed'; runId: number; searchId: number; message: string };
+    | { type: 'searchFailed'; runId: number; searchId: number; message: string }
+    /** The same query over an earlier period (`compare`), for the chart: rows aligned with `fields`, or why not. */
+    | { type: 'chartRows'; runId: number; rows: unknown[][] }
+    | { type: 'earlierPeriod'; runId: number; offset: string; fields: TableField[]; rows: unknown[][]; error?: string };
 
 export type ViewMessage =
     | { type: 'ready' }
@@ -168,4 +182,14 @@ export type ViewMessage =
     | { type: 'copyText'; text: string }
     | { type: 'filter'; runId: number; field: string; value: unknown }
     | { type: 'openInEditor' }
-    | { type: 'painted'; runId: number; rows: number; at: number };
+    | { type: 'painted'; runId: number; rows: number; at: number }
+    /** The user changed the chart's type or columns: remembered for this query. */
+    | { type: 'chartChoice'; query: string; choice: ChartChoice }
+    /** Save the chart to a file: `data` is the SVG text or the PNG's base64. */
+    | { type: 'saveChart'; format: 'svg' | 'png'; data: string }
+    /** The toolbar's Share… (apl.copyQueryAs) and Save result… (apl.saveResult). */
+    | { type: 'command'; command: 'apl.copyQueryAs' | 'apl.saveResult' }
+    /** The rows a paged result's chart draws. */
+    | { type: 'chartRows'; runId: number }
+    /** Run the query over its range shifted back by `offset` (chart-spec.ts COMPARE_OFFSETS) and send the rows. */
+    | { type: 'compare'; runId: number; offset: string };

@@ -30,8 +30,9 @@ import { cellSearchText } from '../src/results/row-search.js';
 import { selectionStats, selectionStatsText } from '../src/results/selection-stats.js';
 import { presetLabel, TIME_PRESETS, type TimeRangeSpec } from '../src/time-range.js';
 import type { SortKey } from '../src/results/sorted-rows.js';
+import type { ExportFormat } from '../src/results/export-writer.js';
 import { cellText, columnWidth, detailText, fullText, headerText, isNumericType, type Measure, type TimeZone } from './cell-format.js';
-import { renderChart, type ChartHandle } from './chart.js';
+import { ChartView } from './chart-view.js';
 import { button, checkbox, select, setEnabled, textField } from './controls.js';
 import { createFilterBar, type ColumnAction } from './filter-bar.js';
 import { jsonLeaves } from '../src/results/json-path.js';
@@ -82,8 +83,8 @@ const runButton = button('Run', 'Run the query again', () => post({ type: 'rerun
 const cancelButton = button('Cancel', 'Cancel the running query', () => post({ type: 'cancel' }));
 const prevButton = button('Previous page', 'Scroll to the previous page of rows', () => goToPage(-1));
 const nextButton = button('Next page', 'Scroll to the next page of rows', () => goToPage(1));
-const exportFormat = select('Export format', [['csv', 'CSV'], ['ndjson', 'NDJSON'], ['json', 'JSON']]);
-const exportButton = button('Export', 'Save every row of the result to a file', () => post({ type: 'export', format: exportFormat.value as 'csv' | 'ndjson' | 'json' }));
+const exportFormat = select('Export format', [['csv', 'CSV'], ['ndjson', 'NDJSON'], ['json', 'JSON'], ['xlsx', 'Excel'], ['parquet', 'Parquet']]);
+const exportButton = button('Export', 'Save every row of the result to a file', () => post({ type: 'export', format: exportFormat.value as ExportFormat }));
 const copyFormat = select('Copy format', [['tsv', 'TSV'], ['csv', 'CSV'], ['json', 'JSON'], ['markdown', 'Markdown']]);
 const copyHeaders = checkbox('headers', true);
 const copyButton = button('Copy rows', 'Copy the selected rows (click a row, Shift or Ctrl+click for more)', () => copySelection());
@@ -101,6 +102,10 @@ toolbar.append(
     group(prevButton, nextButton),
     group(exportFormat, exportButton),
     group(copyFormat, copyHeaders, copyButton, editorButton),
+    group(
+        button('Share…', 'Copy the query as an Axiom Console link, a curl command or an @axiomhq/js snippet (without the token)', () => post({ type: 'command', command: 'apl.copyQueryAs' })),
+        button('Save result…', 'Save the query, its time range and the loaded rows to a .aplr file', () => post({ type: 'command', command: 'apl.saveResult' })),
+    ),
 );
 
 const status = el('div', { 'data-testid': 'apl-status', 'data-state': 'idle', role: 'status', 'aria-live': 'polite', class: 'status' }, 'No query run yet. Press Ctrl+Enter in an .apl file.');
@@ -114,10 +119,11 @@ selectionBar.append(selectionLine, filterToSelection, excludeSelection);
 selectionBar.hidden = true;
 const chartBox = el('div', { 'data-testid': 'apl-chart', class: 'chart', role: 'img', 'aria-label': 'Time series chart' });
 chartBox.hidden = true;
-const noChart = el('p', { class: 'placeholder' }, 'No chart for this result: a chart needs a time-binned aggregation (summarize … by bin(_time, …)).');
+const noChart = el('p', { class: 'placeholder' }, 'No chart for this result: a chart needs a numeric column.');
 /** The Chart tab's panel: the chart module renders into it. */
 const chartPanel = el('div', { id: 'apl-chart-panel', class: 'panel chart-panel' });
-chartPanel.append(chartBox, noChart);
+const chartView = new ChartView(chartBox, { post, zoomTo, resetZoom, note: showNote });
+chartPanel.append(chartView.element, noChart);
 const statsPanel = el('div', { id: 'apl-stats-panel', class: 'panel stats-panel' });
 const resultsPanel = el('div', { id: 'apl-results-panel', class: 'panel results-panel' });
 const searchBar = el('div', { class: 'search-bar', role: 'search' });
@@ -233,7 +239,6 @@ function showNote(text: string, kind: 'info' | 'warn' | 'error' = 'info'): void 
 
 let run: RunView | undefined;
 let api: GridApi<unknown[]> | undefined;
-let chart: ChartHandle | undefined;
 let requestId = 0;
 /** Every block the grid asked for and is waiting for: each is answered, failed, or failed when a new run comes. */
 const pending = new Map<number, { params: IGetRowsParams; runId: number; exact: boolean }>();
@@ -913,11 +918,7 @@ function showRun(view: RunView): void {
     if (view.state !== 'done') main.hidden = true;
     updateStatus();
     // A chart belongs to the run that drew it.
-    if (view.state !== 'done') {
-        chart?.destroy();
-        chart = undefined;
-        chartBox.hidden = true;
-    }
+    if (view.state !== 'done') chartView.clear();
     if (view.state === 'running') return;
     notes.replaceChildren();
     for (const note of runNotes(view)) showNote(note.text, note.kind);
@@ -933,13 +934,9 @@ function showRun(view: RunView): void {
         showGrid(view);
         view.firstRows = undefined;
         updateStatus(0);
-        chart?.destroy();
-        chart = undefined;
-        chartBox.hidden = !view.chart;
-        noChart.hidden = !!view.chart;
-        if (view.chart) {
-            chart = renderChart(chartBox, view.chart, zoneOf(view), zoomTo, resetZoom);
-        }
+        // The Chart tab: drawn now, or when a paged result's chart rows come (chartable).
+        const drawn = chartView.show(view);
+        noChart.hidden = drawn || view.chartable === true;
         showExtraTables(view.tables ?? []);
         if (filtersRunId !== view.runId) {
             filtersRunId = view.runId;
@@ -962,6 +959,12 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
             break;
         case 'timeRange':
             showTimeRange(m.timeRange);
+            break;
+        case 'earlierPeriod':
+            chartView.showEarlier(m);
+            break;
+        case 'chartRows':
+            chartView.showRows(m);
             break;
         case 'run':
             showRun(m.run);

@@ -129,3 +129,60 @@ describe('exportPages checks the rows written against the rows matched', () => {
         }
     });
 });
+
+describe('exportPages to Excel and Parquet', () => {
+    it("['events'] to xlsx: a header and every event, read back with exceljs", async () => {
+        const ExcelJS = (await import('exceljs')).default;
+        const set = await openAll();
+        const file = join(dir, 'all.xlsx');
+        const progress: number[] = [];
+        const summary = await exportPages(set.allPages(new AbortController().signal), file, 'xlsx', rows => progress.push(rows), { expectedRows: N });
+        expect(summary.rows).toBe(N);
+        expect(progress).toEqual([1000, 2000, 2300]);
+        const book = new ExcelJS.Workbook();
+        await book.xlsx.readFile(file);
+        const sheet = book.worksheets[0];
+        expect(sheet.rowCount).toBe(N + 1);
+        const header = (sheet.getRow(1).values as unknown[]).slice(1);
+        const seqColumn = header.indexOf('seq') + 1;
+        const seqs = new Set<unknown>();
+        sheet.eachRow((row, i) => {
+            if (i > 1) seqs.add(row.getCell(seqColumn).value);
+        });
+        expect(seqs.size).toBe(N);
+        // Numbers are numbers; a value a spreadsheet would run is text, not a formula.
+        expect(typeof sheet.getRow(2).getCell(seqColumn).value).toBe('number');
+        expect(readdirSync(dir).filter(f => f.includes('.partial-'))).toEqual([]);
+    });
+
+    it("['events'] to Parquet: every event once, read back with hyparquet, with its column types", async () => {
+        const { parquetReadObjects } = await import('hyparquet');
+        const set = await openAll();
+        const file = join(dir, 'all.parquet');
+        const summary = await exportPages(set.allPages(new AbortController().signal), file, 'parquet', undefined, { expectedRows: N });
+        expect(summary.rows).toBe(N);
+        const buffer = readFileSync(file);
+        const rows = (await parquetReadObjects({ file: buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength) })) as Record<string, unknown>[];
+        expect(rows).toHaveLength(N);
+        expect(new Set(rows.map(r => r.seq)).size).toBe(N);
+        expect(typeof rows[0].seq).toBe('bigint');
+        expect(rows[0]._time).toBeInstanceOf(Date);
+    });
+
+    it('Excel: a value longer than a cell holds is cut there (and counted); text starting with = stays text', async () => {
+        const ExcelJS = (await import('exceljs')).default;
+        async function* page(): AsyncIterable<ResultPage> {
+            yield { fields: [{ name: 's', type: 'string' }, { name: 'o', type: 'dynamic' }], columns: [['x'.repeat(40_000), '=HYPERLINK("http://evil")'], [{ a: 1 }, null]], rows: 2 };
+        }
+        const file = join(dir, 'long.xlsx');
+        const summary = await exportPages(page(), file, 'xlsx');
+        expect(summary.cellsCut).toBe(1);
+        const book = new ExcelJS.Workbook();
+        await book.xlsx.readFile(file);
+        const sheet = book.worksheets[0];
+        expect(String(sheet.getRow(2).getCell(1).value)).toHaveLength(32_767);
+        expect(sheet.getRow(2).getCell(2).value).toBe('{"a":1}');
+        expect(sheet.getRow(3).getCell(1).value).toBe('=HYPERLINK("http://evil")');
+        expect(sheet.getRow(3).getCell(1).formula).toBeUndefined();
+    });
+});

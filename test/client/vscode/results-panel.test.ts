@@ -124,3 +124,69 @@ describe('ResultsPanel', () => {
         expect(calls).toEqual(expect.arrayContaining(['filter seq integer 3', 'zoom a b', 'export ndjson', 'range {"preset":"1h"}']));
     });
 });
+
+describe('the chart of a run', () => {
+    it("['events']: a paged run says it can be charted; its chart's rows are sent when asked for (not with the run, for a quick first paint); the choice remembered for its query comes with it", async () => {
+        const { ChartChoices } = await import('../../../client/vscode/src/results/chart-choices.js');
+        const data = new Map<string, unknown>();
+        const choices = new ChartChoices({ get: <T>(k: string) => data.get(k) as T | undefined, update: async (k, v) => void data.set(k, v) });
+        const p = new ResultsPanel(Uri.file('/ext') as never, { ...noActions(), chartChoices: choices });
+        const webview = new FakeWebview();
+        p.resolveWebviewView({ webview, onDidDispose: () => ({ dispose() {} }) } as never);
+        p.show(run);
+        const first = webview.posted[webview.posted.length - 1] as Extract<HostMessage, { type: 'run' }>;
+        expect(first.run.chartable).toBe(true);
+        expect(first.run.chartRows).toBeUndefined();
+        expect(first.run.chartChoice).toBeUndefined();
+        await webview.receive({ type: 'chartRows', runId: run.id });
+        const rows = webview.posted[webview.posted.length - 1] as Extract<HostMessage, { type: 'chartRows' }>;
+        expect(rows.rows).toHaveLength(1000);
+        expect(rows.rows[0]).toHaveLength(run.result!.fields.length);
+        // The view says the user picked Bar: the next show of the same query carries it.
+        await webview.receive({ type: 'chartChoice', query: run.request.text, choice: { type: 'bar', x: 'level', y: ['seq'] } });
+        p.show(run);
+        const second = webview.posted[webview.posted.length - 1] as Extract<HostMessage, { type: 'run' }>;
+        expect(second.run.chartChoice).toEqual({ type: 'bar', x: 'level', y: ['seq'] });
+    });
+});
+
+describe('a view opened after the run', () => {
+    it("['events']: its init carries the first rows, as a view open at the run's end got", async () => {
+        const p = new ResultsPanel(Uri.file('/ext') as never, noActions());
+        p.show(run);
+        const webview = new FakeWebview();
+        p.resolveWebviewView({ webview, onDidDispose: () => ({ dispose() {} }) } as never);
+        await webview.receive({ type: 'ready' });
+        const init = webview.posted[0] as Extract<HostMessage, { type: 'init' }>;
+        expect(init.run?.firstRows).toHaveLength(250);
+        expect(init.run?.chartable).toBe(true);
+    });
+});
+
+describe('compare with an earlier period', () => {
+    it("['events'] | summarize count() by bin(_time, 1h) over the day after the events, compared with a day earlier: the earlier buckets come back for the chart", async () => {
+        const { earlierPeriodRows } = await import('../../../client/vscode/src/results/earlier-period.js');
+        const { QueryRunner } = await import('../../../client/vscode/src/query/query-runner.js');
+        const connections = new ConnectionManager({ read: () => [], readUser: () => [], write: async () => undefined }, { get: async () => undefined, store: async () => undefined, delete: async () => undefined }, { get: () => undefined, update: async () => undefined }, {});
+        connections.setLocal(fx.service.url, TOKEN);
+        const runner = new QueryRunner(connections, new HistoryManager(`/tmp/apl-panel-test-${process.pid}/h2.jsonl`), () => ({ pageSize: 1000, cachedPages: 2 }));
+        const later = await runner.run({ text: "['events'] | summarize count() by bin(_time, 1h)", pageable: false, order: 'desc', timeRange: { start: '2024-01-02T00:00:00Z', end: '2024-01-03T00:00:00Z' } });
+        await later.done;
+        expect(later.result!.rowCount).toBe(0);
+        const p = new ResultsPanel(Uri.file('/ext') as never, { ...noActions(), earlierPeriod: (r, ms) => earlierPeriodRows(fx.client, r.request.text, r.range, ms, 5000) });
+        const webview = new FakeWebview();
+        p.resolveWebviewView({ webview, onDidDispose: () => ({ dispose() {} }) } as never);
+        p.show(later);
+        await webview.receive({ type: 'compare', runId: later.id, offset: '1d' });
+        const answer = webview.posted[webview.posted.length - 1] as Extract<HostMessage, { type: 'earlierPeriod' }>;
+        expect(answer).toMatchObject({ type: 'earlierPeriod', runId: later.id, offset: '1d' });
+        expect(answer.error).toBeUndefined();
+        expect(answer.fields.map(f => f.name)).toEqual(['_time', 'count_']);
+        // 1,500 events, two a second from 01:00: the first 13 minutes of the earlier day, one bucket.
+        expect(answer.rows).toEqual([['2024-01-01T01:00:00Z', 1500]]);
+        // An offset it does not offer is not run.
+        const before = webview.posted.length;
+        await webview.receive({ type: 'compare', runId: later.id, offset: '2y' });
+        expect(webview.posted.length).toBe(before);
+    });
+});

@@ -1,6 +1,6 @@
 /** The Run CodeLens: one per runnable query block, on the block's first line; blocks are separated by blank lines. */
 import { describe, expect, it } from 'vitest';
-import { runLenses } from '../../../client/vscode/src/query/run-lens.js';
+import { explainLenses, runLenses } from '../../../client/vscode/src/query/run-lens.js';
 import { queryInfo } from '../../../language/lsp/apl-query-info.js';
 import { lspServices } from '../../language/lsp/lsp-services.js';
 
@@ -26,5 +26,17 @@ describe('Run CodeLens', () => {
 
     it('an empty document has no lens', () => {
         expect(lensLines('')).toEqual([]);
+    });
+});
+
+describe('Explain CodeLens', () => {
+    it("['sample-http-logs'] | take 5\\n\\nlet n = 5;\\n\\n['sample-http-logs']\\n| count (beside Run on each runnable block)", () => {
+        const blocks = queryInfo("['sample-http-logs'] | take 5\n\nlet n = 5;\n\n['sample-http-logs']\n| count", lspServices()).blocks;
+        const lenses = explainLenses(blocks, URI);
+        expect(lenses.map(l => [l.line, l.title, l.command, l.arguments])).toEqual([
+            [0, '$(list-tree) Explain', 'apl.explainQuery', [{ uri: URI, line: 0 }]],
+            [4, '$(list-tree) Explain', 'apl.explainQuery', [{ uri: URI, line: 4 }]],
+        ]);
+        expect(lenses.map(l => l.line)).toEqual(runLenses(blocks, URI).map(l => l.line));
     });
 });

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { Cancellation, OperationCancelled } from 'langium';
 import { blankLineSpans, queryInfo, queryInfoAsync } from '../../../language/lsp/apl-query-info.js';
 import { MAX_PARSED_LENGTH } from '../../../language/limits.js';
+import { explainQuery } from '../../../language/explain.js';
 import { setProviderErrorHandler } from '../../../language/lsp/apl-names.js';
 import { lspServices } from './lsp-services.js';
 
@@ -41,6 +42,9 @@ describe('a pipeline of 3,000 stages', () => {
             await services.lsp.DocumentSymbolProvider!.getSymbols(document, { textDocument: { uri } });
             await services.lsp.FoldingRangeProvider!.getFoldingRanges(document, { textDocument: { uri } });
             await services.lsp.RenameProvider!.prepareRename(document, { textDocument: { uri }, position: last });
+            const hints = await services.lsp.InlayHintProvider!.getInlayHints(document, { textDocument: { uri }, range: { start: { line: 0, character: 0 }, end } });
+            expect(hints).toEqual([]);
+            expect(explainQuery(LONG_PIPELINE, LONG_PIPELINE.length, services)?.stages).toHaveLength(3001);
         } finally {
             await clearDocuments(services, [document]);
         }
@@ -87,7 +91,9 @@ describe('documents whose depth the input controls', () => {
                         await services.lsp.SemanticTokenProvider!.semanticHighlight(document, { textDocument });
                         await services.lsp.DocumentSymbolProvider!.getSymbols(document, { textDocument });
                         await services.lsp.FoldingRangeProvider!.getFoldingRanges(document, { textDocument });
+                        await services.lsp.InlayHintProvider!.getInlayHints(document, { textDocument, range: { start: { line: 0, character: 0 }, end: document.textDocument.positionAt(text.length) } });
                         queryInfo(text, services);
+                        explainQuery(text, text.length >> 1, services);
                     } finally {
                         await clearDocuments(services, [document]);
                     }

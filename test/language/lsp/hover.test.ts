@@ -57,3 +57,32 @@ describe('hover', () => {
         await hover({ text: "['sample-http-logs'] | where status == <|>'500'", index: 0, hover: undefined, disposeAfterCheck: true });
     });
 });
+
+describe('hover on a tabular operator: the schema before and after it', () => {
+    it("['sample-http-logs'] | project status, ms = req_duration_ms | <|>summarize n = count() by status", async () => {
+        await hover({
+            text: "['sample-http-logs'] | project status, ms = req_duration_ms | <|>summarize n = count() by status",
+            index: 0,
+            hover: /\*\*Before\*\* \(2 columns\)\n\n```apl\n\(status: string, ms: real\)\n```\n\n\*\*After\*\* \(2 columns\)\n\n```apl\n\(status: string, n: long\)\n```/,
+            disposeAfterCheck: true,
+        });
+    });
+
+    it("['sample-http-logs'] | project status, ms = req_duration_ms | <|>where ms > 10", async () => {
+        await hover({
+            text: "['sample-http-logs'] | project status, ms = req_duration_ms | <|>where ms > 10",
+            index: 0,
+            hover: /\*\*Before\*\* \(2 columns\)\n\n```apl\n\(status: string, ms: real\)\n```\n\n\*\*After\*\*: the same columns/,
+            disposeAfterCheck: true,
+        });
+    });
+
+    it("['unknown-dataset'] | <|>extend x = 1", async () => {
+        await hover({
+            text: "['unknown-dataset'] | <|>extend x = 1",
+            index: 0,
+            hover: /\*\*After\*\* \(3 columns, and any other fields of the source\)\n\n```apl\n\(_time: datetime, _sysTime: datetime, x: long\)\n```/,
+            disposeAfterCheck: true,
+        });
+    });
+});

@@ -13,8 +13,11 @@ import * as vscode from 'vscode';
 import type { AplExtensionApi } from '../../../client/vscode/src/extension.js';
 import type { RunSummary } from '../../../client/vscode/src/query/query-runner.js';
 import { editorItemTests } from './editor-items.js';
+import { explainTests } from './explain.js';
 import { folderTests } from './folder-token.js';
 import { FOLDER_TESTS, HOST_TESTS, type HostTestName, type HostTestResult } from './names.js';
+import { lmToolTests } from './lm-tools.js';
+import { AGENT_TESTS } from './lm-tools-names.js';
 
 const env = (name: string): string => {
     const v = process.env[name];
@@ -49,6 +52,7 @@ async function openApl(name: string, text: string): Promise<vscode.TextDocument>
 
 const TESTS: Record<HostTestName, () => Promise<void>> = {
     ...editorItemTests({ env, api, openApl, until }),
+    ...explainTests({ env, api, openApl, until }),
     'an .apl file gets diagnostics with APL codes': async () => {
         const a = await api();
         await until('the schema of the service', () => a.schemaDatasets().includes('events') || undefined);
@@ -191,8 +195,15 @@ const TESTS: Record<HostTestName, () => Promise<void>> = {
     },
 };
 
-/** APL_TEST_SUITE picks the set: the main one, or `folder` (a hostile folder's settings, in a window of its own). */
+/**
+ * APL_TEST_SUITE picks the set: the main one, `folder` (a hostile folder's settings, in a window of its
+ * own) or `agents` (the language-model tools through vscode.lm.invokeTool).
+ */
 function selectedTests(): [string, () => Promise<void>][] {
+    if (process.env.APL_TEST_SUITE === 'agents') {
+        const tests = lmToolTests({ env, api, openApl, until });
+        return AGENT_TESTS.map(name => [name, tests[name]]);
+    }
     if (process.env.APL_TEST_SUITE === 'folder') {
         const tests = folderTests({ env, api, openApl, until });
         return FOLDER_TESTS.map(name => [name, tests[name]]);

@@ -1,4 +1,5 @@
 import { EDITOR_ITEM_TESTS } from './editor-items-names.js';
+import { EXPLAIN_TESTS } from './explain-names.js';
 
 /** The extension-host tests, by name: the suite runs them in this order; the vitest side reports each. */
 export const HOST_TESTS = [
@@ -12,6 +13,7 @@ export const HOST_TESTS = [
     'apl.translateToLegacy opens the legacy query JSON, or places the error',
     'apl.startLocalService starts the bundled apl serve with the sample datasets and connects to it',
     ...EDITOR_ITEM_TESTS,
+    ...EXPLAIN_TESTS,
 ] as const;
 
 export type HostTestName = (typeof HOST_TESTS)[number];

@@ -21,6 +21,8 @@ export interface HistoryEntry {
     elapsedMs: number;
     outcome: RunOutcome;
     error?: string;
+    /** The run's first page, kept by ResultHistory (the history reopens it without a request). */
+    resultId?: string;
 }
 
 export const DEFAULT_HISTORY_MAX = 500;

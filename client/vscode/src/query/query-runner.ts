@@ -66,11 +66,17 @@ export class Run {
     error?: { message: string; location?: QueryErrorLocation };
     /** Set after a run that found nothing, when its datasets have events outside the range. */
     emptyHint?: string;
+    /** A result reopened from history or a `.aplr` file (no request was sent for it). */
+    saved?: { savedAt: string; rowsSaved: number; rowCount: number };
     readonly controller = new AbortController();
     readonly startedAt: number;
     elapsedMs = 0;
     readonly done: Promise<RunSummary>;
     private resolveDone!: (s: RunSummary) => void;
+    /** Settles once the run is in the history (and its result kept), after `done`. */
+    readonly recorded: Promise<void>;
+    /** @internal the runner's */
+    markRecorded!: () => void;
 
     constructor(
         readonly request: RunRequest,
@@ -82,6 +88,7 @@ export class Run {
     ) {
         this.startedAt = now;
         this.done = new Promise(resolve => (this.resolveDone = resolve));
+        this.recorded = new Promise(resolve => (this.markRecorded = resolve));
     }
 
     summary(): RunSummary {
@@ -117,6 +124,8 @@ export class QueryRunner {
         private readonly history: HistoryManager,
         private readonly settings: () => RunnerSettings,
         private readonly clock: () => number = Date.now,
+        /** Keeps a finished run's first page for the history (ResultHistory.keep); its id. */
+        private readonly keepResult?: (run: Run) => Promise<string | undefined>,
     ) {}
 
     /** Called when a run starts and when it ends. */
@@ -176,6 +185,7 @@ export class QueryRunner {
             }
         }
         this.emit(run);
+        const resultId = run.state === 'done' && this.keepResult ? await this.keepResult(run).catch(() => undefined) : undefined;
         await this.history
             .add({
                 at: new Date(run.startedAt).toISOString(),
@@ -188,8 +198,17 @@ export class QueryRunner {
                 elapsedMs: run.elapsedMs,
                 outcome: run.state as RunOutcome,
                 error: run.error?.message,
+                ...(resultId ? { resultId } : {}),
             })
             .catch(() => undefined);
+        run.markRecorded();
+    }
+
+    /** Makes a finished run (a saved result, reopened) the current one, cancelling the one running. */
+    show(run: Run): void {
+        this.cancel();
+        this.current = run;
+        this.emit(run);
     }
 
     /** Aborts the current run's request (and any page it is fetching). */

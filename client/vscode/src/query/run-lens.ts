@@ -15,3 +15,24 @@ export function runLenses(blocks: readonly QueryBlockInfo[], uri: string): RunLe
         .filter(b => b.runnable)
         .map(b => ({ line: b.range.start.line, title: '$(play) Run', tooltip: 'Run this query (Ctrl+Enter)', command: 'apl.run', arguments: [{ uri, line: b.range.start.line }] }));
 }
+
+export interface ExplainLens {
+    line: number;
+    title: string;
+    tooltip: string;
+    command: 'apl.explainQuery';
+    arguments: [{ uri: string; line: number }];
+}
+
+/** The Explain CodeLens, beside Run on each runnable block: its stages, the columns and rows after each. */
+export function explainLenses(blocks: readonly QueryBlockInfo[], uri: string): ExplainLens[] {
+    return blocks
+        .filter(b => b.runnable)
+        .map(b => ({
+            line: b.range.start.line,
+            title: '$(list-tree) Explain',
+            tooltip: 'Show each stage of this query: the columns after it and, on the active connection, its row count',
+            command: 'apl.explainQuery',
+            arguments: [{ uri, line: b.range.start.line }],
+        }));
+}

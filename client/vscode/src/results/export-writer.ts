@@ -5,14 +5,15 @@
  *
  * Formats: `csv` (RFC 4180, a header of the first page's fields; text a spreadsheet would run as a
  * formula gets a leading `'` unless `formulaGuard` is off), `ndjson` (one object per line),
- * `json` (an array of objects, one per line).
+ * `json` (an array of objects, one per line), and the binary `xlsx` and `parquet` (table-writers.ts).
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
+import { rename, rm, stat } from 'node:fs/promises';
 import { csvField } from '../../../cli/render.js';
 import type { ResultPage } from './result-set.js';
+import { parquetWriter, xlsxWriter, type TableWriter } from './table-writers.js';
 
-export const EXPORT_FORMATS = ['csv', 'ndjson', 'json'] as const;
+export const EXPORT_FORMATS = ['csv', 'ndjson', 'json', 'xlsx', 'parquet'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 export function isExportFormat(value: unknown): value is ExportFormat {
@@ -24,6 +25,8 @@ export interface ExportSummary {
     bytes: number;
     /** Fields that first appeared after the CSV header was written (their values are not in the CSV). */
     fieldsAfterHeader: string[];
+    /** Excel: cells cut to the format's 32,767 characters. */
+    cellsCut?: number;
 }
 
 export interface ExportOptions {
@@ -55,6 +58,7 @@ export async function exportPages(
     onProgress: (rows: number) => void = () => undefined,
     options: ExportOptions = {},
 ): Promise<ExportSummary> {
+    if (format === 'xlsx' || format === 'parquet') return exportTable(pages, file, format, onProgress, options);
     const formulaGuard = options.formulaGuard ?? true;
     const csv = (v: unknown) => csvField(v, formulaGuard);
     const partial = `${file}.partial-${process.pid}`;
@@ -100,6 +104,37 @@ export async function exportPages(
         return { rows, bytes: writer.bytes, fieldsAfterHeader: [...late] };
     } catch (e) {
         out.destroy();
+        await rm(partial, { force: true });
+        throw e;
+    }
+}
+
+/** The binary formats: the columns of the first page, a page at a time, through a `TableWriter`. */
+async function exportTable(pages: AsyncIterable<ResultPage>, file: string, format: 'xlsx' | 'parquet', onProgress: (rows: number) => void, options: ExportOptions): Promise<ExportSummary> {
+    const partial = `${file}.partial-${process.pid}`;
+    let writer: TableWriter | undefined;
+    let header: string[] = [];
+    const late = new Set<string>();
+    let rows = 0;
+    try {
+        for await (const page of pages) {
+            if (!writer) {
+                header = page.fields.map(f => f.name);
+                writer = format === 'xlsx' ? xlsxWriter(partial, page.fields) : await parquetWriter(partial, page.fields);
+            }
+            for (const f of page.fields) if (!header.includes(f.name)) late.add(f.name);
+            await writer.write(page);
+            rows += page.rows;
+            onProgress(rows);
+        }
+        writer ??= format === 'xlsx' ? xlsxWriter(partial, []) : await parquetWriter(partial, []);
+        const { cut } = await writer.close();
+        if (options.expectedRows !== undefined && rows !== options.expectedRows) throw new ExportIncompleteError(rows, options.expectedRows);
+        const { size } = await stat(partial);
+        await rename(partial, file);
+        return { rows, bytes: size, fieldsAfterHeader: [...late], ...(cut > 0 ? { cellsCut: cut } : {}) };
+    } catch (e) {
+        await writer?.abort().catch(() => undefined);
         await rm(partial, { force: true });
         throw e;
     }

@@ -71,6 +71,17 @@ export class ResultSet {
         if (!next) this.lastPageRows = page.rows;
     }
 
+    /** A result whose rows are all in `page` (a saved result, reopened): it never sends a request. */
+    static fromSaved(first: TabularResult, page: ResultPage): ResultSet {
+        const never = new Proxy({} as AplClient, {
+            get() {
+                throw new Error('a saved result sends no request: run the query again');
+            },
+        });
+        const options: ResultSetOptions = { client: never, apl: '', mode: 'once', pageSize: Math.max(1, page.rows), order: 'desc', startTime: '', endTime: '', cachedPages: 1, signal: new AbortController().signal };
+        return new ResultSet(options, first, page, undefined);
+    }
+
     /** Runs the query and reads its first page. */
     static async open(options: ResultSetOptions): Promise<ResultSet> {
         if (options.mode === 'once') {

@@ -12,6 +12,10 @@ import type { Run } from '../query/query-runner.js';
 import { columnStatsQuery, statsPairs } from './column-stats.js';
 import type { TimeRangeSpec } from '../time-range.js';
 import { chartData } from './chart-data.js';
+import { chartImageBytes } from './chart-file.js';
+import type { TableField } from '../../../api/types.js';
+import type { ChartChoice } from './chart-spec.js';
+import { compareOffset, isChartable } from './chart-spec.js';
 import { formatRows } from './copy-format.js';
 import type { ExportFormat } from './export-writer.js';
 import type { ResultPage, ResultSet } from './result-set.js';
@@ -41,6 +45,10 @@ export interface ResultsActions {
     painted(runId: number, at: number): void;
     /** The results settings (`apl.results.*`); read at each run. */
     settings?(): ResultsSettings;
+    /** The rows of `run`'s query over its range shifted back by `offsetMs` (Compare with an earlier period). */
+    earlierPeriod?(run: Run, offsetMs: number): Promise<{ fields: TableField[]; rows: unknown[][] }>;
+    /** The chart choices remembered per query (src/results/chart-choices.ts). */
+    chartChoices?: { get(query: string): ChartChoice | undefined; set(query: string, choice: ChartChoice): Promise<void> };
 }
 
 export interface ResultsSettings {
@@ -53,6 +61,8 @@ export const DEFAULT_RESULTS_SETTINGS: ResultsSettings = { sortLimit: 100_000, t
 
 /** The webview's block size (webview/main.ts BLOCK_SIZE): the first block is sent with the run. */
 const FIRST_BLOCK = 250;
+/** The rows a chart is drawn from: the first page's, up to this many (an aggregation is rarely larger). */
+export const CHART_MAX_ROWS = 5000;
 
 function rowsOfFirstPage(fields: readonly { name: string }[], page: ResultPage, n: number): unknown[][] {
     const index = new Map(fields.map((f, i) => [f.name, i]));
@@ -134,6 +144,11 @@ export function runView(run: Run): RunView {
         if (tables.length > 0) view.tables = tables;
     }
     if (run.emptyHint) view.emptyHint = run.emptyHint;
+    if (run.saved) {
+        const { savedAt, rowsSaved, rowCount } = run.saved;
+        const of = rowsSaved < rowCount ? `the first ${rowsSaved.toLocaleString('en-US')} of ${rowCount.toLocaleString('en-US')} rows` : `all ${rowsSaved.toLocaleString('en-US')} rows`;
+        view.messages.push({ priority: 'info', msg: `a saved result (${savedAt}), ${of}, shown without running the query; Run runs it again` });
+    }
     if (run.error) view.error = { message: run.error.message, line: run.error.location?.line, column: run.error.location?.column };
     if (!run.request.pageable) view.notPaged = run.request.notPageableReason ?? 'the result cannot be paged';
     if (r && r.mode === 'once' && run.request.timeColumn) {
@@ -194,13 +209,7 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
             this.sorted.rows.dispose();
             this.sorted = undefined;
         }
-        const view = this.view(run);
-        const first = run.result?.store.peek(0);
-        if (run.state === 'done' && first && run.result) {
-            // The first page is in memory: rows of it, in the webview's first block, need no request.
-            view.firstRows = rowsOfFirstPage(run.result.fields, first, FIRST_BLOCK);
-        }
-        this.post({ type: 'run', run: view });
+        this.post({ type: 'run', run: this.viewWithRows(run) });
     }
 
     showTimeRange(timeRange: TimeRangeSpec): void {
@@ -209,7 +218,25 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
 
     private view(run: Run): RunView {
         const settings = this.actions.settings?.() ?? DEFAULT_RESULTS_SETTINGS;
-        return { ...runView(run), sortLimit: settings.sortLimit, timeZone: settings.timeZone };
+        const view: RunView = { ...runView(run), sortLimit: settings.sortLimit, timeZone: settings.timeZone };
+        const choice = this.actions.chartChoices?.get(run.request.text);
+        if (choice) view.chartChoice = choice;
+        return view;
+    }
+
+    /** The view of `run` with, when it is done, its first block of rows and the rows its chart draws. */
+    private viewWithRows(run: Run): RunView {
+        const view = this.view(run);
+        const first = run.result?.store.peek(0);
+        if (run.state === 'done' && first && run.result) {
+            // The first page is in memory: rows of it, in the webview's first block, need no request.
+            view.firstRows = rowsOfFirstPage(run.result.fields, first, FIRST_BLOCK);
+            if (isChartable(run.result.fields)) {
+                view.chartable = true;
+                if (run.result.mode === 'once') view.chartRows = rowsOfFirstPage(run.result.fields, first, CHART_MAX_ROWS);
+            }
+        }
+        return view;
     }
 
     private sortedRows(run: Run): SortedRows {
@@ -337,7 +364,8 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
         const run = this.run;
         switch (m.type) {
             case 'ready':
-                void webview.postMessage({ type: 'init', timeRange: this.actions.timeRange(), run: run ? this.view(run) : undefined } satisfies HostMessage);
+                // A view opened after the run (or opened again) gets what a view open at its end got.
+                void webview.postMessage({ type: 'init', timeRange: this.actions.timeRange(), run: run ? this.viewWithRows(run) : undefined } satisfies HostMessage);
                 return;
             case 'getRows': {
                 // Always answered: the grid waits for every block it asked for.
@@ -438,7 +466,52 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
             case 'painted':
                 this.actions.painted(m.runId, m.at);
                 return;
+            case 'chartChoice':
+                await this.actions.chartChoices?.set(m.query, m.choice);
+                return;
+            case 'saveChart':
+                await this.saveChart(m.format, m.data);
+                return;
+            case 'chartRows': {
+                const first = run?.result?.store.peek(0);
+                if (!run?.result || run.id !== m.runId || !first) return;
+                void webview.postMessage({ type: 'chartRows', runId: run.id, rows: rowsOfFirstPage(run.result.fields, first, CHART_MAX_ROWS) } satisfies HostMessage);
+                return;
+            }
+            case 'compare': {
+                const offset = compareOffset(m.offset);
+                if (!run || run.id !== m.runId || !offset || !this.actions.earlierPeriod) return;
+                let answer: HostMessage;
+                try {
+                    const { fields, rows } = await this.actions.earlierPeriod(run, offset.ms);
+                    answer = { type: 'earlierPeriod', runId: run.id, offset: offset.key, fields, rows };
+                } catch (e) {
+                    answer = { type: 'earlierPeriod', runId: run.id, offset: offset.key, fields: [], rows: [], error: e instanceof Error ? e.message : String(e) };
+                }
+                void webview.postMessage(answer);
+                return;
+            }
+            case 'command':
+                if (m.command === 'apl.copyQueryAs' || m.command === 'apl.saveResult') void vscode.commands.executeCommand(m.command);
+                return;
         }
+    }
+
+    /** Saves the chart image the webview drew to a file the user picks. */
+    private async saveChart(format: 'svg' | 'png', data: string): Promise<void> {
+        let bytes: Uint8Array;
+        try {
+            bytes = chartImageBytes(format, data);
+        } catch (e) {
+            void vscode.window.showErrorMessage(`APL: the chart could not be saved: ${e instanceof Error ? e.message : String(e)}.`);
+            return;
+        }
+        const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+        const name = `apl-chart-${new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19)}.${format}`;
+        const target = await vscode.window.showSaveDialog({ defaultUri: folder ? vscode.Uri.joinPath(folder, name) : undefined, filters: { [format.toUpperCase()]: [format] }, saveLabel: 'Save chart', title: `Save the chart as ${format.toUpperCase()}` });
+        if (!target) return;
+        await vscode.workspace.fs.writeFile(target, bytes);
+        void vscode.window.setStatusBarMessage(`APL: saved the chart to ${target.fsPath}`, 5000);
     }
 
     dispose(): void {

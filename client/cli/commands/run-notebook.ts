@@ -1,0 +1,109 @@
+/**
+ * `apl run --notebook FILE.aplnb`: every APL cell in order, each as the script the notebook makes of
+ * it (client/notebook/cell-script.ts: the `let`s of the cells above, and their `// as NAME` results),
+ * over the engine `apl run` loaded. Each result is printed under a header naming the cell; an error
+ * is reported at the cell's own line and column. `--update` writes each cell's snapshot back into
+ * the file (atomically: a CI job that refreshes a report never leaves half a notebook).
+ */
+import { renameSync, writeFileSync } from 'node:fs';
+import type { TabularResult } from '../../../language/api/tabular.js';
+import { AplQueryError, type Engine } from '../../../language/eval/engine.js';
+import { parseNotebook, serializeNotebook, snapshotTables, NotebookFormatError, type AplCell, type AplNotebook, type CellSnapshot } from '../../notebook/aplnb.js';
+import { cellLine, cellScript } from '../../notebook/cell-script.js';
+import { CliError } from '../cli-error.js';
+import { writeResult } from '../output.js';
+import type { OutputFormat } from '../render.js';
+import { formatQueryError } from '../query-error.js';
+import { resolveTimeRange } from '../time-arg.js';
+
+export interface NotebookRunOptions {
+    format: OutputFormat;
+    width?: number;
+    limit?: number;
+    csvExact: boolean;
+    /** --start / --end: over every cell's and the notebook's own range. */
+    start?: string;
+    end?: string;
+    update: boolean;
+}
+
+/** Reads the notebook (a bad file is a usage error naming the field). */
+export function readNotebook(name: string, text: string): AplNotebook {
+    try {
+        return parseNotebook(text);
+    } catch (e) {
+        if (e instanceof NotebookFormatError) throw new CliError(`${name}: not an APL notebook: ${e.message}`);
+        throw e;
+    }
+}
+
+/** Every APL cell's text, for choosing the sample datasets to load. */
+export function notebookText(notebook: AplNotebook): string {
+    return notebook.cells.map(c => c.text).join('\n');
+}
+
+function tablesOf(result: TabularResult): { name: string; fields: { name: string; type: string }[]; rows: unknown[][] }[] {
+    return result.tables.map(t => {
+        const n = t.columns[0]?.length ?? 0;
+        const rows = Array.from({ length: n }, (_, r) => t.columns.map(c => c[r]));
+        return { name: t.name, fields: t.fields.map(f => ({ name: f.name, type: f.type })), rows };
+    });
+}
+
+export async function runNotebookCells(
+    file: { name: string; text: string },
+    notebook: AplNotebook,
+    engine: Engine,
+    options: NotebookRunOptions,
+    out: NodeJS.WritableStream,
+    err: NodeJS.WritableStream,
+): Promise<number> {
+    const aplCells = notebook.cells.map((c, i) => [c, i] as const).filter((e): e is readonly [AplCell, number] => e[0].kind === 'apl');
+    if (aplCells.length === 0) {
+        err.write(`apl run: ${file.name} has no APL cells\n`);
+        return 0;
+    }
+    if (aplCells.length > 1 && (options.format === 'json' || options.format === 'csv')) {
+        throw new CliError(`--format ${options.format} writes one table; a notebook of ${aplCells.length} APL cells needs --format table or tabular`);
+    }
+    let failed = false;
+    for (const [k, [cell, index]] of aplCells.entries()) {
+        const script = cellScript(notebook.cells, index);
+        const range = resolveTimeRange({
+            start: options.start ?? cell.timeRange?.start ?? notebook.timeRange?.start,
+            end: options.end ?? cell.timeRange?.end ?? notebook.timeRange?.end,
+        });
+        if (options.format === 'table') out.write(`${k > 0 ? '\n' : ''}# Cell ${index + 1} (APL ${k + 1} of ${aplCells.length})\n`);
+        const ranAt = new Date().toISOString();
+        const started = performance.now();
+        let snapshot: CellSnapshot;
+        try {
+            const result = await engine.query(script.text, { startTime: range.startTime, endTime: range.endTime, limit: options.limit });
+            writeResult(out, options.format, { tabular: result }, { width: options.width, err, command: 'run', csvExact: options.csvExact });
+            snapshot = {
+                ranAt,
+                ranOn: 'local',
+                elapsedMs: Math.round(performance.now() - started),
+                isPartial: result.status.isPartial,
+                ...(result.status.messages?.length ? { messages: result.status.messages.map(m => m.msg) } : {}),
+                tables: snapshotTables(tablesOf(result)),
+            };
+        } catch (e) {
+            if (!(e instanceof AplQueryError)) throw e;
+            const line = cellLine(script, e.line);
+            const where = `${file.name} cell ${index + 1}`;
+            err.write(formatQueryError(where, cell.text, e.detail, line === undefined ? undefined : { line, column: e.column }) + '\n');
+            if (line === undefined) err.write(`  (in the statements this cell takes from the cells above it)\n`);
+            snapshot = { ranAt, ranOn: 'local', tables: [], error: { message: e.detail, ...(line !== undefined && { line, column: e.column }) } };
+            failed = true;
+        }
+        if (options.update) cell.output = snapshot;
+    }
+    if (options.update && file.name !== '<stdin>') {
+        const tmp = `${file.name}.${process.pid}.tmp`;
+        writeFileSync(tmp, serializeNotebook(notebook));
+        renameSync(tmp, file.name);
+        err.write(`apl run: updated the outputs of ${aplCells.length} cell(s) in ${file.name}\n`);
+    }
+    return failed ? 1 : 0;
+}

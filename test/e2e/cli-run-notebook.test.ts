@@ -1,0 +1,71 @@
+/**
+ * `apl run --notebook FILE.aplnb` with the BUILT bin: the APL cells run in order as one script (a
+ * `let` and a `// as NAME` result of a cell reach the cells below), an error is reported at the
+ * cell's own line, and `--update` writes each cell's snapshot back into the file.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseNotebook, serializeNotebook, type AplNotebook } from '../../client/notebook/aplnb.js';
+import { runApl } from '../support/cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'apl-notebook-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const NOTEBOOK: AplNotebook = {
+    format: 1,
+    cells: [
+        { kind: 'markdown', text: '# Server errors' },
+        { kind: 'apl', text: "let server_error = '500';" },
+        { kind: 'apl', text: "// as errors\n['sample-http-logs'] | where status == server_error" },
+        { kind: 'apl', text: 'errors\n| summarize n = count()' },
+        { kind: 'apl', text: 'errors\n| where nosuchfield > 1' },
+    ],
+};
+
+function notebookFile(name: string, nb: AplNotebook = NOTEBOOK): string {
+    const path = join(dir, name);
+    writeFileSync(path, serializeNotebook(nb));
+    return path;
+}
+
+describe('apl run --notebook', () => {
+    it('runs the APL cells in order: errors | summarize n = count() counts the rows of the // as errors cell', () => {
+        const file = notebookFile('report.aplnb');
+        const direct = runApl(['run', '--format', 'json', "['sample-http-logs'] | where status == '500' | summarize n = count()"]);
+        const n = (JSON.parse(direct.stdout) as { n: number }[])[0].n;
+        const r = runApl(['run', '--notebook', file, '--width', '200']);
+        expect(r.stdout).toContain('# Cell 4 (APL 3 of 4)');
+        expect(r.stdout).toMatch(new RegExp(`\\b${n}\\b`));
+        // The error is at the cell's own line 2 (not the script's, which has the prelude above it).
+        expect(r.stderr).toContain(`${file} cell 5:2:`);
+        expect(r.code).toBe(1);
+    });
+
+    it('--update writes every APL cell a snapshot, the failing one its error at the cell position', () => {
+        const file = notebookFile('update.aplnb');
+        const r = runApl(['run', '--notebook', file, '--update']);
+        expect(r.code).toBe(1);
+        const nb = parseNotebook(readFileSync(file, 'utf8'));
+        const outputs = nb.cells.map(c => (c.kind === 'apl' ? c.output : undefined));
+        expect(outputs[0]).toBeUndefined();
+        expect(outputs[1]?.tables).toEqual([]);
+        expect(outputs[3]?.tables[0].fields.map(f => f.name)).toEqual(['n']);
+        expect(outputs[4]?.error).toMatchObject({ line: 2 });
+        expect(nb.cells.map(c => c.text)).toEqual(NOTEBOOK.cells.map(c => c.text));
+    });
+
+    it('a file that is not a notebook is refused naming the field (exit 2)', () => {
+        const path = join(dir, 'bad.aplnb');
+        writeFileSync(path, '{"format":1,"cells":[{"kind":"apl"}]}');
+        const r = runApl(['run', '--notebook', path]);
+        expect(r.code).toBe(2);
+        expect(r.stderr).toContain('cells[0].text');
+    });
+
+    it('--format json with several APL cells is refused; --update without --notebook too', () => {
+        expect(runApl(['run', '--notebook', notebookFile('json.aplnb'), '--format', 'json']).code).toBe(2);
+        expect(runApl(['run', '--update', "['sample-http-logs'] | count"]).code).toBe(2);
+    });
+});

@@ -1,0 +1,352 @@
+/**
+ * The results view's charts, exports and history in a real VS Code: the packaged .vsix in
+ * code-server, driven through playwright-core, against a real `apl serve` behind a real HTTP proxy
+ * that counts the queries it passes on (a result reopened from history must send none). One
+ * code-server for the whole file.
+ */
+import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import ExcelJS from 'exceljs';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+    EXTENSION_DIR,
+    ingestEvents,
+    launchBrowser,
+    openFile,
+    openWorkbench,
+    provision,
+    ROOT,
+    SCREENSHOTS,
+    SKIP,
+    skippedBanner,
+    startAplServe,
+    startCodeServer,
+    type CodeServer,
+    type TestService,
+} from './harness.js';
+
+const EVENTS = 3_000;
+const SETUP_TIMEOUT = 25 * 60_000;
+const T = 60_000;
+
+const QUERIES = [
+    "['events'] | summarize n = count() by level", // 1
+    '', // 2
+    "['events'] | summarize count() by bin(_time, 1h)", // 3
+    '', // 4
+    "['events'] | where seq >= 0", // 5
+    '',
+].join('\n');
+const LINE = { levels: 1, binned: 3, paged: 5 };
+
+/** A real HTTP proxy in front of `apl serve` that counts the query requests it passes on. */
+async function countingProxy(target: string): Promise<{ url: string; queries(): number; close(): Promise<void> }> {
+    let queries = 0;
+    const server = createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+            const body = Buffer.concat(chunks);
+            if (req.method === 'POST' && /\/_apl|\/query/.test(req.url ?? '')) queries++;
+            const headers: Record<string, string> = {};
+            for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host' && k !== 'content-length') headers[k] = v;
+            fetch(new URL(req.url ?? '/', target), { method: req.method, headers, body: req.method === 'GET' || req.method === 'HEAD' ? undefined : body })
+                .then(async r => {
+                    const out: Record<string, string> = {};
+                    r.headers.forEach((v, k) => {
+                        if (k !== 'content-encoding' && k !== 'content-length' && k !== 'transfer-encoding') out[k] = v;
+                    });
+                    res.writeHead(r.status, out);
+                    res.end(Buffer.from(await r.arrayBuffer()));
+                })
+                .catch((e: unknown) => {
+                    res.writeHead(502);
+                    res.end(String(e));
+                });
+        });
+    });
+    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    return {
+        url: `http://127.0.0.1:${port}`,
+        queries: () => queries,
+        close: () =>
+            new Promise<void>(resolve => {
+                server.closeAllConnections();
+                server.close(() => resolve());
+            }),
+    };
+}
+
+if (SKIP) console.warn(skippedBanner('the results charts tests (test/vscode/results-charts.test.ts)'));
+
+describe.skipIf(SKIP)('charts, exports and history of the results view in a real VS Code', () => {
+    let service: TestService;
+    let proxy: Awaited<ReturnType<typeof countingProxy>>;
+    let server: CodeServer;
+    let browser: Awaited<ReturnType<typeof launchBrowser>>;
+    let page: Page;
+    let workspace: string;
+
+    beforeAll(async () => {
+        const tools = provision();
+        if (!existsSync(join(ROOT, 'out', 'apl.cjs')) || !existsSync(join(EXTENSION_DIR, 'dist', 'extension.cjs'))) throw new Error("the bundles are missing: run 'npm run bundle' first");
+        service = await startAplServe();
+        await ingestEvents(service, EVENTS);
+        const pack = spawnSync(process.execPath, [join(ROOT, 'scripts', 'package-vscode.mjs')], { encoding: 'utf8', timeout: 120_000 });
+        if (pack.status !== 0) throw new Error(`packaging the .vsix failed:\n${pack.stdout}\n${pack.stderr}`);
+        const vsix = pack.stdout.trim().split('\n').pop()!;
+        workspace = mkdtempSync(join(tmpdir(), 'apl-vscode-charts-'));
+        writeFileSync(join(workspace, 'queries.apl'), QUERIES);
+        mkdirSync(join(workspace, '.vscode'));
+        writeFileSync(join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'apl.defaultTimeRange': '7d' }));
+        proxy = await countingProxy(service.url);
+        server = await startCodeServer({ tools, workspace, vsix, env: { AXIOM_URL: proxy.url, AXIOM_TOKEN: service.token } });
+        browser = await launchBrowser(tools);
+        page = await browser.context.newPage();
+        await step('open queries.apl', async () => {
+            await openWorkbench(page, server, 'queries.apl');
+            await openFile(page, 'queries.apl', 'seq >= 0');
+            await page.locator('.monaco-editor .codelens-decoration', { hasText: 'Run' }).nth(2).waitFor({ timeout: T });
+        });
+    }, SETUP_TIMEOUT);
+
+    afterAll(async () => {
+        await browser?.close();
+        await server?.stop();
+        await proxy?.close();
+        await service?.stop();
+        if (workspace) rmSync(workspace, { recursive: true, force: true });
+    });
+
+    /** Runs a UI step; on failure saves a screenshot named after it. */
+    async function step(name: string, fn: () => Promise<void>): Promise<void> {
+        try {
+            await fn();
+        } catch (e) {
+            mkdirSync(SCREENSHOTS, { recursive: true });
+            const file = join(SCREENSHOTS, `charts-${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase().slice(0, 80)}.png`);
+            await page.screenshot({ path: file }).catch(() => undefined);
+            throw new Error(`${e instanceof Error ? e.message : String(e)}\n(screenshot: ${file})`, { cause: e });
+        }
+    }
+
+    async function runLine(line: number): Promise<void> {
+        await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+        await page.keyboard.press('Control+G');
+        await page.locator('.quick-input-widget .quick-input-box input').fill(`:${line}`);
+        await page.keyboard.press('Enter');
+        await page.keyboard.press('Control+Enter');
+    }
+
+    /** The Results view's frame (`purpose=webviewView`): an open .aplr file has a webview of its own. */
+    const frame = () => page.frameLocator('iframe.webview.ready[src*="purpose=webviewView"]').frameLocator('#active-frame');
+    const status = () => frame().locator('[data-testid="apl-status"]');
+    const chart = () => frame().locator('[data-testid="apl-chart"]');
+    const cellText = (row: number, col: string) =>
+        frame()
+            .locator(`.ag-row[row-index="${row}"] [col-id="${col}"]`)
+            .first()
+            .textContent({ timeout: 2_000 })
+            .catch(() => undefined);
+    const statusKey = async () => `${await status().getAttribute('data-run-id')}|${await status().getAttribute('data-elapsed-ms')}|${await status().textContent()}`;
+
+    async function runAndWait(line: number): Promise<void> {
+        const before = await statusKey().catch(() => '');
+        await runLine(line);
+        await expect.poll(async () => (await statusKey()) !== before && (await status().getAttribute('data-state')), { timeout: T }).toBe('done');
+    }
+
+    /** The results view's tabs (Results, Chart, Stats): the chart is drawn in the Chart tab. */
+    const tab = (name: string) => frame().getByRole('tab', { name, exact: true });
+
+    /** Picks `option` in the webview's combobox named `name` (a vscode-single-select). */
+    async function choose(name: string, option: string): Promise<void> {
+        await frame().getByRole('combobox', { name }).click();
+        await frame().getByRole('option', { name: option, exact: true }).click();
+    }
+
+    /** APL_VSCODE_SCREENSHOTS=docs/images saves the README's pictures from these runs. */
+    async function picture(name: string): Promise<void> {
+        const dir = process.env.APL_VSCODE_SCREENSHOTS;
+        if (!dir) return;
+        const sideBar = page.locator('.part.sidebar');
+        if (await sideBar.isVisible()) {
+            await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+            await page.keyboard.press('Control+B');
+        }
+        await sideBar.waitFor({ state: 'hidden' });
+        const panel = (await page.locator('.part.panel').first().boundingBox())!;
+        if (panel.y > 400) {
+            await page.mouse.move(panel.x + panel.width / 2, panel.y - 1);
+            await page.mouse.down();
+            await page.mouse.move(panel.x + panel.width / 2, 400, { steps: 6 });
+            await page.mouse.up();
+        }
+        await page.mouse.move(5, 5);
+        await page.waitForTimeout(1000);
+        await page.screenshot({ path: join(ROOT, dir, name) });
+    }
+
+    it("['events'] | summarize n = count() by level: a Bar chart chosen in the Chart type combobox is drawn, copied as a PNG and remembered for the query", () =>
+        step('bar chart', async () => {
+            await runAndWait(LINE.levels);
+            await tab('Chart').click();
+            await chart().waitFor({ state: 'visible', timeout: T });
+            // A text X: columns, drawn by ECharts, one series over the two levels.
+            await expect.poll(() => chart().getAttribute('data-chart-type'), { timeout: T }).toBe('column');
+            expect(await chart().getAttribute('data-renderer')).toBe('echarts');
+            expect(await chart().getAttribute('data-points')).toBe('2');
+            const type = frame().getByRole('combobox', { name: 'Chart type' });
+            expect(await type.count()).toBe(1);
+            await choose('Chart type', 'Bar');
+            await expect.poll(() => chart().getAttribute('data-chart-type'), { timeout: T }).toBe('bar');
+            // ECharts' SVG renderer: the two bars and both level names are in the drawing.
+            await expect.poll(() => chart().locator('svg text', { hasText: 'info' }).count(), { timeout: T }).toBeGreaterThan(0);
+            expect(await chart().locator('svg text', { hasText: 'error' }).count()).toBeGreaterThan(0);
+            await picture('vscode-bar-chart.png');
+            await frame().getByRole('button', { name: 'Copy image' }).click();
+            await expect.poll(async () => Number(await chart().getAttribute('data-copied')), { timeout: T }).toBeGreaterThan(1000);
+            // The same block run again: still a bar chart.
+            await runAndWait(LINE.paged);
+            await runAndWait(LINE.levels);
+            await expect.poll(() => chart().getAttribute('data-chart-type'), { timeout: T }).toBe('bar');
+            await expect.poll(() => frame().getByRole('combobox', { name: 'Chart type' }).textContent(), { timeout: T }).toContain('Bar');
+            await tab('Results').click();
+        }),
+    5 * 60_000);
+
+    it("['events'] | summarize count() by bin(_time, 1h): lines drawn by uPlot (drag-to-zoom stays); Area switches to ECharts and Line back; an hour earlier is drawn on the same chart", () =>
+        step('time chart', async () => {
+            await runAndWait(LINE.binned);
+            await tab('Chart').click();
+            await chart().waitFor({ state: 'visible', timeout: T });
+            await expect.poll(() => chart().getAttribute('data-renderer'), { timeout: T }).toBe('uplot');
+            expect(await chart().locator('.u-over').count()).toBe(1);
+            await choose('Chart type', 'Area');
+            await expect.poll(() => chart().getAttribute('data-renderer'), { timeout: T }).toBe('echarts');
+            await choose('Chart type', 'Line');
+            await expect.poll(() => chart().getAttribute('data-renderer'), { timeout: T }).toBe('uplot');
+            // The same query an hour earlier, on the same chart: a second line, named after its period.
+            const sent = proxy.queries();
+            await choose('Compare with', 'An hour earlier');
+            await expect.poll(() => chart().getAttribute('data-compare'), { timeout: T }).toBe('1h');
+            expect(await chart().getAttribute('data-series')).toBe('2');
+            expect(await chart().locator('.u-legend').textContent()).toContain('(an hour earlier)');
+            expect(proxy.queries()).toBe(sent + 1);
+            await tab('Results').click();
+            await expect.poll(() => cellText(0, '_time'), { timeout: T }).toMatch(/T\d\d:00:00(\.0+)?Z$/);
+        }),
+    5 * 60_000);
+
+    it("['events'] | summarize n = count() by level: the history shows its result again without a request to the service", () =>
+        step('history reopens', async () => {
+            await runAndWait(LINE.levels);
+            await runAndWait(LINE.paged);
+            await expect.poll(() => cellText(0, 'seq'), { timeout: T }).toBe(String(EVENTS - 1));
+            const sent = proxy.queries();
+            const input = page.locator('.quick-input-widget .quick-input-box input');
+            // The run is in the history (with its result kept) a moment after it is done: open the history until it is.
+            await expect
+                .poll(
+                    async () => {
+                        await page.keyboard.press('Escape');
+                        await page.keyboard.press('F1');
+                        await input.fill('>APL: Show Query History');
+                        await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Show Query History' }).first().click();
+                        await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'seq >= 0' }).first().waitFor({ timeout: T });
+                        await input.fill('count() by level');
+                        const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'count() by level' }).first();
+                        await row.hover();
+                        return row.locator('[aria-label="Show the saved result"]').count();
+                    },
+                    { timeout: T },
+                )
+                .toBeGreaterThan(0);
+            const before = await statusKey();
+            await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'count() by level' }).first().locator('[aria-label="Show the saved result"]').first().click();
+            await expect.poll(async () => (await statusKey()) !== before && (await status().getAttribute('data-state')), { timeout: T }).toBe('done');
+            await expect.poll(() => cellText(0, 'level'), { timeout: T }).toMatch(/^(info|error)$/);
+            expect(await frame().locator('[role="grid"]').first().getAttribute('aria-rowcount')).toBe('3');
+            await expect.poll(() => frame().locator('body').innerText(), { timeout: T }).toContain('a saved result');
+            // The chart as it was chosen for the query: Bar.
+            await expect.poll(() => chart().getAttribute('data-chart-type'), { timeout: T }).toBe('bar');
+            expect(proxy.queries()).toBe(sent);
+            await picture('vscode-history-reopened.png');
+        }),
+    5 * 60_000);
+
+    /** Types `file` into VS Code's own save dialog (code-server's simple dialog) and accepts it. */
+    async function saveAs(file: string): Promise<void> {
+        const input = page.locator('.quick-input-widget .quick-input-box input');
+        await input.waitFor({ timeout: T });
+        // The dialog fills in its proposal after it opens: replace it once it is there, and check what will be saved.
+        await expect.poll(() => input.inputValue(), { timeout: T }).toMatch(/\S/);
+        await expect
+            .poll(
+                async () => {
+                    await input.fill(file);
+                    return input.inputValue();
+                },
+                { timeout: T },
+            )
+            .toBe(file);
+        await page.keyboard.press('Enter');
+        await expect.poll(() => existsSync(file), { timeout: T }).toBe(true);
+    }
+
+    it("['events'] | summarize n = count() by level: Save as SVG writes the chart's SVG; Save result… writes a .aplr file without the token, and opening it shows the result without a request", () =>
+        step('save chart and result', async () => {
+            await runAndWait(LINE.levels);
+            await expect.poll(() => chart().getAttribute('data-renderer'), { timeout: T }).toBe('echarts');
+            const svg = join(workspace, 'levels.svg');
+            await tab('Chart').click();
+            await frame().getByRole('button', { name: 'Save as SVG' }).click();
+            await saveAs(svg);
+            await tab('Results').click();
+            await expect.poll(() => readFileSync(svg, 'utf8'), { timeout: T }).toMatch(/^<svg[\s\S]*info[\s\S]*<\/svg>\s*$/);
+            const aplr = join(workspace, 'levels.aplr');
+            await frame().getByRole('button', { name: 'Save result…' }).click();
+            await saveAs(aplr);
+            await expect.poll(() => readFileSync(aplr, 'utf8').split('\n').length, { timeout: T }).toBe(4);
+            const text = readFileSync(aplr, 'utf8');
+            expect(text).not.toContain(service.token);
+            expect(JSON.parse(text.split('\n')[0])).toMatchObject({ format: 'apl-result', query: "['events'] | summarize n = count() by level", rowsSaved: 2 });
+            // Another result on screen, then the file opened from the explorer: its result is back, with no request.
+            await runAndWait(LINE.paged);
+            const sent = proxy.queries();
+            const before = await statusKey();
+            // Quick Open opens it with its default editor, the APL Result editor (the explorer may be hidden by a picture).
+            await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+            await page.keyboard.press('Control+P');
+            await page.locator('.quick-input-widget .quick-input-box input').fill('levels.aplr');
+            await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'levels.aplr' }).first().waitFor({ timeout: T });
+            await page.keyboard.press('Enter');
+            await expect.poll(async () => (await statusKey()) !== before && (await status().getAttribute('data-state')), { timeout: T }).toBe('done');
+            await expect.poll(() => cellText(0, 'level'), { timeout: T }).toMatch(/^(info|error)$/);
+            expect(proxy.queries()).toBe(sent);
+            // Back to the queries for the next test.
+            await openFile(page, 'queries.apl', 'seq >= 0');
+        }),
+    5 * 60_000);
+
+    it("['events'] | where seq >= 0: Export as Excel writes every row to an .xlsx file", () =>
+        step('xlsx export', async () => {
+            await runAndWait(LINE.paged);
+            const file = join(workspace, 'events.xlsx');
+            await choose('Export format', 'Excel');
+            await frame().getByRole('button', { name: 'Export' }).click();
+            await saveAs(file);
+            const book = new ExcelJS.Workbook();
+            await book.xlsx.readFile(file);
+            const sheet = book.worksheets[0];
+            expect(sheet.rowCount).toBe(EVENTS + 1);
+            expect((sheet.getRow(1).values as unknown[]).slice(1)).toContain('seq');
+        }),
+    5 * 60_000);
+});
