@@ -16,6 +16,8 @@ export interface QueryStatus {
     /** Microseconds. */
     elapsedTime: number;
     blocksExamined: number;
+    /** Blocks left unread because their zone maps ruled them out (the embedded service only; not in Axiom's API). */
+    blocksSkipped?: number;
     rowsExamined: number;
     rowsMatched: number;
     numGroups: number;

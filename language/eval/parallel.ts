@@ -108,6 +108,8 @@ interface PartialStats {
     rowsMatched: number;
     /** The blocks read (a block cut by a part boundary is read by both parts, and counts once). */
     blocks: number[];
+    /** The blocks pruning skipped (a set across parts too). */
+    skipped?: number[];
     minBlockTime?: string;
     maxBlockTime?: string;
     datasets: string[];
@@ -146,6 +148,7 @@ export function partialStats(stats: RunStats, rowsMatched: number): PartialStats
         rowsExamined: stats.rowsExamined,
         rowsMatched,
         blocks: [...stats.partBlocks],
+        skipped: stats.partSkipped ? [...stats.partSkipped] : undefined,
         minBlockTime: stats.minBlockTime?.toString(),
         maxBlockTime: stats.maxBlockTime?.toString(),
         datasets: stats.datasets,
@@ -159,7 +162,9 @@ export function mergeStats(stats: RunStats, parts: readonly Exclude<PartialResul
     stats.rowsExamined = 0;
     stats.rowsMatched = 0;
     const blocks = new Set<number>();
+    const skipped = new Set<number>();
     for (const p of parts) {
+        for (const b of p.stats.skipped ?? []) skipped.add(b);
         stats.rowsExamined += p.stats.rowsExamined;
         stats.rowsMatched += p.stats.rowsMatched;
         for (const b of p.stats.blocks) blocks.add(b);
@@ -168,6 +173,7 @@ export function mergeStats(stats: RunStats, parts: readonly Exclude<PartialResul
         for (const d of p.stats.datasets) if (!stats.datasets.includes(d)) stats.datasets.push(d);
     }
     stats.blocksExamined = blocks.size;
+    stats.blocksSkipped = skipped.size > 0 ? skipped.size : undefined;
     stats.minBlockTime = min;
     stats.maxBlockTime = max;
 }

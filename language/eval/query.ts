@@ -71,8 +71,12 @@ export interface RunStats {
     rowsMatched: number | undefined;
     numGroups: number;
     blocksExamined: number;
+    /** Blocks pruning ruled out in the scanned span (said when there were some). */
+    blocksSkipped?: number;
     /** A part of a parallel run: the blocks it read (parts may share a block at their boundary). */
     partBlocks: Set<number>;
+    /** A part of a parallel run: the blocks pruning skipped in its share (merged as a set, like `partBlocks`). */
+    partSkipped?: Set<number>;
     minBlockTime?: bigint;
     maxBlockTime?: bigint;
     datasets: string[];

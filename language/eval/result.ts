@@ -87,6 +87,7 @@ export function buildStatus(run: QueryRun, ctx: RenderContext, cursors: { min?: 
         isEstimate: s.estimate,
         messages: s.messages,
     };
+    if (s.blocksSkipped !== undefined) status.blocksSkipped = s.blocksSkipped;
     if (cursors.min !== undefined) status.minCursor = cursors.min;
     if (cursors.max !== undefined) status.maxCursor = cursors.max;
     return status;

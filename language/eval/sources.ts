@@ -331,6 +331,8 @@ function scanDataset(snap: Snapshot, need: OrderNeed, state: RunState, terms: re
     } else {
         const zoneRows = state.opts.zoneRows ?? ZONE_ROWS;
         const keep = terms.length > 0 && m > 0 ? survivingBlocks(snap, terms, zoneRows) : undefined;
+        // The blocks the scan would read without pruning: those pruning ruled out are `status.blocksSkipped`.
+        const unpruned = keep && keep.includes(0) ? (whole ? everyZone(n, undefined, zoneRows) : blocksRead(snap, sel, lo, m, undefined, zoneRows)) : undefined;
         if (keep && keep.includes(0)) {
             const kept = keptRows(sel, lo, m, keep, zoneRows);
             state.stats.rowsExamined -= m - kept.length;
@@ -340,6 +342,9 @@ function scanDataset(snap: Snapshot, need: OrderNeed, state: RunState, terms: re
         // Unordered rows (a whole block) have no first and last row in time: all their zones are read.
         const blocks = whole ? (m === 0 ? [] : everyZone(n, keep, zoneRows)) : blocksRead(snap, sel, lo, m, keep, zoneRows);
         state.stats.blocksExamined += blocks.length;
+        const skipped = unpruned?.filter(b => keep![b] === 0) ?? [];
+        if (state.opts.partial) for (const b of skipped) (state.stats.partSkipped ??= new Set()).add(b);
+        else if (skipped.length > 0) state.stats.blocksSkipped = (state.stats.blocksSkipped ?? 0) + skipped.length;
         // A part of a parallel run says which blocks, so that a block cut by a part boundary counts once.
         if (state.opts.partial) for (const b of blocks) state.stats.partBlocks.add(b);
     }

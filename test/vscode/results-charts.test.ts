@@ -162,6 +162,9 @@ describe.skipIf(SKIP)('charts, exports and history of the results view in a real
         await expect.poll(async () => (await statusKey()) !== before && (await status().getAttribute('data-state')), { timeout: T }).toBe('done');
     }
 
+    /** The results view's tabs (Results, Chart, Stats): the chart is drawn in the Chart tab. */
+    const tab = (name: string) => frame().getByRole('tab', { name, exact: true });
+
     /** Picks `option` in the webview's combobox named `name` (a vscode-single-select). */
     async function choose(name: string, option: string): Promise<void> {
         await frame().getByRole('combobox', { name }).click();
@@ -193,6 +196,7 @@ describe.skipIf(SKIP)('charts, exports and history of the results view in a real
     it("['events'] | summarize n = count() by level: a Bar chart chosen in the Chart type combobox is drawn, copied as a PNG and remembered for the query", () =>
         step('bar chart', async () => {
             await runAndWait(LINE.levels);
+            await tab('Chart').click();
             await chart().waitFor({ state: 'visible', timeout: T });
             // A text X: columns, drawn by ECharts, one series over the two levels.
             await expect.poll(() => chart().getAttribute('data-chart-type'), { timeout: T }).toBe('column');
@@ -213,12 +217,14 @@ describe.skipIf(SKIP)('charts, exports and history of the results view in a real
             await runAndWait(LINE.levels);
             await expect.poll(() => chart().getAttribute('data-chart-type'), { timeout: T }).toBe('bar');
             await expect.poll(() => frame().getByRole('combobox', { name: 'Chart type' }).textContent(), { timeout: T }).toContain('Bar');
+            await tab('Results').click();
         }),
     5 * 60_000);
 
     it("['events'] | summarize count() by bin(_time, 1h): lines drawn by uPlot (drag-to-zoom stays); Area switches to ECharts and Line back; an hour earlier is drawn on the same chart", () =>
         step('time chart', async () => {
             await runAndWait(LINE.binned);
+            await tab('Chart').click();
             await chart().waitFor({ state: 'visible', timeout: T });
             await expect.poll(() => chart().getAttribute('data-renderer'), { timeout: T }).toBe('uplot');
             expect(await chart().locator('.u-over').count()).toBe(1);
@@ -233,7 +239,8 @@ describe.skipIf(SKIP)('charts, exports and history of the results view in a real
             expect(await chart().getAttribute('data-series')).toBe('2');
             expect(await chart().locator('.u-legend').textContent()).toContain('(an hour earlier)');
             expect(proxy.queries()).toBe(sent + 1);
-            expect(await cellText(0, '_time')).toMatch(/T\d\d:00:00(\.0+)?Z$/);
+            await tab('Results').click();
+            await expect.poll(() => cellText(0, '_time'), { timeout: T }).toMatch(/T\d\d:00:00(\.0+)?Z$/);
         }),
     5 * 60_000);
 
@@ -298,8 +305,10 @@ describe.skipIf(SKIP)('charts, exports and history of the results view in a real
             await runAndWait(LINE.levels);
             await expect.poll(() => chart().getAttribute('data-renderer'), { timeout: T }).toBe('echarts');
             const svg = join(workspace, 'levels.svg');
+            await tab('Chart').click();
             await frame().getByRole('button', { name: 'Save as SVG' }).click();
             await saveAs(svg);
+            await tab('Results').click();
             await expect.poll(() => readFileSync(svg, 'utf8'), { timeout: T }).toMatch(/^<svg[\s\S]*info[\s\S]*<\/svg>\s*$/);
             const aplr = join(workspace, 'levels.aplr');
             await frame().getByRole('button', { name: 'Save result…' }).click();

@@ -53,9 +53,11 @@ const QUERIES = [
     '', // 14
     // A right-to-left override (APL's \u202E escape): 'invoice\u202Egnp.exe' would display as 'invoiceexe.png'.
     "print file = 'invoice\\u202Egnp.exe', ['x\\u202Ey'] = 1", // 15
+    '', // 16
+    'print geo = parse_json(\'{"city":"Paris","loc":{"lat":48.8}}\')', // 17
     '',
 ].join('\n');
-const LINE = { paged: 2, failing: 5, levels: 7, chart: 9, ratio: 11, slow: 13, bidi: 15 };
+const LINE = { paged: 2, failing: 5, levels: 7, chart: 9, ratio: 11, slow: 13, bidi: 15, json: 17 };
 
 /**
  * A real HTTP proxy in front of `apl serve` that holds a query naming `slow-service` until its
@@ -197,6 +199,11 @@ describe.skipIf(SKIP)('the results view in a real VS Code, over 30,000 events', 
 
     /** Runs in the page: the test's own types have no DOM. */
     const textAlign = (e: unknown) => (globalThis as unknown as { getComputedStyle(e: unknown): { textAlign: string } }).getComputedStyle(e).textAlign;
+
+    const tab = (name: string) => frame().getByRole('tab', { name, exact: true });
+    const searchField = () => frame().getByRole('textbox', { name: 'Search results' });
+    const onlyMatching = () => frame().getByRole('button', { name: 'Only matching rows' });
+    const selectionStats = () => frame().locator('[data-testid="apl-selection-stats"]');
 
     /** The view's whole text, the grid's too, without the toolbar's labels. */
     const viewText = () => frame().locator('body').innerText();
@@ -377,11 +384,11 @@ describe.skipIf(SKIP)('the results view in a real VS Code, over 30,000 events', 
     it("['events'] | summarize count() by bin(_time, 1h): the chart reads UTC like the grid, its labels never overlap, and a zoom can be undone", () =>
         step('chart', async () => {
             await runAndWait(LINE.chart);
+            // The grid's first bucket, in UTC like every _time the grid shows.
+            await expect.poll(() => cellText(0, '_time'), { timeout: T }).toMatch(/T\d\d:00:00(\.0+)?Z$/);
+            await tab('Chart').click();
             const chart = frame().locator('[data-testid="apl-chart"]');
             await chart.waitFor({ state: 'visible', timeout: T });
-            // The grid's first bucket, in UTC like every _time the grid shows.
-            const firstBucket = (await cellText(0, '_time')) ?? '';
-            expect(firstBucket).toMatch(/T\d\d:00:00(\.0+)?Z$/);
             const over = chart.locator('.u-over');
             const box = (await over.boundingBox())!;
             await page.mouse.move(box.x + 2, box.y + box.height / 2);
@@ -409,6 +416,7 @@ describe.skipIf(SKIP)('the results view in a real VS Code, over 30,000 events', 
             await look('chart-zoomed');
             await frame().getByRole('button', { name: 'Reset zoom' }).click();
             await expect.poll(() => range.evaluate(e => (e as unknown as { value: string }).value), { timeout: T }).toBe(before);
+            await tab('Results').click();
         }),
     3 * 60_000);
 
@@ -422,6 +430,209 @@ describe.skipIf(SKIP)('the results view in a real VS Code, over 30,000 events', 
             expect(await viewport().evaluate(e => e.scrollLeft)).toBe(0);
             await picture('vscode-results-grid.png');
             await frame().getByRole('button', { name: 'Close' }).click();
+        }),
+    3 * 60_000);
+
+    it("['events'] | summarize count() by bin(_time, 1h): Results, Chart and Stats are tabs, the totals table one too; Stats shows the rows examined and the elapsed time", () =>
+        step('tabs and stats', async () => {
+            await runAndWait(LINE.chart);
+            const names = await frame().getByRole('tablist').getByRole('tab').allTextContents();
+            expect(names.slice(0, 1).concat(names.slice(-2))).toEqual(['Results', 'Chart', 'Stats']);
+            expect(names.some(n => /_totals/.test(n)), names.join(',')).toBe(true);
+            expect(await tab('Results').getAttribute('aria-selected')).toBe('true');
+            // The chart lives in the Chart tab's panel.
+            expect(await frame().locator('#apl-chart-panel [data-testid="apl-chart"]').count()).toBe(1);
+            // Keyboard: from the selected tab, the arrows move the selection.
+            await tab('Results').focus();
+            await page.keyboard.press('End');
+            await expect.poll(() => tab('Stats').getAttribute('aria-selected'), { timeout: T }).toBe('true');
+            const stats = frame().getByRole('tabpanel', { name: 'Stats' });
+            await expect.poll(() => stats.innerText(), { timeout: T }).toContain('Rows examined');
+            const text = await stats.innerText();
+            // Every event of the range was examined; the elapsed time is there, the service's too.
+            expect(text).toMatch(/Rows examined\s+30,000/);
+            expect(text).toMatch(/Elapsed time\s+[\d,.]+ ms/);
+            expect(text).toMatch(/Service time\s+[\d,.]+ ms/);
+            expect(text).toMatch(/Blocks examined\s+\d/);
+            expect(text).toMatch(/Partial result\s+no/);
+            await picture('vscode-stats.png');
+            await look('stats');
+            await tab('Results').click();
+            await expect.poll(() => tab('Results').getAttribute('aria-selected'), { timeout: T }).toBe('true');
+        }),
+    3 * 60_000);
+
+    it("['events'] | where seq >= 0 searched for city-3: Ctrl+F, the rows in memory are searched and said so, Only matching rows counts them in aria-rowcount, next match, the service search is offered", () =>
+        step('search', async () => {
+            await runPaged();
+            await cell(1, 'seq').click();
+            await page.keyboard.press('Control+f');
+            await expect.poll(() => searchField().evaluate(e => (e.getRootNode() as unknown as { activeElement: unknown }).activeElement === e), { timeout: T }).toBe(true);
+            await page.keyboard.type('CITY-3');
+            const info = frame().locator('[data-testid="apl-search-info"]');
+            await expect.poll(() => info.getAttribute('data-matches'), { timeout: T }).not.toBeNull();
+            const searched = Number(await info.getAttribute('data-rows-searched'));
+            const matches = Number(await info.getAttribute('data-matches'));
+            // Pages of 1,000 held in memory; one row in five is in city-3.
+            expect(searched % 1000).toBe(0);
+            expect(searched).toBeLessThan(EVENTS);
+            expect(matches).toBe(searched / 5);
+            expect(await info.textContent()).toContain(`of ${(EVENTS).toLocaleString('en-US')}`);
+            const offer = frame().locator('[data-testid="apl-service-search"]');
+            expect(await offer.innerText()).toContain("| search 'CITY-3'");
+            expect(await frame().getByRole('button', { name: 'Run on the service' }).count()).toBe(1);
+            // Matching cells are marked.
+            await expect.poll(() => cell(1, 'geo.city').getAttribute('class'), { timeout: T }).toContain('search-hit');
+            expect(await cell(0, 'geo.city').getAttribute('class')).not.toContain('search-hit');
+            // Only matching rows: aria-rowcount counts them (and the header row).
+            expect(await onlyMatching().getAttribute('aria-pressed')).toBe('false');
+            await onlyMatching().click();
+            expect(await onlyMatching().getAttribute('aria-pressed')).toBe('true');
+            await expect.poll(rowCount, { timeout: T }).toBe(String(matches + 1));
+            await expect.poll(() => cellText(0, 'seq'), { timeout: T }).toBe(String(EVENTS - 2));
+            expect(await cellText(1, 'geo.city')).toBe('city-3');
+            expect(await cellText(1, 'seq')).toBe(String(EVENTS - 7));
+            // Next match (Enter in the field) goes to the first, then the second.
+            await searchField().press('Enter');
+            await searchField().press('Enter');
+            await expect.poll(() => info.textContent(), { timeout: T }).toContain(`match 2 of ${matches.toLocaleString('en-US')}`);
+            await expect.poll(() => frame().locator('.ag-cell-focus').first().getAttribute('col-id'), { timeout: T }).toBe('geo.city');
+            // Off again: every row.
+            await onlyMatching().click();
+            await expect.poll(rowCount, { timeout: T }).toBe(String(EVENTS + 1));
+            await searchField().fill('');
+            await expect.poll(() => offer.isVisible(), { timeout: T }).toBe(false);
+        }),
+    3 * 60_000);
+
+    it("['events'] | where seq < 50 | extend ratio = seq / 7.0: the statistics of three selected seq cells", () =>
+        step('selection stats', async () => {
+            await runAndWait(LINE.ratio);
+            await expect.poll(() => cellText(0, 'seq'), { timeout: T }).toBe('49');
+            await cell(0, 'seq').click();
+            await cell(2, 'seq').click({ modifiers: ['Shift'] });
+            await expect.poll(() => selectionStats().textContent(), { timeout: T }).toBe('Selection in seq: count 3 · distinct 3 · sum 144 · avg 48 · min 47 · max 49');
+            await frame().getByRole('button', { name: 'Close' }).click();
+        }),
+    3 * 60_000);
+
+    /** Sets a @vscode-elements drop-down as a user's pick does (its value, then its change event); opens the column tools first. */
+    async function choose(label: string, value: string): Promise<void> {
+        const tools = frame().getByRole('button', { name: 'Filters and columns' });
+        if ((await tools.getAttribute('aria-expanded')) !== 'true') await tools.click();
+        await frame()
+            .locator(`vscode-single-select[aria-label="${label}"]`)
+            .evaluate((e, v) => {
+                (e as unknown as { value: string }).value = v;
+                e.dispatchEvent(new Event('change'));
+            }, value);
+    }
+
+    it("['events'] | where seq >= 0 filtered to level error by value: 4,286 of 30,000 rows in aria-rowcount, the where shown; a regex VS Code cannot read goes to the service; the selection as a filter", () =>
+        step('column filter', async () => {
+            await runPaged();
+            const info = frame().locator('[data-testid="apl-filter-info"]');
+            await choose('Filter column', 'level');
+            await choose('Filter by', 'values');
+            // The distinct values with their counts, over every row (30,000 ≤ the sort limit).
+            const errorValue = frame().getByRole('checkbox', { name: /^error \(4,286\)$/ });
+            await errorValue.waitFor({ timeout: T });
+            expect(await frame().getByRole('checkbox', { name: /^info \(25,714\)$/ }).count()).toBe(1);
+            await errorValue.check();
+            await frame().getByRole('button', { name: 'Add filter' }).click();
+            await expect.poll(rowCount, { timeout: T }).toBe(String(4286 + 1));
+            await expect.poll(() => info.textContent(), { timeout: T }).toContain('Filtered in VS Code: 4,286 of 30,000 rows');
+            expect(await info.textContent()).toContain("| where level == 'error'");
+            // Multiples of 7, newest first.
+            await expect.poll(() => cellText(0, 'seq'), { timeout: T }).toBe(String(29995));
+            expect(await cellText(1, 'level')).toBe('error');
+            await picture('vscode-results-filter.png');
+            await look('filter');
+            // A second filter: a regex JavaScript cannot read (RE2's named group) is left to the service.
+            await choose('Filter column', 'geo.city');
+            await choose('Filter by', 'matches regex');
+            await frame().getByRole('textbox', { name: 'Filter text' }).fill('city-(?P<n>3)');
+            await frame().getByRole('button', { name: 'Add filter' }).click();
+            await expect.poll(() => info.getAttribute('data-local'), { timeout: T }).toBe('false');
+            expect(await info.textContent()).toContain("| where tostring(['geo.city']) matches regex 'city-(?P<n>3)'");
+            expect(await frame().getByRole('button', { name: 'Run filtered query' }).count()).toBe(1);
+            // Every row again when the grid cannot show the filtered rows.
+            await expect.poll(rowCount, { timeout: T }).toBe(String(EVENTS + 1));
+            await frame().getByRole('button', { name: 'Remove filter 2' }).click();
+            await frame().getByRole('button', { name: 'Remove filter 1' }).click();
+            await expect.poll(() => info.textContent(), { timeout: T }).toBe('');
+            await expect.poll(rowCount, { timeout: T }).toBe(String(EVENTS + 1));
+            await expect.poll(() => cellText(1, 'seq'), { timeout: T }).toBe(String(EVENTS - 2));
+            // The selection as a filter: two cells of geo.city, left out.
+            await cell(0, 'geo.city').click();
+            await cell(1, 'geo.city').click({ modifiers: ['Shift'] });
+            await frame().getByRole('button', { name: 'Exclude selection' }).click();
+            await expect.poll(() => info.textContent(), { timeout: T }).toContain("| where ['geo.city'] !in ('city-4', 'city-3')");
+            await expect.poll(rowCount, { timeout: T }).toBe(String(EVENTS - 12000 + 1));
+            await frame().getByRole('button', { name: 'Remove filter 1' }).click();
+            await expect.poll(rowCount, { timeout: T }).toBe(String(EVENTS + 1));
+        }),
+    3 * 60_000);
+
+    it("['events'] | where seq >= 0: column statistics on the service with their query, group by level (local, labelled), a pinned and a hidden column remembered for the query", () =>
+        step('column tools', async () => {
+            await runPaged();
+            await choose('Filter column', 'level');
+            await frame().getByRole('button', { name: 'Column statistics' }).click();
+            const box = frame().locator('[data-testid="apl-column-stats"]');
+            await expect.poll(() => box.innerText(), { timeout: T }).toMatch(/distinct values\s+2/);
+            const text = await box.innerText();
+            expect(text).toContain("| where seq >= 0\n| summarize rows = count(), nulls = countif(isnull(level)), distinct_values = dcount(level), top_values = topk(level, 10)");
+            expect(text).toMatch(/rows\s+30000|rows\s+30,000/);
+            expect(text).toMatch(/nulls\s+0/);
+            await look('column-stats');
+            await frame().getByRole('button', { name: 'Group by column' }).click();
+            const counts = frame().getByRole('table', { name: 'Rows by level' });
+            await counts.waitFor({ timeout: T });
+            expect(await box.innerText()).toContain('counted in VS Code over all 30,000 rows');
+            expect((await counts.innerText()).replace(/\s+/g, ' ')).toContain('info 25,714 error 4,286');
+            await box.getByRole('button', { name: 'Close' }).click();
+            // Pin seq, hide _sysTime: the same query shows them so again.
+            await choose('Filter column', 'seq');
+            await frame().getByRole('button', { name: 'Pin column' }).click();
+            await choose('Filter column', '_sysTime');
+            await frame().getByRole('button', { name: 'Hide column' }).click();
+            const pinned = () => frame().locator('.ag-header-cell[col-id="seq"]').first().evaluate(e => (e.closest('[class*="pinned-left"]') ? 1 : 0));
+            const sysTimeShown = () => frame().locator('.ag-header-cell[col-id="_sysTime"]').count();
+            await expect.poll(pinned, { timeout: T }).toBe(1);
+            await expect.poll(sysTimeShown, { timeout: T }).toBe(0);
+            // Another query keeps its own columns: nothing pinned there.
+            await runAndWait(LINE.levels);
+            await expect.poll(() => frame().locator('[class*="pinned-left"] .ag-header-cell[col-id="level"]').count(), { timeout: T }).toBe(0);
+            await runPaged();
+            await expect.poll(pinned, { timeout: T }).toBe(1);
+            expect(await sysTimeShown()).toBe(0);
+            // Wrap text: rows three lines tall, and back.
+            const rowHeight = () => cell(0, 'level').evaluate(e => e.closest('.ag-row')!.getBoundingClientRect().height);
+            const oneLine = await rowHeight();
+            await frame().getByRole('button', { name: 'Wrap text' }).click();
+            await expect.poll(rowHeight, { timeout: T }).toBeGreaterThanOrEqual(oneLine * 3 - 1);
+            expect(await frame().getByRole('button', { name: 'Wrap text' }).getAttribute('aria-pressed')).toBe('true');
+            await frame().getByRole('button', { name: 'Wrap text' }).click();
+            await expect.poll(rowHeight, { timeout: T }).toBe(oneLine);
+            await frame().getByRole('button', { name: 'Show all columns' }).click();
+            await expect.poll(sysTimeShown, { timeout: T }).toBe(1);
+            await choose('Filter column', 'seq');
+            await frame().getByRole('button', { name: 'Pin column' }).click();
+            await expect.poll(pinned, { timeout: T }).toBe(0);
+        }),
+    3 * 60_000);
+
+    it("print geo = parse_json('{\"city\":\"Paris\",\"loc\":{\"lat\":48.8}}'): the row details list the nested values with their JSON paths to copy", () =>
+        step('json path', async () => {
+            await runAndWait(LINE.json);
+            await cell(0, 'geo').click();
+            const details = frame().getByRole('complementary', { name: 'Row details' });
+            await details.locator('summary', { hasText: 'Nested values of geo' }).click();
+            const paths = await details.locator('.json-path').allTextContents();
+            expect(paths).toEqual(["['geo']['city']", "['geo']['loc']", "['geo']['loc']['lat']"]);
+            expect(await details.getByRole('button', { name: 'Copy path' }).count()).toBe(3);
+            await frame().getByRole('button', { name: 'Close' }).first().click();
         }),
     3 * 60_000);
 });

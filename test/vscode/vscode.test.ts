@@ -198,11 +198,14 @@ describe.skipIf(SKIP)('the extension in a real VS Code', () => {
             step('chart', async () => {
                 await runLine(5);
                 await expect.poll(() => status().getAttribute('data-state'), { timeout: 60_000 }).toBe('done');
+                // The chart is in the Chart tab (the results view's tabs: Results, Chart, Stats).
+                await frame().getByRole('tab', { name: 'Chart', exact: true }).click();
                 const chart = frame().locator('[data-testid="apl-chart"]');
                 await chart.waitFor({ state: 'visible', timeout: 30_000 });
                 expect(Number(await chart.getAttribute('data-points'))).toBeGreaterThanOrEqual(20);
                 expect(await chart.getAttribute('data-series')).toBe('1');
                 await expect.poll(() => chart.locator('.u-legend').textContent(), { timeout: 30_000 }).toContain('count_');
+                await frame().getByRole('tab', { name: 'Results', exact: true }).click();
             }),
         120_000);
 

@@ -137,6 +137,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         timeRange: () => timeRange,
         zoom: (start, end) => void setTimeRange({ start, end }, true),
         filter: (field, _type, value) => void vscode.commands.executeCommand('apl.filterByValue', { field, value }),
+        runQuery: text => void runInNewEditor(text),
+        queryAside: text => {
+            const run = runner.current;
+            if (!run) return Promise.reject(new Error('no query has run'));
+            return runner.aside(run, text);
+        },
         settings: () => ({
             sortLimit: clampInt(config().get<number>('results.sortLimit', 100_000), 0, 10_000_000),
             timeZone: config().get<string>('results.timeZone', 'utc') === 'local' ? 'local' : 'utc',
@@ -731,11 +737,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
                 }
             }
         }
-        const text = withFilter(shown, clause);
+        return runInNewEditor(withFilter(shown, clause));
+    }
+
+    /** Runs `text` (a query the results view made: a filter, a search on the service) from a new editor that shows it. */
+    async function runInNewEditor(text: string): Promise<RunSummary | undefined> {
+        const connection = runner.current?.connection;
         const opened = await vscode.workspace.openTextDocument({ language: 'apl', content: text + '\n' });
         await vscode.window.showTextDocument(opened);
         const info = await languageClient.queryInfo(text);
-        return (await startRun(requestFromBlock(text, info.blocks.length === 1 ? info.blocks[0] : undefined, { uri: opened.uri.toString(), line: 0, character: 0 }), run.connection)).done;
+        return (await startRun(requestFromBlock(text, info.blocks.length === 1 ? info.blocks[0] : undefined, { uri: opened.uri.toString(), line: 0, character: 0 }), connection)).done;
     }
 
     // ------------------------------------------------------------------------------ Explain

@@ -57,9 +57,10 @@ export function select(label: string, options: readonly (readonly [string, strin
 }
 
 export function textField(label: string, placeholder: string): ValueControl {
-    const t = document.createElement('vscode-textfield') as ValueControl;
+    const t = document.createElement('vscode-textfield') as ValueControl & { label: string };
     t.setAttribute('aria-label', label);
-    t.setAttribute('label', label);
+    // The inner <input>'s accessible name: a property only (the element reads no `label` attribute).
+    t.label = label;
     t.setAttribute('placeholder', placeholder);
     return t;
 }

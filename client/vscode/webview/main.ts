@@ -1,7 +1,9 @@
 /**
  * The results webview: a toolbar (time range, run, cancel, paging, export, copy) in VS Code's look,
- * a status line, a time-series chart (uPlot) and a virtualized grid (AG Grid Community, infinite row
- * model) whose rows are asked from the extension host block by block. Everything is bundled (no
+ * a status line, and the views of the result as tabs: Results (a virtualized grid, AG Grid Community,
+ * infinite row model, whose rows are asked from the extension host block by block, with a search
+ * bar over it), the result's other tables, Chart (its panel `apl-chart-panel` holds the chart) and
+ * Stats (stats-view.ts). Everything is bundled (no
  * CDN); styles come from VS Code's `--vscode-*` theme variables; inline styles carry the CSP nonce.
  *
  * The grid belongs to one run at a time. A new run fails every block still awaited, clears the sort
@@ -22,14 +24,21 @@ import {
     type IGetRowsParams,
     type SortModelItem,
 } from 'ag-grid-community';
-import type { HostMessage, RunView, ViewMessage } from '../src/protocol.js';
+import type { DistinctValuesView, ExtraTableView, FilterResultView, HostMessage, RunView, SearchResultView, ViewMessage } from '../src/protocol.js';
+import type { ColumnFilter } from '../src/results/column-filter.js';
+import { cellSearchText } from '../src/results/row-search.js';
+import { selectionStats, selectionStatsText } from '../src/results/selection-stats.js';
 import { presetLabel, TIME_PRESETS, type TimeRangeSpec } from '../src/time-range.js';
 import type { SortKey } from '../src/results/sorted-rows.js';
 import type { ExportFormat } from '../src/results/export-writer.js';
 import { cellText, columnWidth, detailText, fullText, headerText, isNumericType, type Measure, type TimeZone } from './cell-format.js';
 import { ChartView } from './chart-view.js';
 import { button, checkbox, select, setEnabled, textField } from './controls.js';
+import { createFilterBar, type ColumnAction } from './filter-bar.js';
+import { jsonLeaves } from '../src/results/json-path.js';
+import { renderStats } from './stats-view.js';
 import { fmt, runNotes, statusText, type SortShown } from './status-text.js';
+import { createTabs } from './tabs.js';
 
 declare function acquireVsCodeApi(): { postMessage(message: unknown): void; getState(): unknown; setState(state: unknown): void };
 
@@ -101,16 +110,84 @@ toolbar.append(
 
 const status = el('div', { 'data-testid': 'apl-status', 'data-state': 'idle', role: 'status', 'aria-live': 'polite', class: 'status' }, 'No query run yet. Press Ctrl+Enter in an .apl file.');
 const notes = el('div', { class: 'notes', 'aria-live': 'polite' });
+/** Statistics of the selected cells (the focused cell's column over the selected rows). */
+const selectionLine = el('div', { 'data-testid': 'apl-selection-stats', class: 'selection-stats', 'aria-live': 'polite' });
+const filterToSelection = button('Filter to selection', 'Keep the rows whose value in this column is one of the selected cells (== or in)', () => selectionFilter(false));
+const excludeSelection = button('Exclude selection', 'Leave out the rows whose value in this column is one of the selected cells (!= or !in)', () => selectionFilter(true));
+const selectionBar = el('div', { class: 'selection-bar' });
+selectionBar.append(selectionLine, filterToSelection, excludeSelection);
+selectionBar.hidden = true;
 const chartBox = el('div', { 'data-testid': 'apl-chart', class: 'chart', role: 'img', 'aria-label': 'Time series chart' });
 chartBox.hidden = true;
+const noChart = el('p', { class: 'placeholder' }, 'No chart for this result: a chart needs a numeric column.');
+/** The Chart tab's panel: the chart module renders into it. */
+const chartPanel = el('div', { id: 'apl-chart-panel', class: 'panel chart-panel' });
 const chartView = new ChartView(chartBox, { post, zoomTo, resetZoom, note: showNote });
+chartPanel.append(chartView.element, noChart);
+const statsPanel = el('div', { id: 'apl-stats-panel', class: 'panel stats-panel' });
+const resultsPanel = el('div', { id: 'apl-results-panel', class: 'panel results-panel' });
+const searchBar = el('div', { class: 'search-bar', role: 'search' });
+const searchField = textField('Search results', 'Search the rows (Ctrl+F)');
+const prevMatchButton = button('Previous match', 'Go to the previous matching row (Shift+Enter)', () => goToMatch(-1));
+const nextMatchButton = button('Next match', 'Go to the next matching row (Enter)', () => goToMatch(1));
+const onlyMatchingButton = button('Only matching rows', 'Show only the rows that match the search', () => setOnlyMatching(!onlyMatching));
+onlyMatchingButton.setAttribute('aria-pressed', 'false');
+const searchInfo = el('span', { class: 'search-info', 'data-testid': 'apl-search-info', 'aria-live': 'polite' });
+const toolsButton = button('Filters and columns', 'Show or hide the column filters and column tools (statistics, pin, hide, group)', () => {
+    const open = toolsButton.getAttribute('aria-expanded') !== 'true';
+    toolsButton.setAttribute('aria-expanded', String(open));
+    filterBar.toggleEditor(open);
+});
+toolsButton.setAttribute('aria-expanded', 'false');
+searchBar.append(searchField, prevMatchButton, nextMatchButton, onlyMatchingButton, toolsButton, searchInfo);
+/** The same search on the service: the query shown, run only when asked. */
+const serviceSearch = el('div', { class: 'service-search', 'data-testid': 'apl-service-search' });
+serviceSearch.hidden = true;
 const main = el('div', { class: 'main' });
 const gridBox = el('div', { class: 'grid' });
 const details = el('aside', { class: 'details', 'aria-label': 'Row details' });
 details.hidden = true;
 main.append(gridBox, details);
 main.hidden = true;
-app.append(toolbar, status, notes, chartView.element, main);
+const filterBar = createFilterBar({
+    onChange: filters => applyFilters(filters),
+    askDistinct: field => run && post({ type: 'distinct', runId: run.runId, field }),
+    runQuery: text => post({ type: 'runQuery', text }),
+    columnAction: (action, field) => columnAction(action, field),
+    columnStats: field => {
+        if (!run) return;
+        columnStatsBox.hidden = false;
+        columnStatsBox.replaceChildren(el('p', {}, `Computing the statistics of ${headerText(field)} on the service…`));
+        post({ type: 'columnStats', runId: run.runId, field });
+    },
+});
+/** Column statistics from the service, with the query that computed them. */
+const columnStatsBox = el('section', { class: 'column-stats', 'data-testid': 'apl-column-stats', 'aria-label': 'Column statistics', 'aria-live': 'polite' });
+columnStatsBox.hidden = true;
+resultsPanel.append(searchBar, serviceSearch, filterBar.element, columnStatsBox, main);
+const tabs = createTabs('Result views', id => onTabSelected(id));
+const panels = el('div', { class: 'panels' });
+panels.append(resultsPanel, chartPanel, statsPanel);
+tabs.add('results', 'Results', resultsPanel);
+tabs.add('chart', 'Chart', chartPanel);
+tabs.add('stats', 'Stats', statsPanel);
+app.append(toolbar, status, selectionBar, notes, tabs.list, panels);
+renderStats(statsPanel, undefined);
+
+function onTabSelected(id: string): void {
+    if (id === 'stats') renderStats(statsPanel, run);
+}
+
+// Ctrl+F anywhere in the view goes to the search field. Stopped here, before VS Code's own listener on
+// the window, which would hand the key to the workbench (and open the editor's Find).
+document.addEventListener('keydown', e => {
+    if ((e.ctrlKey || e.metaKey) && !e.shiftKey && !e.altKey && e.key.toLowerCase() === 'f') {
+        e.preventDefault();
+        e.stopPropagation();
+        tabs.select('results');
+        searchField.focus();
+    }
+});
 
 let currentRange: TimeRangeSpec | undefined;
 /** The time range before the first drag-zoom (Reset zoom goes back to it). */
@@ -164,7 +241,7 @@ let run: RunView | undefined;
 let api: GridApi<unknown[]> | undefined;
 let requestId = 0;
 /** Every block the grid asked for and is waiting for: each is answered, failed, or failed when a new run comes. */
-const pending = new Map<number, { params: IGetRowsParams; runId: number }>();
+const pending = new Map<number, { params: IGetRowsParams; runId: number; exact: boolean }>();
 let painted = false;
 /** When the finished run reached the view (to tell the drawing time from the transport time). */
 let doneAt = 0;
@@ -253,6 +330,7 @@ function columnDefs(view: RunView, rows: readonly unknown[][] | undefined): ColD
                 width: columnWidth(headerText(f.name), texts, m),
                 type: numeric ? 'rightAligned' : undefined,
                 cellClass: numeric ? 'num' : undefined,
+                cellClassRules: { 'search-hit': p => needle !== '' && cellSearchText(p.value).toLowerCase().includes(needle) },
             };
         }),
     ];
@@ -276,13 +354,13 @@ const sameSort = (a: SortKey | undefined, b: SortKey | undefined) => a?.field ==
 /** Rows that came with the run: the first block is answered from them without a round trip. */
 let preloaded: { runId: number; rows: unknown[][] } | undefined;
 
-/** The data source of one run: blocks asked for another run are failed at once. */
-function datasourceFor(runId: number): IDatasource {
+/** The data source of one run (`only`: the matches of that search): blocks asked for another run are failed at once. */
+function datasourceFor(runId: number, only?: number, filter?: number): IDatasource {
     return {
         getRows(params: IGetRowsParams) {
             if (!run || run.runId !== runId || run.state !== 'done') return params.failCallback();
             const sort = sortKeyOf(params.sortModel);
-            if (!sort && preloaded && preloaded.runId === runId && params.startRow === 0 && (preloaded.rows.length >= params.endRow || preloaded.rows.length === run.rowCount)) {
+            if (only === undefined && filter === undefined && !sort && preloaded && preloaded.runId === runId && params.startRow === 0 && (preloaded.rows.length >= params.endRow || preloaded.rows.length === run.rowCount)) {
                 const rows = preloaded.rows.slice(0, params.endRow);
                 preloaded = undefined;
                 params.successCallback(rows, rows.length < params.endRow ? rows.length : run.rowCount);
@@ -290,8 +368,8 @@ function datasourceFor(runId: number): IDatasource {
                 return;
             }
             const id = ++requestId;
-            pending.set(id, { params, runId });
-            post({ type: 'getRows', runId, requestId: id, start: params.startRow, end: params.endRow, sort });
+            pending.set(id, { params, runId, exact: only !== undefined || filter !== undefined });
+            post({ type: 'getRows', runId, requestId: id, start: params.startRow, end: params.endRow, sort, only, filter });
         },
     };
 }
@@ -324,9 +402,15 @@ function showGrid(view: RunView): void {
             onCellFocused: (e: CellFocusedEvent) => {
                 showDetails(e.rowIndex ?? undefined);
                 updateStatus();
+                updateSelectionStats();
             },
-            onSelectionChanged: () => updateStatus(),
+            onSelectionChanged: () => {
+                updateStatus();
+                updateSelectionStats();
+            },
             onBodyScroll: () => updateStatus(),
+            onColumnMoved: e => e.finished && e.source === 'uiColumnMoved' && saveColumns(),
+            onColumnResized: e => e.finished && e.source === 'uiColumnResized' && saveColumns(),
             ensureDomOrder: true,
             datasource: datasourceFor(view.runId),
         });
@@ -344,6 +428,7 @@ function showGrid(view: RunView): void {
         if (first) api.ensureColumnVisible(first, 'start');
     }
     if (rows) fittedRunId = view.runId;
+    restoreColumns(view);
     columnsShown = signature;
     sortShown = undefined;
 }
@@ -368,6 +453,9 @@ function onSort(): void {
     // The grid may still be resetting its blocks: go to the top again when the first block comes.
     scrollToTopOnRows = true;
     updateStatus(0);
+    // Filtered rows and matches are row positions in the grid's order: find them again in the new one.
+    if (filterBar.filters.length > 0) applyFilters(filterBar.filters);
+    else if (needle !== '') startSearch();
 }
 
 function selectedRowIndexes(): number[] {
@@ -403,6 +491,315 @@ function goToPage(delta: number): void {
     updateStatus(target);
 }
 
+// ---------------------------------------------------------------------------------- search
+
+/** The search term, lower-cased (what cells are highlighted for); '' when nothing is searched. */
+let needle = '';
+let searchId = 0;
+/** The current run's last search result. */
+let found: SearchResultView | undefined;
+let onlyMatching = false;
+/** The match gone to last (an index into `found.matches`). */
+let matchAt = -1;
+let searchTimer: ReturnType<typeof setTimeout> | undefined;
+
+searchField.addEventListener('input', () => {
+    clearTimeout(searchTimer);
+    searchTimer = setTimeout(startSearch, 150);
+});
+searchField.addEventListener('keydown', (e: KeyboardEvent) => {
+    if (e.key === 'Enter') {
+        e.preventDefault();
+        goToMatch(e.shiftKey ? -1 : 1);
+    } else if (e.key === 'Escape' && searchField.value !== '') {
+        e.preventDefault();
+        searchField.value = '';
+        startSearch();
+    }
+});
+
+/** Asks the host to search the rows it holds for the field's text (in the grid's order). */
+function startSearch(): void {
+    clearTimeout(searchTimer);
+    const term = searchField.value;
+    needle = term.toLowerCase();
+    resetSearchResult();
+    api?.refreshCells({ force: true });
+    if (!run || run.state !== 'done' || term === '') {
+        if (onlyMatching) showGridRows();
+        return;
+    }
+    searchInfo.textContent = 'Searching…';
+    post({ type: 'search', runId: run.runId, searchId: ++searchId, term, sort: sortShown?.key, filter: applied?.filterId });
+}
+
+function resetSearchResult(): void {
+    found = undefined;
+    matchAt = -1;
+    searchInfo.textContent = '';
+    serviceSearch.hidden = true;
+    serviceSearch.replaceChildren();
+    setEnabled(prevMatchButton, false);
+    setEnabled(nextMatchButton, false);
+}
+
+function showSearchResult(result: SearchResultView): void {
+    if (!run || result.runId !== run.runId || result.searchId !== searchId) return;
+    found = result;
+    matchAt = -1;
+    const count = `${fmt(result.matchCount)} matching row${result.matchCount === 1 ? '' : 's'}`;
+    const scope = result.complete ? `all ${fmt(result.rowsSearched)} rows searched` : `searched the ${fmt(result.rowsSearched)} rows in memory of ${fmt(run.rowCount)}`;
+    searchInfo.textContent = `${count} · ${scope}`;
+    searchInfo.dataset.matches = String(result.matchCount);
+    searchInfo.dataset.rowsSearched = String(result.rowsSearched);
+    searchInfo.dataset.complete = String(result.complete);
+    setEnabled(prevMatchButton, result.matchCount > 0);
+    setEnabled(nextMatchButton, result.matchCount > 0);
+    if (!result.complete) offerServiceSearch(result);
+    if (onlyMatching) showGridRows();
+}
+
+/** Against a result not wholly here: the same search on the service, shown, run only when asked. */
+function offerServiceSearch(result: SearchResultView): void {
+    serviceSearch.replaceChildren(
+        el('span', {}, 'Search the whole result on the service with this query:'),
+        el('pre', { class: 'query' }, result.serviceQuery),
+        button('Run on the service', 'Run this query as a new query (it opens in an editor)', () => post({ type: 'runQuery', text: result.serviceQuery })),
+    );
+    serviceSearch.hidden = false;
+}
+
+function setOnlyMatching(on: boolean): void {
+    onlyMatching = on;
+    onlyMatchingButton.setAttribute('aria-pressed', String(on));
+    onlyMatchingButton.classList.toggle('pressed', on);
+    showGridRows();
+}
+
+/** The grid's rows: every row, or the last search's matches (then `aria-rowcount` counts those). */
+function showGridRows(): void {
+    if (!api || !run || run.state !== 'done') return;
+    failPending();
+    preloaded = undefined;
+    const only = onlyMatching && found ? found.searchId : undefined;
+    api.setGridOption('datasource', datasourceFor(run.runId, only, applied?.filterId));
+    matchAt = -1;
+}
+
+/** Goes to the next (1) or previous (-1) matching row, focusing its first matching cell. */
+function goToMatch(delta: number): void {
+    if (!api || !run || !found || found.matches.length === 0) return;
+    const n = found.matches.length;
+    matchAt = matchAt < 0 ? (delta > 0 ? 0 : n - 1) : (matchAt + delta + n) % n;
+    const row = onlyMatching ? matchAt : found.matches[matchAt];
+    api.ensureIndexVisible(row, 'middle');
+    const data = api.getDisplayedRowAtIndex(row)?.data;
+    const col = data ? run.fields.findIndex((_, i) => cellSearchText(data[i]).toLowerCase().includes(needle)) : -1;
+    api.setFocusedCell(row, run.fields[Math.max(0, col)]?.name ?? '#');
+    searchInfo.textContent = `match ${fmt(matchAt + 1)} of ${fmt(found.matchCount)} (row ${fmt(found.matches[matchAt] + 1)})${found.complete ? '' : ` · searched the ${fmt(found.rowsSearched)} rows in memory of ${fmt(run.rowCount)}`}`;
+}
+
+// ---------------------------------------------------------------------------- column tools
+
+/** The grid's one-line row height (Wrap text makes rows three of them). */
+let wrapLineHeight: number | undefined;
+/** The column whose counts (Group by column) are awaited. */
+let groupField: string | undefined;
+
+function columnAction(action: ColumnAction, field: string): void {
+    if (!api || !run) return;
+    switch (action) {
+        case 'pin': {
+            const pinned = api.getColumnState().find(c => c.colId === field)?.pinned;
+            api.applyColumnState({ state: [{ colId: field, pinned: pinned ? null : 'left' }] });
+            break;
+        }
+        case 'hide':
+            api.applyColumnState({ state: [{ colId: field, hide: true }] });
+            break;
+        case 'showAll':
+            api.applyColumnState({ state: run.fields.map(f => ({ colId: f.name, hide: false })) });
+            break;
+        case 'autoSize':
+            api.autoSizeAllColumns();
+            break;
+        case 'wrap': {
+            // The infinite row model has one row height: wrapped rows are three lines tall, all of them.
+            const on = !gridBox.classList.contains('wrap');
+            wrapLineHeight ??= api.getSizesForCurrentTheme().rowHeight;
+            gridBox.classList.toggle('wrap', on);
+            gridBox.dataset.wrap = String(on);
+            filterBar.element.querySelector('[data-action="wrap"]')?.setAttribute('aria-pressed', String(on));
+            api.setGridOption('rowHeight', on ? wrapLineHeight * 3 : wrapLineHeight);
+            return;
+        }
+        case 'group':
+            groupField = field;
+            columnStatsBox.hidden = false;
+            columnStatsBox.replaceChildren(el('p', {}, `Counting the rows by ${headerText(field)}…`));
+            post({ type: 'distinct', runId: run.runId, field });
+            return;
+    }
+    saveColumns();
+}
+
+/** Group by column: the counts of each value, labelled as local (over the rows VS Code holds). */
+function showGroups(v: DistinctValuesView): void {
+    groupField = undefined;
+    const type = run?.fields.find(f => f.name === v.field)?.type ?? 'string';
+    const head = el('div', { class: 'details-head' });
+    const scope = v.complete ? `all ${fmt(v.rowsCounted)} rows` : `the ${fmt(v.rowsCounted)} rows in memory (not the whole result)`;
+    head.append(el('h2', {}, `Rows by ${headerText(v.field)}, counted in VS Code over ${scope}`), button('Close', 'Close the counts', () => (columnStatsBox.hidden = true)));
+    const table = el('table', { class: 'group-counts', 'aria-label': `Rows by ${headerText(v.field)}` });
+    const hr = el('tr');
+    hr.append(el('th', { scope: 'col' }, headerText(v.field)), el('th', { scope: 'col' }, 'rows'));
+    table.append(hr);
+    for (const d of v.values) {
+        const tr = el('tr');
+        tr.append(el('td', {}, d.value === null ? '(null)' : cellText(d.value, type, run ? zoneOf(run) : 'utc')), el('td', { class: 'num' }, fmt(d.count)));
+        table.append(tr);
+    }
+    const more = v.distinct > v.values.length ? [el('p', {}, `The ${fmt(v.values.length)} largest of ${fmt(v.distinct)} groups.`)] : [];
+    columnStatsBox.replaceChildren(head, table, ...more);
+}
+
+interface SavedColumn {
+    colId: string;
+    hide?: boolean | null;
+    pinned?: 'left' | 'right' | boolean | null;
+    width?: number;
+}
+
+/** The grid's columns (order, hidden, pinned, width) per query text: a query block opens as it was left. */
+function savedColumns(): Record<string, SavedColumn[]> {
+    const state = vscode.getState() as { columns?: Record<string, SavedColumn[]> } | undefined;
+    return state?.columns ?? {};
+}
+
+function saveColumns(): void {
+    if (!api || !run || run.state !== 'done') return;
+    const all = savedColumns();
+    all[run.query] = api.getColumnState().map(c => ({ colId: c.colId, hide: c.hide, pinned: c.pinned, width: c.width ?? undefined }));
+    // A few dozen queries are remembered: the oldest go first.
+    const keys = Object.keys(all);
+    for (const k of keys.slice(0, Math.max(0, keys.length - 50))) delete all[k];
+    vscode.setState({ ...((vscode.getState() as object | undefined) ?? {}), columns: all });
+}
+
+function restoreColumns(view: RunView): void {
+    const saved = savedColumns()[view.query];
+    if (api && saved) api.applyColumnState({ state: saved.filter(c => c.colId === '#' || view.fields.some(f => f.name === c.colId)), applyOrder: true });
+}
+
+// ------------------------------------------------------------------------------ column stats
+
+function showColumnStats(m: Extract<HostMessage, { type: 'columnStats' }>): void {
+    const head = el('div', { class: 'details-head' });
+    head.append(el('h2', {}, `Statistics of ${headerText(m.field)} over the whole result (on the service)`), button('Close', 'Close the column statistics', () => (columnStatsBox.hidden = true)));
+    const body: HTMLElement[] = [head, el('pre', { class: 'query' }, m.query)];
+    if (m.error !== undefined) body.push(el('p', { class: 'error' }, `The statistics query failed: ${m.error}`));
+    const list = el('dl', { class: 'stats-list' });
+    for (const [name, value] of m.pairs ?? []) list.append(el('dt', {}, name.replace(/_/g, ' ')), el('dd', {}, value !== null && typeof value === 'object' ? detailText(JSON.stringify(value)) : detailText(value)));
+    if (m.pairs) body.push(list);
+    columnStatsBox.replaceChildren(...body);
+}
+
+// ---------------------------------------------------------------------------------- filters
+
+let filterId = 0;
+/** The run whose fields the filter bar offers. */
+let filtersRunId = -1;
+/** The filters the host applied here (their rows are the grid's); undefined: every row. */
+let applied: FilterResultView | undefined;
+
+function applyFilters(filters: readonly ColumnFilter[]): void {
+    if (!run || run.state !== 'done') return;
+    post({ type: 'filters', runId: run.runId, filterId: ++filterId, filters: [...filters], sort: sortShown?.key });
+}
+
+function showFilterResult(r: FilterResultView): void {
+    if (!run || r.runId !== run.runId || r.filterId !== filterId) return;
+    applied = r.local && filterBar.filters.length > 0 ? r : undefined;
+    filterBar.showResult(r, run.rowCount);
+    // The search and its matches are over the rows shown: search again.
+    if (needle !== '') startSearch();
+    showGridRows();
+}
+
+/** The selected cells' values of the focused column as a filter (one value: == / !=, more: in / !in). */
+function selectionFilter(exclude: boolean): void {
+    const sel = selectedCells();
+    if (!sel) return;
+    const values: unknown[] = [];
+    const keys = new Set<string>();
+    for (const v of sel.values) {
+        const key = JSON.stringify(v);
+        if (!keys.has(key)) {
+            keys.add(key);
+            values.push(v);
+        }
+    }
+    filterBar.add({ field: sel.field, kind: 'values', values, exclude });
+}
+
+// --------------------------------------------------------------------------- selection stats
+
+/** The selected cells: the focused cell's column over the selected rows (the focused row when none is selected). */
+function selectedCells(): { field: string; type: string; values: unknown[] } | undefined {
+    if (!api || !run || run.state !== 'done') return undefined;
+    const focused = api.getFocusedCell();
+    const field = focused ? run.fields.findIndex(f => f.name === focused.column.getColId()) : -1;
+    if (field < 0) return undefined;
+    const nodes = api.getSelectedNodes();
+    const rows = nodes.length > 0 ? nodes : [api.getDisplayedRowAtIndex(focused!.rowIndex)].filter(n => n !== undefined);
+    const values = rows.filter(n => n.data).map(n => (n.data as unknown[])[field] ?? null);
+    return { field: run.fields[field].name, type: run.fields[field].type, values };
+}
+
+
+/** Statistics of the focused cell's column over the selected rows (the focused row when none is selected). */
+function updateSelectionStats(): void {
+    const sel = selectedCells();
+    selectionBar.hidden = !sel;
+    selectionLine.textContent = sel ? selectionStatsText(headerText(sel.field), selectionStats(sel.values, sel.type)) : '';
+}
+
+// ------------------------------------------------------------------------------ more tables
+
+/** Grids of the result's other tables (small: sent whole), one tab each, before Chart. */
+const extraGrids: GridApi<unknown[]>[] = [];
+
+function showExtraTables(tables: readonly ExtraTableView[]): void {
+    for (const g of extraGrids.splice(0)) g.destroy();
+    for (let i = 1; tabs.has(`table-${i}`); i++) tabs.remove(`table-${i}`);
+    tables.forEach((t, k) => {
+        const id = `table-${k + 1}`;
+        const panel = el('div', { class: 'panel table-panel' });
+        const note = t.rowCount > t.rows.length ? el('p', {}, `The first ${fmt(t.rows.length)} of ${fmt(t.rowCount)} rows.`) : undefined;
+        const box = el('div', { class: 'grid' });
+        if (note) panel.append(note);
+        panel.append(box);
+        panels.append(panel);
+        tabs.add(id, `Table ${k + 2}: ${headerText(t.name)}`, panel, 'chart');
+        const zone = run ? zoneOf(run) : 'utc';
+        extraGrids.push(
+            createGrid<unknown[]>(box, {
+                theme,
+                styleNonce: nonce,
+                rowData: t.rows,
+                columnDefs: t.fields.map((f, i) => ({
+                    colId: f.name,
+                    headerName: headerText(f.name),
+                    valueGetter: p => p.data?.[i] ?? null,
+                    valueFormatter: p => cellText(p.value, f.type, zone),
+                    type: isNumericType(f.type) ? 'rightAligned' : undefined,
+                    width: columnWidth(headerText(f.name), t.rows.map(r => cellText(r[i], f.type, zone)), textMeasure()),
+                })),
+            }),
+        );
+    });
+}
+
 // --------------------------------------------------------------------------------- details
 
 function showDetails(rowIndex: number | undefined): void {
@@ -433,6 +830,27 @@ function showDetails(rowIndex: number | undefined): void {
         const filter = button('Filter', `Keep the rows where ${headerText(f.name)} has this value (the query is run again)`, () => post({ type: 'filter', runId: shown.runId, field: f.name, value: data[i] ?? null }));
         dd.append(value, copy, filter);
         list.append(dt, dd);
+        // A JSON cell: its nested values, each with its value and its path (`['geo']['city']`) to copy.
+        const leaves = data[i] !== null && typeof data[i] === 'object' ? jsonLeaves(f.name, data[i]) : [];
+        if (leaves.length > 0) {
+            const nested = el('details', { class: 'json-tree' });
+            nested.append(el('summary', {}, `Nested values of ${headerText(f.name)} (${fmt(leaves.length)})`));
+            const ul = el('ul');
+            for (const leaf of leaves) {
+                const li = el('li');
+                li.dataset.depth = String(leaf.depth);
+                const isBranch = leaf.value !== null && typeof leaf.value === 'object';
+                li.append(
+                    el('code', { class: 'json-path' }, detailText(leaf.path)),
+                    ...(isBranch ? [] : [el('code', {}, detailText(leaf.value))]),
+                    button('Copy value', `Copy the value at ${leaf.path}`, () => post({ type: 'copyText', text: fullText(leaf.value) })),
+                    button('Copy path', `Copy the path ${leaf.path}`, () => post({ type: 'copyText', text: leaf.path })),
+                );
+                ul.append(li);
+            }
+            nested.append(ul);
+            dd.append(nested);
+        }
     });
     details.append(head, list);
 }
@@ -490,6 +908,12 @@ function showRun(view: RunView): void {
         details.hidden = true;
         sortShown = undefined;
         preloaded = undefined;
+        resetSearchResult();
+        selectionLine.textContent = '';
+        selectionBar.hidden = true;
+        applied = undefined;
+        filterBar.reset([]);
+        columnStatsBox.hidden = true;
     }
     if (view.state !== 'done') main.hidden = true;
     updateStatus();
@@ -510,10 +934,20 @@ function showRun(view: RunView): void {
         showGrid(view);
         view.firstRows = undefined;
         updateStatus(0);
-        // Without a Chart tab, the chart is drawn above the grid for aggregations only.
-        if (view.mode === 'once' || document.getElementById('apl-chart-panel')) chartView.show(view);
-        else chartView.clear();
+        // The Chart tab: drawn now, or when a paged result's chart rows come (chartable).
+        const drawn = chartView.show(view);
+        noChart.hidden = drawn || view.chartable === true;
+        showExtraTables(view.tables ?? []);
+        if (filtersRunId !== view.runId) {
+            filtersRunId = view.runId;
+            filterBar.reset(view.fields);
+        }
+        // A search typed before the run finds its rows in the new result.
+        if (needle !== '') startSearch();
+    } else {
+        showExtraTables([]);
     }
+    if (tabs.selected === 'stats') renderStats(statsPanel, view);
 }
 
 window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
@@ -543,10 +977,11 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
                 p.params.failCallback();
                 return;
             }
-            run.rowCount = m.rowCount;
+            if (!p.exact) run.rowCount = m.rowCount;
             run.rowsLoaded = m.rowsLoaded;
             run.requests = m.requests;
-            const lastRow = m.sort ? m.rowCount : m.start + m.rows.length < p.params.endRow ? m.start + m.rows.length : m.rowCount;
+            // A sorted or searched view knows its exact row count.
+            const lastRow = m.sort || p.exact ? m.rowCount : m.start + m.rows.length < p.params.endRow ? m.start + m.rows.length : m.rowCount;
             p.params.successCallback(m.rows, lastRow);
             if (m.start === 0) {
                 fitColumns(run, m.rows);
@@ -558,6 +993,23 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
             onRowsShown(m.rows.length, m.sort);
             break;
         }
+        case 'searchResult':
+            showSearchResult(m.result);
+            break;
+        case 'filterResult':
+            showFilterResult(m.result);
+            break;
+        case 'distinctValues':
+            if (!run || m.result.runId !== run.runId) break;
+            if (groupField === m.result.field) showGroups(m.result);
+            else filterBar.showDistinct(m.result);
+            break;
+        case 'columnStats':
+            if (run && m.runId === run.runId) showColumnStats(m);
+            break;
+        case 'searchFailed':
+            if (run && m.runId === run.runId && m.searchId === searchId) searchInfo.textContent = `The search failed: ${m.message}`;
+            break;
         case 'rowsFailed': {
             const p = pending.get(m.requestId);
             pending.delete(m.requestId);

@@ -62,7 +62,7 @@ function blockOf(id: string, chunk: ColumnarChunk): ColdBlock {
  */
 function same(v: unknown, apl = ''): unknown {
     // `… [| sort by _time] | take N` reads sources until N rows: its rowsMatched counts the rows of those read.
-    const drop = ['blocksExamined', 'minBlockTime', 'maxBlockTime', 'rowsExamined', ...(/\| take \d+$/.test(apl) ? ['rowsMatched'] : [])];
+    const drop = ['blocksExamined', 'blocksSkipped', 'minBlockTime', 'maxBlockTime', 'rowsExamined', ...(/\| take \d+$/.test(apl) ? ['rowsMatched'] : [])];
     return JSON.parse(JSON.stringify(comparable(v)), (k, x: unknown) => (drop.includes(k) ? undefined : x));
 }
 

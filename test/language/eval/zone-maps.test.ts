@@ -97,6 +97,13 @@ describe('only the blocks that can match are read', () => {
         expect(await blocks(pruned, "['logs'] | extend n = 1 | where n > 4000")).toBe(5);
     });
 
+    it("['logs'] | where id == 'id-02500': the four blocks pruning ruled out are counted as skipped", async () => {
+        const status = (await pruned.query("['logs'] | where id == 'id-02500'", { now: NOW })).status;
+        expect([status.blocksExamined, status.blocksSkipped]).toEqual([1, 4]);
+        // Nothing pruned, nothing said.
+        expect((await pruned.query("['logs'] | where status == '500'", { now: NOW })).status.blocksSkipped).toBeUndefined();
+    });
+
     it('blocks measured once stay right as rows are appended', async () => {
         const e = createEngine({ zoneRows: ZONE, clock: () => Date.parse(NOW) });
         e.ingest('logs', IN_ORDER.slice(0, 2500).map(event));

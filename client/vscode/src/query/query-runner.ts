@@ -6,6 +6,7 @@
  */
 import { AplApiError, queryErrorLocation, type QueryErrorLocation } from '../../../api/errors.js';
 import type { PagingKind } from '../../../api/paging.js';
+import type { TabularResult } from '../../../api/types.js';
 import type { Connection, ConnectionManager } from '../connections/connection-manager.js';
 import type { HistoryManager, RunOutcome } from '../history/history-manager.js';
 import { ResultSet, type ResultMode } from '../results/result-set.js';
@@ -135,6 +136,12 @@ export class QueryRunner {
 
     private emit(run: Run): void {
         for (const l of this.listeners) l(run);
+    }
+
+    /** A query beside `run` (its connection and time range), leaving the current run as it is: the results view's column statistics. */
+    async aside(run: Run, apl: string): Promise<TabularResult> {
+        const client = await this.connections.client(run.connection);
+        return client.query(apl, { format: 'tabular', startTime: run.range.startTime, endTime: run.range.endTime });
     }
 
     /** Starts a run (cancelling the current one) and resolves with its summary when it ends. */

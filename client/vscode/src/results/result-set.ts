@@ -187,6 +187,23 @@ export class ResultSet {
         return page;
     }
 
+    /** The pages held in memory now, each with the index of its first row, in order (what a search reads without asking the service). */
+    heldPages(): { start: number; page: ResultPage }[] {
+        const size = this.pageSize;
+        return this.store
+            .cachedPages()
+            .sort((a, b) => a - b)
+            .map(i => ({ start: i * size, page: this.store.peek(i)! }))
+            .filter(p => p.page !== undefined);
+    }
+
+    /** Whether every page of the result is in memory (a search of the held pages is then a search of all of it). */
+    get allHeld(): boolean {
+        if (this.options.mode === 'once') return true;
+        const count = this.store.pageCount;
+        return count !== undefined && this.store.cachedPages().length >= count;
+    }
+
     /** Rows `start` .. `end`-1 as arrays aligned with `fields` (fewer at the end of the result). */
     async rows(start: number, end: number): Promise<unknown[][]> {
         const out: unknown[][] = [];

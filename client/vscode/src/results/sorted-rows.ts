@@ -79,6 +79,11 @@ export class SortedRows {
         return out;
     }
 
+    /** Every row of the result, in its own order (read once, as for a sort). */
+    allRows(): Promise<unknown[][]> {
+        return this.load();
+    }
+
     /** The number of rows once read (the exact count of a paged result). */
     async count(): Promise<number> {
         return (await this.load()).length;
