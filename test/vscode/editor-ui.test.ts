@@ -27,6 +27,8 @@ import {
     startCodeServer,
     type CodeServer,
     type TestService,
+    runLineInEditor,
+    uiSteps,
 } from './harness.js';
 
 const EVENTS = 5000;
@@ -66,18 +68,7 @@ describe.skipIf(SKIP)('the editor as a user meets it (issue 25)', () => {
         if (workspace) rmSync(workspace, { recursive: true, force: true });
     });
 
-    /** Runs a UI step and saves a screenshot after it (named after it), also when it fails. */
-    async function step(name: string, fn: () => Promise<void>): Promise<void> {
-        mkdirSync(SCREENSHOTS, { recursive: true });
-        const file = join(SCREENSHOTS, `editor-ui-${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}.png`);
-        try {
-            await fn();
-            await page.screenshot({ path: file });
-        } catch (e) {
-            await page.screenshot({ path: file }).catch(() => undefined);
-            throw new Error(`${e instanceof Error ? e.message : String(e)}\n(screenshot: ${file})`, { cause: e });
-        }
-    }
+    const step = uiSteps(() => page, 'editor-ui-', { always: true });
 
     /** A screenshot in the middle of a step, to look at. */
     async function shot(name: string): Promise<void> {
@@ -98,12 +89,7 @@ describe.skipIf(SKIP)('the editor as a user meets it (issue 25)', () => {
         await page.keyboard.press('Enter');
     }
 
-    async function runLine(line: number): Promise<void> {
-        await page.keyboard.press('Control+G');
-        await quickInputBox().fill(`:${line}`);
-        await page.keyboard.press('Enter');
-        await page.keyboard.press('Control+Enter');
-    }
+    const runLine = (line: number) => runLineInEditor(page, line);
 
     /** The validation message under a quick-input box (empty when the answer is fine). */
     const inputMessage = () => page.locator('.quick-input-widget .quick-input-message');

@@ -260,6 +260,39 @@ export async function openFile(page: Page, fileName: string, text: string): Prom
 }
 
 /**
+ * The step runner of a UI test file: runs a step and, when it fails, saves a screenshot named
+ * `<prefix>-<step>.png` in SCREENSHOTS and says where (`always`: after a passing step too, for
+ * looking at). `page` is read when the step runs (the page is made in beforeAll).
+ */
+export function uiSteps(page: () => Page, prefix: string, options: { always?: boolean } = {}): (name: string, fn: () => Promise<void>) => Promise<void> {
+    return async (name, fn) => {
+        const file = join(SCREENSHOTS, `${prefix}${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase().slice(0, 80)}.png`);
+        try {
+            await fn();
+            if (options.always) {
+                mkdirSync(SCREENSHOTS, { recursive: true });
+                await page().screenshot({ path: file });
+            }
+        } catch (e) {
+            mkdirSync(SCREENSHOTS, { recursive: true });
+            await page()
+                .screenshot({ path: file })
+                .catch(() => undefined);
+            throw new Error(`${e instanceof Error ? e.message : String(e)}\n(screenshot: ${file})`, { cause: e });
+        }
+    };
+}
+
+/** Runs the query block at `line` of the open editor as a user does: Go to Line, then Ctrl+Enter. */
+export async function runLineInEditor(page: Page, line: number, options: { clickEditor?: boolean } = {}): Promise<void> {
+    if (options.clickEditor !== false) await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+    await page.keyboard.press('Control+G');
+    await page.locator('.quick-input-widget .quick-input-box input').fill(`:${line}`);
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Control+Enter');
+}
+
+/**
  * The environment of the extension-host suite (test/vscode/suite/index.ts): the service, through
  * AXIOM_* (the extension's fallback connection) and APL_TEST_* (what the tests check against).
  */

@@ -21,13 +21,14 @@ import {
     openWorkbench,
     provision,
     ROOT,
-    SCREENSHOTS,
     SKIP,
     skippedBanner,
     startAplServe,
     startCodeServer,
     type CodeServer,
     type TestService,
+    runLineInEditor,
+    uiSteps,
 } from './harness.js';
 
 const EVENTS = 3_000;
@@ -124,25 +125,9 @@ describe.skipIf(SKIP)('charts, exports and history of the results view in a real
         if (workspace) rmSync(workspace, { recursive: true, force: true });
     });
 
-    /** Runs a UI step; on failure saves a screenshot named after it. */
-    async function step(name: string, fn: () => Promise<void>): Promise<void> {
-        try {
-            await fn();
-        } catch (e) {
-            mkdirSync(SCREENSHOTS, { recursive: true });
-            const file = join(SCREENSHOTS, `charts-${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase().slice(0, 80)}.png`);
-            await page.screenshot({ path: file }).catch(() => undefined);
-            throw new Error(`${e instanceof Error ? e.message : String(e)}\n(screenshot: ${file})`, { cause: e });
-        }
-    }
+    const step = uiSteps(() => page, 'charts-');
 
-    async function runLine(line: number): Promise<void> {
-        await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
-        await page.keyboard.press('Control+G');
-        await page.locator('.quick-input-widget .quick-input-box input').fill(`:${line}`);
-        await page.keyboard.press('Enter');
-        await page.keyboard.press('Control+Enter');
-    }
+    const runLine = (line: number) => runLineInEditor(page, line);
 
     /** The Results view's frame (`purpose=webviewView`): an open .aplr file has a webview of its own. */
     const frame = () => page.frameLocator('iframe.webview.ready[src*="purpose=webviewView"]').frameLocator('#active-frame');

@@ -28,6 +28,8 @@ import {
     startCodeServer,
     type CodeServer,
     type TestService,
+    runLineInEditor,
+    uiSteps,
 } from './harness.js';
 
 const EVENTS = 30_000;
@@ -146,25 +148,9 @@ describe.skipIf(SKIP)('the results view in a real VS Code, over 30,000 events', 
         if (workspace) rmSync(workspace, { recursive: true, force: true });
     });
 
-    /** Runs a UI step; on failure saves a screenshot named after it. */
-    async function step(name: string, fn: () => Promise<void>): Promise<void> {
-        try {
-            await fn();
-        } catch (e) {
-            mkdirSync(SCREENSHOTS, { recursive: true });
-            const file = join(SCREENSHOTS, `grid-${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase().slice(0, 80)}.png`);
-            await page.screenshot({ path: file }).catch(() => undefined);
-            throw new Error(`${e instanceof Error ? e.message : String(e)}\n(screenshot: ${file})`, { cause: e });
-        }
-    }
+    const step = uiSteps(() => page, 'grid-');
 
-    async function runLine(line: number): Promise<void> {
-        await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
-        await page.keyboard.press('Control+G');
-        await page.locator('.quick-input-widget .quick-input-box input').fill(`:${line}`);
-        await page.keyboard.press('Enter');
-        await page.keyboard.press('Control+Enter');
-    }
+    const runLine = (line: number) => runLineInEditor(page, line);
 
     const frame = () => resultsFrame(page);
     const status = () => frame().locator('[data-testid="apl-status"]');

@@ -8,7 +8,7 @@
  * saying what is missing, unless APL_SKIP_VSCODE_TESTS=1.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -23,7 +23,6 @@ import {
     resultsFrame,
     runHostSuite,
     ROOT,
-    SCREENSHOTS,
     SKIP,
     skippedBanner,
     startAplServe,
@@ -32,6 +31,8 @@ import {
     type CodeServer,
     type TestService,
     type ToolPaths,
+    runLineInEditor,
+    uiSteps,
 } from './harness.js';
 import { HOST_TESTS, type HostTestResult } from './suite/names.js';
 
@@ -142,24 +143,9 @@ describe.skipIf(SKIP)('the extension in a real VS Code', () => {
             if (workspace) rmSync(workspace, { recursive: true, force: true });
         });
 
-        /** Runs a UI step; on failure saves a screenshot named after it. */
-        async function step(name: string, fn: () => Promise<void>): Promise<void> {
-            try {
-                await fn();
-            } catch (e) {
-                mkdirSync(SCREENSHOTS, { recursive: true });
-                const file = join(SCREENSHOTS, `${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}.png`);
-                await page.screenshot({ path: file }).catch(() => undefined);
-                throw new Error(`${e instanceof Error ? e.message : String(e)}\n(screenshot: ${file})`, { cause: e });
-            }
-        }
+        const step = uiSteps(() => page, '');
 
-        async function runLine(line: number): Promise<void> {
-            await page.keyboard.press('Control+G');
-            await page.locator('.quick-input-widget .quick-input-box input').fill(`:${line}`);
-            await page.keyboard.press('Enter');
-            await page.keyboard.press('Control+Enter');
-        }
+        const runLine = (line: number) => runLineInEditor(page, line, { clickEditor: false });
 
         const frame = () => resultsFrame(page);
         const status = () => frame().locator('[data-testid="apl-status"]');
