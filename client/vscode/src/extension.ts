@@ -31,6 +31,7 @@ import { QueryRunner, type Run, type RunRequest, type RunSummary } from './query
 import { runLenses } from './query/run-lens.js';
 import { formatRows } from './results/copy-format.js';
 import { ExportIncompleteError, exportPages, isExportFormat, type ExportFormat } from './results/export-writer.js';
+import { registerNotebooks } from './notebook/notebook-extension.js';
 import { csvFormulaGuard, ResultsPanel } from './results/results-panel.js';
 import { fetchSchema, schemaPayload } from './schema/schema-manager.js';
 import { INSERT_COMMAND, insertText, SchemaTree, type SchemaNode } from './schema/schema-tree.js';
@@ -105,6 +106,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
     // The last range picked in this workspace (a project of old logs keeps All time), else the setting.
     let timeRange: TimeRangeSpec = parseTimeRangeSpec(context.workspaceState.get(TIME_RANGE_KEY)) ?? parseTimeRangeSpec(config().get('defaultTimeRange')) ?? { preset: '24h' };
     let lastPaint: { runId: number; ms: number } | undefined;
+
+    registerNotebooks(context, {
+        connections,
+        languageClient,
+        timeRange: () => timeRange,
+        settings: () => ({ pageSize: clampInt(config().get<number>('results.pageSize', 1000), 1, 50_000), cachedPages: clampInt(config().get<number>('results.cachedPages', 20), 1, 1000) }),
+        formulaGuard: csvFormulaGuard,
+    });
 
     const panel = new ResultsPanel(context.extensionUri, {
         rerun: () => void rerun(),

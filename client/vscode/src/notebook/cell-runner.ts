@@ -58,7 +58,7 @@ export function cellTimeRange(cell: NotebookTimeRange | undefined, notebook: Not
     try {
         resolved = resolveArgs({ start, end }, BigInt(now) * 1_000_000n);
     } catch (e) {
-        throw new Error(`time range: ${e instanceof Error ? e.message.replace(/--(start|end)/g, '$1') : String(e)}`);
+        throw new Error(`time range: ${e instanceof Error ? e.message.replace(/--(start|end)/g, '$1') : String(e)}`, { cause: e });
     }
     const startTime = resolved.startTime ?? fallback.startTime;
     const endTime = resolved.endTime ?? new Date(now).toISOString();
