@@ -154,6 +154,12 @@ export function registerNotebooks(context: vscode.ExtensionContext, host: Notebo
     controller.supportedLanguages = ['apl'];
     controller.supportsExecutionOrder = true;
     subs.push(controller);
+    // The only kernel of an APL notebook: preferred, so a run does not first ask which kernel to use.
+    const prefer = (nb: vscode.NotebookDocument) => {
+        if (nb.notebookType === NOTEBOOK_TYPE) controller.updateNotebookAffinity(nb, vscode.NotebookControllerAffinity.Preferred);
+    };
+    vscode.workspace.notebookDocuments.forEach(prefer);
+    subs.push(vscode.workspace.onDidOpenNotebookDocument(prefer));
 
     function connectionFor(nb: vscode.NotebookDocument): Connection | undefined {
         const name = typeof nb.metadata.connection === 'string' ? nb.metadata.connection : undefined;
