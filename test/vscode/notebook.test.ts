@@ -114,7 +114,7 @@ describe.skipIf(SKIP)('APL notebooks in a real VS Code, over 5,000 events', () =
             // Newest first.
             expect(await firstCell(seqColumn).textContent()).toBe(String(EVENTS - 1));
             await picture('notebook');
-        }));
+        }), 3 * T);
 
     it("let lo = 0; ['events'] | where seq >= lo: Next page fetches the second page from the service", () =>
         step('next page', async () => {
@@ -124,14 +124,14 @@ describe.skipIf(SKIP)('APL notebooks in a real VS Code, over 5,000 events', () =
             expect(await grid().locator('tbody tr:first-child').getAttribute('aria-rowindex')).toBe('1002');
             await outputs().getByRole('button', { name: 'Previous page' }).click();
             await expect.poll(() => status().textContent(), { timeout: T }).toMatch(/page 1 of 5/);
-        }));
+        }), 3 * T);
 
     it("['events'] | where nope(seq) > lo: the service's error is on the cell's line 2, with a squiggle there", () =>
         step('error cell', async () => {
             await runCell(1);
             await expect.poll(() => outputs().locator('.apl-nb [role="alert"]').first().textContent(), { timeout: T }).toMatch(/^line 2, column \d+: /);
             await codeCell(1).locator('.squiggly-error').first().waitFor({ timeout: T });
-        }));
+        }), 3 * T);
 
     it('the notebook saved and reopened with the service stopped shows the stored output, and how old it is', () =>
         step('reopen', async () => {
@@ -149,5 +149,5 @@ describe.skipIf(SKIP)('APL notebooks in a real VS Code, over 5,000 events', () =
             await codeCell(0).locator('.view-lines', { hasText: 'where seq' }).waitFor({ timeout: T }).catch(openNotebook);
             await expect.poll(() => grid().getAttribute('aria-rowcount'), { timeout: T }).toBe(String(EVENTS + 1));
             await expect.poll(() => status().textContent(), { timeout: T }).toMatch(/^Stored output: ran just now .*5,000 rows \(the first 500 kept\)/);
-        }));
+        }), 5 * T);
 });

@@ -640,6 +640,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
     context.subscriptions.push(
         vscode.languages.registerCodeLensProvider({ language: 'apl' }, {
             async provideCodeLenses(document) {
+                // A notebook cell runs from its own Run button (the notebook's controller).
+                if (document.uri.scheme === 'vscode-notebook-cell') return [];
                 const info = await languageClient.queryInfo(document);
                 return runLenses(info.blocks, document.uri.toString()).map(({ line, ...command }) => new vscode.CodeLens(new vscode.Range(line, 0, line, 0), command));
             },

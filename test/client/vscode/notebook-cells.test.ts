@@ -113,3 +113,20 @@ describe('a cell run', () => {
         expect(() => cellTimeRange({ start: 'yesterdayish' }, undefined, fallback, now)).toThrow(/time range/);
     });
 });
+
+describe('cell preludes for the language server', () => {
+    it('gives each APL cell the lets above it and the names only cells below define', async () => {
+        const { cellPreludes } = await import('../../../client/vscode/src/notebook/cell-preludes.js');
+        const cells: NotebookCell[] = [
+            { kind: 'apl', text: 'let lo = 1;' },
+            { kind: 'markdown', text: '# x' },
+            { kind: 'apl', text: "['events'] | where seq > lo and seq < hi" },
+            { kind: 'apl', text: "// as recent\nlet hi = 9;\n['events'] | take 3" },
+        ];
+        expect(cellPreludes(cells)).toEqual([
+            { index: 0, prelude: '', later: [{ name: 'hi', cell: 4 }, { name: 'recent', cell: 4 }] },
+            { index: 2, prelude: 'let lo = 1;\n', later: [{ name: 'hi', cell: 4 }, { name: 'recent', cell: 4 }] },
+            { index: 3, prelude: 'let lo = 1;\n', later: [] },
+        ]);
+    });
+});

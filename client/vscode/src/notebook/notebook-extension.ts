@@ -14,6 +14,7 @@ import type { AplLanguageClient } from '../language-client.js';
 import { exportPages, isExportFormat } from '../results/export-writer.js';
 import type { ResultSet } from '../results/result-set.js';
 import { ALL_TIME_START, presetLabel, resolveTimeRange, TIME_PRESETS, type TimeRangeSpec } from '../time-range.js';
+import { cellPreludes } from './cell-preludes.js';
 import { runCell } from './cell-runner.js';
 import { NOTEBOOK_TYPE, OUTPUT_MIME, readNotebookRecord, toAplNotebook, writeNotebookRecord, type CellOutputData, type CellRecord, type NotebookRecord } from './notebook-model.js';
 
@@ -135,6 +136,11 @@ async function pickTimeRange(current: NotebookTimeRange | undefined, clearLabel:
     return { start, ...(end.trim() !== '' && { end }) };
 }
 
+/** The cells without their outputs (what a script is made of). */
+function plainCells(record: NotebookRecord): NotebookCell[] {
+    return record.cells.map(c => (c.kind === 'apl' ? { kind: 'apl', text: c.text, ...(c.timeRange && { timeRange: c.timeRange }) } : { kind: 'markdown', text: c.text }));
+}
+
 function withoutTimeRange(metadata: { [key: string]: unknown }): { [key: string]: unknown } {
     const rest = { ...metadata };
     delete rest.timeRange;
@@ -161,6 +167,26 @@ export function registerNotebooks(context: vscode.ExtensionContext, host: Notebo
     vscode.workspace.notebookDocuments.forEach(prefer);
     subs.push(vscode.workspace.onDidOpenNotebookDocument(prefer));
 
+    // The language server checks each cell with the lets of the cells above it (apl/cellPrelude).
+    const pending = new Map<vscode.NotebookDocument, ReturnType<typeof setTimeout>>();
+    const sendPreludes = (nb: vscode.NotebookDocument) => {
+        if (nb.notebookType !== NOTEBOOK_TYPE) return;
+        const cells = nb.getCells();
+        for (const p of cellPreludes(plainCells(documentRecord(nb)))) void host.languageClient.cellPrelude(cells[p.index].document.uri.toString(), p.prelude, p.later);
+    };
+    const schedule = (nb: vscode.NotebookDocument) => {
+        clearTimeout(pending.get(nb));
+        pending.set(nb, setTimeout(() => { pending.delete(nb); sendPreludes(nb); }, 250));
+    };
+    vscode.workspace.notebookDocuments.forEach(sendPreludes);
+    subs.push(
+        vscode.workspace.onDidOpenNotebookDocument(sendPreludes),
+        vscode.workspace.onDidChangeNotebookDocument(e => {
+            if (e.contentChanges.length > 0 || e.cellChanges.some(c => c.document)) schedule(e.notebook);
+        }),
+        { dispose: () => pending.forEach(t => clearTimeout(t)) },
+    );
+
     function connectionFor(nb: vscode.NotebookDocument): Connection | undefined {
         const name = typeof nb.metadata.connection === 'string' ? nb.metadata.connection : undefined;
         return (name !== undefined ? host.connections.list().find(c => c.name === name) : undefined) ?? host.connections.active();
@@ -181,7 +207,7 @@ export function registerNotebooks(context: vscode.ExtensionContext, host: Notebo
         const connection = connectionFor(nb);
         try {
             if (!connection) throw new Error("no connection: run 'APL: Start Local Service' or 'APL: Add Connection'");
-            const cells: NotebookCell[] = documentRecord(nb).cells.map(c => (c.kind === 'apl' ? { kind: 'apl', text: c.text, ...(c.timeRange && { timeRange: c.timeRange }) } : { kind: 'markdown', text: c.text }));
+            const cells = plainCells(documentRecord(nb));
             const result = await runCell({
                 cells,
                 index: cell.index,
