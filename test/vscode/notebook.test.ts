@@ -88,9 +88,12 @@ describe.skipIf(SKIP)('APL notebooks in a real VS Code, over 5,000 events', () =
     const status = () => outputs().locator('.apl-nb [role="status"]').first();
     const firstCell = (col: number) => grid().locator(`tbody tr:first-child td:nth-child(${col})`);
 
+    /** Runs the cell with its own Run button (left of its editor). */
     async function runCell(n: number): Promise<void> {
         await codeCell(n).locator('.view-lines').click();
-        await page.keyboard.press('Control+Enter');
+        const run = codeCell(n).locator('.run-button-container .action-label').first();
+        await run.hover();
+        await run.click();
     }
 
     /** APL_VSCODE_SCREENSHOTS=docs/images saves the README's picture; every run keeps a look in out/. */

@@ -153,6 +153,7 @@ export function registerNotebooks(context: vscode.ExtensionContext, host: Notebo
     const diagnostics = vscode.languages.createDiagnosticCollection('apl-notebook');
     subs.push(diagnostics);
     const live = new Map<number, LiveRun>();
+    const runOfCell = new Map<string, number>();
     let nextRunId = 1;
     let executionOrder = 0;
 
@@ -185,6 +186,16 @@ export function registerNotebooks(context: vscode.ExtensionContext, host: Notebo
             if (e.contentChanges.length > 0 || e.cellChanges.some(c => c.document)) schedule(e.notebook);
         }),
         { dispose: () => pending.forEach(t => clearTimeout(t)) },
+        // A closed notebook's results are let go.
+        vscode.workspace.onDidCloseNotebookDocument(nb => {
+            for (const cell of nb.getCells()) {
+                const id = runOfCell.get(cell.document.uri.toString());
+                if (id === undefined) continue;
+                live.get(id)?.controller.abort();
+                live.delete(id);
+                runOfCell.delete(cell.document.uri.toString());
+            }
+        }),
     );
 
     function connectionFor(nb: vscode.NotebookDocument): Connection | undefined {
@@ -199,6 +210,13 @@ export function registerNotebooks(context: vscode.ExtensionContext, host: Notebo
         execution.start(Date.now());
         const runId = nextRunId++;
         const run: LiveRun = { controller: new AbortController() };
+        // A cell holds one result: the one before is let go (its output is replaced).
+        const previous = runOfCell.get(cell.document.uri.toString());
+        if (previous !== undefined) {
+            live.get(previous)?.controller.abort();
+            live.delete(previous);
+        }
+        runOfCell.set(cell.document.uri.toString(), runId);
         live.set(runId, run);
         execution.token.onCancellationRequested(() => run.controller.abort());
         diagnostics.delete(cell.document.uri);
