@@ -140,7 +140,7 @@ describe.skipIf(SKIP)('APL notebooks in a real VS Code, over 5,000 events', () =
     it('the notebook saved and reopened with the service stopped shows the stored output, and how old it is', () =>
         step('reopen', async () => {
             // Both runs ended (the failed one shows its error mark) before the save.
-            await codeCell(1).locator('.codicon-error').first().waitFor({ timeout: T });
+            await codeCell(1).locator('[class*="state-error"]').first().waitFor({ timeout: T });
             await codeCell(0).locator('.view-lines').click();
             await page.keyboard.press('Control+S');
             await expect.poll(() => JSON.parse(readFileSync(join(workspace, 'report.aplnb'), 'utf8')).cells[1].output?.tables?.[0]?.totalRows, { timeout: T }).toBe(EVENTS);
