@@ -29,6 +29,8 @@ export function vscodeBuilds(common, cjs, workerBuildCheck) {
             target: 'chrome120',
             external: [],
         },
+        // The notebook output renderer: an ES module VS Code loads into the notebook's output frame.
+        { ...common, entryPoints: { 'notebook-renderer': 'client/vscode/webview/notebook/renderer.ts' }, outdir: DIST, entryNames: '[name]', format: 'esm', platform: 'browser', target: 'chrome120', external: [] },
         { ...common, entryPoints: { webview: 'client/vscode/webview/styles.css' }, outdir: DIST, entryNames: '[name]', external: [], loader: { '.css': 'css' } },
         cjs({ entryPoints: ['test/vscode/suite/index.ts'], outfile: 'out/vscode-test/suite.cjs', external: ['vscode', 'mocha'], minify: false }),
     ];

@@ -25,6 +25,7 @@ import {
     type MessageReader,
     type MessageWriter,
 } from 'vscode-languageserver/node';
+import { CellPreludes, NotebookCellValidator, readCellPrelude } from './cell-prelude.js';
 import { GuardedMessageReader } from './guarded-message-reader.js';
 import { OpenDocumentsOnly, WorkspaceFilesLoader } from './open-documents-only.js';
 import { readSchemaFile } from './schema-file.js';
@@ -32,6 +33,7 @@ import { SettlingDocumentBuilder } from './settling-document-builder.js';
 import { AplrcError, loadAplrc } from '../config/aplrc.js';
 import { ServerAnalyzerSettings } from './analyzer-settings.js';
 import { createAplServices, type AplServices } from '../../language/apl-module.js';
+import { AplValidator } from '../../language/apl-validator.js';
 import { translate, TranslationError, type Range as AplRange, type Translation } from '../../language/legacy/translate.js';
 import { queryInfoAsync, type QueryInfo } from '../../language/lsp/apl-query-info.js';
 import type { AplFormatter } from '../../language/lsp/apl-formatter.js';
@@ -60,10 +62,15 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
     const schema = new MutableSchemaProvider(new BuiltinSchemaProvider());
     // Best-practice analyzers: on by default, `apl.analyzers` and the nearest .aplrc.json select rules.
     const analyzerSettings = new ServerAnalyzerSettings(text => showError(text));
+    const preludes = new CellPreludes();
     const { shared, Apl } = createAplServices({
         connection,
         ...NodeFileSystem,
-        module: { schema: { SchemaProvider: () => schema }, analyzers: { AnalyzerSettings: () => analyzerSettings } },
+        module: {
+            schema: { SchemaProvider: () => schema },
+            analyzers: { AnalyzerSettings: () => analyzerSettings },
+            validation: { AplValidator: services => new AplValidator(services), DocumentValidator: services => new NotebookCellValidator(services, preludes) },
+        },
         sharedModule: { workspace: { DocumentBuilder: services => new SettlingDocumentBuilder(services), LangiumDocuments: services => new OpenDocumentsOnly(services), WorkspaceManager: services => new WorkspaceFilesLoader(services) } },
     });
 
@@ -134,6 +141,19 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
             return;
         }
         await applySchemaSetting(value, false);
+    });
+
+    // A notebook cell's prelude (cell-prelude.ts): the cell is checked again with it.
+    connection.onNotification('apl/cellPrelude', async (params: unknown) => {
+        try {
+            const { uri, ...prelude } = readCellPrelude(params);
+            preludes.set(uri, prelude);
+            const parsed = URI.parse(uri);
+            if (!shared.workspace.LangiumDocuments.hasDocument(parsed)) return;
+            await shared.workspace.WorkspaceLock.write(token => shared.workspace.DocumentBuilder.update([parsed], [], token));
+        } catch (e) {
+            connection.console.warn(message(e));
+        }
     });
 
     connection.onNotification('apl/setSchema', async (params: unknown) => {

@@ -41,6 +41,7 @@ import { ChartChoices } from './results/chart-choices.js';
 import { earlierPeriodRows } from './results/earlier-period.js';
 import { EXPORT_FORMATS, ExportIncompleteError, exportPages, isExportFormat, type ExportFormat } from './results/export-writer.js';
 import { CHART_MAX_ROWS, csvFormulaGuard, ResultsPanel } from './results/results-panel.js';
+import { registerNotebooks } from './notebook/notebook-extension.js';
 import { fetchSchema, schemaPayload } from './schema/schema-manager.js';
 import { INSERT_COMMAND, insertText, SchemaTree, type SchemaNode } from './schema/schema-tree.js';
 import { parseTimeRangeSpec, resolveTimeRange, TIME_PRESETS, type TimeRangeSpec } from './time-range.js';
@@ -128,6 +129,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
     // The last range picked in this workspace (a project of old logs keeps All time), else the setting.
     let timeRange: TimeRangeSpec = parseTimeRangeSpec(context.workspaceState.get(TIME_RANGE_KEY)) ?? parseTimeRangeSpec(config().get('defaultTimeRange')) ?? { preset: '24h' };
     let lastPaint: { runId: number; ms: number } | undefined;
+
+    registerNotebooks(context, {
+        connections,
+        languageClient,
+        timeRange: () => timeRange,
+        settings: () => ({ pageSize: clampInt(config().get<number>('results.pageSize', 1000), 1, 50_000), cachedPages: clampInt(config().get<number>('results.cachedPages', 20), 1, 1000) }),
+        formulaGuard: csvFormulaGuard,
+    });
 
     const panel = new ResultsPanel(context.extensionUri, {
         rerun: () => void rerun(),
@@ -832,6 +841,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
     context.subscriptions.push(
         vscode.languages.registerCodeLensProvider({ language: 'apl' }, {
             async provideCodeLenses(document) {
+                // A notebook cell runs from its own Run button (the notebook's controller).
+                if (document.uri.scheme === 'vscode-notebook-cell') return [];
                 const info = await languageClient.queryInfo(document);
                 const uri = document.uri.toString();
                 return [...runLenses(info.blocks, uri), ...explainLenses(info.blocks, uri)].map(({ line, ...command }) => new vscode.CodeLens(new vscode.Range(line, 0, line, 0), command));

@@ -51,6 +51,11 @@ export class AplLanguageClient implements vscode.Disposable {
         return this.client.sendRequest<TranslateAnswer>('apl/translate', { text, startTime, endTime });
     }
 
+    /** A notebook cell's prelude (server/lsp/cell-prelude.ts): the cell is checked with the lets of the cells above. */
+    cellPrelude(uri: string, prelude: string, later: { name: string; cell: number }[]): Promise<void> {
+        return this.client.sendNotification('apl/cellPrelude', { uri, prelude, later });
+    }
+
     setSchema(schema: unknown): Promise<void> {
         return this.client.sendNotification('apl/setSchema', { schema });
     }
