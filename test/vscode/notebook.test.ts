@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXTENSION_DIR, ingestEvents, launchBrowser, openWorkbench, provision, ROOT, SCREENSHOTS, SKIP, skippedBanner, startAplServe, startCodeServer, type CodeServer, type TestService } from './harness.js';
+import { EXTENSION_DIR, ingestEvents, launchBrowser, openWorkbench, provision, ROOT, SCREENSHOTS, SKIP, skippedBanner, startAplServe, startCodeServer, uiSteps, type CodeServer, type TestService } from './harness.js';
 
 const EVENTS = 5_000;
 const SETUP_TIMEOUT = 25 * 60_000;
@@ -62,16 +62,7 @@ describe.skipIf(SKIP)('APL notebooks in a real VS Code, over 5,000 events', () =
         if (workspace) rmSync(workspace, { recursive: true, force: true });
     });
 
-    async function step(name: string, fn: () => Promise<void>): Promise<void> {
-        try {
-            await fn();
-        } catch (e) {
-            mkdirSync(SCREENSHOTS, { recursive: true });
-            const file = join(SCREENSHOTS, `notebook-${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase().slice(0, 80)}.png`);
-            await page.screenshot({ path: file }).catch(() => undefined);
-            throw new Error(`${e instanceof Error ? e.message : String(e)}\n(screenshot: ${file})`, { cause: e });
-        }
-    }
+    const step = uiSteps(() => page, 'notebook-');
 
     async function openNotebook(): Promise<void> {
         await page.keyboard.press('Control+P');
@@ -142,9 +133,21 @@ describe.skipIf(SKIP)('APL notebooks in a real VS Code, over 5,000 events', () =
         step('reopen', async () => {
             // Both runs ended (the failed one shows its error mark) before the save.
             await codeCell(1).locator('[class*="state-error"]').first().waitFor({ timeout: T });
-            await codeCell(0).locator('.view-lines').click();
-            await page.keyboard.press('Control+S');
-            await expect.poll(() => JSON.parse(readFileSync(join(workspace, 'report.aplnb'), 'utf8')).cells[1].output?.tables?.[0]?.totalRows, { timeout: T }).toBe(EVENTS);
+            // Saved until the file holds both outputs: an output that reaches the workbench after a save
+            // makes the notebook dirty again, and the next Ctrl+S writes it.
+            const savedFile = () => JSON.parse(readFileSync(join(workspace, 'report.aplnb'), 'utf8')) as { cells: { output?: { tables?: { totalRows?: number }[]; error?: unknown } }[] };
+            await expect
+                .poll(
+                    async () => {
+                        await codeCell(0).locator('.view-lines').click();
+                        await page.keyboard.press('Control+S');
+                        await page.waitForTimeout(500);
+                        const cells = savedFile().cells;
+                        return cells[1].output?.tables?.[0]?.totalRows === EVENTS && cells[2].output?.error !== undefined;
+                    },
+                    { timeout: T },
+                )
+                .toBe(true);
             savedText = readFileSync(join(workspace, 'report.aplnb'), 'utf8');
             expect(savedText).not.toContain(service!.token);
             // No service to ask: what shows is the file's.
