@@ -6,9 +6,10 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseNotebook, serializeNotebook, type AplNotebook } from '../../client/notebook/aplnb.js';
 import { runApl } from '../support/cli.js';
+import { spawnServer, type ChildServer } from '../server/http/spawn.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'apl-notebook-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -67,5 +68,52 @@ describe('apl run --notebook', () => {
     it('--format json with several APL cells is refused; --update without --notebook too', () => {
         expect(runApl(['run', '--notebook', notebookFile('json.aplnb'), '--format', 'json']).code).toBe(2);
         expect(runApl(['run', '--update', "['sample-http-logs'] | count"]).code).toBe(2);
+    });
+});
+
+describe('apl run --notebook --url (a real apl serve)', () => {
+    const TOKEN = 'xaat-notebook-test-token';
+    let server: ChildServer;
+    const env = { AXIOM_TOKEN: TOKEN };
+    const events = Array.from({ length: 300 }, (_, i) => JSON.stringify({ _time: new Date(Date.now() - i * 60_000).toISOString(), status: i % 3 === 0 ? '500' : '200', i })).join('\n');
+    const nb: AplNotebook = {
+        format: 1,
+        cells: [
+            { kind: 'apl', text: "let server_error = '500';" },
+            { kind: 'apl', text: "// as errors\n['logs'] | where status == server_error" },
+            { kind: 'apl', text: 'errors\n| summarize n = count()' },
+            { kind: 'apl', text: 'errors\n| where nosuchfield > 1' },
+        ],
+    };
+
+    beforeAll(async () => {
+        server = await spawnServer({ dataDir: join(dir, 'data'), token: TOKEN, bundled: true });
+        const file = join(dir, 'logs.ndjson');
+        writeFileSync(file, events);
+        const ingest = runApl(['ingest', '--url', server.url, '--create', 'logs', file], { env });
+        expect(ingest.code, ingest.stderr).toBe(0);
+    }, 90_000);
+
+    afterAll(async () => {
+        await server?.stop();
+    });
+
+    it("errors | summarize n = count()  on the service: the rows of the // as errors cell, snapshots saying where they ran, no token in the file", () => {
+        const file = notebookFile('service.aplnb', nb);
+        const r = runApl(['run', '--notebook', file, '--url', server.url, '--start', 'now-1d', '--update'], { env });
+        expect(r.code, r.stderr).toBe(1);
+        const saved = readFileSync(file, 'utf8');
+        expect(saved).not.toContain(TOKEN);
+        const cells = parseNotebook(saved).cells.map(c => (c.kind === 'apl' ? c.output : undefined));
+        expect(cells[2]?.ranOn).toBe(server.url.replace(/\/$/, ''));
+        expect(cells[2]?.tables[0].rows).toEqual([[100]]);
+        // The service's error, at the cell's own line 2.
+        expect(cells[3]?.error?.line).toBe(2);
+        expect(r.stderr).toContain(`${file} cell 4:2:`);
+    });
+
+    it('--url with --data is refused; --url without --notebook too (exit 2)', () => {
+        expect(runApl(['run', '--notebook', notebookFile('svc2.aplnb', nb), '--url', server.url, '--data', `x=${join(dir, 'logs.ndjson')}`], { env }).code).toBe(2);
+        expect(runApl(['run', '--url', server.url, "['logs'] | count"], { env }).code).toBe(2);
     });
 });

@@ -1,12 +1,14 @@
 /**
  * `apl run --notebook FILE.aplnb`: every APL cell in order, each as the script the notebook makes of
  * it (client/notebook/cell-script.ts: the `let`s of the cells above, and their `// as NAME` results),
- * over the engine `apl run` loaded. Each result is printed under a header naming the cell; an error
+ * over the engine `apl run` loaded, or on a service with `--url`. Each result is printed under a header naming the cell; an error
  * is reported at the cell's own line and column. `--update` writes each cell's snapshot back into
  * the file (atomically: a CI job that refreshes a report never leaves half a notebook).
  */
 import { renameSync, writeFileSync } from 'node:fs';
-import type { TabularResult } from '../../../language/api/tabular.js';
+import type { AplClient } from '../../api/client.js';
+import { AplApiError, queryErrorLocation } from '../../api/errors.js';
+import type { TabularResponse } from '../../../language/api/tabular.js';
 import { AplQueryError, type Engine } from '../../../language/eval/engine.js';
 import { parseNotebook, serializeNotebook, snapshotTables, NotebookFormatError, type AplCell, type AplNotebook, type CellSnapshot } from '../../notebook/aplnb.js';
 import { cellLine, cellScript } from '../../notebook/cell-script.js';
@@ -14,7 +16,59 @@ import { CliError } from '../cli-error.js';
 import { writeResult } from '../output.js';
 import type { OutputFormat } from '../render.js';
 import { formatQueryError } from '../query-error.js';
+import { terminalLines } from '../terminal-text.js';
 import { resolveTimeRange } from '../time-arg.js';
+
+/** A query's failure, at its line and column in the script when the runner knows them. */
+export class CellQueryError extends Error {
+    constructor(
+        message: string,
+        readonly line?: number,
+        readonly column?: number,
+    ) {
+        super(message);
+    }
+}
+
+/** Where the cells run: the engine `apl run` loaded, or a service (`--url`). */
+export interface CellRunner {
+    /** `local`, or the service's URL: what the snapshots say they ran on. */
+    label: string;
+    run(script: string, options: { startTime?: string; endTime?: string; limit?: number }): Promise<TabularResponse>;
+}
+
+export function localRunner(engine: Engine): CellRunner {
+    return {
+        label: 'local',
+        run: async (script, options) => {
+            try {
+                return await engine.query(script, options);
+            } catch (e) {
+                if (e instanceof AplQueryError) throw new CellQueryError(e.detail, e.line, e.column);
+                throw e;
+            }
+        },
+    };
+}
+
+export function serviceRunner(client: AplClient): CellRunner {
+    const url = new URL(client.url);
+    url.username = url.password = '';
+    return {
+        label: url.toString().replace(/\/$/, ''),
+        run: async (script, options) => {
+            try {
+                return await client.query(script, { format: 'tabular', ...options });
+            } catch (e) {
+                if (!(e instanceof AplApiError)) throw e;
+                // No answer at all (the service is not there) ends the run: exit 2, as `apl query` does.
+                if (e.status === 0) throw new CliError(e.message);
+                const at = queryErrorLocation(e);
+                throw at ? new CellQueryError(at.message, at.line, at.column) : new CellQueryError(`${e.status} ${e.message}`);
+            }
+        },
+    };
+}
 
 export interface NotebookRunOptions {
     format: OutputFormat;
@@ -42,10 +96,12 @@ export function notebookText(notebook: AplNotebook): string {
     return notebook.cells.map(c => c.text).join('\n');
 }
 
-function tablesOf(result: TabularResult): { name: string; fields: { name: string; type: string }[]; rows: unknown[][] }[] {
+function tablesOf(result: TabularResponse): { name: string; fields: { name: string; type: string }[]; rows: unknown[][] }[] {
     return result.tables.map(t => {
-        const n = t.columns[0]?.length ?? 0;
-        const rows = Array.from({ length: n }, (_, r) => t.columns.map(c => c[r]));
+        // A service may send `columns: null` for a table without rows.
+        const columns = t.columns ?? [];
+        const n = columns[0]?.length ?? 0;
+        const rows = Array.from({ length: n }, (_, r) => columns.map(c => c[r]));
         return { name: t.name, fields: t.fields.map(f => ({ name: f.name, type: f.type })), rows };
     });
 }
@@ -53,7 +109,7 @@ function tablesOf(result: TabularResult): { name: string; fields: { name: string
 export async function runNotebookCells(
     file: { name: string; text: string },
     notebook: AplNotebook,
-    engine: Engine,
+    runner: CellRunner,
     options: NotebookRunOptions,
     out: NodeJS.WritableStream,
     err: NodeJS.WritableStream,
@@ -78,23 +134,24 @@ export async function runNotebookCells(
         const started = performance.now();
         let snapshot: CellSnapshot;
         try {
-            const result = await engine.query(script.text, { startTime: range.startTime, endTime: range.endTime, limit: options.limit });
+            const result = await runner.run(script.text, { startTime: range.startTime, endTime: range.endTime, limit: options.limit });
             writeResult(out, options.format, { tabular: result }, { width: options.width, err, command: 'run', csvExact: options.csvExact });
             snapshot = {
                 ranAt,
-                ranOn: 'local',
+                ranOn: runner.label,
                 elapsedMs: Math.round(performance.now() - started),
                 isPartial: result.status.isPartial,
                 ...(result.status.messages?.length ? { messages: result.status.messages.map(m => m.msg) } : {}),
                 tables: snapshotTables(tablesOf(result)),
             };
         } catch (e) {
-            if (!(e instanceof AplQueryError)) throw e;
-            const line = cellLine(script, e.line);
+            if (!(e instanceof CellQueryError)) throw e;
+            const line = e.line === undefined ? undefined : cellLine(script, e.line);
+            const column = line === undefined ? undefined : e.column;
             const where = `${file.name} cell ${index + 1}`;
-            err.write(formatQueryError(where, cell.text, e.detail, line === undefined ? undefined : { line, column: e.column }) + '\n');
-            if (line === undefined) err.write(`  (in the statements this cell takes from the cells above it)\n`);
-            snapshot = { ranAt, ranOn: 'local', tables: [], error: { message: e.detail, ...(line !== undefined && { line, column: e.column }) } };
+            err.write(formatQueryError(where, cell.text, terminalLines(e.message), line === undefined ? undefined : { line, column: column ?? 1 }) + '\n');
+            if (line === undefined && e.line !== undefined) err.write(`  (in the statements this cell takes from the cells above it)\n`);
+            snapshot = { ranAt, ranOn: runner.label, tables: [], error: { message: e.message, ...(line !== undefined && { line, ...(column !== undefined && { column }) }) } };
             failed = true;
         }
         if (options.update) cell.output = snapshot;

@@ -16,14 +16,15 @@ import { statSync } from 'node:fs';
 import { localFileReader } from '../local-file-reader.js';
 import { chooseQueryBlocks, queryBlockHeader } from '../query-block-choice.js';
 import { readInput } from '../read-input.js';
-import { notebookText, readNotebook, runNotebookCells } from './run-notebook.js';
+import { localRunner, notebookText, readNotebook, runNotebookCells, serviceRunner } from './run-notebook.js';
+import { clientFrom, CONNECTION_OPTIONS, warnAboutTokenArgument } from '../connection.js';
 
 export const DEFAULT_SAMPLE_ROWS = 10_000;
 
 export const RUN_USAGE = `apl run [--data NAME=PATH]... [--timestamp-field F] [--timestamp-format LAYOUT]
         [--sample NAME[:ROWS]]... [--seed N] [--format table|json|csv|tabular|legacy] [--csv-exact]
         [--start TIME] [--end TIME] [--limit N] [--width N]
-        (QUERY | --file F [--line N | --block N] | --notebook F.aplnb [--update])
+        (QUERY | --file F [--line N | --block N] | --notebook F.aplnb [--update] [--url URL])
 
 Runs an APL query locally, over files or the sample datasets, with the reference evaluator.
 Exit code 0: ok; 1: the query has an error (printed as file:line:col with the problem);
@@ -54,7 +55,9 @@ Exit code 0: ok; 1: the query has an error (printed as file:line:col with the pr
   --notebook F         run every APL cell of notebook F (.aplnb) in order, each with the let
                        statements and '// as NAME' results of the cells above it (docs/notebooks.md);
                        a cell's own time range applies unless --start/--end is given
-  --update             with --notebook: write each cell's result (its first rows) back into F`;
+  --update             with --notebook: write each cell's result (its first rows) back into F
+  --url URL            with --notebook: run the cells on that service (apl serve or Axiom) instead of
+                       locally; the token from $AXIOM_TOKEN (or --token), the org from $AXIOM_ORG_ID`;
 
 export async function runRun(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
     const { values, positionals } = parseArgs({
@@ -77,6 +80,7 @@ export async function runRun(argv: string[], out: NodeJS.WritableStream, err: No
             block: { type: 'string' },
             notebook: { type: 'string' },
             update: { type: 'boolean', default: false },
+            ...CONNECTION_OPTIONS,
             help: { type: 'boolean', short: 'h' },
         },
     });
@@ -99,6 +103,11 @@ export async function runRun(argv: string[], out: NodeJS.WritableStream, err: No
     }
     if (timestamps.field !== undefined && timestamps.field.trim() === '') throw new CliError('--timestamp-field must not be empty');
     if (values.update && values.notebook === undefined) throw new CliError('--update goes with --notebook');
+    const remote = values.url !== undefined;
+    if ((remote || values.token !== undefined || values['org-id'] !== undefined) && values.notebook === undefined) {
+        throw new CliError("--url, --token and --org-id go with --notebook (for one query on a service: apl query)");
+    }
+    if (remote && (values.data !== undefined || values.sample !== undefined)) throw new CliError('--url runs the cells on a service: --data and --sample are for running them locally');
     if (values.notebook !== undefined && (positionals.length > 0 || values.file !== undefined || values.line !== undefined || values.block !== undefined)) {
         throw new CliError('--notebook runs the notebook\'s cells: give no query, --file, --line or --block with it');
     }
@@ -110,6 +119,11 @@ export async function runRun(argv: string[], out: NodeJS.WritableStream, err: No
     const range = resolveTimeRange({ start: values.start, end: values.end });
     assertDataFilesExist(data);
 
+    if (notebook && remote) {
+        warnAboutTokenArgument(values, err, 'run');
+        const run = { format, width, limit, csvExact: values['csv-exact'] === true, start: values.start, end: values.end, update: values.update === true };
+        return runNotebookCells(notebookFile!, notebook, serviceRunner(clientFrom(values)), run, out, err);
+    }
     const engine = createEngine({ externalData: localFileReader() });
     const status = progressLine(err);
     try {
@@ -124,7 +138,7 @@ export async function runRun(argv: string[], out: NodeJS.WritableStream, err: No
 
     if (notebook) {
         const run = { format, width, limit, csvExact: values['csv-exact'] === true, start: values.start, end: values.end, update: values.update === true };
-        return runNotebookCells(notebookFile!, notebook, engine, run, out, err);
+        return runNotebookCells(notebookFile!, notebook, localRunner(engine), run, out, err);
     }
     const options = { startTime: range.startTime, endTime: range.endTime, limit };
     const schema = loadedSchema(engine);
