@@ -283,6 +283,33 @@ export function uiSteps(page: () => Page, prefix: string, options: { always?: bo
     };
 }
 
+/**
+ * A picture for the README (APL_VSCODE_SCREENSHOTS=docs/images saves them; otherwise nothing): the
+ * editor and a taller panel across the whole window, with no side bar and no sash highlight.
+ */
+export async function readmePicture(page: Page, name: string): Promise<void> {
+    const dir = process.env.APL_VSCODE_SCREENSHOTS;
+    if (!dir) return;
+    const sideBar = page.locator('.part.sidebar');
+    if (await sideBar.isVisible()) {
+        // Keys go to the workbench from the editor (the webview keeps its own).
+        await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+        await page.keyboard.press('Control+B');
+    }
+    await sideBar.waitFor({ state: 'hidden' });
+    // The sash above the panel dragged up: more rows, and the editor keeps the query in view.
+    const panel = (await page.locator('.part.panel').first().boundingBox())!;
+    if (panel.y > 400) {
+        await page.mouse.move(panel.x + panel.width / 2, panel.y - 1);
+        await page.mouse.down();
+        await page.mouse.move(panel.x + panel.width / 2, 400, { steps: 6 });
+        await page.mouse.up();
+    }
+    await page.mouse.move(5, 5);
+    await page.waitForTimeout(1000);
+    await page.screenshot({ path: join(ROOT, dir, name) });
+}
+
 /** Runs the query block at `line` of the open editor as a user does: Go to Line, then Ctrl+Enter. */
 export async function runLineInEditor(page: Page, line: number, options: { clickEditor?: boolean } = {}): Promise<void> {
     if (options.clickEditor !== false) await page.locator('.editor-instance .monaco-editor .view-lines').first().click();

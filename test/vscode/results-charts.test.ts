@@ -14,7 +14,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
     openFile,
     openWorkbench,
-    ROOT,
     SKIP,
     skippedBanner,
     type CodeServer,
@@ -23,6 +22,7 @@ import {
     uiSteps,
     startUiSession,
     type UiSession,
+    readmePicture,
 } from './harness.js';
 
 const EVENTS = 3_000;
@@ -133,27 +133,7 @@ describe.skipIf(SKIP)('charts, exports and history of the results view in a real
         await frame().getByRole('option', { name: option, exact: true }).click();
     }
 
-    /** APL_VSCODE_SCREENSHOTS=docs/images saves the README's pictures from these runs. */
-    async function picture(name: string): Promise<void> {
-        const dir = process.env.APL_VSCODE_SCREENSHOTS;
-        if (!dir) return;
-        const sideBar = page.locator('.part.sidebar');
-        if (await sideBar.isVisible()) {
-            await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
-            await page.keyboard.press('Control+B');
-        }
-        await sideBar.waitFor({ state: 'hidden' });
-        const panel = (await page.locator('.part.panel').first().boundingBox())!;
-        if (panel.y > 400) {
-            await page.mouse.move(panel.x + panel.width / 2, panel.y - 1);
-            await page.mouse.down();
-            await page.mouse.move(panel.x + panel.width / 2, 400, { steps: 6 });
-            await page.mouse.up();
-        }
-        await page.mouse.move(5, 5);
-        await page.waitForTimeout(1000);
-        await page.screenshot({ path: join(ROOT, dir, name) });
-    }
+    const picture = (name: string) => readmePicture(page, name);
 
     it("['events'] | summarize n = count() by level: a Bar chart chosen in the Chart type combobox is drawn, copied as a PNG and remembered for the query", () =>
         step('bar chart', async () => {

@@ -14,7 +14,6 @@ import {
     openFile,
     openWorkbench,
     resultsFrame,
-    ROOT,
     SCREENSHOTS,
     SKIP,
     skippedBanner,
@@ -23,6 +22,7 @@ import {
     uiSteps,
     startUiSession,
     type UiSession,
+    readmePicture,
 } from './harness.js';
 
 const EVENTS = 30_000;
@@ -171,31 +171,7 @@ describe.skipIf(SKIP)('the results view in a real VS Code, over 30,000 events', 
         await page.screenshot({ path: join(SCREENSHOTS, `grid-look-${name}.png`) });
     }
 
-    /** APL_VSCODE_SCREENSHOTS=docs/images saves the README's pictures from these runs. */
-    async function picture(name: string): Promise<void> {
-        const dir = process.env.APL_VSCODE_SCREENSHOTS;
-        if (!dir) return;
-        // The editor and the panel across the whole window: no side bar beside them.
-        const sideBar = page.locator('.part.sidebar');
-        if (await sideBar.isVisible()) {
-            // Keys go to the workbench from the editor (the webview keeps its own).
-            await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
-            await page.keyboard.press('Control+B');
-        }
-        await sideBar.waitFor({ state: 'hidden' });
-        // A taller panel (the sash above it dragged up) shows more rows; the editor keeps the query in view.
-        const panel = (await page.locator('.part.panel').first().boundingBox())!;
-        if (panel.y > 400) {
-            await page.mouse.move(panel.x + panel.width / 2, panel.y - 1);
-            await page.mouse.down();
-            await page.mouse.move(panel.x + panel.width / 2, 400, { steps: 6 });
-            await page.mouse.up();
-        }
-        // Off the sash, so its hover highlight is not in the picture.
-        await page.mouse.move(5, 5);
-        await page.waitForTimeout(1000);
-        await page.screenshot({ path: join(ROOT, dir, name) });
-    }
+    const picture = (name: string) => readmePicture(page, name);
 
     it("['events'] | where seq >= 0: asc, desc, none ten times over, with rows on screen after every click", () =>
         step('sort cycle', async () => {
