@@ -224,8 +224,8 @@ export class WalWriter {
     private syncing = 0;
     /** A group was written that no running sync covers. */
     private unsynced = false;
-    /** Wakes the flush loop when a sync returns. */
-    private syncReturnedWake: (() => void) | null = null;
+    /** Wakes the flush loop while it waits for a sync: one returned, or an append came. */
+    private wake: (() => void) | null = null;
     /** A sync failed: the groups not acknowledged are rejected and cut off before anything else. */
     private syncFailure: { err: unknown } | undefined;
 
@@ -276,6 +276,7 @@ export class WalWriter {
         return new Promise<void>((resolve, reject) => {
             this.queue.push({ bufs, bytes, onDurable, resolve, reject });
             if (!this.flushing) this.flushing = this.flushLoop();
+            else this.wakeLoop(); // it may be waiting for a sync: this append need not
         });
     }
 
@@ -290,7 +291,7 @@ export class WalWriter {
         for (;;) {
             if (this.syncFailure) await this.afterSyncFailure(this.syncFailure.err);
             else if (this.queue.length > 0) await this.writeGroup();
-            else if (this.syncing > 0) await new Promise<void>((r) => (this.syncReturnedWake = r));
+            else if (this.syncing > 0) await this.waitForWake();
             else break;
         }
         this.flushing = null;
@@ -351,8 +352,16 @@ export class WalWriter {
     private syncReturned(): void {
         this.syncing--;
         if (this.syncFailure === undefined && this.unsynced) this.startSync();
-        const wake = this.syncReturnedWake;
-        this.syncReturnedWake = null;
+        this.wakeLoop();
+    }
+
+    private waitForWake(): Promise<void> {
+        return new Promise<void>((r) => (this.wake = r));
+    }
+
+    private wakeLoop(): void {
+        const wake = this.wake;
+        this.wake = null;
         wake?.();
     }
 
@@ -362,7 +371,7 @@ export class WalWriter {
      * file is cut back to where the first of them began.
      */
     private async afterSyncFailure(err: unknown): Promise<void> {
-        while (this.syncing > 0) await new Promise<void>((r) => (this.syncReturnedWake = r));
+        while (this.syncing > 0) await this.waitForWake();
         const failed = this.unacked;
         this.unacked = [];
         this.unsynced = false;

@@ -163,6 +163,8 @@ describe('durable appends', () => {
         const first = await syncs.next();
         const sizeA = record(1).length;
         expect(first.size).toBe(sizeA);
+        // An append that arrives later (another request, another turn of the event loop).
+        await new Promise((r) => setTimeout(r, 20));
         const b = wal.append(frame(2, [payload(2)]), () => order.push('durable 2')).then(() => order.push('resolved 2'));
         // The second group does not wait for the first sync: it is written and its own sync asked for.
         const second = await syncs.next();
