@@ -325,6 +325,7 @@ export class WalWriter {
 
     /** Starts an fdatasync covering every group written so far; they are acknowledged when it returns. */
     private startSync(): void {
+        if (this.unacked.length === 0) return;
         const last = this.unacked[this.unacked.length - 1];
         const { fh, file } = this;
         this.unsynced = false;
