@@ -28,8 +28,10 @@ const TOKEN = 'xaat-apl-bench-0000000000000000';
 const END = new Date('2025-01-01T00:00:00Z');
 const RANGE = { startTime: '2024-01-01T00:00:00Z', endTime: '2025-01-02T00:00:00Z' };
 const INGEST_BATCH = 1000;
-/** A larger batch, printed beside the bar: what a request costs apart from its events. */
+/** A larger batch: the difference to INGEST_BATCH is what a request costs apart from its events. */
 const INGEST_BATCH_LARGE = 10_000;
+/** Issue 31: ingest at least as fast as JSON.parse of the same bytes, at either batch size. */
+const INGEST_BAR = 1.0;
 /** Requests in flight during the ingest test (a client that pipelines a few batches). */
 const INGEST_CONCURRENCY = 4;
 const FILL_BATCH = 10_000;
@@ -148,14 +150,14 @@ export async function serviceSection(ctx: BenchContext): Promise<SectionResult> 
         }
         const base = service.base;
 
-        // --- Ingest throughput vs JSON.parse of the same bytes: batches of 1,000 (the bar), and of
-        // 10,000 to show what a request costs apart from its events.
+        // --- Ingest throughput vs JSON.parse of the same bytes, in batches of 1,000 and of 10,000
+        // (the difference between the two is what a request costs apart from its events).
         const ingestEvents = ctx.quick ? 20_000 : 100_000;
         for (const batchSize of [INGEST_BATCH, INGEST_BATCH_LARGE]) {
             const r = await ingestRatio(ctx, base, ingestEvents, batchSize);
-            rows.push({ ...r, ...(batchSize === INGEST_BATCH ? { bar: '≥ 0.8×', pass: r.ratio >= 0.8 } : { bar: '(for comparison)', pass: null }) });
+            rows.push({ ...r, bar: `≥ ${INGEST_BAR.toFixed(1)}×`, pass: r.ratio >= INGEST_BAR });
         }
-        notes.push(`ingest: ${ingestEvents} sample-http-logs events as NDJSON, ${INGEST_CONCURRENCY} requests in flight over node:http keep-alive to the service in a child process; ratio = our events/s ÷ JSON.parse events/s of the same bytes in the bench process (issue 14's bar, on batches of ${INGEST_BATCH}); medians of 9 paired runs`);
+        notes.push(`ingest: ${ingestEvents} sample-http-logs events as NDJSON, ${INGEST_CONCURRENCY} requests in flight over node:http keep-alive to the service in a child process; ratio = our events/s ÷ JSON.parse events/s of the same bytes in the bench process (issue 31's bar, for batches of ${INGEST_BATCH} and of ${INGEST_BATCH_LARGE}); medians of 9 paired runs`);
         // APL_BENCH_SERVICE=ingest: only the ingest part (for iterating on the ingest path).
         if (process.env.APL_BENCH_SERVICE === 'ingest') return { rows, notes };
 

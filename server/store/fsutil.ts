@@ -17,12 +17,25 @@ export const DIR_MODE = 0o700;
  * system can be mounted): when set, every data write of the store asks it first and throws what it
  * returns. Production code never sets it.
  */
-export const writeFaults: { inject?: (file: string, bytes: number) => NodeJS.ErrnoException | undefined } = {};
+export const writeFaults: {
+    inject?: (file: string, bytes: number) => NodeJS.ErrnoException | undefined;
+    /**
+     * Asked before each fdatasync of a write-ahead log segment: a promise it returns is awaited
+     * first (a slow disk), and one that rejects fails the sync (a failing disk).
+     */
+    sync?: (file: string) => Promise<void> | undefined;
+} = {};
 
 /** Throws the injected fault for a write of `bytes` to `file`, if any. */
 export function checkWriteFault(file: string, bytes: number): void {
     const err = writeFaults.inject?.(file, bytes);
     if (err) throw err;
+}
+
+/** Waits for, or throws, what the test seam makes of an fdatasync of `file` (nothing when unset). */
+export async function checkSyncFault(file: string): Promise<void> {
+    const hook = writeFaults.sync?.(file);
+    if (hook) await hook;
 }
 
 /** True for the errors a full disk (or an exhausted quota) gives. */

@@ -10,25 +10,27 @@
  * record after damage, so one flipped byte costs one record, not the rest of the segment. Segments
  * written in the v1 framing (`[u32 length][u32 crc32(payload)][payload]`, no magic) are still read.
  *
- * Appends are group-committed: every append queued while a write is in flight joins the next single
- * durable writev (O_DSYNC, or writev + fdatasync). An append's promise resolves only after its
- * bytes are durable.
+ * Appends are group-committed and their syncs overlap: every append queued while a write is in
+ * flight joins the next single writev; the writes go one after another (so the file never has a
+ * gap), and each is followed by an fdatasync that may run while the next group is written and
+ * synced. An append's promise resolves only after an fdatasync that began after its bytes were
+ * written has returned, and in append order.
  */
-import { constants as fsConstants, promises as fsp } from 'node:fs';
+import { promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
-import { checkWriteFault, fsyncDir, openPrivate } from './fsutil.js';
+import { checkSyncFault, checkWriteFault, fsyncDir, openPrivate, writeFaults } from './fsutil.js';
 
 /**
- * Segments are opened with O_DSYNC where the platform has it: each write returns once its data (and
- * the size that reaches it) is durable, as write + fdatasync would, in one trip to the thread pool
- * instead of two. Under load each trip waits for a pool thread and then for the event loop, which
- * made the two of them most of an ingest request's time. Elsewhere an fdatasync follows each write.
+ * Syncs in flight at once. One durable write per group, each waiting for the one before it, made
+ * an ingest request wait for the previous group's flush and then for its own: with a few requests
+ * in flight the disk's flush latency, not the CPU, set the ingest rate. Syncs issued together are
+ * flushed together by the file system (ext4 commits one journal transaction for them), so a
+ * group's sync that starts while the previous one runs costs little; two at once leave the rest
+ * of the libuv pool (4 threads) to the writes and to compaction's deflate.
  */
-const O_DSYNC: number | undefined = fsConstants.O_DSYNC;
-const NEW_SEGMENT = O_DSYNC === undefined ? 'wx' : fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | O_DSYNC;
-const OLD_SEGMENT = O_DSYNC === undefined ? 'r+' : fsConstants.O_RDWR | O_DSYNC;
+const MAX_SYNCS = 2;
 
 export const FRAME_HEADER = 24;
 export const RECORD_MAGIC = 0x4c41577f;
@@ -206,10 +208,26 @@ interface Pending {
     reject: (err: unknown) => void;
 }
 
+/** A group written to the segment and not acknowledged yet: its appends, and where it starts. */
+interface Written {
+    group: Pending[];
+    start: number;
+}
+
 export class WalWriter {
     private queue: Pending[] = [];
     private flushing: Promise<void> | null = null;
     private closed = false;
+    /** Groups written and not acknowledged yet, in file order. */
+    private unacked: Written[] = [];
+    /** Syncs running. */
+    private syncing = 0;
+    /** A group was written that no running sync covers. */
+    private unsynced = false;
+    /** Wakes the flush loop while it waits for a sync: one returned, or an append came. */
+    private wake: (() => void) | null = null;
+    /** A sync failed: the groups not acknowledged are rejected and cut off before anything else. */
+    private syncFailure: { err: unknown } | undefined;
 
     private constructor(
         readonly dir: string,
@@ -224,7 +242,7 @@ export class WalWriter {
      */
     static async open(dir: string, existing: { file: string; validBytes: number } | undefined, nameSeq: number): Promise<WalWriter> {
         if (existing) {
-            const fh = await fsp.open(existing.file, OLD_SEGMENT);
+            const fh = await fsp.open(existing.file, 'r+');
             const st = await fh.stat();
             if (st.size !== existing.validBytes) {
                 await fh.truncate(existing.validBytes);
@@ -233,7 +251,7 @@ export class WalWriter {
             return new WalWriter(dir, fh, existing.file, existing.validBytes);
         }
         const file = path.join(dir, segmentName(nameSeq));
-        const fh = await openPrivate(file, NEW_SEGMENT);
+        const fh = await openPrivate(file, 'wx');
         await fh.sync();
         await fsyncDir(dir);
         return new WalWriter(dir, fh, file, 0);
@@ -248,8 +266,8 @@ export class WalWriter {
     }
 
     /**
-     * Queues a framed record. `onDurable` runs (synchronously, in queue order) right after the group's
-     * fdatasync and before any promise of the group resolves.
+     * Queues a framed record. `onDurable` runs (synchronously, in queue order) once the record is
+     * durable, before its promise resolves.
      */
     append(bufs: Buffer[], onDurable: () => void): Promise<void> {
         if (this.closed) return Promise.reject(new Error('write-ahead log is closed'));
@@ -258,44 +276,112 @@ export class WalWriter {
         return new Promise<void>((resolve, reject) => {
             this.queue.push({ bufs, bytes, onDurable, resolve, reject });
             if (!this.flushing) this.flushing = this.flushLoop();
+            else this.wakeLoop(); // it may be waiting for a sync: this append need not
         });
     }
 
+    /**
+     * Writes the queued groups one after another, starting a sync after each (at most MAX_SYNCS at
+     * once: a group written meanwhile is covered by the next). Ends once every group written is
+     * acknowledged or rejected.
+     */
     private async flushLoop(): Promise<void> {
         // Let appends issued in the same tick join the first group.
         await new Promise<void>((r) => setImmediate(r));
-        while (this.queue.length) {
-            const group = this.queue;
-            this.queue = [];
-            const bufs: Buffer[] = [];
-            let total = 0;
-            for (const g of group) {
-                for (const b of g.bufs) bufs.push(b);
-                total += g.bytes;
-            }
-            const start = this.size;
-            try {
-                checkWriteFault(this.file, total);
-                await writeAllAt(this.fh, bufs, total, start);
-                if (O_DSYNC === undefined) await this.fh.datasync();
-                this.size = start + total;
-            } catch (err) {
-                // Roll the file back so that a later append does not follow garbage.
-                await this.fh.truncate(start).catch(() => undefined);
-                for (const g of group) g.reject(err);
-                continue;
-            }
-            for (const g of group) {
-                try {
-                    g.onDurable();
-                } catch (err) {
-                    g.reject(err);
-                    continue;
-                }
-                g.resolve();
-            }
+        for (;;) {
+            if (this.syncFailure) await this.afterSyncFailure(this.syncFailure.err);
+            else if (this.queue.length > 0) await this.writeGroup();
+            else if (this.syncing > 0) await this.waitForWake();
+            else break;
         }
         this.flushing = null;
+    }
+
+    private async writeGroup(): Promise<void> {
+        const group = this.queue;
+        this.queue = [];
+        const bufs: Buffer[] = [];
+        let total = 0;
+        for (const g of group) {
+            for (const b of g.bufs) bufs.push(b);
+            total += g.bytes;
+        }
+        const start = this.size;
+        try {
+            checkWriteFault(this.file, total);
+            await writeAllAt(this.fh, bufs, total, start);
+        } catch (err) {
+            // Roll the file back so that a later append does not follow garbage (the groups before
+            // this one are whole: one write at a time).
+            await this.fh.truncate(start).catch(() => undefined);
+            for (const g of group) g.reject(err);
+            return;
+        }
+        this.size = start + total;
+        this.unacked.push({ group, start });
+        this.unsynced = true;
+        if (this.syncFailure === undefined && this.syncing < MAX_SYNCS) this.startSync();
+    }
+
+    /** Starts an fdatasync covering every group written so far; they are acknowledged when it returns. */
+    private startSync(): void {
+        if (this.unacked.length === 0) return;
+        const last = this.unacked[this.unacked.length - 1];
+        const { fh, file } = this;
+        this.unsynced = false;
+        this.syncing++;
+        const sync = async (): Promise<void> => {
+            if (writeFaults.sync) await checkSyncFault(file);
+            await fh.datasync();
+        };
+        sync().then(
+            () => {
+                // Unless a sync failed meanwhile (then every group not acknowledged is rejected).
+                if (this.syncFailure === undefined) {
+                    const i = this.unacked.indexOf(last);
+                    if (i >= 0) for (const w of this.unacked.splice(0, i + 1)) acknowledge(w.group);
+                }
+                this.syncReturned();
+            },
+            (err: unknown) => {
+                this.syncFailure ??= { err };
+                this.syncReturned();
+            },
+        );
+    }
+
+    private syncReturned(): void {
+        this.syncing--;
+        if (this.syncFailure === undefined && this.unsynced) this.startSync();
+        this.wakeLoop();
+    }
+
+    private waitForWake(): Promise<void> {
+        return new Promise<void>((r) => (this.wake = r));
+    }
+
+    private wakeLoop(): void {
+        const wake = this.wake;
+        this.wake = null;
+        wake?.();
+    }
+
+    /**
+     * A failed fdatasync does not say which written bytes are durable (nor will a later one say it
+     * again): once the other syncs have returned, every group not acknowledged is rejected and the
+     * file is cut back to where the first of them began.
+     */
+    private async afterSyncFailure(err: unknown): Promise<void> {
+        while (this.syncing > 0) await this.waitForWake();
+        const failed = this.unacked;
+        this.unacked = [];
+        this.unsynced = false;
+        this.syncFailure = undefined;
+        if (failed.length > 0) {
+            this.size = failed[0].start;
+            await this.fh.truncate(this.size).catch(() => undefined);
+        }
+        for (const w of failed) for (const g of w.group) g.reject(err);
     }
 
     /** Waits until everything queued so far is durable. */
@@ -314,7 +400,7 @@ export class WalWriter {
         const current = parseInt(path.basename(this.file, '.wal'), 16);
         if (Number.isFinite(current) && nameSeq <= current) nameSeq = current + 1;
         const file = path.join(this.dir, segmentName(nameSeq));
-        const fh = await openPrivate(file, NEW_SEGMENT);
+        const fh = await openPrivate(file, 'wx');
         try {
             await fh.sync();
             await fsyncDir(this.dir);
@@ -341,6 +427,19 @@ export class WalWriter {
         await this.drain();
         this.closed = true;
         await this.fh.close();
+    }
+}
+
+/** Runs each append's `onDurable` in order, then resolves it (or rejects it when `onDurable` throws). */
+function acknowledge(group: Pending[]): void {
+    for (const g of group) {
+        try {
+            g.onDurable();
+        } catch (err) {
+            g.reject(err);
+            continue;
+        }
+        g.resolve();
     }
 }
 

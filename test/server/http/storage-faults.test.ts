@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it, type TestContext } from 'vitest';
 import { createService } from '../../../server/http/app.js';
+import { writeFaults } from '../../../server/store/fsutil.js';
 import { createDataset, ndjson, rows, startService, type TestService } from './helpers.js';
 import { spawnServer } from './spawn.js';
 
@@ -264,6 +265,35 @@ describe('a full disk', () => {
             await t.restart();
             expect(await countOf(t, 'd')).toEqual({ status: 200, n: 60 });
         });
+    });
+});
+
+describe('a failing fdatasync of the write-ahead log', () => {
+    afterEach(() => {
+        writeFaults.sync = undefined;
+    });
+
+    it('the ingest it held answers 500 naming the error and is not served, before or after a restart; the ingests before and after it are', async () => {
+        const logs: string[] = [];
+        const t = await service({ log: (m) => logs.push(m) });
+        await createDataset(t, 'd');
+        await ingest(t, 'd', 12);
+        let failures = 1;
+        writeFaults.sync = (file) => {
+            if (!file.includes(`${path.sep}d${path.sep}`) || failures === 0) return undefined;
+            failures--;
+            return Promise.reject(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+        };
+        const r = await t.raw('POST', '/v1/datasets/d/ingest', ndjson(Array.from({ length: 7 }, (_, i) => ({ i: 100 + i }))), { 'content-type': 'application/x-ndjson' });
+        expect(r.status, r.text).toBe(500);
+        expect(r.json.message).toMatch(/EIO/);
+        expect(await countOf(t, 'd')).toEqual({ status: 200, n: 12 });
+        await ingest(t, 'd', 5, 12);
+        expect(await countOf(t, 'd')).toEqual({ status: 200, n: 17 });
+        await t.restart();
+        expect(await countOf(t, 'd')).toEqual({ status: 200, n: 17 });
+        const back = await t.call('POST', '/v1/datasets/_apl?format=tabular', { apl: "['d'] | where i >= 100 | count" });
+        expect(Object.values(rows(back.json)[0])[0]).toBe(0);
     });
 });
 

@@ -2,10 +2,11 @@
  * WAL record framing (FORMAT.md, "Write-ahead log"): v2 records resynchronise after damage, torn
  * tails are told apart from damage in the middle, and v1 segments are still read.
  */
-import { constants as fsConstants, promises as fsp } from 'node:fs';
+import { promises as fsp, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { writeFaults } from '../../../server/store/fsutil.js';
 import { FRAME_HEADER, WalWriter, frame, scanSegment } from '../../../server/store/wal.js';
 import { tempDir } from './helpers.js';
 
@@ -122,34 +123,99 @@ describe('v1 segments (written before the v2 framing) are still read', () => {
 });
 
 describe('durable appends', () => {
-    // The WAL acknowledges an append after one write to a segment opened with O_DSYNC (no separate
-    // fdatasync): the flag is what makes it durable, so check that the open file carries it, for a
-    // new segment, a rotated one and a reopened one (Linux shows open flags in /proc/self/fdinfo).
-    const dsyncFlags = async (file: string): Promise<boolean[]> => {
-        const out: boolean[] = [];
-        for (const fd of await fsp.readdir('/proc/self/fd')) {
-            const target = await fsp.readlink(`/proc/self/fd/${fd}`).catch(() => '');
-            if (target !== file) continue;
-            const info = await fsp.readFile(`/proc/self/fdinfo/${fd}`, 'utf8');
-            out.push((parseInt(/flags:\s+([0-7]+)/.exec(info)![1], 8) & fsConstants.O_DSYNC) !== 0);
-        }
-        return out;
-    };
+    afterEach(() => {
+        writeFaults.sync = undefined;
+    });
 
-    it.runIf(process.platform === 'linux')('new, rotated and reopened segments are written with O_DSYNC', async () => {
-        const dir = path.join(tmp.dir, 'dsync');
+    /** A sync held by the test seam until `release` (or failed by `fail`). */
+    interface HeldSync {
+        /** The segment's size when the sync was asked for: what it covers. */
+        size: number;
+        release(): void;
+        fail(err: Error): void;
+    }
+
+    /** Holds every fdatasync of the WAL; `next()` resolves with each as it is asked for. */
+    function holdSyncs(): { next(): Promise<HeldSync> } {
+        const asked: HeldSync[] = [];
+        const waiting: ((h: HeldSync) => void)[] = [];
+        writeFaults.sync = (file) =>
+            new Promise<void>((resolve, reject) => {
+                const h: HeldSync = { size: statSync(file).size, release: resolve, fail: reject };
+                const w = waiting.shift();
+                if (w) w(h);
+                else asked.push(h);
+            });
+        return { next: () => new Promise<HeldSync>((r) => (asked.length ? r(asked.shift()!) : waiting.push(r))) };
+    }
+
+    async function newWal(name: string): Promise<WalWriter> {
+        const dir = path.join(tmp.dir, name);
         await fsp.mkdir(dir);
-        const wal = await WalWriter.open(dir, undefined, 1);
-        await wal.append(frame(1, [payload(1)]), () => undefined);
-        expect(await dsyncFlags(wal.activeFile)).toEqual([true]);
-        await wal.rotate(2, () => undefined);
-        await wal.append(frame(2, [payload(2)]), () => undefined);
-        expect(await dsyncFlags(wal.activeFile)).toEqual([true]);
-        const file = wal.activeFile;
+        return WalWriter.open(dir, undefined, 1);
+    }
+
+    it('a group appended while the sync of the one before runs is written and synced at once; each resolves only after a sync that began after its write, in order', async () => {
+        const syncs = holdSyncs();
+        const wal = await newWal('overlap');
+        const order: string[] = [];
+        const a = wal.append(frame(1, [payload(1)]), () => order.push('durable 1')).then(() => order.push('resolved 1'));
+        const first = await syncs.next();
+        const sizeA = record(1).length;
+        expect(first.size).toBe(sizeA);
+        // An append that arrives later (another request, another turn of the event loop).
+        await new Promise((r) => setTimeout(r, 20));
+        const b = wal.append(frame(2, [payload(2)]), () => order.push('durable 2')).then(() => order.push('resolved 2'));
+        // The second group does not wait for the first sync: it is written and its own sync asked for.
+        const second = await syncs.next();
+        expect(second.size).toBe(sizeA + record(2).length);
+        expect(order).toEqual([]);
+        // The second sync began after both writes: it makes both durable, the first one first.
+        second.release();
+        await Promise.all([a, b]);
+        expect(order).toEqual(['durable 1', 'durable 2', 'resolved 1', 'resolved 2']);
+        first.release();
         await wal.close();
-        const again = await WalWriter.open(dir, { file, validBytes: (await fsp.stat(file)).size }, 3);
-        expect(await dsyncFlags(file)).toEqual([true]);
-        await again.close();
-        expect((await scanSegment(file)).records.map((r) => r.seq)).toEqual([2]);
+        expect((await scanSegment(wal.activeFile)).records.map((r) => r.seq)).toEqual([1, 2]);
+    });
+
+    it('nothing resolves before its sync returns: with the first sync held, the first group waits', async () => {
+        const syncs = holdSyncs();
+        const wal = await newWal('held');
+        let done = false;
+        const a = wal.append(frame(1, [payload(1)]), () => undefined).then(() => (done = true));
+        const first = await syncs.next();
+        await new Promise((r) => setImmediate(r));
+        expect(done).toBe(false);
+        first.release();
+        await a;
+        expect(done).toBe(true);
+        await wal.close();
+    });
+
+    it('a failed fdatasync rejects every append not yet acknowledged and cuts the segment back; appends after it are written after the last acknowledged record', async () => {
+        const syncs = holdSyncs();
+        const wal = await newWal('syncfail');
+        const a = wal.append(frame(1, [payload(1)]), () => undefined);
+        (await syncs.next()).release();
+        await a;
+        const b = wal.append(frame(2, [payload(2)]), () => undefined);
+        const syncB = await syncs.next();
+        const c = wal.append(frame(3, [payload(3)]), () => undefined);
+        const syncC = await syncs.next();
+        const eio = Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+        syncB.fail(eio);
+        // C's sync returns fine, but after a failed one nothing not acknowledged is trusted.
+        syncC.release();
+        await expect(b).rejects.toMatchObject({ code: 'EIO' });
+        await expect(c).rejects.toMatchObject({ code: 'EIO' });
+        expect(statSync(wal.activeFile).size).toBe(record(1).length);
+        const d = wal.append(frame(4, [payload(4)]), () => undefined);
+        (await syncs.next()).release();
+        await d;
+        await wal.close();
+        const scan = await scanSegment(wal.activeFile);
+        expect(scan.records.map((r) => r.seq)).toEqual([1, 4]);
+        expect(scan.bad).toEqual([]);
     });
 });
