@@ -190,3 +190,42 @@ describe('compare with an earlier period', () => {
         expect(webview.posted.length).toBe(before);
     });
 });
+
+describe('a view opened with nothing run in this window (a reload)', () => {
+    it('asks the extension to recall the last kept result; a view opened after a run does not', async () => {
+        let recalled = 0;
+        const p = new ResultsPanel(Uri.file('/ext') as never, { ...noActions(), recallLast: async () => void recalled++ });
+        const webview = new FakeWebview();
+        p.resolveWebviewView({ webview, onDidDispose: () => ({ dispose() {} }) } as never);
+        await webview.receive({ type: 'ready' });
+        expect((webview.posted[0] as Extract<HostMessage, { type: 'init' }>).run).toBeUndefined();
+        expect(recalled).toBe(1);
+        p.show(run);
+        await webview.receive({ type: 'ready' });
+        expect(recalled).toBe(1);
+    });
+});
+
+describe('group by a column on the service', () => {
+    it("['events'] grouped by word: the summarize it ran, with the counts of every row, the largest 200 groups sent", async () => {
+        const asked: string[] = [];
+        const p = new ResultsPanel(Uri.file('/ext') as never, {
+            ...noActions(),
+            queryAside: async text => {
+                asked.push(text);
+                return fx.client.query(text, { startTime: START, endTime: END });
+            },
+        });
+        const webview = new FakeWebview();
+        p.resolveWebviewView({ webview, onDidDispose: () => ({ dispose() {} }) } as never);
+        p.show(run);
+        await webview.receive({ type: 'groupOnService', runId: run.id, field: 'word' });
+        const answer = webview.posted[webview.posted.length - 1] as Extract<HostMessage, { type: 'serviceGroups' }>;
+        expect(asked).toEqual(["['events']\n| summarize count() by word\n| top 201 by count_"]);
+        expect(answer).toMatchObject({ type: 'serviceGroups', runId: run.id, field: 'word', query: asked[0], more: true });
+        expect(answer.error).toBeUndefined();
+        // One event in three has the word a,"b"; every other word is its own.
+        expect(answer.groups![0]).toEqual(['a,"b"', 500]);
+        expect(answer.groups).toHaveLength(200);
+    });
+});
