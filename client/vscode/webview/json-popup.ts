@@ -19,7 +19,7 @@ export class JsonPopup {
     private box: HTMLElement | undefined;
 
     constructor(
-        /** The grid's box (positioned): the panel is placed in it, under the cell. */
+        /** Where the panel goes (it is placed in the window, by the cell). */
         private readonly container: HTMLElement,
         private readonly host: JsonPopupHost,
     ) {
@@ -79,22 +79,27 @@ export class JsonPopup {
                 this.host.escaped(rowIndex, field);
             }
         });
-        // Under the cell, or over it when there is more room above.
-        const area = this.container.getBoundingClientRect();
-        const at = cell.getBoundingClientRect();
-        const below = area.bottom - at.bottom;
-        const above = at.top - area.top;
-        box.style.left = `${Math.max(0, Math.min(at.left - area.left, area.width - 320))}px`;
-        if (below >= 120 || below >= above) {
-            box.style.top = `${at.bottom - area.top}px`;
-            box.style.maxHeight = `${Math.max(60, below - 4)}px`;
-        } else {
-            box.style.bottom = `${area.bottom - at.top}px`;
-            box.style.maxHeight = `${Math.max(60, above - 4)}px`;
-        }
+        // In the view's window, under the cell, or over it when the panel leaves more room there
+        // (a panel of the default height has little under its first rows).
         this.container.append(box);
+        const at = cell.getBoundingClientRect();
+        const height = window.innerHeight;
+        const below = height - at.bottom - 4;
+        const above = at.top - 4;
+        const needed = Math.min(box.scrollHeight, 240);
+        box.style.left = `${Math.max(0, Math.min(at.left, window.innerWidth - box.offsetWidth - 4))}px`;
+        if (below >= needed || below >= above) {
+            box.style.top = `${at.bottom}px`;
+            box.style.maxHeight = `${Math.max(60, below)}px`;
+        } else {
+            box.style.bottom = `${height - at.top}px`;
+            box.style.maxHeight = `${Math.max(60, above)}px`;
+        }
         this.box = box;
-        box.querySelector<HTMLElement>('vscode-button')?.focus();
+        // After the grid's own handling of the key that opened it (it keeps the focus on its cell).
+        setTimeout(() => {
+            if (this.box === box) box.querySelector<HTMLElement>('vscode-button')?.focus();
+        });
     }
 
     close(): void {

@@ -178,7 +178,10 @@ panels.append(resultsPanel, chartPanel, statsPanel);
 tabs.add('results', 'Results', resultsPanel);
 tabs.add('chart', 'Chart', chartPanel);
 tabs.add('stats', 'Stats', statsPanel);
-app.append(toolbar, status, selectionBar, notes, viewBar, panels, announcer);
+// The selection's statistics on the status line's row (wrapping under it when there is no room): a row saved for the grid.
+const statusRow = el('div', { class: 'status-row' });
+statusRow.append(status, selectionBar);
+app.append(toolbar, statusRow, notes, viewBar, panels, announcer);
 renderStats(statsPanel, undefined);
 
 function onTabSelected(id: string): void {
@@ -408,6 +411,9 @@ function showGrid(view: RunView): void {
             columnDefs: columnDefs(view, rows),
             rowSelection: { mode: 'multiRow', checkboxes: false, headerCheckbox: false, enableClickSelection: true },
             suppressMultiSort: true,
+            // Tab leaves the grid (to the row details, the next controls): arrows move between cells (ARIA grid).
+            tabToNextCell: () => false,
+            tabToNextHeader: () => false,
             onSortChanged: () => onSort(),
             onCellFocused: (e: CellFocusedEvent) => {
                 updateStatus();
@@ -523,7 +529,7 @@ class JsonCellRenderer implements ICellRendererComp<unknown[]> {
     }
 }
 
-const jsonPopup = new JsonPopup(gridBox, {
+const jsonPopup = new JsonPopup(document.body, {
     copy: text => post({ type: 'copyText', text }),
     filter: (field, keys, value) => {
         jsonPopup.close();
