@@ -165,7 +165,7 @@ describe.skipIf(SKIP)('the results view used as a user does, in the default pane
         await page.mouse.move(5, 5);
     }
 
-    it("['events'] | where seq >= 0, then a window reload: the last result is recalled from the history, without a request", () =>
+    it("['events'] | where seq >= 0, then a window reload: the last result is recalled from the history (shown as a saved result, not run again)", () =>
         step('reload recalls', async () => {
             await runPaged();
             // The run's first page is kept under the global storage a moment after it is done.
@@ -220,6 +220,8 @@ describe.skipIf(SKIP)('the results view used as a user does, in the default pane
             const height = await frameHeight();
             await expect.poll(() => bottomOf('.ag-row[row-index="1"]'), { timeout: T }).toBeLessThanOrEqual(height);
             expect(await cell(1, 'seq').isVisible()).toBe(true);
+            // The filter's controls are in the panel too, beside the grid.
+            expect(await bottomOf('vscode-button:text-is("Add filter")')).toBeLessThanOrEqual(height);
             // The tools are still all there: they scroll in their own area.
             await frame().getByRole('button', { name: 'Group by column' }).scrollIntoViewIfNeeded();
             expect(await frame().getByRole('button', { name: 'Group by column' }).isVisible()).toBe(true);

@@ -166,7 +166,14 @@ const filterBar = createFilterBar({
 /** Column statistics from the service, with the query that computed them. */
 const columnStatsBox = el('section', { class: 'column-stats', 'data-testid': 'apl-column-stats', 'aria-label': 'Column statistics', 'aria-live': 'polite' });
 columnStatsBox.hidden = true;
-resultsPanel.append(serviceSearch, filterBar.element, columnStatsBox, main);
+/**
+ * The column filters and tools and their answers sit beside the grid, scrolling on their own: the grid
+ * keeps its height in a short panel (styles.css hides the side while it shows nothing).
+ */
+const side = el('div', { class: 'side' });
+side.append(filterBar.element, columnStatsBox);
+main.insertBefore(side, details);
+resultsPanel.append(serviceSearch, main);
 const tabs = createTabs('Result views', id => onTabSelected(id));
 /** The tabs and, beside them, the search of the Results tab: one row, so a panel of default height keeps room for rows. */
 const viewBar = el('div', { class: 'view-bar' });
@@ -417,9 +424,22 @@ function showGrid(view: RunView): void {
             onSortChanged: () => onSort(),
             onCellFocused: (e: CellFocusedEvent) => {
                 updateStatus();
-                // Paging and match-finding move the focus: that selects nothing (selected rows stay selected).
-                if (!movingFocus) showDetails(e.rowIndex ?? undefined);
-                updateSelectionStats(movingFocus);
+                // Paging and match-finding move the focus (the grid may say so again once the row is drawn):
+                // that selects nothing (selected rows stay selected).
+                const col = typeof e.column === 'object' && e.column ? e.column.getColId() : e.column;
+                const moved = movingFocus || (movedTo !== undefined && movedTo.row === e.rowIndex && movedTo.col === col);
+                if (!moved) {
+                    movedTo = undefined;
+                    showDetails(e.rowIndex ?? undefined);
+                }
+                updateSelectionStats(moved);
+            },
+            // A click on the cell the view focused is the user's own choice of it.
+            onCellClicked: e => {
+                if (!movedTo) return;
+                movedTo = undefined;
+                showDetails(e.rowIndex ?? undefined);
+                updateSelectionStats();
             },
             onSelectionChanged: () => {
                 updateStatus();
@@ -594,9 +614,12 @@ function firstVisibleRow(): number {
 
 /** Set while the view itself moves the focus (paging, next match): no selection statistics for it. */
 let movingFocus = false;
+/** The cell the view focused last, until the user focuses or clicks one. */
+let movedTo: { row: number; col: string } | undefined;
 
 function moveFocus(row: number, column: string): void {
     movingFocus = true;
+    movedTo = { row, col: column };
     try {
         api?.setFocusedCell(row, column);
     } finally {
