@@ -152,7 +152,7 @@ export function runView(run: Run): RunView {
     if (run.emptyHint) view.emptyHint = run.emptyHint;
     if (run.saved) {
         const { savedAt, rowsSaved, rowCount } = run.saved;
-        const of = rowsSaved < rowCount ? `the first ${rowsSaved.toLocaleString('en-US')} of ${rowCount.toLocaleString('en-US')} rows` : `all ${rowsSaved.toLocaleString('en-US')} rows`;
+        const of = rowsSaved < rowCount ? `the first ${rowsSaved.toLocaleString('en-US')} of ${rowCount.toLocaleString('en-US')} rows` : rowsSaved === 1 ? 'its one row' : `all ${rowsSaved.toLocaleString('en-US')} rows`;
         view.messages.push({ priority: 'info', msg: `a saved result (${savedAt}), ${of}, shown without running the query; Run runs it again` });
     }
     if (run.error) view.error = { message: run.error.message, line: run.error.location?.line, column: run.error.location?.column };
