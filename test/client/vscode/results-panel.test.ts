@@ -46,7 +46,7 @@ function panel() {
         setTimeRange: r => calls.push(`range ${JSON.stringify(r)}`),
         timeRange: () => ({ preset: '24h' }),
         zoom: (s, e) => calls.push(`zoom ${s} ${e}`),
-        filter: (f, t, v) => calls.push(`filter ${f} ${t} ${JSON.stringify(v)}`),
+        filter: (f, t, v, path) => calls.push(`filter ${f} ${t} ${JSON.stringify(v)}${path ? ` at ${JSON.stringify(path)}` : ''}`),
         painted: () => calls.push('painted'),
     };
     const p = new ResultsPanel(Uri.file('/ext') as never, actions);
@@ -118,10 +118,11 @@ describe('ResultsPanel', () => {
     it('hands filter, zoom, export and time range to the extension', async () => {
         const { webview } = panel();
         await webview.receive({ type: 'filter', runId: run.id, field: 'seq', value: 3 });
+        await webview.receive({ type: 'filter', runId: run.id, field: 'word', value: 'x', path: ['k', 0] });
         await webview.receive({ type: 'zoom', runId: run.id, start: 'a', end: 'b' });
         await webview.receive({ type: 'export', format: 'ndjson' });
         await webview.receive({ type: 'timeRange', timeRange: { preset: '1h' } });
-        expect(calls).toEqual(expect.arrayContaining(['filter seq integer 3', 'zoom a b', 'export ndjson', 'range {"preset":"1h"}']));
+        expect(calls).toEqual(expect.arrayContaining(['filter seq integer 3', 'filter word string "x" at ["k",0]', 'zoom a b', 'export ndjson', 'range {"preset":"1h"}']));
     });
 });
 
