@@ -31,7 +31,7 @@ import { LegacyDocuments } from './legacy-documents.js';
 import { AplLanguageClient } from './language-client.js';
 import { blockAt } from './query/block-picker.js';
 import { emptyRangeHint, type DatasetSpan } from './query/empty-hint.js';
-import { filterClause, withFilter } from './query/filter-clause.js';
+import { filterClause, nestedFilterClause, withFilter } from './query/filter-clause.js';
 import { registerAgentFeatures } from './agents/register-agents.js';
 import { QueryRunner, type Run, type RunRequest, type RunSummary } from './query/query-runner.js';
 import { explainHtml, type ExplainSummary, type ExplainViewStage } from './query/explain-view.js';
@@ -145,7 +145,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         setTimeRange: range => void setTimeRange(range, true),
         timeRange: () => timeRange,
         zoom: (start, end) => void setTimeRange({ start, end }, true),
-        filter: (field, _type, value) => void vscode.commands.executeCommand('apl.filterByValue', { field, value }),
+        filter: (field, _type, value, path) => void vscode.commands.executeCommand('apl.filterByValue', { field, value, ...(path ? { path } : {}) }),
         runQuery: text => void runInNewEditor(text),
         queryAside: text => {
             const run = runner.current;
@@ -158,6 +158,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         }),
         chartChoices: new ChartChoices(context.workspaceState),
         earlierPeriod: async (run, offsetMs) => earlierPeriodRows(await connections.client(run.connection), run.request.text, run.range, offsetMs, CHART_MAX_ROWS),
+        recallLast: async () => {
+            const entry = (await history.entries()).find(e => e.outcome === 'done' && e.resultId);
+            const saved = entry?.resultId ? await resultHistory.load(entry.resultId) : undefined;
+            // A run started while the history was read wins over the recall.
+            if (saved && !runner.current) showSaved(saved, false);
+        },
         painted: (runId, at) => {
             const run = runner.current;
             if (run && run.id === runId && (!lastPaint || lastPaint.runId !== runId)) lastPaint = { runId, ms: Math.max(0, at - run.startedAt) };
@@ -520,11 +526,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
     }
 
     /** Shows a saved result (history or .aplr) as the current run: Run runs its query again on the connection of that name. */
-    function showSaved(saved: SavedResult): void {
+    function showSaved(saved: SavedResult, reveal = true): void {
         const { name, url } = saved.header.connection;
         const connection = connections.list().find(c => c.name === name) ?? { name, url, source: 'settings' as const };
         runner.show(runOfSavedResult(saved, connection));
-        void panel.reveal();
+        if (reveal) void panel.reveal();
     }
 
     register('apl.showHistory', async () => {
@@ -690,7 +696,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         return file.toString();
     });
 
-    register('apl.filterByValue', async (args: { field: string; value: unknown }) => filterByValue(args.field, args.value));
+    register('apl.filterByValue', async (args: { field: string; value: unknown; path?: unknown }) => {
+        const path = args.path;
+        if (path !== undefined && !(Array.isArray(path) && path.every(k => typeof k === 'string' || (typeof k === 'number' && Number.isInteger(k) && k >= 0)))) {
+            throw new Error(`apl.filterByValue: 'path' must be a list of keys (strings) and indexes (whole numbers), got ${JSON.stringify(path)}`);
+        }
+        return filterByValue(args.field, args.value, path as (string | number)[] | undefined);
+    });
 
     register('apl.widenTimeRange', async (): Promise<RunSummary | undefined> => {
         await setTimeRange({ preset: 'all' }, false);
@@ -719,11 +731,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
      * "Filter by this value": the `| where` goes into the query in its editor, and that text runs, so
      * what is on screen is what ran. A query without a document (a script's text) opens in a new one.
      */
-    async function filterByValue(fieldName: string, value: unknown): Promise<RunSummary | undefined> {
+    async function filterByValue(fieldName: string, value: unknown, path?: (string | number)[]): Promise<RunSummary | undefined> {
         const run = runner.current;
         const field = run?.result?.fields.find(f => f.name === fieldName);
         if (!run || !field) return undefined;
-        const clause = filterClause(field.name, field.type, value);
+        const clause = path && path.length > 0 ? nestedFilterClause(field.name, path, value) : filterClause(field.name, field.type, value);
         // A sort from the grid is not in the editor's text: filter the text the editor holds.
         const shown = run.request.sortBase ?? run.request.text;
         const origin = run.request.origin;

@@ -150,6 +150,8 @@ export type HostMessage =
     | { type: 'distinctValues'; result: DistinctValuesView }
     /** Column statistics from the service: the query that computed them, and its first row as pairs (or why it failed). */
     | { type: 'columnStats'; runId: number; field: string; query: string; pairs?: [string, unknown][]; error?: string }
+    /** Group on the service: the rows of the whole result counted by a column's values, with the query that counted them. */
+    | { type: 'serviceGroups'; runId: number; field: string; query: string; groups?: [unknown, number][]; more?: boolean; error?: string }
     | { type: 'searchFailed'; runId: number; searchId: number; message: string }
     /** The same query over an earlier period (`compare`), for the chart: rows aligned with `fields`, or why not. */
     | { type: 'chartRows'; runId: number; rows: unknown[][] }
@@ -170,6 +172,7 @@ export type ViewMessage =
     | { type: 'distinct'; runId: number; field: string }
     /** Statistics of one column over the whole result, computed on the service. */
     | { type: 'columnStats'; runId: number; field: string }
+    | { type: 'groupOnService'; runId: number; field: string }
     /** Runs `text` as a new query (shown in an editor first): the search or a filter on the service. */
     | { type: 'runQuery'; text: string }
     | { type: 'cancel' }
@@ -180,7 +183,8 @@ export type ViewMessage =
     /** `rows`: indexes in the grid's order (`sort`'s when sorted). */
     | { type: 'copyRows'; runId: number; rows: number[]; format: CopyFormat; headers: boolean; sort?: SortKey }
     | { type: 'copyText'; text: string }
-    | { type: 'filter'; runId: number; field: string; value: unknown }
+    /** `path`: the keys of a nested value of a JSON cell (`['geo']['city']`: ['city']). */
+    | { type: 'filter'; runId: number; field: string; value: unknown; path?: (string | number)[] }
     | { type: 'openInEditor' }
     | { type: 'painted'; runId: number; rows: number; at: number }
     /** The user changed the chart's type or columns: remembered for this query. */

@@ -33,7 +33,7 @@ export function renderChart(box: HTMLElement, data: ChartData, zone: TimeZone, o
     const plot = new uPlot(
         {
             width,
-            height: 180,
+            height: plotHeight(box, undefined),
             series: [{ label: data.timeColumn }, ...data.series.map((s, i) => ({ label: s.label, stroke: color(i), width: 1.5, spanGaps: false }))],
             axes: [timeAxis, axis],
             ...(zone === 'utc' ? { tzDate: (ts: number) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC') } : {}),
@@ -57,7 +57,11 @@ export function renderChart(box: HTMLElement, data: ChartData, zone: TimeZone, o
     );
     const onDblClick = () => onReset();
     plot.over.addEventListener('dblclick', onDblClick);
-    const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(300, box.clientWidth), height: 180 }));
+    // The box takes the panel's height (styles.css): the plot follows it, and its width.
+    const resize = new ResizeObserver(() => {
+        if (box.clientWidth === 0 || box.clientHeight === 0) return;
+        plot.setSize({ width: Math.max(300, box.clientWidth), height: plotHeight(box, plot) });
+    });
     resize.observe(box);
     return {
         destroy() {
@@ -66,4 +70,11 @@ export function renderChart(box: HTMLElement, data: ChartData, zone: TimeZone, o
             plot.destroy();
         },
     };
+}
+
+/** The plot's height: the box's, less the legend under it (a box not laid out yet, in a hidden tab: 180). */
+function plotHeight(box: HTMLElement, plot: uPlot | undefined): number {
+    if (box.clientHeight === 0) return 180;
+    const legend = plot?.root.querySelector('.u-legend')?.getBoundingClientRect().height ?? 24;
+    return Math.max(60, Math.floor(box.clientHeight - legend - 4));
 }

@@ -23,7 +23,7 @@ export interface FilterBarHost {
     columnAction(action: ColumnAction, field: string): void;
 }
 
-export type ColumnAction = 'pin' | 'hide' | 'showAll' | 'autoSize' | 'wrap' | 'group';
+export type ColumnAction = 'pin' | 'hide' | 'showAll' | 'autoSize' | 'wrap' | 'group' | 'groupService';
 
 const COLUMN_ACTIONS: readonly (readonly [ColumnAction, string, string])[] = [
     ['pin', 'Pin column', 'Pin this column to the left (again: unpin it); remembered for this query'],
@@ -32,6 +32,7 @@ const COLUMN_ACTIONS: readonly (readonly [ColumnAction, string, string])[] = [
     ['autoSize', 'Auto-size columns', 'Fit every column to the rows on screen'],
     ['wrap', 'Wrap text', 'Wrap long values over three lines per row (again: one line)'],
     ['group', 'Group by column', 'Count the rows by the values of this column (in VS Code, over the rows it holds)'],
+    ['groupService', 'Group on the service', 'Count the rows of the whole result by the values of this column on the service (a summarize count() by, shown with its answer)'],
 ];
 
 export interface FilterBar {

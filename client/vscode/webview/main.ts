@@ -19,6 +19,8 @@ import {
     themeQuartz,
     type CellFocusedEvent,
     type ColDef,
+    type ICellRendererComp,
+    type ICellRendererParams,
     type GridApi,
     type IDatasource,
     type IGetRowsParams,
@@ -35,6 +37,7 @@ import { cellText, columnWidth, detailText, fullText, headerText, isNumericType,
 import { ChartView } from './chart-view.js';
 import { button, checkbox, select, setEnabled, textField } from './controls.js';
 import { createFilterBar, type ColumnAction } from './filter-bar.js';
+import { JsonPopup } from './json-popup.js';
 import { jsonLeaves } from '../src/results/json-path.js';
 import { renderStats } from './stats-view.js';
 import { fmt, runNotes, statusText, type SortShown } from './status-text.js';
@@ -89,6 +92,8 @@ const copyFormat = select('Copy format', [['tsv', 'TSV'], ['csv', 'CSV'], ['json
 const copyHeaders = checkbox('headers', true);
 const copyButton = button('Copy rows', 'Copy the selected rows (click a row, Shift or Ctrl+click for more)', () => copySelection());
 const editorButton = button('Open in editor', 'Open the rows as JSON text in a new editor', () => post({ type: 'openInEditor' }));
+const shareButton = button('Share…', 'Copy the query as an Axiom Console link, a curl command or an @axiomhq/js snippet (without the token)', () => post({ type: 'command', command: 'apl.copyQueryAs' }));
+const saveResultButton = button('Save result…', 'Save the query, its time range and the loaded rows to a .aplr file', () => post({ type: 'command', command: 'apl.saveResult' }));
 const resetZoomButton = button('Reset zoom', 'Go back to the time range before the zoom (or double-click the chart)', () => resetZoom());
 resetZoomButton.hidden = true;
 const group = (...children: HTMLElement[]) => {
@@ -102,10 +107,7 @@ toolbar.append(
     group(prevButton, nextButton),
     group(exportFormat, exportButton),
     group(copyFormat, copyHeaders, copyButton, editorButton),
-    group(
-        button('Share…', 'Copy the query as an Axiom Console link, a curl command or an @axiomhq/js snippet (without the token)', () => post({ type: 'command', command: 'apl.copyQueryAs' })),
-        button('Save result…', 'Save the query, its time range and the loaded rows to a .aplr file', () => post({ type: 'command', command: 'apl.saveResult' })),
-    ),
+    group(shareButton, saveResultButton),
 );
 
 const status = el('div', { 'data-testid': 'apl-status', 'data-state': 'idle', role: 'status', 'aria-live': 'polite', class: 'status' }, 'No query run yet. Press Ctrl+Enter in an .apl file.');
@@ -164,17 +166,33 @@ const filterBar = createFilterBar({
 /** Column statistics from the service, with the query that computed them. */
 const columnStatsBox = el('section', { class: 'column-stats', 'data-testid': 'apl-column-stats', 'aria-label': 'Column statistics', 'aria-live': 'polite' });
 columnStatsBox.hidden = true;
-resultsPanel.append(searchBar, serviceSearch, filterBar.element, columnStatsBox, main);
+/**
+ * The column filters and tools and their answers sit beside the grid, scrolling on their own: the grid
+ * keeps its height in a short panel (styles.css hides the side while it shows nothing).
+ */
+const side = el('div', { class: 'side' });
+side.append(filterBar.element, columnStatsBox);
+main.insertBefore(side, details);
+resultsPanel.append(serviceSearch, main);
 const tabs = createTabs('Result views', id => onTabSelected(id));
+/** The tabs and, beside them, the search of the Results tab: one row, so a panel of default height keeps room for rows. */
+const viewBar = el('div', { class: 'view-bar' });
+viewBar.append(tabs.list, searchBar);
+/** Said to screen readers (a column moved by the keyboard). */
+const announcer = el('div', { class: 'announce', 'data-testid': 'apl-announce', role: 'status', 'aria-live': 'polite' });
 const panels = el('div', { class: 'panels' });
 panels.append(resultsPanel, chartPanel, statsPanel);
 tabs.add('results', 'Results', resultsPanel);
 tabs.add('chart', 'Chart', chartPanel);
 tabs.add('stats', 'Stats', statsPanel);
-app.append(toolbar, status, selectionBar, notes, tabs.list, panels);
+// The selection's statistics on the status line's row (wrapping under it when there is no room): a row saved for the grid.
+const statusRow = el('div', { class: 'status-row' });
+statusRow.append(status, selectionBar);
+app.append(toolbar, statusRow, notes, viewBar, panels, announcer);
 renderStats(statsPanel, undefined);
 
 function onTabSelected(id: string): void {
+    searchBar.hidden = id !== 'results';
     if (id === 'stats') renderStats(statsPanel, run);
 }
 
@@ -331,6 +349,8 @@ function columnDefs(view: RunView, rows: readonly unknown[][] | undefined): ColD
                 type: numeric ? 'rightAligned' : undefined,
                 cellClass: numeric ? 'num' : undefined,
                 cellClassRules: { 'search-hit': p => needle !== '' && cellSearchText(p.value).toLowerCase().includes(needle) },
+                // A JSON value gets a toggle that expands it in place (Enter on the cell does too).
+                cellRendererSelector: p => (p.value !== null && typeof p.value === 'object' ? { component: JsonCellRenderer } : undefined),
             };
         }),
     ];
@@ -398,23 +418,44 @@ function showGrid(view: RunView): void {
             columnDefs: columnDefs(view, rows),
             rowSelection: { mode: 'multiRow', checkboxes: false, headerCheckbox: false, enableClickSelection: true },
             suppressMultiSort: true,
+            // Tab leaves the grid (to the row details, the next controls): arrows move between cells (ARIA grid).
+            tabToNextCell: () => false,
+            tabToNextHeader: () => false,
             onSortChanged: () => onSort(),
             onCellFocused: (e: CellFocusedEvent) => {
-                showDetails(e.rowIndex ?? undefined);
                 updateStatus();
+                // Paging and match-finding move the focus (the grid may say so again once the row is drawn):
+                // that selects nothing (selected rows stay selected).
+                const col = typeof e.column === 'object' && e.column ? e.column.getColId() : e.column;
+                const moved = movingFocus || (movedTo !== undefined && movedTo.row === e.rowIndex && movedTo.col === col);
+                if (!moved) {
+                    movedTo = undefined;
+                    showDetails(e.rowIndex ?? undefined);
+                }
+                updateSelectionStats(moved);
+            },
+            // A click on the cell the view focused is the user's own choice of it.
+            onCellClicked: e => {
+                if (!movedTo) return;
+                movedTo = undefined;
+                showDetails(e.rowIndex ?? undefined);
                 updateSelectionStats();
             },
             onSelectionChanged: () => {
                 updateStatus();
                 updateSelectionStats();
             },
-            onBodyScroll: () => updateStatus(),
+            onBodyScroll: () => {
+                jsonPopup.close();
+                updateStatus();
+            },
             onColumnMoved: e => e.finished && e.source === 'uiColumnMoved' && saveColumns(),
             onColumnResized: e => e.finished && e.source === 'uiColumnResized' && saveColumns(),
             ensureDomOrder: true,
             datasource: datasourceFor(view.runId),
         });
         gridBox.addEventListener('keydown', onGridKey);
+        gridBox.addEventListener('keydown', onHeaderKey, true);
     } else {
         // A new run starts unsorted, at the top left, with nothing of the last run's rows.
         if (api.getColumnState().some(c => c.sort)) api.applyColumnState({ defaultState: { sort: null } });
@@ -437,7 +478,98 @@ function onGridKey(e: KeyboardEvent): void {
     if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'c') {
         e.preventDefault();
         copySelection();
+    } else if (e.key === 'Enter' && !e.altKey && !e.ctrlKey && !e.metaKey && !e.shiftKey && api) {
+        const focused = api.getFocusedCell();
+        const target = e.target as HTMLElement | null;
+        if (focused && !target?.closest('.ag-header-cell') && openJson(focused.rowIndex, focused.column.getColId())) e.preventDefault();
     }
+}
+
+/** Alt+Shift+Left/Right on a focused column header moves that column (before AG Grid's own arrow keys). */
+function onHeaderKey(e: KeyboardEvent): void {
+    if (!e.altKey || !e.shiftKey || e.ctrlKey || e.metaKey || (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight')) return;
+    const colId = (e.target as HTMLElement | null)?.closest?.('.ag-header-cell[col-id]')?.getAttribute('col-id');
+    if (!api || !colId || colId === '#') return;
+    e.preventDefault();
+    e.stopPropagation();
+    moveColumn(colId, e.key === 'ArrowLeft' ? -1 : 1);
+}
+
+/** Moves a column one place (within its pinned or unpinned part), keeps the focus on its header and says where it went. */
+function moveColumn(colId: string, delta: -1 | 1): void {
+    if (!api) return;
+    const shown = api.getAllDisplayedColumns();
+    const at = shown.findIndex(c => c.getColId() === colId);
+    const neighbour = shown[at + delta];
+    const name = headerText(colId);
+    if (at < 0 || !neighbour || neighbour.getColId() === '#' || neighbour.getPinned() !== shown[at].getPinned()) {
+        announce(`${name} cannot move further ${delta < 0 ? 'left' : 'right'}`);
+        return;
+    }
+    api.moveColumns([colId], api.getAllGridColumns().indexOf(neighbour));
+    api.setFocusedHeader(colId);
+    const data = api.getAllDisplayedColumns().filter(c => c.getColId() !== '#');
+    announce(`${name} moved to column ${data.findIndex(c => c.getColId() === colId) + 1} of ${data.length}`);
+    saveColumns();
+}
+
+function announce(text: string): void {
+    announcer.textContent = text;
+}
+
+/** A JSON cell's value: a toggle (expand in place) before its one-line text. */
+class JsonCellRenderer implements ICellRendererComp<unknown[]> {
+    private gui!: HTMLElement;
+
+    init(p: ICellRendererParams<unknown[]>): void {
+        const colId = p.column?.getColId() ?? '';
+        this.gui = document.createElement('span');
+        this.gui.className = 'json-cell';
+        const toggle = document.createElement('button');
+        toggle.type = 'button';
+        toggle.className = 'json-toggle';
+        // The cell, not the toggle, is in the grid's keyboard order: Enter on the cell opens it.
+        toggle.tabIndex = -1;
+        toggle.textContent = '▸';
+        toggle.title = 'Expand the value in place (Enter on the cell)';
+        toggle.setAttribute('aria-label', `Expand ${headerText(colId)}`);
+        toggle.addEventListener('click', e => {
+            e.stopPropagation();
+            if (typeof p.node.rowIndex === 'number') openJson(p.node.rowIndex, colId);
+        });
+        this.gui.append(toggle, document.createTextNode(p.valueFormatted ?? ''));
+    }
+
+    getGui(): HTMLElement {
+        return this.gui;
+    }
+
+    refresh(): boolean {
+        return false;
+    }
+}
+
+const jsonPopup = new JsonPopup(document.body, {
+    copy: text => post({ type: 'copyText', text }),
+    filter: (field, keys, value) => {
+        jsonPopup.close();
+        if (run) post({ type: 'filter', runId: run.runId, field, value: value ?? null, path: keys });
+    },
+    escaped: (rowIndex, field) => api?.setFocusedCell(rowIndex, field),
+});
+
+/** Expands the JSON cell at (row, column) in place; false when it holds no JSON object or array. */
+function openJson(rowIndex: number, colId: string): boolean {
+    if (!api || !run) return false;
+    const field = run.fields.findIndex(f => f.name === colId);
+    const data = api.getDisplayedRowAtIndex(rowIndex)?.data;
+    const value = field >= 0 ? data?.[field] : undefined;
+    if (value === null || typeof value !== 'object') return false;
+    const cell = [...gridBox.querySelectorAll<HTMLElement>(`.ag-row[row-index="${rowIndex}"] .ag-cell`)].find(c => c.getAttribute('col-id') === colId);
+    if (!cell) return false;
+    details.hidden = true;
+    jsonPopup.show(cell, colId, rowIndex, value);
+    return true;
 }
 
 /** A header click: the grid asks again for its blocks, in the new order, from the top. */
@@ -480,6 +612,21 @@ function firstVisibleRow(): number {
     return Math.max(0, Math.round(api.getVerticalPixelRange().top / height));
 }
 
+/** Set while the view itself moves the focus (paging, next match): no selection statistics for it. */
+let movingFocus = false;
+/** The cell the view focused last, until the user focuses or clicks one. */
+let movedTo: { row: number; col: string } | undefined;
+
+function moveFocus(row: number, column: string): void {
+    movingFocus = true;
+    movedTo = { row, col: column };
+    try {
+        api?.setFocusedCell(row, column);
+    } finally {
+        movingFocus = false;
+    }
+}
+
 function goToPage(delta: number): void {
     if (!api || !run || run.rowCount === 0) return;
     const size = run.pageSize;
@@ -487,7 +634,7 @@ function goToPage(delta: number): void {
     const page = Math.floor(first / size);
     const target = Math.max(0, Math.min(run.rowCount - 1, (page + delta) * size));
     api.ensureIndexVisible(target, 'top');
-    api.setFocusedCell(target, run.fields[0]?.name ?? '#');
+    moveFocus(target, run.fields[0]?.name ?? '#');
     updateStatus(target);
 }
 
@@ -595,7 +742,7 @@ function goToMatch(delta: number): void {
     api.ensureIndexVisible(row, 'middle');
     const data = api.getDisplayedRowAtIndex(row)?.data;
     const col = data ? run.fields.findIndex((_, i) => cellSearchText(data[i]).toLowerCase().includes(needle)) : -1;
-    api.setFocusedCell(row, run.fields[Math.max(0, col)]?.name ?? '#');
+    moveFocus(row, run.fields[Math.max(0, col)]?.name ?? '#');
     searchInfo.textContent = `match ${fmt(matchAt + 1)} of ${fmt(found.matchCount)} (row ${fmt(found.matches[matchAt] + 1)})${found.complete ? '' : ` · searched the ${fmt(found.rowsSearched)} rows in memory of ${fmt(run.rowCount)}`}`;
 }
 
@@ -633,6 +780,11 @@ function columnAction(action: ColumnAction, field: string): void {
             api.setGridOption('rowHeight', on ? wrapLineHeight * 3 : wrapLineHeight);
             return;
         }
+        case 'groupService':
+            columnStatsBox.hidden = false;
+            columnStatsBox.replaceChildren(el('p', {}, `Counting the rows by ${headerText(field)} on the service…`));
+            post({ type: 'groupOnService', runId: run.runId, field });
+            return;
         case 'group':
             groupField = field;
             columnStatsBox.hidden = false;
@@ -661,6 +813,33 @@ function showGroups(v: DistinctValuesView): void {
     }
     const more = v.distinct > v.values.length ? [el('p', {}, `The ${fmt(v.values.length)} largest of ${fmt(v.distinct)} groups.`)] : [];
     columnStatsBox.replaceChildren(head, table, ...more);
+}
+
+/** Group on the service: the counts over the whole result, with the query that counted them. */
+function showServiceGroups(m: Extract<HostMessage, { type: 'serviceGroups' }>): void {
+    const head = el('div', { class: 'details-head' });
+    head.append(
+        el('h2', {}, `Rows by ${headerText(m.field)}, counted on the service over the whole result`),
+        button('Run as a query', 'Open this query in an editor and run it', () => post({ type: 'runQuery', text: m.query })),
+        button('Close', 'Close the counts', () => (columnStatsBox.hidden = true)),
+    );
+    const body: HTMLElement[] = [head, el('pre', { class: 'query' }, m.query)];
+    if (m.error !== undefined) body.push(el('p', { class: 'error' }, `The query failed: ${m.error}`));
+    if (m.groups) {
+        const type = run?.fields.find(f => f.name === m.field)?.type ?? 'string';
+        const table = el('table', { class: 'group-counts', 'aria-label': `Rows by ${headerText(m.field)}, on the service` });
+        const hr = el('tr');
+        hr.append(el('th', { scope: 'col' }, headerText(m.field)), el('th', { scope: 'col' }, 'rows'));
+        table.append(hr);
+        for (const [value, count] of m.groups) {
+            const tr = el('tr');
+            tr.append(el('td', {}, value === null ? '(null)' : cellText(value, type, run ? zoneOf(run) : 'utc')), el('td', { class: 'num' }, fmt(count)));
+            table.append(tr);
+        }
+        body.push(table);
+        if (m.more) body.push(el('p', {}, `The ${fmt(m.groups.length)} largest groups; there are more.`));
+    }
+    columnStatsBox.replaceChildren(...body);
 }
 
 interface SavedColumn {
@@ -758,10 +937,12 @@ function selectedCells(): { field: string; type: string; values: unknown[] } | u
 
 
 /** Statistics of the focused cell's column over the selected rows (the focused row when none is selected). */
-function updateSelectionStats(): void {
-    const sel = selectedCells();
-    selectionBar.hidden = !sel;
-    selectionLine.textContent = sel ? selectionStatsText(headerText(sel.field), selectionStats(sel.values, sel.type)) : '';
+function updateSelectionStats(onlySelectedRows = false): void {
+    // A focused row whose block has not come yet selects no cell: nothing to say.
+    const sel = onlySelectedRows && (api?.getSelectedNodes().length ?? 0) === 0 ? undefined : selectedCells();
+    const shown = sel && sel.values.length > 0 ? sel : undefined;
+    selectionBar.hidden = !shown;
+    selectionLine.textContent = shown ? selectionStatsText(headerText(shown.field), selectionStats(shown.values, shown.type)) : '';
 }
 
 // ------------------------------------------------------------------------------ more tables
@@ -858,7 +1039,11 @@ function showDetails(rowIndex: number | undefined): void {
 // ---------------------------------------------------------------------------------- status
 
 function updateStatus(firstRow?: number): void {
-    if (!run) return;
+    if (!run) {
+        // Nothing run (or recalled) yet, as after a window reload: no control has anything to act on.
+        for (const c of [cancelButton, prevButton, nextButton, exportButton, copyButton, editorButton, prevMatchButton, nextMatchButton, onlyMatchingButton, toolsButton, shareButton, saveResultButton]) setEnabled(c, false);
+        return;
+    }
     status.dataset.state = run.state;
     status.dataset.runId = String(run.runId);
     status.dataset.rowsMatched = String(run.rowsMatched);
@@ -878,6 +1063,10 @@ function updateStatus(firstRow?: number): void {
     // Copy acts on the selected rows (or the focused one).
     setEnabled(copyButton, done && run.rowCount > 0 && selectedRowIndexes().length > 0);
     setEnabled(editorButton, done);
+    setEnabled(shareButton, true);
+    setEnabled(saveResultButton, done);
+    setEnabled(onlyMatchingButton, done);
+    setEnabled(toolsButton, done && run.fields.length > 0);
 }
 
 function onRowsShown(count: number, sort: SortKey | undefined): void {
@@ -914,6 +1103,7 @@ function showRun(view: RunView): void {
         applied = undefined;
         filterBar.reset([]);
         columnStatsBox.hidden = true;
+        jsonPopup.close();
     }
     if (view.state !== 'done') main.hidden = true;
     updateStatus();
@@ -1007,6 +1197,9 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
         case 'columnStats':
             if (run && m.runId === run.runId) showColumnStats(m);
             break;
+        case 'serviceGroups':
+            if (run && m.runId === run.runId) showServiceGroups(m);
+            break;
         case 'searchFailed':
             if (run && m.runId === run.runId && m.searchId === searchId) searchInfo.textContent = `The search failed: ${m.message}`;
             break;
@@ -1024,4 +1217,5 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
     }
 });
 
+updateStatus();
 post({ type: 'ready' });

@@ -46,7 +46,7 @@ function panel() {
         setTimeRange: r => calls.push(`range ${JSON.stringify(r)}`),
         timeRange: () => ({ preset: '24h' }),
         zoom: (s, e) => calls.push(`zoom ${s} ${e}`),
-        filter: (f, t, v) => calls.push(`filter ${f} ${t} ${JSON.stringify(v)}`),
+        filter: (f, t, v, path) => calls.push(`filter ${f} ${t} ${JSON.stringify(v)}${path ? ` at ${JSON.stringify(path)}` : ''}`),
         painted: () => calls.push('painted'),
     };
     const p = new ResultsPanel(Uri.file('/ext') as never, actions);
@@ -118,10 +118,11 @@ describe('ResultsPanel', () => {
     it('hands filter, zoom, export and time range to the extension', async () => {
         const { webview } = panel();
         await webview.receive({ type: 'filter', runId: run.id, field: 'seq', value: 3 });
+        await webview.receive({ type: 'filter', runId: run.id, field: 'word', value: 'x', path: ['k', 0] });
         await webview.receive({ type: 'zoom', runId: run.id, start: 'a', end: 'b' });
         await webview.receive({ type: 'export', format: 'ndjson' });
         await webview.receive({ type: 'timeRange', timeRange: { preset: '1h' } });
-        expect(calls).toEqual(expect.arrayContaining(['filter seq integer 3', 'zoom a b', 'export ndjson', 'range {"preset":"1h"}']));
+        expect(calls).toEqual(expect.arrayContaining(['filter seq integer 3', 'filter word string "x" at ["k",0]', 'zoom a b', 'export ndjson', 'range {"preset":"1h"}']));
     });
 });
 
@@ -188,5 +189,44 @@ describe('compare with an earlier period', () => {
         const before = webview.posted.length;
         await webview.receive({ type: 'compare', runId: later.id, offset: '2y' });
         expect(webview.posted.length).toBe(before);
+    });
+});
+
+describe('a view opened with nothing run in this window (a reload)', () => {
+    it('asks the extension to recall the last kept result; a view opened after a run does not', async () => {
+        let recalled = 0;
+        const p = new ResultsPanel(Uri.file('/ext') as never, { ...noActions(), recallLast: async () => void recalled++ });
+        const webview = new FakeWebview();
+        p.resolveWebviewView({ webview, onDidDispose: () => ({ dispose() {} }) } as never);
+        await webview.receive({ type: 'ready' });
+        expect((webview.posted[0] as Extract<HostMessage, { type: 'init' }>).run).toBeUndefined();
+        expect(recalled).toBe(1);
+        p.show(run);
+        await webview.receive({ type: 'ready' });
+        expect(recalled).toBe(1);
+    });
+});
+
+describe('group by a column on the service', () => {
+    it("['events'] grouped by word: the summarize it ran, with the counts of every row, the largest 200 groups sent", async () => {
+        const asked: string[] = [];
+        const p = new ResultsPanel(Uri.file('/ext') as never, {
+            ...noActions(),
+            queryAside: async text => {
+                asked.push(text);
+                return fx.client.query(text, { startTime: START, endTime: END });
+            },
+        });
+        const webview = new FakeWebview();
+        p.resolveWebviewView({ webview, onDidDispose: () => ({ dispose() {} }) } as never);
+        p.show(run);
+        await webview.receive({ type: 'groupOnService', runId: run.id, field: 'word' });
+        const answer = webview.posted[webview.posted.length - 1] as Extract<HostMessage, { type: 'serviceGroups' }>;
+        expect(asked).toEqual(["['events']\n| summarize count() by word\n| top 201 by count_"]);
+        expect(answer).toMatchObject({ type: 'serviceGroups', runId: run.id, field: 'word', query: asked[0], more: true });
+        expect(answer.error).toBeUndefined();
+        // One event in three has the word a,"b"; every other word is its own.
+        expect(answer.groups![0]).toEqual(['a,"b"', 500]);
+        expect(answer.groups).toHaveLength(200);
     });
 });

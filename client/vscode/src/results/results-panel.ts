@@ -10,6 +10,7 @@ import type { DistinctValuesView, ExtraTableView, FilterResultView, HostMessage,
 import type { TabularResult } from '../../../api/types.js';
 import type { Run } from '../query/query-runner.js';
 import { columnStatsQuery, statsPairs } from './column-stats.js';
+import { groupCountQuery, groupCounts } from './service-group.js';
 import type { TimeRangeSpec } from '../time-range.js';
 import { chartData } from './chart-data.js';
 import { chartImageBytes } from './chart-file.js';
@@ -37,12 +38,15 @@ export interface ResultsActions {
     setTimeRange(range: TimeRangeSpec): void;
     timeRange(): TimeRangeSpec;
     zoom(start: string, end: string): void;
-    filter(field: string, type: string, value: unknown): void;
+    /** `path`: the keys of a nested value of a JSON cell. */
+    filter(field: string, type: string, value: unknown, path?: (string | number)[]): void;
     /** Runs `text` as a new query, shown in an editor (a search or a filter the view moved to the service). */
     runQuery?(text: string): void;
     /** Runs `text` beside the current run (same connection and time range) without showing it as a run: column statistics. */
     queryAside?(text: string): Promise<TabularResult>;
     painted(runId: number, at: number): void;
+    /** Shows the last kept result when nothing has run in this window yet (after a reload), like ADX's recall. */
+    recallLast?(): Promise<void>;
     /** The results settings (`apl.results.*`); read at each run. */
     settings?(): ResultsSettings;
     /** The rows of `run`'s query over its range shifted back by `offsetMs` (Compare with an earlier period). */
@@ -80,6 +84,8 @@ function rowsOfFirstPage(fields: readonly { name: string }[], page: ResultPage, 
 const EXTRA_TABLE_ROWS = 1000;
 /** Match positions sent to the view for next/previous (the count is always exact). */
 const MATCHES_SENT = 50_000;
+/** Groups of Group on the service sent to the view (the largest). */
+const SERVICE_GROUPS_SENT = 200;
 /** Distinct values of a column sent for a filter by value. */
 const DISTINCT_SENT = 200;
 
@@ -146,7 +152,7 @@ export function runView(run: Run): RunView {
     if (run.emptyHint) view.emptyHint = run.emptyHint;
     if (run.saved) {
         const { savedAt, rowsSaved, rowCount } = run.saved;
-        const of = rowsSaved < rowCount ? `the first ${rowsSaved.toLocaleString('en-US')} of ${rowCount.toLocaleString('en-US')} rows` : `all ${rowsSaved.toLocaleString('en-US')} rows`;
+        const of = rowsSaved < rowCount ? `the first ${rowsSaved.toLocaleString('en-US')} of ${rowCount.toLocaleString('en-US')} rows` : rowsSaved === 1 ? 'its one row' : `all ${rowsSaved.toLocaleString('en-US')} rows`;
         view.messages.push({ priority: 'info', msg: `a saved result (${savedAt}), ${of}, shown without running the query; Run runs it again` });
     }
     if (run.error) view.error = { message: run.error.message, line: run.error.location?.line, column: run.error.location?.column };
@@ -366,6 +372,7 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
             case 'ready':
                 // A view opened after the run (or opened again) gets what a view open at its end got.
                 void webview.postMessage({ type: 'init', timeRange: this.actions.timeRange(), run: run ? this.viewWithRows(run) : undefined } satisfies HostMessage);
+                if (!run) void this.actions.recallLast?.().catch(() => undefined);
                 return;
             case 'getRows': {
                 // Always answered: the grid waits for every block it asked for.
@@ -433,6 +440,21 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
                 }
                 return;
             }
+            case 'groupOnService': {
+                const field = run?.result?.fields.find(f => f.name === m.field);
+                if (!run || run.id !== m.runId || !field || !this.actions.queryAside) return;
+                const query = groupCountQuery(run.request.sortBase ?? run.request.text, field.name, SERVICE_GROUPS_SENT);
+                let answer: HostMessage;
+                try {
+                    const table = (await this.actions.queryAside(query)).tables?.[0];
+                    const { groups, more } = groupCounts(field.name, table?.fields ?? [], table?.columns ?? [], SERVICE_GROUPS_SENT);
+                    answer = { type: 'serviceGroups', runId: m.runId, field: m.field, query, groups, more };
+                } catch (e) {
+                    answer = { type: 'serviceGroups', runId: m.runId, field: m.field, query, error: e instanceof Error ? e.message : String(e) };
+                }
+                void webview.postMessage(answer);
+                return;
+            }
             case 'runQuery':
                 this.actions.runQuery?.(m.text);
                 return;
@@ -441,7 +463,7 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
                 return;
             case 'filter': {
                 const field = run?.result?.fields.find(f => f.name === m.field);
-                if (run && run.id === m.runId && field) this.actions.filter(field.name, field.type, m.value);
+                if (run && run.id === m.runId && field) this.actions.filter(field.name, field.type, m.value, m.path);
                 return;
             }
             case 'zoom':

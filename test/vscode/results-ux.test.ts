@@ -1,0 +1,345 @@
+/**
+ * The results view used as a user does, in the panel's default height: a window reload (the last
+ * result recalled, or every control without a target disabled), paging, the chart and the column
+ * tools fitting the panel, JSON cells expanded in place, the keyboard, and grouping on the service.
+ * The packaged .vsix in code-server, driven through playwright-core, against a real `apl serve`
+ * holding 30,000 events. One code-server for the whole file; the JSON test edits the file's last
+ * block (Filter adds a `where`), so it runs last.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+    EXTENSION_DIR,
+    ingestEvents,
+    launchBrowser,
+    openFile,
+    openWorkbench,
+    provision,
+    resultsFrame,
+    ROOT,
+    runLineInEditor,
+    SKIP,
+    skippedBanner,
+    startAplServe,
+    startCodeServer,
+    uiSteps,
+    type CodeServer,
+    type TestService,
+} from './harness.js';
+
+const EVENTS = 30_000;
+const SETUP_TIMEOUT = 25 * 60_000;
+const T = 60_000;
+
+const QUERIES = [
+    "['events']", // 1
+    '| where seq >= 0', // 2
+    '', // 3
+    "['events'] | summarize n = count() by level", // 4
+    '', // 5
+    "['events'] | summarize count() by bin(_time, 1h)", // 6
+    '', // 7
+    'print geo = parse_json(\'{"city":"Paris","loc":{"lat":48.8}}\')', // 8
+    '',
+].join('\n');
+const LINE = { paged: 2, levels: 4, binned: 6, json: 8 };
+
+/** The controls that act on a result: disabled while there is none. */
+const RESULT_CONTROLS = ['Cancel', 'Previous page', 'Next page', 'Export', 'Copy rows', 'Open in editor', 'Previous match', 'Next match', 'Only matching rows', 'Filters and columns', 'Share…', 'Save result…'];
+
+if (SKIP) console.warn(skippedBanner('the results view UX tests (test/vscode/results-ux.test.ts)'));
+
+describe.skipIf(SKIP)('the results view used as a user does, in the default panel height', () => {
+    let service: TestService;
+    let server: CodeServer;
+    let browser: Awaited<ReturnType<typeof launchBrowser>>;
+    let page: Page;
+    let workspace: string;
+
+    beforeAll(async () => {
+        const tools = provision();
+        if (!existsSync(join(ROOT, 'out', 'apl.cjs')) || !existsSync(join(EXTENSION_DIR, 'dist', 'extension.cjs'))) throw new Error("the bundles are missing: run 'npm run bundle' first");
+        service = await startAplServe();
+        await ingestEvents(service, EVENTS);
+        const pack = spawnSync(process.execPath, [join(ROOT, 'scripts', 'package-vscode.mjs')], { encoding: 'utf8', timeout: 120_000 });
+        if (pack.status !== 0) throw new Error(`packaging the .vsix failed:\n${pack.stdout}\n${pack.stderr}`);
+        const vsix = pack.stdout.trim().split('\n').pop()!;
+        workspace = mkdtempSync(join(tmpdir(), 'apl-vscode-ux-'));
+        writeFileSync(join(workspace, 'queries.apl'), QUERIES);
+        mkdirSync(join(workspace, '.vscode'));
+        writeFileSync(join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'apl.defaultTimeRange': '7d' }));
+        server = await startCodeServer({ tools, workspace, vsix, env: { AXIOM_URL: service.url, AXIOM_TOKEN: service.token } });
+        browser = await launchBrowser(tools);
+        page = await browser.context.newPage();
+        await step('open queries.apl', openQueries);
+    }, SETUP_TIMEOUT);
+
+    afterAll(async () => {
+        await browser?.close();
+        await server?.stop();
+        await service?.stop();
+        if (workspace) rmSync(workspace, { recursive: true, force: true });
+    });
+
+    const step = uiSteps(() => page, 'ux-');
+
+    async function openQueries(): Promise<void> {
+        await openWorkbench(page, server, 'queries.apl');
+        await openFile(page, 'queries.apl', 'seq >= 0');
+        await page.locator('.monaco-editor .codelens-decoration', { hasText: 'Run' }).nth(3).waitFor({ timeout: T });
+    }
+
+    /**
+     * After a reload: the Results view, opened by its command when the workbench did not restore the
+     * panel (web VS Code may reload before it stored the layout). Its webview starts then.
+     */
+    async function showResultsView(): Promise<void> {
+        const visible = () => status().waitFor({ timeout: 10_000 }).then(() => true, () => false);
+        if (await visible()) return;
+        await expect
+            .poll(async () => {
+                await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+                await page.keyboard.press('F1');
+                await page.locator('.quick-input-widget .quick-input-box input').fill('>Focus on Results View');
+                await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Focus on Results View' }).first().click({ timeout: 10_000 });
+                return visible();
+            }, { timeout: T })
+            .toBe(true);
+    }
+
+    const frame = () => resultsFrame(page);
+    const status = () => frame().locator('[data-testid="apl-status"]');
+    const cell = (row: number, col: string) => frame().locator(`.ag-row[row-index="${row}"] [col-id="${col}"]`).first();
+    const cellText = (row: number, col: string) => cell(row, col).textContent({ timeout: 2_000 }).catch(() => undefined);
+    const headerCell = (col: string) => frame().locator(`.ag-header-cell[col-id="${col}"]`).first();
+    const rowCount = () => frame().locator('[role="grid"]').first().getAttribute('aria-rowcount');
+    const tab = (name: string) => frame().getByRole('tab', { name, exact: true });
+    const chart = () => frame().locator('[data-testid="apl-chart"]');
+    const statusKey = async () => `${await status().getAttribute('data-run-id')}|${await status().getAttribute('data-elapsed-ms')}|${await status().textContent()}`;
+    /** The results frame's own height (the panel's). */
+    const frameHeight = () => frame().locator('body').evaluate(() => (globalThis as unknown as { innerHeight: number }).innerHeight);
+    const bottomOf = (selector: string) => frame().locator(selector).first().evaluate(e => e.getBoundingClientRect().bottom);
+    const resultsDir = () => join(server.userDataDir, 'User', 'globalStorage', 'apl-tools.apl-tools', 'results');
+
+    async function runAndWait(line: number): Promise<void> {
+        const before = await statusKey().catch(() => '');
+        await runLineInEditor(page, line);
+        await expect.poll(async () => (await statusKey()) !== before && (await status().getAttribute('data-state')), { timeout: T }).toBe('done');
+    }
+
+    async function runPaged(): Promise<void> {
+        await runAndWait(LINE.paged);
+        if ((await tab('Results').getAttribute('aria-selected')) !== 'true') await tab('Results').click();
+        await expect.poll(rowCount, { timeout: T }).toBe(String(EVENTS + 1));
+        await expect.poll(() => cellText(0, 'seq'), { timeout: T }).toBe(String(EVENTS - 1));
+    }
+
+    /** Sets a @vscode-elements drop-down as a user's pick does; opens the column tools first. */
+    async function choose(label: string, value: string): Promise<void> {
+        const tools = frame().getByRole('button', { name: 'Filters and columns' });
+        if ((await tools.getAttribute('aria-expanded')) !== 'true') await tools.click();
+        await frame()
+            .locator(`vscode-single-select[aria-label="${label}"]`)
+            .evaluate((e, v) => {
+                (e as unknown as { value: string }).value = v;
+                e.dispatchEvent(new Event('change'));
+            }, value);
+    }
+
+    async function closeTools(): Promise<void> {
+        const tools = frame().getByRole('button', { name: 'Filters and columns' });
+        if ((await tools.getAttribute('aria-expanded')) === 'true') await tools.click();
+    }
+
+    /** Drags the sash above the panel by `dy` pixels (up: negative). */
+    async function dragPanel(dy: number): Promise<void> {
+        const panel = (await page.locator('.part.panel').first().boundingBox())!;
+        await page.mouse.move(panel.x + panel.width / 2, panel.y - 1);
+        await page.mouse.down();
+        await page.mouse.move(panel.x + panel.width / 2, panel.y - 1 + dy, { steps: 6 });
+        await page.mouse.up();
+        await page.mouse.move(5, 5);
+    }
+
+    it("['events'] | where seq >= 0, then a window reload: the last result is recalled from the history (shown as a saved result, not run again)", () =>
+        step('reload recalls', async () => {
+            await runPaged();
+            // The run's first page is kept under the global storage a moment after it is done.
+            await expect.poll(() => (existsSync(resultsDir()) ? readdirSync(resultsDir()).filter(n => n.endsWith('.aplr')).length : 0), { timeout: T }).toBeGreaterThan(0);
+            await page.reload();
+            await openQueries();
+            await showResultsView();
+            await expect.poll(() => status().getAttribute('data-state'), { timeout: T }).toBe('done');
+            await expect.poll(() => cellText(0, 'seq'), { timeout: T }).toBe(String(EVENTS - 1));
+            expect(await frame().locator('body').innerText()).toContain('a saved result');
+            for (const name of ['Export', 'Open in editor', 'Filters and columns']) expect(await frame().getByRole('button', { name, exact: true }).isDisabled(), name).toBe(false);
+        }),
+    5 * 60_000);
+
+    it('a window reload with no kept result: "No query run yet", and every control that acts on a result is disabled', () =>
+        step('reload idle', async () => {
+            rmSync(resultsDir(), { recursive: true, force: true });
+            await page.reload();
+            await openQueries();
+            await showResultsView();
+            await expect.poll(() => status().textContent(), { timeout: T }).toContain('No query run yet');
+            expect(await status().getAttribute('data-state')).toBe('idle');
+            for (const name of RESULT_CONTROLS) expect(await frame().getByRole('button', { name, exact: true }).isDisabled(), name).toBe(true);
+            // Run stays: it runs the block at the cursor.
+            expect(await frame().getByRole('button', { name: 'Run', exact: true }).isDisabled()).toBe(false);
+            await runPaged();
+        }),
+    5 * 60_000);
+
+    it("['events'] | where seq >= 0, Next page: no selection statistics for the row Next page focuses, and a clicked cell still has them", () =>
+        step('next page selection', async () => {
+            await runPaged();
+            await frame().getByRole('button', { name: 'Next page' }).click();
+            await expect.poll(() => status().textContent(), { timeout: T }).toContain('page 2 of 30');
+            await expect.poll(() => cellText(1000, 'seq'), { timeout: T }).toBe(String(EVENTS - 1001));
+            const stats = frame().locator('[data-testid="apl-selection-stats"]');
+            expect(await stats.isVisible()).toBe(false);
+            expect(await frame().getByRole('button', { name: 'Filter to selection' }).isVisible()).toBe(false);
+            await cell(1001, 'seq').click();
+            const v = (EVENTS - 1002).toLocaleString('en-US');
+            await expect.poll(() => stats.textContent(), { timeout: T }).toBe(`Selection in seq: count 1 · distinct 1 · sum ${v} · avg ${v} · min ${v} · max ${v}`);
+            await frame().getByRole('button', { name: 'Close' }).click();
+        }),
+    3 * 60_000);
+
+    it("['events'] | where seq >= 0 with Filters and columns open (values of level listed): the grid's first rows stay in the panel", () =>
+        step('filters keep the grid', async () => {
+            await runPaged();
+            await choose('Filter column', 'level');
+            await choose('Filter by', 'values');
+            await frame().getByRole('checkbox', { name: /^error \(4,286\)$/ }).waitFor({ timeout: T });
+            const height = await frameHeight();
+            await expect.poll(() => bottomOf('.ag-row[row-index="1"]'), { timeout: T }).toBeLessThanOrEqual(height);
+            expect(await cell(1, 'seq').isVisible()).toBe(true);
+            // The filter's controls are in the panel too, beside the grid.
+            expect(await bottomOf('vscode-button:text-is("Add filter")')).toBeLessThanOrEqual(height);
+            // The tools are still all there: they scroll in their own area.
+            await frame().getByRole('button', { name: 'Group by column' }).scrollIntoViewIfNeeded();
+            expect(await frame().getByRole('button', { name: 'Group by column' }).isVisible()).toBe(true);
+            await closeTools();
+        }),
+    3 * 60_000);
+
+    it("['events'] | summarize n = count() by level as bars and ['events'] | summarize count() by bin(_time, 1h) as lines: each chart fits the default panel and follows its height", () =>
+        step('chart fits', async () => {
+            await runAndWait(LINE.levels);
+            await tab('Chart').click();
+            await expect.poll(() => chart().getAttribute('data-renderer'), { timeout: T }).toBe('echarts');
+            const height = await frameHeight();
+            await expect.poll(() => bottomOf('[data-testid="apl-chart"] svg'), { timeout: T }).toBeLessThanOrEqual(height);
+            const svgHeight = () => frame().locator('[data-testid="apl-chart"] svg').first().evaluate(e => e.getBoundingClientRect().height);
+            const before = await svgHeight();
+            expect(before).toBeGreaterThan(40);
+            // A taller panel: a taller chart; and back.
+            await dragPanel(-200);
+            await expect.poll(svgHeight, { timeout: T }).toBeGreaterThan(before + 150);
+            await dragPanel(200);
+            await expect.poll(svgHeight, { timeout: T }).toBeLessThan(before + 20);
+            await runAndWait(LINE.binned);
+            await expect.poll(() => chart().getAttribute('data-renderer'), { timeout: T }).toBe('uplot');
+            // The plot and its legend under it.
+            await expect.poll(() => bottomOf('[data-testid="apl-chart"] .u-legend'), { timeout: T }).toBeLessThanOrEqual(await frameHeight());
+            const plotHeight = () => frame().locator('[data-testid="apl-chart"] .u-over').first().evaluate(e => e.getBoundingClientRect().height);
+            const plot = await plotHeight();
+            await dragPanel(-200);
+            await expect.poll(plotHeight, { timeout: T }).toBeGreaterThan(plot + 150);
+            await dragPanel(200);
+            await expect.poll(plotHeight, { timeout: T }).toBeLessThan(plot + 20);
+            await tab('Results').click();
+        }),
+    3 * 60_000);
+
+    it("['events'] | where seq >= 0 grouped by level on the service: the summarize it runs is shown, with the counts of the whole result", () =>
+        step('group on service', async () => {
+            await runPaged();
+            await choose('Filter column', 'level');
+            await frame().getByRole('button', { name: 'Group on the service' }).click();
+            const box = frame().locator('[data-testid="apl-column-stats"]');
+            const counts = frame().getByRole('table', { name: 'Rows by level, on the service' });
+            await counts.waitFor({ timeout: T });
+            expect(await box.innerText()).toContain("['events']\n| where seq >= 0\n| summarize count() by level");
+            expect((await counts.innerText()).replace(/\s+/g, ' ')).toContain('info 25,714 error 4,286');
+            await box.getByRole('button', { name: 'Close' }).click();
+            await closeTools();
+        }),
+    3 * 60_000);
+
+    it("['events'] | where seq >= 0 by keyboard: Alt+Shift+Left/Right move the focused column, said aloud and remembered for the query", () =>
+        step('keyboard reorder', async () => {
+            await runPaged();
+            const order = () =>
+                frame()
+                    .locator('.ag-header-row-column .ag-header-cell[col-id]')
+                    .evaluateAll(es => es.map(e => [Number(e.getAttribute('aria-colindex')), e.getAttribute('col-id')] as const).sort((a, b) => a[0] - b[0]).map(([, id]) => id));
+            const start = await order();
+            const at = start.indexOf('level');
+            expect(at).toBeGreaterThan(1);
+            await headerCell('level').focus();
+            await page.keyboard.press('Alt+Shift+ArrowLeft');
+            await expect.poll(async () => (await order()).indexOf('level'), { timeout: T }).toBe(at - 1);
+            const announce = frame().locator('[data-testid="apl-announce"]');
+            await expect.poll(() => announce.textContent(), { timeout: T }).toBe(`level moved to column ${at - 1} of ${start.length - 1}`);
+            // The focus stays on the moved header: again.
+            await page.keyboard.press('Alt+Shift+ArrowLeft');
+            await expect.poll(async () => (await order()).indexOf('level'), { timeout: T }).toBe(at - 2);
+            await page.keyboard.press('Alt+Shift+ArrowRight');
+            await expect.poll(async () => (await order()).indexOf('level'), { timeout: T }).toBe(at - 1);
+            // Space adds the focused row to the selection (a click selected the first): the selection statistics and filters act on both.
+            await cell(0, 'seq').click();
+            await page.keyboard.press('ArrowDown');
+            await page.keyboard.press('Space');
+            await expect.poll(() => frame().locator('[data-testid="apl-selection-stats"]').textContent(), { timeout: T }).toMatch(/^Selection in seq: count 2 /);
+            // Tab leaves the grid for the row details (the arrows move between cells).
+            await page.keyboard.press('Tab');
+            const details = frame().getByRole('complementary', { name: 'Row details' });
+            await expect.poll(() => details.evaluate(e => e.contains((e.ownerDocument as unknown as { activeElement: unknown }).activeElement as never)), { timeout: T }).toBe(true);
+            await details.getByRole('button', { name: 'Close' }).click();
+            // Remembered for the query: another run of it shows the same order.
+            await runAndWait(LINE.levels);
+            await runPaged();
+            await expect.poll(async () => (await order()).indexOf('level'), { timeout: T }).toBe(at - 1);
+        }),
+    3 * 60_000);
+
+    it("print geo = parse_json('{\"city\":\"Paris\",\"loc\":{\"lat\":48.8}}'): the cell expands in place (Enter), its values copied with their paths, and Filter keeps the rows with ['geo']['city'] == 'Paris'", () =>
+        step('json in place', async () => {
+            await runAndWait(LINE.json);
+            if ((await tab('Results').getAttribute('aria-selected')) !== 'true') await tab('Results').click();
+            await cell(0, 'geo').click();
+            await frame().getByRole('button', { name: 'Close' }).first().click();
+            await cell(0, 'geo').focus();
+            await page.keyboard.press('Enter');
+            const tree = frame().getByRole('dialog', { name: 'geo, row 1' });
+            await tree.waitFor({ timeout: T });
+            // By the cell: under it, or over it when the panel has more room there.
+            const cellBox = (await cell(0, 'geo').boundingBox())!;
+            const treeBox = (await tree.boundingBox())!;
+            expect(treeBox.y >= cellBox.y + cellBox.height - 1 || treeBox.y + treeBox.height <= cellBox.y + 1, JSON.stringify([cellBox, treeBox])).toBe(true);
+            expect(Math.abs(treeBox.x - cellBox.x)).toBeLessThan(2);
+            expect(await tree.locator('.json-path').allTextContents()).toEqual(["['geo']['city']", "['geo']['loc']", "['geo']['loc']['lat']"]);
+            expect(await tree.getByRole('button', { name: "Copy path ['geo']['city']", exact: true }).count()).toBe(1);
+            expect(await tree.getByRole('button', { name: "Copy value at ['geo']['city']", exact: true }).count()).toBe(1);
+            // The focus is in the panel (its first button).
+            await expect.poll(() => tree.evaluate(e => e.contains((e.ownerDocument as unknown as { activeElement: unknown }).activeElement as never)), { timeout: T }).toBe(true);
+            // Escape closes it and gives the focus back to the cell.
+            await page.keyboard.press('Escape');
+            await expect.poll(() => tree.count(), { timeout: T }).toBe(0);
+            await page.keyboard.press('Enter');
+            await tree.waitFor({ timeout: T });
+            const before = await statusKey();
+            await tree.getByRole('button', { name: "Filter by ['geo']['city']", exact: true }).click();
+            await expect.poll(async () => (await statusKey()) !== before && (await status().getAttribute('data-state')), { timeout: T }).toBe('done');
+            await expect.poll(() => readFileSync(join(workspace, 'queries.apl'), 'utf8').includes("| where tostring(['geo']['city']) == 'Paris'") || page.locator('.editor-instance .view-lines').first().innerText().then(t => t.replace(/\u00a0/g, ' ').includes("where tostring(['geo']['city']) == 'Paris'")), { timeout: T }).toBe(true);
+            await expect.poll(rowCount, { timeout: T }).toBe('2');
+        }),
+    3 * 60_000);
+});
