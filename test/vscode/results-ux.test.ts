@@ -6,29 +6,21 @@
  * holding 30,000 events. One code-server for the whole file; the JSON test edits the file's last
  * block (Filter adds a `where`), so it runs last.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-    EXTENSION_DIR,
-    ingestEvents,
-    launchBrowser,
     openFile,
     openWorkbench,
-    provision,
     resultsFrame,
-    ROOT,
     runLineInEditor,
     SKIP,
     skippedBanner,
-    startAplServe,
-    startCodeServer,
     uiSteps,
     type CodeServer,
-    type TestService,
+    startUiSession,
+    type UiSession,
 } from './harness.js';
 
 const EVENTS = 30_000;
@@ -54,36 +46,19 @@ const RESULT_CONTROLS = ['Cancel', 'Previous page', 'Next page', 'Export', 'Copy
 if (SKIP) console.warn(skippedBanner('the results view UX tests (test/vscode/results-ux.test.ts)'));
 
 describe.skipIf(SKIP)('the results view used as a user does, in the default panel height', () => {
-    let service: TestService;
     let server: CodeServer;
-    let browser: Awaited<ReturnType<typeof launchBrowser>>;
     let page: Page;
     let workspace: string;
 
+    let session: UiSession<never> | undefined;
+
     beforeAll(async () => {
-        const tools = provision();
-        if (!existsSync(join(ROOT, 'out', 'apl.cjs')) || !existsSync(join(EXTENSION_DIR, 'dist', 'extension.cjs'))) throw new Error("the bundles are missing: run 'npm run bundle' first");
-        service = await startAplServe();
-        await ingestEvents(service, EVENTS);
-        const pack = spawnSync(process.execPath, [join(ROOT, 'scripts', 'package-vscode.mjs')], { encoding: 'utf8', timeout: 120_000 });
-        if (pack.status !== 0) throw new Error(`packaging the .vsix failed:\n${pack.stdout}\n${pack.stderr}`);
-        const vsix = pack.stdout.trim().split('\n').pop()!;
-        workspace = mkdtempSync(join(tmpdir(), 'apl-vscode-ux-'));
-        writeFileSync(join(workspace, 'queries.apl'), QUERIES);
-        mkdirSync(join(workspace, '.vscode'));
-        writeFileSync(join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'apl.defaultTimeRange': '7d' }));
-        server = await startCodeServer({ tools, workspace, vsix, env: { AXIOM_URL: service.url, AXIOM_TOKEN: service.token } });
-        browser = await launchBrowser(tools);
-        page = await browser.context.newPage();
+        session = await startUiSession({ name: 'vscode-ux', events: EVENTS, files: { 'queries.apl': QUERIES }, settings: { 'apl.defaultTimeRange': '7d' } });
+        ({ server, page, workspace } = session);
         await step('open queries.apl', openQueries);
     }, SETUP_TIMEOUT);
 
-    afterAll(async () => {
-        await browser?.close();
-        await server?.stop();
-        await service?.stop();
-        if (workspace) rmSync(workspace, { recursive: true, force: true });
-    });
+    afterAll(() => session?.stop());
 
     const step = uiSteps(() => page, 'ux-');
 
