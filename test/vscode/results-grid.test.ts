@@ -475,6 +475,8 @@ describe.skipIf(SKIP)('the results view in a real VS Code, over 30,000 events', 
             await onlyMatching().click();
             expect(await onlyMatching().getAttribute('aria-pressed')).toBe('true');
             await expect.poll(rowCount, { timeout: T }).toBe(String(matches + 1));
+            // The status line counts them too, of the rows of the result.
+            await expect.poll(() => status().textContent(), { timeout: T }).toContain(`${matches.toLocaleString('en-US')} of 30,000 rows`);
             await expect.poll(() => cellText(0, 'seq'), { timeout: T }).toBe(String(EVENTS - 2));
             expect(await cellText(1, 'geo.city')).toBe('city-3');
             expect(await cellText(1, 'seq')).toBe(String(EVENTS - 7));
@@ -486,6 +488,7 @@ describe.skipIf(SKIP)('the results view in a real VS Code, over 30,000 events', 
             // Off again: every row.
             await onlyMatching().click();
             await expect.poll(rowCount, { timeout: T }).toBe(String(EVENTS + 1));
+            await expect.poll(() => status().textContent(), { timeout: T }).toMatch(/^30,000 rows/);
             await searchField().fill('');
             await expect.poll(() => offer.isVisible(), { timeout: T }).toBe(false);
         }),
@@ -528,6 +531,7 @@ describe.skipIf(SKIP)('the results view in a real VS Code, over 30,000 events', 
             await frame().getByRole('button', { name: 'Add filter' }).click();
             await expect.poll(rowCount, { timeout: T }).toBe(String(4286 + 1));
             await expect.poll(() => info.textContent(), { timeout: T }).toContain('Filtered in VS Code: 4,286 of 30,000 rows');
+            await expect.poll(() => status().textContent(), { timeout: T }).toContain('4,286 of 30,000 rows · page 1 of 5');
             expect(await info.textContent()).toContain("| where level == 'error'");
             // Multiples of 7, newest first.
             await expect.poll(() => cellText(0, 'seq'), { timeout: T }).toBe(String(29995));

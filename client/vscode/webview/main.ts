@@ -481,11 +481,12 @@ function firstVisibleRow(): number {
 }
 
 function goToPage(delta: number): void {
-    if (!api || !run || run.rowCount === 0) return;
+    const rows = shownRows() ?? run?.rowCount ?? 0;
+    if (!api || !run || rows === 0) return;
     const size = run.pageSize;
     const first = firstVisibleRow();
     const page = Math.floor(first / size);
-    const target = Math.max(0, Math.min(run.rowCount - 1, (page + delta) * size));
+    const target = Math.max(0, Math.min(rows - 1, (page + delta) * size));
     api.ensureIndexVisible(target, 'top');
     api.setFocusedCell(target, run.fields[0]?.name ?? '#');
     updateStatus(target);
@@ -584,6 +585,7 @@ function showGridRows(): void {
     const only = onlyMatching && found ? found.searchId : undefined;
     api.setGridOption('datasource', datasourceFor(run.runId, only, applied?.filterId));
     matchAt = -1;
+    updateStatus(0);
 }
 
 /** Goes to the next (1) or previous (-1) matching row, focusing its first matching cell. */
@@ -857,6 +859,12 @@ function showDetails(rowIndex: number | undefined): void {
 
 // ---------------------------------------------------------------------------------- status
 
+/** The rows the grid shows when a filter or Only matching rows narrows it (what `aria-rowcount` counts); undefined: every row. */
+function shownRows(): number | undefined {
+    if (onlyMatching && found) return found.matchCount;
+    return applied?.rowCount;
+}
+
 function updateStatus(firstRow?: number): void {
     if (!run) return;
     status.dataset.state = run.state;
@@ -866,11 +874,12 @@ function updateStatus(firstRow?: number): void {
     status.dataset.requests = String(run.requests);
     status.dataset.elapsedMs = String(run.elapsedMs);
     status.dataset.sort = sortShown && !sortShown.pending ? `${sortShown.key.field} ${sortShown.key.desc ? 'desc' : 'asc'}` : '';
-    status.textContent = statusText(run, firstRow ?? firstVisibleRow(), sortShown);
+    const shown = shownRows();
+    status.textContent = statusText(run, firstRow ?? firstVisibleRow(), sortShown, shown);
     const done = run.state === 'done';
     setEnabled(cancelButton, run.state === 'running');
     // Paging buttons act only where there is a page to go to.
-    const pages = done && run.pageSize > 0 ? Math.ceil(run.rowCount / run.pageSize) : 0;
+    const pages = done && run.pageSize > 0 ? Math.ceil((shown ?? run.rowCount) / run.pageSize) : 0;
     const page = Math.floor((firstRow ?? firstVisibleRow()) / Math.max(1, run.pageSize));
     setEnabled(prevButton, pages > 1 && page > 0);
     setEnabled(nextButton, pages > 1 && page < pages - 1);
