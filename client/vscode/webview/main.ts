@@ -52,6 +52,8 @@ const post = (m: ViewMessage) => vscode.postMessage(m);
 const BLOCK_SIZE = 250;
 /** Blocks the grid keeps (about 10,000 rows): the webview's memory stays bounded whatever the row count. */
 const MAX_BLOCKS = 40;
+/** Rows drawn past each edge of the viewport (AG Grid's default), for smooth scrolling. */
+const ROW_BUFFER = 10;
 
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, text?: string): HTMLElementTagNameMap[K] {
@@ -176,6 +178,7 @@ renderStats(statsPanel, undefined);
 
 function onTabSelected(id: string): void {
     if (id === 'stats') renderStats(statsPanel, run);
+    if (id === 'chart') chartView.inView();
 }
 
 // Ctrl+F anywhere in the view goes to the search field. Stopped here, before VS Code's own listener on
@@ -354,10 +357,20 @@ const sameSort = (a: SortKey | undefined, b: SortKey | undefined) => a?.field ==
 /** Rows that came with the run: the first block is answered from them without a round trip. */
 let preloaded: { runId: number; rows: unknown[][] } | undefined;
 
+/**
+ * Blocks the grid asked for while its run is still running (the grid is drawn before the first
+ * block arrives): asked again, in the grid's order at that time, when the run is done.
+ */
+let waiting: { runId: number; params: IGetRowsParams; source: IDatasource }[] = [];
+
 /** The data source of one run (`only`: the matches of that search): blocks asked for another run are failed at once. */
 function datasourceFor(runId: number, only?: number, filter?: number): IDatasource {
-    return {
+    const source: IDatasource = {
         getRows(params: IGetRowsParams) {
+            if (run && run.runId === runId && run.state === 'running') {
+                waiting.push({ runId, params, source });
+                return;
+            }
             if (!run || run.runId !== runId || run.state !== 'done') return params.failCallback();
             const sort = sortKeyOf(params.sortModel);
             if (only === undefined && filter === undefined && !sort && preloaded && preloaded.runId === runId && params.startRow === 0 && (preloaded.rows.length >= params.endRow || preloaded.rows.length === run.rowCount)) {
@@ -372,6 +385,33 @@ function datasourceFor(runId: number, only?: number, filter?: number): IDatasour
             post({ type: 'getRows', runId, requestId: id, start: params.startRow, end: params.endRow, sort, only, filter });
         },
     };
+    return source;
+}
+
+/**
+ * The blocks asked for while the run was running, now that it is done: those in the grid's order now
+ * are asked for (the first from the rows that came with the run), the others (a sort chosen since,
+ * whatever order the messages came in) are failed, the grid no longer wants them.
+ */
+function answerWaiting(): void {
+    const all = waiting;
+    waiting = [];
+    const now = sortKeyOf(currentSortModel());
+    for (const w of all) {
+        if (run?.runId === w.runId && sameSort(sortKeyOf(w.params.sortModel), now)) w.source.getRows(w.params);
+        else w.params.failCallback();
+    }
+}
+
+function failWaiting(): void {
+    const all = waiting;
+    waiting = [];
+    for (const w of all) w.params.failCallback();
+}
+
+function currentSortModel(): SortModelItem[] {
+    const col = api?.getColumnState().find(c => c.sort);
+    return col?.sort ? [{ colId: col.colId, sort: col.sort }] : [];
 }
 
 /** Fails every awaited block (the grid would otherwise wait for them and stop asking). */
@@ -379,13 +419,29 @@ function failPending(): void {
     const all = [...pending.values()];
     pending.clear();
     for (const p of all) p.params.failCallback();
+    failWaiting();
 }
 
 let columnsShown = '';
 
+const columnsSignature = (view: RunView) => view.fields.map(f => `${f.name}:${f.type}`).join('\n') + `\n${view.timeZone}\n${view.rowCount <= (view.sortLimit ?? Infinity)}`;
+
+/** What a query's last result showed: a new run of it draws its grid with these columns before its first block arrives. */
+type KnownColumns = Pick<RunView, 'fields' | 'rowCount' | 'sortLimit' | 'timeZone'>;
+const knownColumns = new Map<string, KnownColumns>();
+/** The run whose grid was drawn while it was running. */
+let drawnEarly = -1;
+
+function rememberColumns(view: RunView): void {
+    knownColumns.delete(view.query);
+    knownColumns.set(view.query, { fields: view.fields, rowCount: view.rowCount, sortLimit: view.sortLimit, timeZone: view.timeZone });
+    // A few dozen queries are remembered, the oldest go first.
+    for (const k of [...knownColumns.keys()].slice(0, Math.max(0, knownColumns.size - 50))) knownColumns.delete(k);
+}
+
 function showGrid(view: RunView): void {
     const rows = view.firstRows;
-    const signature = view.fields.map(f => `${f.name}:${f.type}`).join('\n') + `\n${view.timeZone}\n${view.rowCount <= (view.sortLimit ?? Infinity)}`;
+    const signature = columnsSignature(view);
     if (!api) {
         api = createGrid<unknown[]>(gridBox, {
             theme,
@@ -394,6 +450,7 @@ function showGrid(view: RunView): void {
             cacheBlockSize: BLOCK_SIZE,
             maxBlocksInCache: MAX_BLOCKS,
             maxConcurrentDatasourceRequests: 2,
+            rowBuffer: ROW_BUFFER,
             infiniteInitialRowCount: Math.min(view.rowCount, BLOCK_SIZE),
             columnDefs: columnDefs(view, rows),
             rowSelection: { mode: 'multiRow', checkboxes: false, headerCheckbox: false, enableClickSelection: true },
@@ -924,11 +981,71 @@ function showRun(view: RunView): void {
         filterBar.reset([]);
         columnStatsBox.hidden = true;
     }
-    if (view.state !== 'done') main.hidden = true;
+    const known = view.state === 'running' ? knownColumns.get(view.query) : undefined;
+    if (known && drawnEarly !== view.runId) {
+        // A query run before: its grid is drawn now with the columns of its last result, its rows
+        // asked for when the run is done; a sort chosen meanwhile is kept.
+        drawnEarly = view.runId;
+        main.hidden = false;
+        showGrid({ ...view, ...known });
+        // The first rows paint sooner without the rows drawn past the viewport: they come back after.
+        api?.setGridOption('rowBuffer', 0);
+    } else if (view.state !== 'done' && drawnEarly !== view.runId) main.hidden = true;
+    if (view.state !== 'done' && view.state !== 'running') {
+        main.hidden = true;
+        failWaiting();
+    }
     updateStatus();
     // A chart belongs to the run that drew it.
     if (view.state !== 'done') chartView.clear();
     if (view.state === 'running') return;
+    if (view.state === 'done') {
+        doneAt = Date.now();
+        const firstRows = view.firstRows;
+        preloaded = firstRows ? { runId: view.runId, rows: firstRows } : undefined;
+        main.hidden = false;
+        if (drawnEarly === view.runId && columnsSignature(view) === columnsShown) {
+            // The grid is there: only its rows are awaited (in the order a sort chosen meanwhile asks).
+            answerWaiting();
+        } else {
+            const chosen = drawnEarly === view.runId ? sortKeyOf(currentSortModel()) : undefined;
+            failWaiting();
+            showGrid(view);
+            if (chosen && api && view.fields.some(f => f.name === chosen.field) && view.rowCount <= (view.sortLimit ?? Infinity)) {
+                api.applyColumnState({ state: [{ colId: chosen.field, sort: chosen.desc ? 'desc' : 'asc' }] });
+            }
+        }
+        view.firstRows = undefined;
+        rememberColumns(view);
+        updateStatus(0);
+        // The rest waits for the frame that paints the first rows.
+        afterPaint(view, () => {
+            if (api && api.getGridOption('rowBuffer') !== ROW_BUFFER) api.setGridOption('rowBuffer', ROW_BUFFER);
+            if (firstRows && fittedRunId !== view.runId) {
+                fitColumns(view, firstRows);
+                restoreColumns(view);
+            }
+            showRunNotes(view);
+            // The Chart tab: drawn now, or when a paged result's chart rows come (chartable).
+            const drawn = chartView.show(view, tabs.selected === 'chart');
+            noChart.hidden = drawn || view.chartable === true;
+            showExtraTables(view.tables ?? []);
+            if (filtersRunId !== view.runId) {
+                filtersRunId = view.runId;
+                filterBar.reset(view.fields);
+            }
+            // A search typed before the run finds its rows in the new result.
+            if (needle !== '') startSearch();
+            if (tabs.selected === 'stats') renderStats(statsPanel, view);
+        });
+        return;
+    }
+    showRunNotes(view);
+    showExtraTables([]);
+    if (tabs.selected === 'stats') renderStats(statsPanel, view);
+}
+
+function showRunNotes(view: RunView): void {
     notes.replaceChildren();
     for (const note of runNotes(view)) showNote(note.text, note.kind);
     if (view.emptyHint) {
@@ -936,27 +1053,15 @@ function showRun(view: RunView): void {
         showNote(view.emptyHint, 'info');
         notes.lastElementChild?.append(' ', button('Search all time', 'Run the query again over all time', () => post({ type: 'timeRange', timeRange: { preset: 'all' } })));
     }
-    if (view.state === 'done') {
-        doneAt = Date.now();
-        preloaded = view.firstRows ? { runId: view.runId, rows: view.firstRows } : undefined;
-        main.hidden = false;
-        showGrid(view);
-        view.firstRows = undefined;
-        updateStatus(0);
-        // The Chart tab: drawn now, or when a paged result's chart rows come (chartable).
-        const drawn = chartView.show(view);
-        noChart.hidden = drawn || view.chartable === true;
-        showExtraTables(view.tables ?? []);
-        if (filtersRunId !== view.runId) {
-            filtersRunId = view.runId;
-            filterBar.reset(view.fields);
-        }
-        // A search typed before the run finds its rows in the new result.
-        if (needle !== '') startSearch();
-    } else {
-        showExtraTables([]);
-    }
-    if (tabs.selected === 'stats') renderStats(statsPanel, view);
+}
+
+/** Runs `then` after the next frame (the one that paints the first rows), if `view` is still the run shown. */
+function afterPaint(view: RunView, then: () => void): void {
+    requestAnimationFrame(() =>
+        setTimeout(() => {
+            if (run === view) then();
+        }, 0),
+    );
 }
 
 window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
