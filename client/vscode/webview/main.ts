@@ -561,9 +561,18 @@ let onlyMatching = false;
 let matchAt = -1;
 let searchTimer: ReturnType<typeof setTimeout> | undefined;
 
+/** Keys typed closer together than this are one term: the search waits for the pause after them. */
+const SEARCH_PAUSE = 150;
+let lastSearchInput = -Infinity;
 searchField.addEventListener('input', () => {
     clearTimeout(searchTimer);
-    searchTimer = setTimeout(startSearch, 150);
+    const now = performance.now();
+    const afterPause = now - lastSearchInput > SEARCH_PAUSE;
+    lastSearchInput = now;
+    // A term pasted or typed after a pause is searched at once (its matches show without waiting);
+    // keys typed in a row wait for the pause after them.
+    if (afterPause) startSearch();
+    else searchTimer = setTimeout(startSearch, SEARCH_PAUSE);
 });
 searchField.addEventListener('keydown', (e: KeyboardEvent) => {
     if (e.key === 'Enter') {
@@ -602,7 +611,8 @@ function resetSearchResult(): void {
 }
 
 function showSearchResult(result: SearchResultView): void {
-    if (!run || result.runId !== run.runId || result.searchId !== searchId) return;
+    // A term still being typed (its search waits for a pause) makes this result stale already.
+    if (!run || result.runId !== run.runId || result.searchId !== searchId || result.term !== searchField.value) return;
     found = result;
     matchAt = -1;
     const count = `${fmt(result.matchCount)} matching row${result.matchCount === 1 ? '' : 's'}`;
