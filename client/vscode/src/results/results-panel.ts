@@ -175,12 +175,19 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
         private readonly actions: ResultsActions,
     ) {}
 
+    private panelView: vscode.WebviewView | undefined;
+
     resolveWebviewView(view: vscode.WebviewView): void {
+        this.panelView = view;
+        view.onDidDispose(() => {
+            if (this.panelView === view) this.panelView = undefined;
+        });
         this.attach(view.webview, view);
     }
 
-    /** Reveals the Results view in the panel. */
+    /** Reveals the Results view in the panel (nothing to do when it is in view: a run starts sooner). */
     async reveal(): Promise<void> {
+        if (this.panelView?.visible) return;
         await vscode.commands.executeCommand(`${ResultsPanel.viewType}.focus`, { preserveFocus: true });
     }
 
