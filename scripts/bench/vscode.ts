@@ -185,6 +185,8 @@ class ViewHost {
     private all: unknown[][] = [];
     private filtered: { filterId: number; rows: number[] } | undefined;
     private search: { searchId: number; matches: number[] } | undefined;
+    /** The time the last statistics query took (sent from here, over HTTP). */
+    statsQueryMs = 0;
 
     constructor(
         readonly set: ResultSet,
@@ -241,7 +243,9 @@ class ViewHost {
             case 'columnStats': {
                 const field = this.set.fields.find(f => f.name === m.field)!;
                 const query = columnStatsQuery(this.apl, field.name, field.type);
+                const t0 = performance.now();
                 const answer = await this.client.query(query, { format: 'tabular', ...this.range });
+                this.statsQueryMs = performance.now() - t0;
                 const table = answer.tables?.[0];
                 return { type: 'columnStats', runId: m.runId, field: m.field, query, pairs: table ? statsPairs(table.fields, table.columns ?? []) : [] };
             }
@@ -323,6 +327,7 @@ async function searchAndHeap(ctx: BenchContext, t: ToolPaths, service: TestServi
         const rows: Row[] = [];
         const h = median(highlight);
         rows.push({ name: `search of ${count.toLocaleString('en-US')} loaded rows → first match highlighted`, ours: fmtMs(h), baseline: '—', ratio: null, bar: '≤ 100 ms', pass: h <= 100 });
+        // Includes this bench's own messages (through Playwright), slower than VS Code's.
         rows.push({ name: `search of ${count.toLocaleString('en-US')} loaded rows → every match counted`, ours: fmtMs(median(counted)), baseline: '—', ratio: null, bar: '—', pass: null });
         // A filter that keeps every row (the grid then shows the filtered rows, by position), and the chart drawn.
         await choose(page, 'Filter column', 'geo.city');
@@ -348,8 +353,11 @@ async function searchAndHeap(ctx: BenchContext, t: ToolPaths, service: TestServi
     }
 }
 
-/** Column statistics: from the click to the statistics shown, against the statistics query alone over HTTP. */
-async function columnStats(ctx: BenchContext, t: ToolPaths, service: TestService, count: number): Promise<Row> {
+/**
+ * Column statistics: from the click to the statistics shown, against the statistics query the
+ * click sent, over HTTP (its own time within the same measure: the service's time for it).
+ */
+async function columnStats(ctx: BenchContext, t: ToolPaths, service: TestService, count: number, notes: string[]): Promise<Row> {
     const host = await openHost(service, 'million', count);
     const field = host.set.fields.find(f => f.name === 'duration_ms')!;
     const query = columnStatsQuery(host.apl, field.name, field.type);
@@ -361,10 +369,11 @@ async function columnStats(ctx: BenchContext, t: ToolPaths, service: TestService
         await choose(page, 'Filter column', 'duration_ms');
         const ours: number[] = [];
         const base: number[] = [];
+        const alone: number[] = [];
         for (let i = 0; i <= (ctx.quick ? 2 : 5); i++) {
             const t0 = performance.now();
             await client.query(query, { format: 'tabular', ...range });
-            const http = performance.now() - t0;
+            if (i > 0) alone.push(performance.now() - t0);
             const ms = (await page.evaluate(`new Promise((resolve, reject) => {
                 const box = document.querySelector('[data-testid="apl-column-stats"]');
                 box.replaceChildren();
@@ -379,11 +388,12 @@ async function columnStats(ctx: BenchContext, t: ToolPaths, service: TestService
             })`)) as number;
             if (i > 0) {
                 ours.push(ms);
-                base.push(http);
+                base.push(host.statsQueryMs);
             }
         }
         const o = median(ours);
         const b = median(base);
+        notes.push(`column statistics: the query alone, sent from Node between the clicks, took ${fmtMs(median(alone))} (median); the baseline is the same query sent by the click, timed where it is sent.`);
         return { name: `column statistics of ${count.toLocaleString('en-US')} events (embedded service) vs the query alone`, ours: fmtMs(o), baseline: fmtMs(b), ratio: o / b, bar: '≤ +50 ms', pass: o <= b + 50 };
     } finally {
         await browser.close();
@@ -430,7 +440,7 @@ export const vscodeSection: Section = async ctx => {
         await part('first', 'first rows in code-server', async () => [await firstRows(ctx, t, service, notes)]);
         await part('export', 'export', async () => [await exportRate(ctx, service, exportCount)]);
         await part('view', 'search and webview heap', () => searchAndHeap(ctx, t, service, heapCount));
-        await part('stats', 'column statistics', async () => [await columnStats(ctx, t, service, statsCount)]);
+        await part('stats', 'column statistics', async () => [await columnStats(ctx, t, service, statsCount, notes)]);
         notes.push('first rows: from the start of the apl.run command in the extension host (language-server query info, the request, the rows to the webview over the websocket, the grid drawing them) to the frame after the rows are on screen; the HTTP baseline is the same request from Node.');
         notes.push('export: both write the same CSV to a file, page by page (1,000 rows a page, cursor paging); the CLI runs as its own process.');
         notes.push(`load average at the end: ${loadavg().map(l => l.toFixed(1)).join(', ')} (1, 5, 15 min) on ${cpus().length} CPUs.`);

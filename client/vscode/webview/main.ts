@@ -572,7 +572,11 @@ searchField.addEventListener('input', () => {
     // A term pasted or typed after a pause is searched at once (its matches show without waiting);
     // keys typed in a row wait for the pause after them.
     if (afterPause) startSearch();
-    else searchTimer = setTimeout(startSearch, SEARCH_PAUSE);
+    else {
+        // The result shown is of a shorter term now.
+        delete searchInfo.dataset.matches;
+        searchTimer = setTimeout(startSearch, SEARCH_PAUSE);
+    }
 });
 searchField.addEventListener('keydown', (e: KeyboardEvent) => {
     if (e.key === 'Enter') {
@@ -604,6 +608,7 @@ function resetSearchResult(): void {
     found = undefined;
     matchAt = -1;
     searchInfo.textContent = '';
+    delete searchInfo.dataset.matches;
     serviceSearch.hidden = true;
     serviceSearch.replaceChildren();
     setEnabled(prevMatchButton, false);
