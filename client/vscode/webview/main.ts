@@ -434,6 +434,7 @@ let drawnEarly = -1;
 
 function rememberColumns(view: RunView): void {
     knownColumns.delete(view.query);
+    if (view.fields.length === 0) return;
     knownColumns.set(view.query, { fields: view.fields, rowCount: view.rowCount, sortLimit: view.sortLimit, timeZone: view.timeZone });
     // A few dozen queries are remembered, the oldest go first.
     for (const k of [...knownColumns.keys()].slice(0, Math.max(0, knownColumns.size - 50))) knownColumns.delete(k);
@@ -1016,6 +1017,8 @@ function showRun(view: RunView): void {
     if (view.state === 'running') return;
     if (view.state === 'done') {
         doneAt = Date.now();
+        // From the start of the run to its end reaching the view (benchmarks read it).
+        status.dataset.receivedMs = String(doneAt - view.startedAt);
         const firstRows = view.firstRows;
         preloaded = firstRows ? { runId: view.runId, rows: firstRows } : undefined;
         main.hidden = false;
