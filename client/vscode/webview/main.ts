@@ -1019,6 +1019,8 @@ function showRun(view: RunView): void {
         doneAt = Date.now();
         // From the start of the run to its end reaching the view (benchmarks read it).
         status.dataset.receivedMs = String(doneAt - view.startedAt);
+        if (view.postedAt !== undefined) status.dataset.postedMs = String(view.postedAt - view.startedAt);
+        if (view.requestedAt !== undefined) status.dataset.requestedMs = String(view.requestedAt - view.startedAt);
         const firstRows = view.firstRows;
         preloaded = firstRows ? { runId: view.runId, rows: firstRows } : undefined;
         main.hidden = false;

@@ -216,7 +216,7 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
             this.sorted.rows.dispose();
             this.sorted = undefined;
         }
-        this.post({ type: 'run', run: this.viewWithRows(run) });
+        this.post({ type: 'run', run: { ...this.viewWithRows(run), requestedAt: run.startedAt, postedAt: Date.now() } });
     }
 
     showTimeRange(timeRange: TimeRangeSpec): void {
