@@ -27,7 +27,7 @@ const SECTIONS: SectionEntry[] = [
     { name: 'cold', title: 'cold (issue 14 part 2): data larger than memory — the service under --memory-limit', load: async () => (await import('./bench/cold.js')).coldSection },
     { name: 'robust', title: 'robust (issue 9): linear parsing, linear-time regexes, the row budget', load: async () => (await import('./bench/robust.js')).robustSection },
     { name: 'responsive', title: 'responsive (issue 10): ingest latency while a heavy query runs', load: async () => (await import('./bench/responsive.js')).responsiveSection },
-    { name: 'vscode', title: 'vscode (issue 11): the extension in code-server — first rows, export, webview heap', load: async () => (await import('./bench/vscode.js')).vscodeSection },
+    { name: 'vscode', title: 'vscode (issues 11, 27): the extension in code-server — first rows, export, search, column statistics, webview heap', load: async () => (await import('./bench/vscode.js')).vscodeSection },
 ];
 
 function parseArgs(argv: string[]): { only: Set<string>; quick: boolean } {

@@ -93,6 +93,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
             void vscode.window.showWarningMessage(`APL: ${message}`);
         },
     );
+    /** Runs whose first paint something waits for (paintedOrAfter). */
+    const paintWaiters = new Map<number, () => void>();
+    /** Resolves when the results view painted run `runId`'s first rows, or after `ms` (no view open, no rows). */
+    const paintedOrAfter = (runId: number, ms: number) =>
+        new Promise<void>(resolve => {
+            const done = () => {
+                clearTimeout(timer);
+                if (paintWaiters.get(runId) === done) paintWaiters.delete(runId);
+                resolve();
+            };
+            const timer = setTimeout(done, ms);
+            paintWaiters.set(runId, done);
+        });
     const history = new HistoryManager(join(storage, 'history.jsonl'), () => config().get<number>('history.maxEntries', 500));
     const resultHistory = new ResultHistory(join(storage, 'results'), () => ({
         maxResults: clampInt(config().get<number>('history.maxResults', 50), 0, 10_000),
@@ -107,7 +120,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
             cachedPages: clampInt(config().get<number>('results.cachedPages', 20), 1, 1000),
         }),
         Date.now,
-        run => resultHistory.keep(run),
+        // The history keeps the first page once the view has painted it: copying and writing its
+        // rows right away would hold up the message that carries them to the view.
+        run => paintedOrAfter(run.id, 1000).then(() => resultHistory.keep(run)),
     );
     const localService = new LocalService(dist, join(storage, 'local-service'), line => output.appendLine(`[apl serve] ${line}`));
     context.subscriptions.push({ dispose: () => localService.stop() });
@@ -167,6 +182,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         painted: (runId, at) => {
             const run = runner.current;
             if (run && run.id === runId && (!lastPaint || lastPaint.runId !== runId)) lastPaint = { runId, ms: Math.max(0, at - run.startedAt) };
+            paintWaiters.get(runId)?.();
         },
     });
     context.subscriptions.push(vscode.window.registerWebviewViewProvider(ResultsPanel.viewType, panel, { webviewOptions: { retainContextWhenHidden: true } }), panel);

@@ -37,9 +37,23 @@ export class AplLanguageClient implements vscode.Disposable {
         await this.client.setTrace(Trace.fromString(value));
     }
 
+    /**
+     * The query info of a few recent texts: a run (Ctrl+Enter) finds the answer its Run lenses got for
+     * the same text, and starts without a round trip to the language server. Forgotten when the
+     * schema changes (it types the columns the answer depends on).
+     */
+    private readonly infos = new Map<string, Promise<QueryInfo>>();
+
     queryInfo(document: vscode.TextDocument | string): Promise<QueryInfo> {
-        const params = typeof document === 'string' ? { text: document } : { text: document.getText() };
-        return this.client.sendRequest<QueryInfo>('apl/queryInfo', params);
+        const text = typeof document === 'string' ? document : document.getText();
+        const known = this.infos.get(text);
+        if (known) return known;
+        const answer = this.client.sendRequest<QueryInfo>('apl/queryInfo', { text });
+        this.infos.set(text, answer);
+        if (this.infos.size > 8) this.infos.delete(this.infos.keys().next().value!);
+        // A failed (or cancelled) request is asked again next time.
+        answer.catch(() => this.infos.get(text) === answer && this.infos.delete(text));
+        return answer;
     }
 
     /** The stages of the query block at `position` of `text` (`apl/explain`); null when no block is there. */
@@ -57,6 +71,7 @@ export class AplLanguageClient implements vscode.Disposable {
     }
 
     setSchema(schema: unknown): Promise<void> {
+        this.infos.clear();
         return this.client.sendNotification('apl/setSchema', { schema });
     }
 

@@ -106,6 +106,10 @@ export interface RunView {
     elapsedMs: number;
     /** When the run started (ms since the epoch, host clock): the view reports the time to its first rows. */
     startedAt: number;
+    /** When the extension host posted this view (host clock): benchmarks tell the messages' time from the run's. */
+    postedAt?: number;
+    /** When the run's request started (host clock; `startedAt` is when the command did). */
+    requestedAt?: number;
     truncated: boolean;
     isPartial: boolean;
     isEstimate: boolean;

@@ -111,14 +111,23 @@ export class ChartView {
         this.element.hidden = true;
     }
 
-    /** The chart of a finished run (nothing for a run without a numeric column). */
-    show(view: RunView): boolean {
+    /** The run whose chart rows are wanted but not asked for yet (a paged result, its Chart tab not shown yet). */
+    private rowsWanted: number | undefined;
+
+    /**
+     * The chart of a finished run (nothing for a run without a numeric column). A paged result's rows
+     * are asked for when the chart is in view (`visible`, or later `inView()`): asking at once would
+     * have the host send the first page's rows a second time while the grid paints them.
+     */
+    show(view: RunView, visible = true): boolean {
         this.clear();
         this.run = view;
         const rows = view.chartRows;
         if (!rows) {
-            // A paged result: its rows are asked for now (they did not come with the run, to keep its first paint quick).
-            if (view.chartable) this.host.post({ type: 'chartRows', runId: view.runId });
+            if (view.chartable) {
+                this.rowsWanted = view.runId;
+                if (visible) this.inView();
+            }
             return false;
         }
         this.table = { fields: view.fields, rows };
@@ -134,7 +143,14 @@ export class ChartView {
         return true;
     }
 
-    /** A paged result's chart rows, asked for by show(). */
+    /** The Chart tab is shown: a paged result's rows are asked for now (once). */
+    inView(): void {
+        if (this.rowsWanted === undefined || this.run?.runId !== this.rowsWanted) return;
+        this.rowsWanted = undefined;
+        this.host.post({ type: 'chartRows', runId: this.run.runId });
+    }
+
+    /** A paged result's chart rows, asked for by inView(). */
     showRows(m: Extract<HostMessage, { type: 'chartRows' }>): void {
         const view = this.run;
         if (!view || view.runId !== m.runId || view.chartRows) return;
@@ -145,6 +161,7 @@ export class ChartView {
     clear(): void {
         this.destroyChart();
         this.run = undefined;
+        this.rowsWanted = undefined;
         this.table = undefined;
         this.choice = undefined;
         this.earlier = undefined;

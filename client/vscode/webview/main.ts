@@ -55,6 +55,8 @@ const post = (m: ViewMessage) => vscode.postMessage(m);
 const BLOCK_SIZE = 250;
 /** Blocks the grid keeps (about 10,000 rows): the webview's memory stays bounded whatever the row count. */
 const MAX_BLOCKS = 40;
+/** Rows drawn past each edge of the viewport (AG Grid's default), for smooth scrolling. */
+const ROW_BUFFER = 10;
 
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, text?: string): HTMLElementTagNameMap[K] {
@@ -194,6 +196,7 @@ renderStats(statsPanel, undefined);
 function onTabSelected(id: string): void {
     searchBar.hidden = id !== 'results';
     if (id === 'stats') renderStats(statsPanel, run);
+    if (id === 'chart') chartView.inView();
 }
 
 // Ctrl+F anywhere in the view goes to the search field. Stopped here, before VS Code's own listener on
@@ -374,10 +377,20 @@ const sameSort = (a: SortKey | undefined, b: SortKey | undefined) => a?.field ==
 /** Rows that came with the run: the first block is answered from them without a round trip. */
 let preloaded: { runId: number; rows: unknown[][] } | undefined;
 
+/**
+ * Blocks the grid asked for while its run is still running (the grid is drawn before the first
+ * block arrives): asked again, in the grid's order at that time, when the run is done.
+ */
+let waiting: { runId: number; params: IGetRowsParams; source: IDatasource }[] = [];
+
 /** The data source of one run (`only`: the matches of that search): blocks asked for another run are failed at once. */
 function datasourceFor(runId: number, only?: number, filter?: number): IDatasource {
-    return {
+    const source: IDatasource = {
         getRows(params: IGetRowsParams) {
+            if (run && run.runId === runId && run.state === 'running') {
+                waiting.push({ runId, params, source });
+                return;
+            }
             if (!run || run.runId !== runId || run.state !== 'done') return params.failCallback();
             const sort = sortKeyOf(params.sortModel);
             if (only === undefined && filter === undefined && !sort && preloaded && preloaded.runId === runId && params.startRow === 0 && (preloaded.rows.length >= params.endRow || preloaded.rows.length === run.rowCount)) {
@@ -392,6 +405,33 @@ function datasourceFor(runId: number, only?: number, filter?: number): IDatasour
             post({ type: 'getRows', runId, requestId: id, start: params.startRow, end: params.endRow, sort, only, filter });
         },
     };
+    return source;
+}
+
+/**
+ * The blocks asked for while the run was running, now that it is done: those in the grid's order now
+ * are asked for (the first from the rows that came with the run), the others (a sort chosen since,
+ * whatever order the messages came in) are failed, the grid no longer wants them.
+ */
+function answerWaiting(): void {
+    const all = waiting;
+    waiting = [];
+    const now = sortKeyOf(currentSortModel());
+    for (const w of all) {
+        if (run?.runId === w.runId && sameSort(sortKeyOf(w.params.sortModel), now)) w.source.getRows(w.params);
+        else w.params.failCallback();
+    }
+}
+
+function failWaiting(): void {
+    const all = waiting;
+    waiting = [];
+    for (const w of all) w.params.failCallback();
+}
+
+function currentSortModel(): SortModelItem[] {
+    const col = api?.getColumnState().find(c => c.sort);
+    return col?.sort ? [{ colId: col.colId, sort: col.sort }] : [];
 }
 
 /** Fails every awaited block (the grid would otherwise wait for them and stop asking). */
@@ -399,13 +439,30 @@ function failPending(): void {
     const all = [...pending.values()];
     pending.clear();
     for (const p of all) p.params.failCallback();
+    failWaiting();
 }
 
 let columnsShown = '';
 
+const columnsSignature = (view: RunView) => view.fields.map(f => `${f.name}:${f.type}`).join('\n') + `\n${view.timeZone}\n${view.rowCount <= (view.sortLimit ?? Infinity)}`;
+
+/** What a query's last result showed: a new run of it draws its grid with these columns before its first block arrives. */
+type KnownColumns = Pick<RunView, 'fields' | 'rowCount' | 'sortLimit' | 'timeZone'>;
+const knownColumns = new Map<string, KnownColumns>();
+/** The run whose grid was drawn while it was running. */
+let drawnEarly = -1;
+
+function rememberColumns(view: RunView): void {
+    knownColumns.delete(view.query);
+    if (view.fields.length === 0) return;
+    knownColumns.set(view.query, { fields: view.fields, rowCount: view.rowCount, sortLimit: view.sortLimit, timeZone: view.timeZone });
+    // A few dozen queries are remembered, the oldest go first.
+    for (const k of [...knownColumns.keys()].slice(0, Math.max(0, knownColumns.size - 50))) knownColumns.delete(k);
+}
+
 function showGrid(view: RunView): void {
     const rows = view.firstRows;
-    const signature = view.fields.map(f => `${f.name}:${f.type}`).join('\n') + `\n${view.timeZone}\n${view.rowCount <= (view.sortLimit ?? Infinity)}`;
+    const signature = columnsSignature(view);
     if (!api) {
         api = createGrid<unknown[]>(gridBox, {
             theme,
@@ -414,6 +471,7 @@ function showGrid(view: RunView): void {
             cacheBlockSize: BLOCK_SIZE,
             maxBlocksInCache: MAX_BLOCKS,
             maxConcurrentDatasourceRequests: 2,
+            rowBuffer: ROW_BUFFER,
             infiniteInitialRowCount: Math.min(view.rowCount, BLOCK_SIZE),
             columnDefs: columnDefs(view, rows),
             rowSelection: { mode: 'multiRow', checkboxes: false, headerCheckbox: false, enableClickSelection: true },
@@ -628,11 +686,12 @@ function moveFocus(row: number, column: string): void {
 }
 
 function goToPage(delta: number): void {
-    if (!api || !run || run.rowCount === 0) return;
+    const rows = shownRows() ?? run?.rowCount ?? 0;
+    if (!api || !run || rows === 0) return;
     const size = run.pageSize;
     const first = firstVisibleRow();
     const page = Math.floor(first / size);
-    const target = Math.max(0, Math.min(run.rowCount - 1, (page + delta) * size));
+    const target = Math.max(0, Math.min(rows - 1, (page + delta) * size));
     api.ensureIndexVisible(target, 'top');
     moveFocus(target, run.fields[0]?.name ?? '#');
     updateStatus(target);
@@ -650,9 +709,22 @@ let onlyMatching = false;
 let matchAt = -1;
 let searchTimer: ReturnType<typeof setTimeout> | undefined;
 
+/** Keys typed closer together than this are one term: the search waits for the pause after them. */
+const SEARCH_PAUSE = 150;
+let lastSearchInput = -Infinity;
 searchField.addEventListener('input', () => {
     clearTimeout(searchTimer);
-    searchTimer = setTimeout(startSearch, 150);
+    const now = performance.now();
+    const afterPause = now - lastSearchInput > SEARCH_PAUSE;
+    lastSearchInput = now;
+    // A term pasted or typed after a pause is searched at once (its matches show without waiting);
+    // keys typed in a row wait for the pause after them.
+    if (afterPause) startSearch();
+    else {
+        // The result shown is of a shorter term now.
+        delete searchInfo.dataset.matches;
+        searchTimer = setTimeout(startSearch, SEARCH_PAUSE);
+    }
 });
 searchField.addEventListener('keydown', (e: KeyboardEvent) => {
     if (e.key === 'Enter') {
@@ -684,6 +756,7 @@ function resetSearchResult(): void {
     found = undefined;
     matchAt = -1;
     searchInfo.textContent = '';
+    delete searchInfo.dataset.matches;
     serviceSearch.hidden = true;
     serviceSearch.replaceChildren();
     setEnabled(prevMatchButton, false);
@@ -691,7 +764,8 @@ function resetSearchResult(): void {
 }
 
 function showSearchResult(result: SearchResultView): void {
-    if (!run || result.runId !== run.runId || result.searchId !== searchId) return;
+    // A term still being typed (its search waits for a pause) makes this result stale already.
+    if (!run || result.runId !== run.runId || result.searchId !== searchId || result.term !== searchField.value) return;
     found = result;
     matchAt = -1;
     const count = `${fmt(result.matchCount)} matching row${result.matchCount === 1 ? '' : 's'}`;
@@ -731,6 +805,7 @@ function showGridRows(): void {
     const only = onlyMatching && found ? found.searchId : undefined;
     api.setGridOption('datasource', datasourceFor(run.runId, only, applied?.filterId));
     matchAt = -1;
+    updateStatus(0);
 }
 
 /** Goes to the next (1) or previous (-1) matching row, focusing its first matching cell. */
@@ -1038,6 +1113,12 @@ function showDetails(rowIndex: number | undefined): void {
 
 // ---------------------------------------------------------------------------------- status
 
+/** The rows the grid shows when a filter or Only matching rows narrows it (what `aria-rowcount` counts); undefined: every row. */
+function shownRows(): number | undefined {
+    if (onlyMatching && found) return found.matchCount;
+    return applied?.rowCount;
+}
+
 function updateStatus(firstRow?: number): void {
     if (!run) {
         // Nothing run (or recalled) yet, as after a window reload: no control has anything to act on.
@@ -1051,11 +1132,12 @@ function updateStatus(firstRow?: number): void {
     status.dataset.requests = String(run.requests);
     status.dataset.elapsedMs = String(run.elapsedMs);
     status.dataset.sort = sortShown && !sortShown.pending ? `${sortShown.key.field} ${sortShown.key.desc ? 'desc' : 'asc'}` : '';
-    status.textContent = statusText(run, firstRow ?? firstVisibleRow(), sortShown);
+    const shown = shownRows();
+    status.textContent = statusText(run, firstRow ?? firstVisibleRow(), sortShown, shown);
     const done = run.state === 'done';
     setEnabled(cancelButton, run.state === 'running');
     // Paging buttons act only where there is a page to go to.
-    const pages = done && run.pageSize > 0 ? Math.ceil(run.rowCount / run.pageSize) : 0;
+    const pages = done && run.pageSize > 0 ? Math.ceil((shown ?? run.rowCount) / run.pageSize) : 0;
     const page = Math.floor((firstRow ?? firstVisibleRow()) / Math.max(1, run.pageSize));
     setEnabled(prevButton, pages > 1 && page > 0);
     setEnabled(nextButton, pages > 1 && page < pages - 1);
@@ -1105,11 +1187,75 @@ function showRun(view: RunView): void {
         columnStatsBox.hidden = true;
         jsonPopup.close();
     }
-    if (view.state !== 'done') main.hidden = true;
+    const known = view.state === 'running' ? knownColumns.get(view.query) : undefined;
+    if (known && drawnEarly !== view.runId) {
+        // A query run before: its grid is drawn now with the columns of its last result, its rows
+        // asked for when the run is done; a sort chosen meanwhile is kept.
+        drawnEarly = view.runId;
+        main.hidden = false;
+        showGrid({ ...view, ...known });
+        // The first rows paint sooner without the rows drawn past the viewport: they come back after.
+        api?.setGridOption('rowBuffer', 0);
+    } else if (view.state !== 'done' && drawnEarly !== view.runId) main.hidden = true;
+    if (view.state !== 'done' && view.state !== 'running') {
+        main.hidden = true;
+        failWaiting();
+    }
     updateStatus();
     // A chart belongs to the run that drew it.
     if (view.state !== 'done') chartView.clear();
     if (view.state === 'running') return;
+    if (view.state === 'done') {
+        doneAt = Date.now();
+        // From the start of the run to its end reaching the view (benchmarks read it).
+        status.dataset.receivedMs = String(doneAt - view.startedAt);
+        if (view.postedAt !== undefined) status.dataset.postedMs = String(view.postedAt - view.startedAt);
+        if (view.requestedAt !== undefined) status.dataset.requestedMs = String(view.requestedAt - view.startedAt);
+        const firstRows = view.firstRows;
+        preloaded = firstRows ? { runId: view.runId, rows: firstRows } : undefined;
+        main.hidden = false;
+        if (drawnEarly === view.runId && columnsSignature(view) === columnsShown) {
+            // The grid is there: only its rows are awaited (in the order a sort chosen meanwhile asks).
+            answerWaiting();
+        } else {
+            const chosen = drawnEarly === view.runId ? sortKeyOf(currentSortModel()) : undefined;
+            failWaiting();
+            showGrid(view);
+            if (chosen && api && view.fields.some(f => f.name === chosen.field) && view.rowCount <= (view.sortLimit ?? Infinity)) {
+                api.applyColumnState({ state: [{ colId: chosen.field, sort: chosen.desc ? 'desc' : 'asc' }] });
+            }
+        }
+        view.firstRows = undefined;
+        rememberColumns(view);
+        updateStatus(0);
+        // The rest waits for the frame that paints the first rows.
+        afterPaint(view, () => {
+            if (api && api.getGridOption('rowBuffer') !== ROW_BUFFER) api.setGridOption('rowBuffer', ROW_BUFFER);
+            if (firstRows && fittedRunId !== view.runId) {
+                fitColumns(view, firstRows);
+                restoreColumns(view);
+            }
+            showRunNotes(view);
+            // The Chart tab: drawn now, or when a paged result's chart rows come (chartable).
+            const drawn = chartView.show(view, tabs.selected === 'chart');
+            noChart.hidden = drawn || view.chartable === true;
+            showExtraTables(view.tables ?? []);
+            if (filtersRunId !== view.runId) {
+                filtersRunId = view.runId;
+                filterBar.reset(view.fields);
+            }
+            // A search typed before the run finds its rows in the new result.
+            if (needle !== '') startSearch();
+            if (tabs.selected === 'stats') renderStats(statsPanel, view);
+        });
+        return;
+    }
+    showRunNotes(view);
+    showExtraTables([]);
+    if (tabs.selected === 'stats') renderStats(statsPanel, view);
+}
+
+function showRunNotes(view: RunView): void {
     notes.replaceChildren();
     for (const note of runNotes(view)) showNote(note.text, note.kind);
     if (view.emptyHint) {
@@ -1117,27 +1263,15 @@ function showRun(view: RunView): void {
         showNote(view.emptyHint, 'info');
         notes.lastElementChild?.append(' ', button('Search all time', 'Run the query again over all time', () => post({ type: 'timeRange', timeRange: { preset: 'all' } })));
     }
-    if (view.state === 'done') {
-        doneAt = Date.now();
-        preloaded = view.firstRows ? { runId: view.runId, rows: view.firstRows } : undefined;
-        main.hidden = false;
-        showGrid(view);
-        view.firstRows = undefined;
-        updateStatus(0);
-        // The Chart tab: drawn now, or when a paged result's chart rows come (chartable).
-        const drawn = chartView.show(view);
-        noChart.hidden = drawn || view.chartable === true;
-        showExtraTables(view.tables ?? []);
-        if (filtersRunId !== view.runId) {
-            filtersRunId = view.runId;
-            filterBar.reset(view.fields);
-        }
-        // A search typed before the run finds its rows in the new result.
-        if (needle !== '') startSearch();
-    } else {
-        showExtraTables([]);
-    }
-    if (tabs.selected === 'stats') renderStats(statsPanel, view);
+}
+
+/** Runs `then` after the next frame (the one that paints the first rows), if `view` is still the run shown. */
+function afterPaint(view: RunView, then: () => void): void {
+    requestAnimationFrame(() =>
+        setTimeout(() => {
+            if (run === view) then();
+        }, 0),
+    );
 }
 
 window.addEventListener('message', (event: MessageEvent<HostMessage>) => {

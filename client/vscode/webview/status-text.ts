@@ -25,8 +25,11 @@ function sortText(sort: SortShown, rows: number): string {
     return sort.pending ? `sorting ${fmt(rows)} rows by ${by}…` : `sorted by ${by} in VS Code, over all ${fmt(rows)} rows`;
 }
 
-/** The status line; `firstRow` is the first row in view (for "page N of M"). */
-export function statusText(run: RunView, firstRow: number, sort?: SortShown): string {
+/**
+ * The status line; `firstRow` is the first row in view (for "page N of M"); `shown`: the rows the
+ * grid shows when a filter or Only matching rows narrows it (said as "N of M rows", pages over them).
+ */
+export function statusText(run: RunView, firstRow: number, sort?: SortShown, shown?: number): string {
     const parts: string[] = [];
     switch (run.state) {
         case 'running':
@@ -41,18 +44,21 @@ export function statusText(run: RunView, firstRow: number, sort?: SortShown): st
             break;
         }
         case 'done': {
-            const pages = run.pageSize > 0 ? Math.max(1, Math.ceil(run.rowCount / run.pageSize)) : 1;
+            const rows = shown ?? run.rowCount;
+            const pages = run.pageSize > 0 ? Math.max(1, Math.ceil(rows / run.pageSize)) : 1;
             const page = Math.min(pages, Math.floor(firstRow / Math.max(1, run.pageSize)) + 1);
+            const of = shown === undefined ? '' : `${fmt(shown)} of `;
             if (run.mode === 'once') {
                 // rowsMatched counts the events that matched; an aggregation has fewer rows, all of them here.
-                if (!run.truncated) parts.push(`${fmt(run.rowCount)} row${run.rowCount === 1 ? '' : 's'} (${fmt(run.rowsMatched)} events matched)`);
+                if (!run.truncated) parts.push(`${of}${fmt(run.rowCount)} row${run.rowCount === 1 && !of ? '' : 's'} (${fmt(run.rowsMatched)} events matched)`);
+                else if (shown !== undefined) parts.push(`${of}the ${fmt(run.rowCount)} rows shown of ${fmt(Math.max(run.rowsMatched, run.rowCount))}: the service limited the result`);
                 // rowsMatched is no row total when operators make rows (mv-expand): then say "the first N".
                 else if (run.rowsMatched > run.rowCount) parts.push(`showing ${fmt(run.rowCount)} of ${fmt(run.rowsMatched)} rows: the service limited the result`);
                 else parts.push(`showing the first ${fmt(run.rowCount)} rows: the service limited the result`);
             } else {
-                parts.push(`${fmt(run.rowCount)} rows · page ${page} of ${fmt(pages)} · ${fmt(run.rowsLoaded)} read from the service in ${run.requests} request${run.requests === 1 ? '' : 's'}`);
+                parts.push(`${of}${fmt(run.rowCount)} rows · page ${page} of ${fmt(pages)} · ${fmt(run.rowsLoaded)} read from the service in ${run.requests} request${run.requests === 1 ? '' : 's'}`);
             }
-            if (sort) parts.push(sortText(sort, run.rowCount));
+            if (sort) parts.push(sortText(sort, rows));
             parts.push(`${fmt(run.elapsedMs)} ms`);
             if (run.isPartial) parts.push('partial result');
             if (run.isEstimate) parts.push('estimated counts');

@@ -37,6 +37,18 @@ describe('status line', () => {
         expect(statusText(paged, 0, { key: { field: 'seq', desc: true }, pending: false })).toContain('sorted by seq (descending) in VS Code, over all 30,000 rows');
     });
 
+    it('a filter or Only matching rows: the rows shown of the rows of the result, the pages over the rows shown', () => {
+        const paged = run({ mode: 'cursor', rowCount: 30_000, rowsMatched: 30_000, rowsLoaded: 1000, requests: 1 });
+        expect(statusText(paged, 0, undefined, 1234)).toBe('1,234 of 30,000 rows · page 1 of 2 · 1,000 read from the service in 1 request · 35 ms');
+        expect(statusText(paged, 1000, undefined, 1234)).toContain('page 2 of 2');
+        expect(statusText(paged, 0, { key: { field: 'seq', desc: false }, pending: false }, 1234)).toContain('sorted by seq (ascending) in VS Code, over all 1,234 rows');
+        const once = run({ rowCount: 12, rowsMatched: 48_210 });
+        expect(statusText(once, 0, undefined, 1)).toBe('1 of 12 rows (48,210 events matched) · 35 ms');
+        expect(statusText(run({ rowCount: 1000, rowsMatched: 48_210, truncated: true }), 0, undefined, 7)).toBe('7 of the 1,000 rows shown of 48,210: the service limited the result · 35 ms');
+        // A filter that keeps every row still says the grid is filtered.
+        expect(statusText(paged, 0, undefined, 30_000)).toBe('30,000 of 30,000 rows · page 1 of 30 · 1,000 read from the service in 1 request · 35 ms');
+    });
+
     it('what users read names no API field and no implementation detail', () => {
         const texts = [
             statusText(run({ mode: 'cursor', rowCount: 5000, rowsMatched: 5000, rowsLoaded: 1000 }), 0),

@@ -181,12 +181,19 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
         private readonly actions: ResultsActions,
     ) {}
 
+    private panelView: vscode.WebviewView | undefined;
+
     resolveWebviewView(view: vscode.WebviewView): void {
+        this.panelView = view;
+        view.onDidDispose(() => {
+            if (this.panelView === view) this.panelView = undefined;
+        });
         this.attach(view.webview, view);
     }
 
-    /** Reveals the Results view in the panel. */
+    /** Reveals the Results view in the panel (nothing to do when it is in view: a run starts sooner). */
     async reveal(): Promise<void> {
+        if (this.panelView?.visible) return;
         await vscode.commands.executeCommand(`${ResultsPanel.viewType}.focus`, { preserveFocus: true });
     }
 
@@ -215,7 +222,7 @@ export class ResultsPanel implements vscode.WebviewViewProvider, vscode.Disposab
             this.sorted.rows.dispose();
             this.sorted = undefined;
         }
-        this.post({ type: 'run', run: this.viewWithRows(run) });
+        this.post({ type: 'run', run: { ...this.viewWithRows(run), requestedAt: run.startedAt, postedAt: Date.now() } });
     }
 
     showTimeRange(timeRange: TimeRangeSpec): void {
