@@ -144,12 +144,14 @@ if (SKIP) console.warn(skippedBanner('the results view tests (test/vscode/result
 describe.skipIf(SKIP)('the results view in a real VS Code, over 30,000 events', () => {
     let server: CodeServer;
     let page: Page;
+    let proxy: Awaited<ReturnType<typeof slowServiceProxy>>;
     let session: UiSession<Awaited<ReturnType<typeof slowServiceProxy>>> | undefined;
 
     beforeAll(async () => {
         // 30,000 events 15 s apart span 5.2 days.
         session = await startUiSession({ name: 'vscode-grid', events: EVENTS, files: { 'queries.apl': QUERIES }, settings: { 'apl.defaultTimeRange': '7d' }, proxy: slowServiceProxy, timezoneId: 'Asia/Kolkata' });
         ({ server, page } = session);
+        proxy = session.proxy!;
         await step('open queries.apl', async () => {
             await openWorkbench(page, server, 'queries.apl');
             await openFile(page, 'queries.apl', 'slow-service');
