@@ -9,6 +9,8 @@ import { deserializePartial, type Engine, type ParallelRunner } from '../../lang
 import { QueryPool } from './pool.js';
 import { DEFAULT_PARALLEL_MIN_ROWS } from './parallel-run.js';
 
+export { DEFAULT_PARALLEL_MIN_ROWS };
+
 export interface InProcessParallel {
     runner: ParallelRunner;
     /** Queries run in parts so far. */

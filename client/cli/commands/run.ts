@@ -18,8 +18,7 @@ import { chooseQueryBlocks, queryBlockHeader } from '../query-block-choice.js';
 import { readInput } from '../read-input.js';
 import { localRunner, notebookText, readNotebook, runNotebookCells, serviceRunner } from './run-notebook.js';
 import { clientFrom, CONNECTION_OPTIONS, warnAboutTokenArgument } from '../connection.js';
-import { startParallelRunner, type InProcessParallel } from '../../../server/query/parallel-runner.js';
-import { DEFAULT_PARALLEL_MIN_ROWS } from '../../../server/query/parallel-run.js';
+import { DEFAULT_PARALLEL_MIN_ROWS, startParallelRunner, type InProcessParallel } from '../../../server/query/parallel-runner.js';
 
 export const DEFAULT_SAMPLE_ROWS = 10_000;
 
