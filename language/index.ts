@@ -28,7 +28,7 @@ export {
     AplQueryError, ExternalDataError, isResourceError, newSyncState, deserializePartial, partialIsUnsupported, serializePartial,
     type PartialResult, type PartitionPlan, type PartitionSpec, type EngineDelta, type EngineSyncState, type QueryInterruption,
     DEFAULT_COLD_CACHE_BYTES, type ColdBlock, type ColdBlockReader, type ColdDataset, type ColdField, type ColdKeep,
-    type ColumnarChunk, type ColumnChunk, type DatasetLoader, type Engine, type EngineOptions, type ExternalDataReader, type FlatBatch, type QueryLimits, type QueryOptions, type TabularResult,
+    type ColumnarChunk, type ColumnChunk, type DatasetLoader, type Engine, type EngineOptions, type ExternalDataReader, type FlatBatch, type ParallelRunner, type QueryLimits, type QueryOptions, type TabularResult,
 } from './eval/engine.js';
 export { IngestError } from './ingest/errors.js';
 export { DEFAULT_MAX_FIELDS_PER_DATASET } from './ingest/limits.js';

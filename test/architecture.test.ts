@@ -3,7 +3,9 @@
  * - language/ does no I/O (no fs, net, http, https, child_process…) and imports neither server/ nor client/;
  * - server/ never imports client/;
  * - client/ imports server/ only where `apl serve` starts the service (client/cli/commands/serve.ts
- *   → server/http/serve.ts), and server/config/ (the project file both read);
+ *   → server/http/serve.ts), where `apl run` starts query workers over a large dataset
+ *   (client/cli/commands/run.ts → server/query/parallel-runner.ts), and server/config/ (the
+ *   project file both read);
  * - server/http and server/query reach language/ only through its public modules: language/index.ts and language/api/.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -15,8 +17,11 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const LAYERS = ['language', 'server', 'client', 'bin'];
 const SKIP_DIRS = new Set(['node_modules', 'dist', 'out', 'generated']);
 const IO_MODULES = new Set(['fs', 'fs/promises', 'net', 'http', 'https', 'http2', 'child_process', 'dgram', 'tls', 'cluster']);
-/** The one client → server import. */
-const CLIENT_TO_SERVER = { from: 'client/cli/commands/serve.ts', to: 'server/http/serve.ts' };
+/** The client → server imports. */
+const CLIENT_TO_SERVER = [
+    { from: 'client/cli/commands/serve.ts', to: 'server/http/serve.ts' },
+    { from: 'client/cli/commands/run.ts', to: 'server/query/parallel-runner.ts' },
+];
 
 interface SourceFile {
     /** Repository-relative, with `/`. */
@@ -65,7 +70,7 @@ export function violations(files: readonly SourceFile[]): string[] {
             if (under(file.path, 'server') && target && under(target, 'client')) bad('server/ never imports client/');
             // server/config/ holds the project-file reader (.aplrc.json) that the CLI and the language server share.
             if (under(file.path, 'client') && target && under(target, 'server') && !under(target, 'server/config')) {
-                if (!(file.path === CLIENT_TO_SERVER.from && target === CLIENT_TO_SERVER.to)) bad(`client/ imports server/ only from ${CLIENT_TO_SERVER.from} to ${CLIENT_TO_SERVER.to}`);
+                if (!CLIENT_TO_SERVER.some(a => file.path === a.from && target === a.to)) bad(`client/ imports server/ only ${CLIENT_TO_SERVER.map(a => `from ${a.from} to ${a.to}`).join(' and ')}`);
             }
             if ((under(file.path, 'server/http') || under(file.path, 'server/query')) && target && under(target, 'language')) {
                 if (target !== 'language/index.ts' && !under(target, 'language/api')) bad('server/http and server/query use language/ through language/index.ts or language/api/');
@@ -95,10 +100,10 @@ describe('architecture: imports point client -> server -> language', () => {
             { path: 'server/query/x.ts', text: "import { createEngine } from '../../language/eval/engine.js';" },
         ];
         expect(violations(files)).toEqual([
-            'client/cli/bin.ts: ../../server/code-cache.js (client/ imports server/ only from client/cli/commands/serve.ts to server/http/serve.ts)',
-            'client/cli/commands/token.ts: ../../../server/store/tokens.js (client/ imports server/ only from client/cli/commands/serve.ts to server/http/serve.ts)',
-            'client/api/types.ts: ../../server/ingest/ingest.js (client/ imports server/ only from client/cli/commands/serve.ts to server/http/serve.ts)',
-            'client/cli/commands/serve.ts: ../../../server/http/app.js (client/ imports server/ only from client/cli/commands/serve.ts to server/http/serve.ts)',
+            'client/cli/bin.ts: ../../server/code-cache.js (client/ imports server/ only from client/cli/commands/serve.ts to server/http/serve.ts and from client/cli/commands/run.ts to server/query/parallel-runner.ts)',
+            'client/cli/commands/token.ts: ../../../server/store/tokens.js (client/ imports server/ only from client/cli/commands/serve.ts to server/http/serve.ts and from client/cli/commands/run.ts to server/query/parallel-runner.ts)',
+            'client/api/types.ts: ../../server/ingest/ingest.js (client/ imports server/ only from client/cli/commands/serve.ts to server/http/serve.ts and from client/cli/commands/run.ts to server/query/parallel-runner.ts)',
+            'client/cli/commands/serve.ts: ../../../server/http/app.js (client/ imports server/ only from client/cli/commands/serve.ts to server/http/serve.ts and from client/cli/commands/run.ts to server/query/parallel-runner.ts)',
             'language/eval/x.ts: node:fs (language/ does no I/O)',
             'language/eval/x.ts: child_process (language/ does no I/O)',
             'language/eval/x.ts: ../../server/store/store.js (language/ imports neither server/ nor client/)',

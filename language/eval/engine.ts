@@ -122,6 +122,21 @@ export interface DatasetStats {
     maxTime?: string;
 }
 
+/**
+ * Runs parts of a parallel plan off the engine's thread (server/query/parallel-runner.ts: query
+ * worker threads over the engine's shared columns). With one set (`setParallelRunner`), `query`
+ * and `queryLegacyFormat` split a plannable query over a large dataset: the runner's parts and one
+ * more on the engine's own thread meanwhile, then their merge.
+ */
+export interface ParallelRunner {
+    /** Scans of fewer rows run as one job. */
+    minRows: number;
+    /** How many parts it can start now (its idle workers). */
+    capacity(): number;
+    /** Starts the parts at once, over the same rows; undefined when it cannot now. */
+    runParts(apl: string, plan: PartitionPlan, parts: PartitionSpec[], times: { now: bigint; startTime?: bigint; endTime?: bigint; variables?: Record<string, unknown> }): Promise<PartialResult[]> | undefined;
+}
+
 /** Runs a legacy query (`POST /v1/datasets/{id}/query`) against the engine. */
 export type LegacyExecutor = (engine: Engine, dataset: string, query: unknown, options?: QueryOptions) => Promise<unknown>;
 
@@ -153,6 +168,8 @@ export interface Engine {
     run(apl: string, options?: QueryOptions): { run: QueryRun; ctx: RenderContext };
     queryLegacy(dataset: string, query: unknown, options?: QueryOptions): Promise<unknown>;
     setLegacyExecutor(executor: LegacyExecutor): void;
+    /** Where `query` and `queryLegacyFormat` run the parts of a parallel plan (none: every query runs on this thread). */
+    setParallelRunner(runner: ParallelRunner | undefined): void;
     createDataset(name: string, hints?: DatasetSchemaHints): void;
     hasDataset(name: string): boolean;
     datasets(): string[];
@@ -214,6 +231,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const maxLimit = options.maxLimit ?? 50_000;
     const defaultLimit = options.defaultLimit ?? 1000;
     let legacyExecutor: LegacyExecutor | undefined;
+    let parallelRunner: ParallelRunner | undefined;
     const sampleHints = new Map<string, DatasetSchemaHints>();
     if (options.sampleSchemas !== false) {
         for (const d of SAMPLE_DATASETS) {
@@ -375,14 +393,14 @@ export function createEngine(options: EngineOptions = {}): Engine {
         },
         async query(apl, opts) {
             const started = performance.now();
-            const { run, ctx } = engine.run(apl, opts);
+            const { run, ctx } = engine.run(apl, await withParallelParts(apl, opts));
             const result = renderTabular(run, ctx);
             result.status.elapsedTime = Math.max(1, Math.round((performance.now() - started) * 1000));
             return result;
         },
         async queryLegacyFormat(apl, opts) {
             const started = performance.now();
-            const { run, ctx } = engine.run(apl, opts);
+            const { run, ctx } = engine.run(apl, await withParallelParts(apl, opts));
             const result = renderLegacy(run, ctx);
             result.status.elapsedTime = Math.max(1, Math.round((performance.now() - started) * 1000));
             return result;
@@ -393,6 +411,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
         },
         setLegacyExecutor(executor) {
             legacyExecutor = executor;
+        },
+        setParallelRunner(runner) {
+            parallelRunner = runner;
         },
         createDataset(name, hints) {
             if (stores.has(name)) return;
@@ -454,6 +475,37 @@ export function createEngine(options: EngineOptions = {}): Engine {
         },
     };
     return engine;
+
+    /**
+     * The options to run `apl` with: with the parts' results to merge when the parallel runner
+     * takes the query (a plannable query over a large dataset, no cursor), its part 0 run here
+     * meanwhile; else as given. Times are fixed first, so every part reads the same range.
+     */
+    async function withParallelParts(apl: string, opts: QueryOptions = {}): Promise<QueryOptions> {
+        const runner = parallelRunner;
+        if (!runner || opts.partial || opts.merge || opts.cursor) return opts;
+        const workers = runner.capacity();
+        if (workers < 1) return opts;
+        const plan = engine.planParallel(apl, runner.minRows);
+        if (!plan) return opts;
+        const now = parseTimeInput(opts.now, BigInt(clock()) * NS_PER_MS, 'now') ?? BigInt(clock()) * NS_PER_MS;
+        const fixed: QueryOptions = { ...opts, now, startTime: parseTimeInput(opts.startTime, now, 'startTime'), endTime: parseTimeInput(opts.endTime, now, 'endTime') };
+        const count = workers + 1;
+        const specs = Array.from({ length: workers }, (_, i) => ({ index: i + 1, count }));
+        const pending = runner.runParts(apl, plan, specs, { now, startTime: fixed.startTime as bigint | undefined, endTime: fixed.endTime as bigint | undefined, variables: opts.variables });
+        if (!pending) return opts;
+        // This thread's error (the query's own) wins over the parts'.
+        pending.catch(() => undefined);
+        const mine = engine.run(apl, { ...fixed, partial: { plan, part: { index: 0, count } } }).run.partial;
+        let others: PartialResult[];
+        try {
+            others = await pending;
+        } catch {
+            return fixed; // a part failed (its worker died, say): the query runs as one job
+        }
+        const parts = [mine ?? { kind: 'unsupported' as const }, ...others];
+        return parts.some(p => p.kind === 'unsupported') ? fixed : { ...fixed, merge: { plan, parts } };
+    }
 
     /**
      * A mergeable query (parallel.ts) over a dataset with blocks on disk: one part per source (each

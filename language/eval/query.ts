@@ -18,10 +18,11 @@ import { aggregateIsOrderInsensitive, findAggregateCalls } from './aggregate.js'
 import type { Snapshot } from './tables.js';
 import type { ColdAccess } from './cold-blocks.js';
 import { type ParsedCursor, parseCursor } from '../api/row-id.js';
-import { coldSourcesInOrder, concatFrames, evalSource, inTimeOrder, letBinding, type ColdSource, type ExternalDataReader } from './sources.js';
+import { coldSourcesInOrder, evalSource, inTimeOrder, letBinding, type ColdSource, type ExternalDataReader } from './sources.js';
 import { constLong, emptyFrame, type OperatorImpl } from './operators/common.js';
 import { OPERATORS } from './operators/index.js';
 import { topN } from './operators/sort.js';
+import { ONE_TO_ONE, ROW_WISE, pushLimit, sortCommutes } from './limit-pushdown.js';
 import { PartitionUnsupported, mergeStats, mergeSummaries, partialStats, partialSummarize, partialTopRows, type PartialResult, type PartitionPlan, type PartitionSpec } from './parallel.js';
 
 export { ExternalDataError, type ExternalDataReader } from './sources.js';
@@ -107,6 +108,10 @@ export interface RunState {
     order: 'asc' | 'desc';
     sawTake: boolean;
     depth: number;
+    /** The query has one tabular statement: its result's page is known while its last steps run (applyOps). */
+    pageable: boolean;
+    /** Results whose last steps ran over their page only: their rows before the page cap. */
+    pageRows: Map<Frame, number>;
     /** A part of a parallel run leaves its result here. */
     partial?: PartialResult;
     /** A part over one source of a dataset with blocks on disk: the sources' count, and this one's id ('' = memory). */
@@ -156,6 +161,8 @@ export function runQuery(text: string, data: DataAccess, opts: RunOptions): Quer
         order: 'desc',
         sawTake: false,
         depth: 0,
+        pageable: model.statements.filter(st => st.$type === 'QueryStatement').length === 1,
+        pageRows: new Map(),
         budget: new QueryBudget(opts.limits, opts.interrupt),
         evalTable: (expr, env) => evalTable(expr, env, state, 'sub'),
     };
@@ -197,18 +204,19 @@ export function runQuery(text: string, data: DataAccess, opts: RunOptions): Quer
     if (opts.merge) mergeStats(stats, opts.merge.parts.filter(p => p.kind !== 'unsupported'));
     // The page cap.
     const hasLimit = state.sawTake;
-    let cap = opts.limit !== undefined && opts.limit > 0 ? opts.limit : hasLimit ? opts.maxLimit : opts.defaultLimit;
-    cap = Math.min(cap, opts.maxLimit);
-    const totalRows = tables[0].length;
+    const cap = pageCap(opts, hasLimit);
+    // A result whose last steps ran over its page only (applyOps) had more rows before them.
+    const rowsOf = (t: Frame) => state.pageRows.get(t) ?? t.length;
+    const totalRows = rowsOf(tables[0]);
     const requestLimit = opts.limit !== undefined && opts.limit > 0 ? opts.limit : undefined;
     let told = false;
     const capped = tables.map(t => {
-        if (t.length <= cap) return t;
+        if (rowsOf(t) <= cap) return t;
         if (!told && requestLimit === undefined && !hasLimit) {
             stats.messages.push({ priority: 'warn', count: 1, code: 'default_limit_warning', msg: `query result was limited to ${cap} rows (the default limit)` });
         } else if (!told && (requestLimit === undefined || requestLimit > opts.maxLimit)) {
             // The query (its take/limit) or the request asked for more than the service returns.
-            stats.messages.push({ priority: 'warn', count: 1, code: MAX_RESULT_ROWS_WARNING, msg: maxResultRowsMessage(t.length, cap) });
+            stats.messages.push({ priority: 'warn', count: 1, code: MAX_RESULT_ROWS_WARNING, msg: maxResultRowsMessage(rowsOf(t), cap) });
         }
         told = true;
         return takeRows(t, cap);
@@ -288,15 +296,12 @@ function evalTable(expr: ast.Expression, env: QueryEnv, state: RunState, where: 
             if (streamed) return applyOps(streamed.frame, p.operators, streamed.next, env, state, where);
             let frame = evalSource(p.source, env, state, need, p.operators);
             let startAt = 0;
-            // A streamable prefix followed by take: run it batch by batch and stop early.
-            let k = 0;
-            while (k < p.operators.length && STREAMABLE.has(p.operators[k].$type)) k++;
-            const takeOp = p.operators[k];
-            if (k > 0 && takeOp?.$type === 'TakeOperator' && frame.length > 65536) {
-                const limit = constLong((takeOp as ast.TakeOperator).count, env, 'take');
+            // Row-wise steps and a limit: run over batches of the source until the rows are there.
+            const pushed = pushLimit(frame, p.operators, env, state, (op, f) => applyOperator(op, f, env, state));
+            if (pushed) {
                 if (where === 'top') state.sawTake = true;
-                frame = runBatched(frame, p.operators.slice(0, k), limit, env, state);
-                startAt = k + 1;
+                frame = pushed.frame;
+                startAt = pushed.next;
             }
             return applyOps(frame, p.operators, startAt, env, state, where);
         }
@@ -310,22 +315,52 @@ function evalTable(expr: ast.Expression, env: QueryEnv, state: RunState, where: 
 
 /** Runs `ops[start..end)` over a frame. */
 function applyOps(frame: Frame, ops: readonly ast.TabularOperator[], start: number, env: QueryEnv, state: RunState, where: 'top' | 'sub', end = ops.length): Frame {
+    // The result's one-to-one steps at the end run over the rows of its page only (limit-pushdown.ts).
+    const tail = where === 'top' && end === ops.length && state.pageable && !state.opts.partial ? oneToOneTail(ops, start) : end;
+    let full: number | undefined;
     for (let i = start; i < end; i++) {
+        if (i === tail) {
+            const cap = pageCap(state.opts, state.sawTake);
+            if (frame.length > cap) {
+                full = frame.length;
+                frame = takeRows(frame, cap);
+            }
+        }
         const op = ops[i];
-        const next = ops[i + 1];
-        // sort | take N: a top-N heap instead of a full sort.
-        if (op.$type === 'SortOperator' && next?.$type === 'TakeOperator') {
-            const n = constLong((next as ast.TakeOperator).count, env, 'take');
+        // [one-to-one steps |] sort [| one-to-one steps] | take N: a top-N heap instead of a full
+        // sort, then the steps over its rows (limit-pushdown.ts).
+        let s = i;
+        while (s < end && ONE_TO_ONE.has(ops[s].$type)) s++;
+        let t = s + 1;
+        while (t < end && ONE_TO_ONE.has(ops[t].$type)) t++;
+        const apply = (o: ast.TabularOperator, f: Frame) => applyOperator(o, f, env, state);
+        if (t < end && ops[s].$type === 'SortOperator' && ops[t].$type === 'TakeOperator' && (s === i || sortCommutes(frame, ops.slice(i, s), ops[s] as ast.SortOperator, apply))) {
+            const n = constLong((ops[t] as ast.TakeOperator).count, env, 'take');
             if (where === 'top') state.sawTake = true;
             state.stats.rowsMatched ??= frame.length;
-            frame = topN(frame, (op as ast.SortOperator).items, n, env);
-            i++;
+            frame = topN(frame, (ops[s] as ast.SortOperator).items, n, env);
+            for (let m = i; m < t; m++) if (m !== s) frame = apply(ops[m], frame);
+            i = t;
             continue;
         }
         if (where === 'top' && (op.$type === 'TakeOperator' || op.$type === 'TopOperator')) state.sawTake = true;
         frame = applyOperator(op, frame, env, state);
     }
+    if (full !== undefined) state.pageRows.set(frame, full);
     return frame;
+}
+
+/** Where the trailing run of one-to-one steps of `ops[start..]` begins (`ops.length` when there is none). */
+function oneToOneTail(ops: readonly ast.TabularOperator[], start: number): number {
+    let t = ops.length;
+    while (t > start && ONE_TO_ONE.has(ops[t - 1].$type)) t--;
+    return t;
+}
+
+/** The most rows a result returns: the request's limit, else the query's own limit or the default, within the maximum. */
+function pageCap(o: RunOptions, sawTake: boolean): number {
+    const cap = o.limit !== undefined && o.limit > 0 ? o.limit : sawTake ? o.maxLimit : o.defaultLimit;
+    return Math.min(cap, o.maxLimit);
 }
 
 /** A part of a parallel run: its share of the scan, up to the mergeable step; the result goes to `state.partial`. */
@@ -368,12 +403,6 @@ function mergeParts(p: ast.Pipeline, plan: PartitionPlan, parts: PartialResult[]
     return undefined; // top: the scan keeps the parts' rows (sources.ts), and the whole pipeline runs.
 }
 
-const STREAMABLE = new Set([
-    'WhereOperator', 'ExtendOperator', 'ExtendValidOperator', 'ProjectOperator', 'ProjectAwayOperator', 'ProjectKeepOperator',
-    'ProjectRenameOperator', 'ProjectReorderOperator', 'ParseOperator', 'ParseWhereOperator', 'ParseKvOperator', 'RedactOperator',
-    'SearchOperator', 'MvExpandOperator',
-]);
-
 /**
  * `dataset | <row-wise steps> [| sort by _time] [| take N]` over a dataset with blocks on disk: its
  * sources one at a time, each through the row-wise steps, until N rows are kept; without a `take`,
@@ -389,7 +418,7 @@ function streamCold(p: ast.Pipeline, need: OrderNeed, env: QueryEnv, state: RunS
     if (p.source.$type !== 'NameReference' && p.source.$type !== 'BracketReference') return undefined;
     const ops = p.operators;
     let k = 0;
-    while (k < ops.length && STREAMABLE.has(ops[k].$type)) k++;
+    while (k < ops.length && ROW_WISE.has(ops[k].$type)) k++;
     // A sort by `_time` alone is the scan's own order (orderNeed chose the scan's direction by it).
     const sortOp = ops[k]?.$type === 'SortOperator' && isTimeSort(ops[k] as ast.SortOperator) ? ops[k] : undefined;
     const takeOp = ops[sortOp ? k + 1 : k];
@@ -432,51 +461,6 @@ function mayPrecede(s: ColdSource, kept: Frame, dir: 'asc' | 'desc'): boolean {
 /** A sort by `_time` alone (either direction). */
 export function isTimeSort(op: ast.SortOperator): boolean {
     return op.items.length === 1 && defaultName(op.items[0].expression) === '_time';
-}
-
-/** Rows [start, end) of a frame, as a view. */
-function sliceFrame(frame: Frame, start: number, end: number): Frame {
-    const cache = new Map<Uint32Array | null, Uint32Array>();
-    const cols = frame.cols.map(c => {
-        let sel = cache.get(c.sel);
-        if (sel === undefined) {
-            if (c.sel) sel = c.sel.subarray(start, end);
-            else {
-                sel = new Uint32Array(end - start);
-                for (let i = 0; i < sel.length; i++) sel[i] = start + i;
-            }
-            cache.set(c.sel, sel);
-        }
-        return { ...c, sel };
-    });
-    return new Frame(cols, end - start, frame.meta);
-}
-
-/** Runs row-wise operators over growing batches of the input until `limit` rows came out. */
-function runBatched(src: Frame, ops: readonly ast.TabularOperator[], limit: number, env: QueryEnv, state: RunState): Frame {
-    const parts: { frame: Frame; source: string }[] = [];
-    let got = 0;
-    let size = Math.max(4096, Math.min(65536, limit * 4));
-    let last: Frame | undefined;
-    for (let start = 0; start < src.length && got < limit; start += size, size = Math.min(size * 2, 1 << 20)) {
-        let f = sliceFrame(src, start, Math.min(src.length, start + size));
-        for (const op of ops) f = applyOperator(op, f, env, state);
-        last = f;
-        if (f.length === 0) continue;
-        const t = takeRows(f, limit - got);
-        parts.push({ frame: t, source: '' });
-        got += t.length;
-    }
-    if (parts.length === 0) {
-        if (last) return takeRows(last, 0);
-        let f = sliceFrame(src, 0, 0);
-        for (const op of ops) f = applyOperator(op, f, env, state);
-        return f;
-    }
-    if (parts.length === 1) return parts[0].frame;
-    const out = concatFrames(parts, undefined);
-    out.meta = parts[parts.length - 1].frame.meta;
-    return out;
 }
 
 /**

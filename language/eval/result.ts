@@ -9,6 +9,7 @@ import type { ScalarType } from './columns.js';
 import { Frame, ROWID, type FrameCol, cellOf } from './frame.js';
 import type { QueryRun } from './query.js';
 import { RowIdColumn } from './tables.js';
+import { datetimeTexts } from './time-text.js';
 import type { QueryStatus } from '../api/status.js';
 import type { AplLegacyResult, Entry, EntryGroup, Timeseries } from '../api/legacy.js';
 import type { FieldMeta, TabularField, TabularResult, TabularTable } from '../api/tabular.js';
@@ -162,6 +163,8 @@ function renderTable(name: string, frame: Frame, sources: string[], ctx: RenderC
         return f;
     });
     const columns: JsonValue[][] = vis.map(c => {
+        const times = datetimeTexts(c, n);
+        if (times) return times;
         const out: JsonValue[] = new Array(n);
         for (let i = 0; i < n; i++) out[i] = jsonCell(cellOf(c, i), c.type);
         return out;

@@ -347,8 +347,38 @@ function scanDataset(snap: Snapshot, need: OrderNeed, state: RunState, terms: re
         else if (skipped.length > 0) state.stats.blocksSkipped = (state.stats.blocksSkipped ?? 0) + skipped.length;
         // A part of a parallel run says which blocks, so that a block cut by a part boundary counts once.
         if (state.opts.partial) for (const b of blocks) state.stats.partBlocks.add(b);
+        else {
+            const frame = snapshotFrame(snap, sel, m, need);
+            if (!whole) scans.set(frame, { snap, sel, lo, keep, zoneRows, blocks: blocks.length });
+            return frame;
+        }
     }
     return snapshotFrame(snap, sel, m, need);
+}
+
+/** What a dataset scan counted in the status, to take back what a query that stopped early did not read. */
+interface ScanCount {
+    snap: Snapshot;
+    sel: Uint32Array | null;
+    lo: number;
+    keep: Uint8Array | undefined;
+    zoneRows: number;
+    blocks: number;
+}
+
+const scans = new WeakMap<Frame, ScanCount>();
+
+/**
+ * The status of a scan of which only the first `read` rows were read (a query that stopped once it
+ * had its rows, limit-pushdown.ts): rows examined and blocks examined are those rows' and their
+ * blocks'. No change when `frame` is not a dataset scan as evalSource gave it.
+ */
+export function scanReadOnly(frame: Frame, read: number, state: RunState): void {
+    const s = scans.get(frame);
+    if (s === undefined || read >= frame.length) return;
+    scans.delete(frame);
+    state.stats.rowsExamined -= frame.length - read;
+    state.stats.blocksExamined -= s.blocks - blocksRead(s.snap, s.sel, s.lo, read, s.keep, s.zoneRows).length;
 }
 
 /** A dataset's rows `sel` (all when null) as a frame in the scan's order, row ids carried along. */

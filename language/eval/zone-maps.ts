@@ -88,6 +88,12 @@ interface BlockStats {
     complete: number;
     min: number[];
     max: number[];
+    /**
+     * The growing block after them (index `complete`): its first `rows` rows measured. Rows are
+     * appended, never changed, so a later query measures only the rows added since (measuring
+     * the whole last block per query cost a quarter of a `take` query at 1M rows).
+     */
+    partial?: { rows: number; min: number; max: number };
 }
 
 /**
@@ -133,20 +139,38 @@ function measure(m: Measured, from: number, to: number): [number, number] {
 function blockRange(m: Measured, rows: number, block: number, zoneRows: number): [number, number] {
     const from = block * zoneRows;
     const to = Math.min(rows, from + zoneRows);
-    if (to - from < zoneRows) return measure(m, from, to);
     const arr = m.kind === 'str' ? m.codes : m.vals;
     let perBuffer = statsCache.get(arr.buffer);
     if (!perBuffer) statsCache.set(arr.buffer, (perBuffer = new Map()));
     const key = `${arr.byteOffset}:${zoneRows}`;
     let s = perBuffer.get(key);
     if (!s) perBuffer.set(key, (s = { complete: 0, min: [], max: [] }));
+    if (to - from < zoneRows) return partialRange(m, s, block, from, to);
     while (s.complete <= block) {
         const [lo, hi] = measure(m, s.complete * zoneRows, (s.complete + 1) * zoneRows);
         s.min.push(lo);
         s.max.push(hi);
         s.complete++;
+        s.partial = undefined;
     }
     return [s.min[block], s.max[block]];
+}
+
+/** [min, max] of the growing block's rows [from, to): the rows measured before are not measured again. */
+function partialRange(m: Measured, s: BlockStats, block: number, from: number, to: number): [number, number] {
+    // Another block (the stats of complete blocks lag behind) or an older snapshot: measure it all.
+    if (block !== s.complete) return measure(m, from, to);
+    const p = s.partial;
+    if (p === undefined || p.rows > to - from) {
+        const [min, max] = measure(m, from, to);
+        s.partial = { rows: to - from, min, max };
+        return [min, max];
+    }
+    if (p.rows < to - from) {
+        const [min, max] = measure(m, from + p.rows, to);
+        s.partial = { rows: to - from, min: Math.min(p.min, min), max: Math.max(p.max, max) };
+    }
+    return [s.partial!.min, s.partial!.max];
 }
 
 /** Whether a block whose values lie in [min, max] may hold a row with `x op c`. */

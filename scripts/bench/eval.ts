@@ -218,13 +218,13 @@ export async function timeQueries(
                 },
                 { warmup: 1, runs: 5 },
             );
-            const row = timeRow(`${q.id}${suffix}`, a.median, b.median, QUERY_BAR);
+            const row = timeRow(`${q.label ?? q.id}${suffix}`, a.median, b.median, q.bar ?? QUERY_BAR);
             rows.push(row);
             ratios.push(row.ratio!);
             const mine = typeof raw === 'string' ? (JSON.parse(raw) as { tables: TabularTable[] }).tables[0] : raw?.tables[0];
             if (mine && theirs) answers.set(q.id, { ours: mine, theirs });
         } catch (err) {
-            rows.push({ name: `${q.id}${suffix}`, ours: `error: ${firstLine(err).slice(0, 60)}`, baseline: '', ratio: null, bar: `≤ ${QUERY_BAR.toFixed(1)}×`, pass: false });
+            rows.push({ name: `${q.label ?? q.id}${suffix}`, ours: `error: ${firstLine(err).slice(0, 60)}`, baseline: '', ratio: null, bar: `≤ ${(q.bar ?? QUERY_BAR).toFixed(1)}×`, pass: false });
         }
     }
     let g: number | undefined;

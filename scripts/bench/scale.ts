@@ -6,10 +6,11 @@
  * - the same queries at 10M events (generation excluded), in process and through the pool.
  * Skipped with --quick (the 10M part) .
  */
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { createEngine, type Engine } from '../../language/index.js';
 import { QueryPool } from '../../server/query/pool.js';
 import { runParallel } from '../../server/query/parallel-run.js';
+import { startParallelRunner } from '../../server/query/parallel-runner.js';
 import type { AplQueryRequest } from '../../server/http/engine-adapter.js';
 import { type BenchContext, type Row, type SectionResult, fmtRate, settle } from './harness.js';
 import { chunks, importDuckDb, loadDuckDb, sanityCheck, timeQueries, type DuckModule } from './eval.js';
@@ -108,9 +109,15 @@ export async function scaleSection(ctx: BenchContext): Promise<SectionResult> {
     const { instance, db, ms: duckMs } = await loadDuckDb(duck, big);
     try {
         rows.push({ name: 'load 10M events', ours: fmtRate((big / ms) * 1000, 'ev'), baseline: fmtRate((big / duckMs) * 1000, 'ev'), ratio: duckMs / ms, bar: '—', pass: null });
-        const inProcess = await timeQueries(ctx, 'scale', apl => engine.query(apl, { startTime: REQUEST.startNs, endTime: REQUEST.endNs }), db, ' (10M, in process)');
-        rows.push(...inProcess.rows);
-        notes.push(...inProcess.notes);
+        // In process as `apl run` runs it: planned queries in parts on a query worker per core but one, and on this thread.
+        const parallel = await startParallelRunner(engine);
+        try {
+            const inProcess = await timeQueries(ctx, 'scale', apl => engine.query(apl, { startTime: REQUEST.startNs, endTime: REQUEST.endNs }), db, ' (10M, in process)');
+            rows.push(...inProcess.rows);
+            notes.push(...inProcess.notes, `10M in process: ${parallel ? `count/summarize/top in parts on ${cores - 1} query worker(s) and the engine's thread, as apl run does (server/query/parallel-runner.ts)` : 'one core: every query on the engine\'s thread'}; load average ${loadavg().map(l => l.toFixed(1)).join(' ')} after`);
+        } finally {
+            await parallel?.close();
+        }
         const pooled = await poolRuns(ctx, engine, db, '10M', [cores]);
         rows.push(...pooled.rows);
         notes.push(...pooled.notes);

@@ -7,3 +7,5 @@ export type { Service, ServiceOptions } from './app.js';
 export { runServe, banner, type ServeOptions } from './serve.js';
 export { parseServeArgs } from './main.js';
 export type { TokenSpec, TokenScope } from './auth.js';
+/** Query worker threads for an engine used in one process (planned queries over large datasets run in parts, as `apl run` does). */
+export { startParallelRunner, type InProcessParallel } from '../query/parallel-runner.js';

@@ -18,6 +18,7 @@ import { chooseQueryBlocks, queryBlockHeader } from '../query-block-choice.js';
 import { readInput } from '../read-input.js';
 import { localRunner, notebookText, readNotebook, runNotebookCells, serviceRunner } from './run-notebook.js';
 import { clientFrom, CONNECTION_OPTIONS, warnAboutTokenArgument } from '../connection.js';
+import { DEFAULT_PARALLEL_MIN_ROWS, startParallelRunner, type InProcessParallel } from '../../../server/query/parallel-runner.js';
 
 export const DEFAULT_SAMPLE_ROWS = 10_000;
 
@@ -124,7 +125,8 @@ export async function runRun(argv: string[], out: NodeJS.WritableStream, err: No
         const run = { format, width, limit, csvExact: values['csv-exact'] === true, start: values.start, end: values.end, update: values.update === true };
         return runNotebookCells(notebookFile!, notebook, serviceRunner(clientFrom(values)), run, out, err);
     }
-    const engine = createEngine({ externalData: localFileReader() });
+    // Columns on SharedArrayBuffer: query worker threads read them as they are (parallelOver).
+    const engine = createEngine({ externalData: localFileReader(), sharedMemory: true });
     const status = progressLine(err);
     try {
         for (const d of data) await loadData(engine, d, timestamps, err, status);
@@ -135,33 +137,52 @@ export async function runRun(argv: string[], out: NodeJS.WritableStream, err: No
     } finally {
         status(undefined);
     }
+    const parallel = await parallelOver(engine);
+    try {
+        return await runQueries();
+    } finally {
+        await parallel?.close();
+    }
 
-    if (notebook) {
-        const run = { format, width, limit, csvExact: values['csv-exact'] === true, start: values.start, end: values.end, update: values.update === true };
-        return runNotebookCells(notebookFile!, notebook, localRunner(engine), run, out, err);
-    }
-    const options = { startTime: range.startTime, endTime: range.endTime, limit };
-    const schema = loadedSchema(engine);
-    let failed = false;
-    for (const [i, block] of blocks.entries()) {
-        if (blocks.length > 1) out.write(`${i > 0 ? '\n' : ''}${queryBlockHeader(block, i, blocks.length)}\n`);
-        // What `apl check` says of the block against the loaded datasets: its notes, and its words for an error.
-        const diagnostics = (await checkText(block.text, { schema })).map(d => shiftLines(d as CliDiagnostic, block.startLine));
-        for (const d of diagnostics) if (d.code === Issues.TakeAfterTimeBins.code) err.write(formatDiagnosticText(query.name, query.text, d) + '\n');
-        try {
-            if (format === 'legacy') {
-                writeResult(out, format, { legacy: await engine.queryLegacyFormat(block.text, options) }, { width });
-            } else {
-                writeResult(out, format, { tabular: await engine.query(block.text, options) }, { width, err, command: 'run', csvExact: values['csv-exact'] });
-            }
-        } catch (e) {
-            if (!(e instanceof AplQueryError)) throw e;
-            // The block's text starts at its first line: its lines shift by startLine, its columns are the file's.
-            reportQueryError(e, query, block.startLine, engine, err, diagnostics);
-            failed = true;
+    async function runQueries(): Promise<number> {
+
+        if (notebook) {
+            const run = { format, width, limit, csvExact: values['csv-exact'] === true, start: values.start, end: values.end, update: values.update === true };
+            return runNotebookCells(notebookFile!, notebook, localRunner(engine), run, out, err);
         }
+        const options = { startTime: range.startTime, endTime: range.endTime, limit };
+        const schema = loadedSchema(engine);
+        let failed = false;
+        for (const [i, block] of blocks.entries()) {
+            if (blocks.length > 1) out.write(`${i > 0 ? '\n' : ''}${queryBlockHeader(block, i, blocks.length)}\n`);
+            // What `apl check` says of the block against the loaded datasets: its notes, and its words for an error.
+            const diagnostics = (await checkText(block.text, { schema })).map(d => shiftLines(d as CliDiagnostic, block.startLine));
+            for (const d of diagnostics) if (d.code === Issues.TakeAfterTimeBins.code) err.write(formatDiagnosticText(query.name, query.text, d) + '\n');
+            try {
+                if (format === 'legacy') {
+                    writeResult(out, format, { legacy: await engine.queryLegacyFormat(block.text, options) }, { width });
+                } else {
+                    writeResult(out, format, { tabular: await engine.query(block.text, options) }, { width, err, command: 'run', csvExact: values['csv-exact'] });
+                }
+            } catch (e) {
+                if (!(e instanceof AplQueryError)) throw e;
+                // The block's text starts at its first line: its lines shift by startLine, its columns are the file's.
+                reportQueryError(e, query, block.startLine, engine, err, diagnostics);
+                failed = true;
+            }
+        }
+        return failed ? 1 : 0;
     }
-    return failed ? 1 : 0;
+}
+
+/**
+ * Query worker threads for a large dataset (server/query/parallel-runner.ts): planned queries
+ * (count, summarize, top) over it run in parts on every core. Undefined for small data, where
+ * starting the workers costs more than it saves.
+ */
+async function parallelOver(engine: Engine): Promise<InProcessParallel | undefined> {
+    if (!engine.datasets().some(name => (engine.stats(name)?.rows ?? 0) >= DEFAULT_PARALLEL_MIN_ROWS)) return undefined;
+    return startParallelRunner(engine);
 }
 
 /**

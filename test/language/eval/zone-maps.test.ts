@@ -114,3 +114,20 @@ describe('only the blocks that can match are read', () => {
         expect(r.tables[0].columns[0]).toEqual([4320 - 2400 - 2]); // the appended rows have no nulls
     });
 });
+
+describe('the growing last block', () => {
+    it("['logs'] | where n > 4000 | count, as rows arrive in the last block (its range is measured again past the rows measured before)", async () => {
+        const { pruned, full } = engines(IN_ORDER.slice(0, 1500));
+        const q = "['logs'] | where n > 4000 | count";
+        expect(await tables(pruned, q)).toEqual(await tables(full, q));
+        let done = 1500;
+        for (const upto of [1700, 1999, 2000, 2500]) {
+            // Later events with n above 4000: a stale range of the last block would prune them away.
+            const more = IN_ORDER.slice(done, upto).map(i => event(i + 3000));
+            done = upto;
+            pruned.ingest('logs', more);
+            full.ingest('logs', more);
+            expect(await tables(pruned, q), `after ${upto} rows`).toEqual(await tables(full, q));
+        }
+    });
+});
