@@ -160,7 +160,7 @@ export async function serviceSection(ctx: BenchContext): Promise<SectionResult> 
             const r = await ingestRatio(ctx, base, ingestEvents, batchSize);
             rows.push({ ...r, ...(batchSize === INGEST_BATCH ? { bar: '≥ 0.8×', pass: r.ratio >= 0.8 } : { bar: '(for comparison)', pass: null }) });
         }
-        notes.push(`ingest: ${ingestEvents} sample-http-logs events as NDJSON, ${INGEST_CONCURRENCY} requests in flight over node:http keep-alive to the service in a child process; ratio = our events/s ÷ JSON.parse events/s of the same bytes in the bench process (issue 14's bar, on batches of ${INGEST_BATCH}); medians of 9 paired runs`);
+        if (!startOnly) notes.push(`ingest: ${ingestEvents} sample-http-logs events as NDJSON, ${INGEST_CONCURRENCY} requests in flight over node:http keep-alive to the service in a child process; ratio = our events/s ÷ JSON.parse events/s of the same bytes in the bench process (issue 14's bar, on batches of ${INGEST_BATCH}); medians of 9 paired runs`);
         // APL_BENCH_SERVICE=ingest: only the ingest part (for iterating on the ingest path).
         if (process.env.APL_BENCH_SERVICE === 'ingest') return { rows, notes };
         if (startOnly) notes.push('APL_BENCH_SERVICE=start: the ingest ratio and Q2 left out');
