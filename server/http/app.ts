@@ -196,12 +196,14 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
         dataToClose = data;
         // Metadata only: the events go into the engine after listening (loadInBackground below).
         const recovered = await data.recover();
-        // Load the parser and evaluator now (in every query worker), so the first user queries are not
-        // the slow ones. Not awaited: the service listens meanwhile, and a query sent at once waits
-        // in the pool's queue behind the warm-up (on the main thread, with no workers, it is quick).
-        const warm = { format: 'tabular' as const, now: BigInt(Date.now()) * 1_000_000n, includeCursor: false, includeCursorField: false };
-        const warmUp = Promise.all(Array.from({ length: engine.queryStats()?.workers ?? 1 }, () => engine.queryApl('print warm = 1', warm).catch(() => undefined)));
-        if (!engine.queryStats()) await warmUp;
+        // With no query workers, load the parser and evaluator now, so the first user query is not
+        // the slow one. The workers load theirs as they start (query-worker.ts), and until one has,
+        // queries run on the main thread (pool.ts, whileStarting): the first one there pays for it
+        // rather than a request that merely lists datasets.
+        if (!engine.queryStats()) {
+            const warm = { format: 'tabular' as const, now: BigInt(Date.now()) * 1_000_000n, includeCursor: false, includeCursorField: false };
+            await engine.queryApl('print warm = 1', warm).catch(() => undefined);
+        }
 
         const samplesLoaded: string[] = [];
         if (!state.samplesLoaded && options.samples !== false) {

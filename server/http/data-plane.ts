@@ -4,8 +4,13 @@
  * - Start-up reads metadata only (`recover`); the server listens at once, and then the engine is
  *   fed from the store in the background (`loadInBackground`), one dataset at a time: blocks column
  *   by column, then the WAL tail batch by batch, with the store's row ids (time, batch seq, row)
- *   kept exactly, so cursors survive restarts. Every request that needs a dataset's events waits
- *   for its load (`loaded`, `allLoaded`); lists of datasets answer from metadata at once.
+ *   kept exactly, so cursors survive restarts. Lists of datasets answer from metadata at once.
+ * - Before that load, each dataset gets a view from disk (`viewFromDisk`): its blocks' headers and
+ *   its WAL tail, the way a dataset kept on disk is served (cold-tier.ts). Queries answer from it
+ *   (`readable`, `allReadable`) while the load runs, reading the blocks they need from their files:
+ *   the whole dataset as it is on disk, never a part of it. Ingests, trims and the other requests
+ *   that need a dataset's events wait for its load (`loaded`, `allLoaded`), so nothing changes the
+ *   dataset under that view; the load's commit replaces it in one step.
  * - An ingest request is decoded and validated, appended to the store (written + fsynced), then
  *   the same batch is fed into the engine, and only then acknowledged. A query therefore sees
  *   every acknowledged event, and each batch appears atomically (the engine append is synchronous).
@@ -19,7 +24,7 @@ import { IngestWorkers, type ColumnarPrepared } from '../ingest/prepare-pool.js'
 import type { NormalizedEvents } from '../../language/index.js';
 import { type DatasetMeta, type Store, type CreateDatasetInput, type UpdateDatasetInput } from '../store/store.js';
 import { StoreError } from '../store/errors.js';
-import { DEFAULT_MAX_FIELDS_PER_DATASET } from '../../language/index.js';
+import { AplQueryError, DEFAULT_MAX_FIELDS_PER_DATASET } from '../../language/index.js';
 import { KeyedRwLock } from './rwlock.js';
 import { datasetNotFound, HttpError } from './errors.js';
 import type { ColumnarChunk, DatasetLoader, EngineAdapter } from './engine-adapter.js';
@@ -101,6 +106,13 @@ export class DataPlane {
     private readonly maxFields: number;
     /** Datasets found at start whose events are not in the engine yet, in load order. */
     private readonly pending = new Map<string, PendingLoad>();
+    /**
+     * Per dataset of `pending`: settles once queries can read it, from its view from disk or,
+     * when there is none (a damaged block header), once it is loaded.
+     */
+    private readonly readablePending = new Map<string, PendingLoad>();
+    /** Datasets that queries read from disk now, until their load commits. */
+    private readonly servedFromDisk = new Set<string>();
     private background: Promise<void> = Promise.resolve();
     private stopping = false;
     private waiting = 0;
@@ -118,9 +130,9 @@ export class DataPlane {
         this.maxFields = opts.maxFieldsPerDataset ?? DEFAULT_MAX_FIELDS_PER_DATASET;
         const n = opts.ingestWorkers ?? Math.min(2, availableParallelism());
         this.workers = n > 0 ? new IngestWorkers(n, opts.log, opts.ingestWorkerHeapMb) : undefined;
+        if (opts.datasetsDir !== undefined) this.headers = new BlockHeaders(opts.datasetsDir);
         if (opts.memoryLimit !== undefined) {
             if (opts.datasetsDir === undefined) throw new Error('a memory limit needs the datasets directory');
-            this.headers = new BlockHeaders(opts.datasetsDir);
             store.onCompacted((name) => this.afterCompaction(name));
         }
     }
@@ -192,6 +204,7 @@ export class DataPlane {
             if (!this.store.hasDataset(meta.name)) continue; // could not be opened: reported by the store
             this.generation.set(meta.name, ++this.genCounter);
             this.pending.set(meta.name, pendingLoad());
+            this.readablePending.set(meta.name, pendingLoad());
             names.push(meta.name);
         }
         const stats = await Promise.all(names.map((name) => this.store.stats(name)));
@@ -207,6 +220,20 @@ export class DataPlane {
         const run = async (): Promise<{ datasets: number; events: number }> => {
             let events = 0;
             let datasets = 0;
+            // First every dataset's view from disk (headers and WAL tails: quick), so that a query
+            // over any of them answers without waiting for the loads below.
+            for (const [name, r] of [...this.readablePending]) {
+                if (this.stopping) break;
+                try {
+                    if (this.store.hasDataset(name) && (await this.locks.exclusive(name, () => this.viewFromDisk(name)))) {
+                        this.readablePending.delete(name);
+                        r.settle();
+                    }
+                } catch (err) {
+                    // Decides nothing: the load below meets the same problem and reports it.
+                    this.opts.log(`dataset ${name}: no view from disk while it loads (${String(err)}); its queries wait for the load`);
+                }
+            }
             for (const [name, p] of [...this.pending]) {
                 if (this.stopping) break;
                 let stopped = false;
@@ -221,14 +248,103 @@ export class DataPlane {
                     else await this.outOfService(name, err).catch((e: unknown) => this.opts.log(`taking ${name} out of service failed: ${String(e)}`));
                 }
                 if (stopped) break; // its waiters get stopLoading's 503
+                this.servedFromDisk.delete(name);
+                if (!this.onDisk.has(name)) this.headers?.forget(name);
                 this.pending.delete(name);
                 p.settle();
+                const r = this.readablePending.get(name);
+                this.readablePending.delete(name);
+                r?.settle();
             }
             return { datasets, events };
         };
         const result = run();
         this.background = result.then(() => undefined, (err: unknown) => this.opts.log(`loading the stored datasets failed: ${String(err)}`));
         return result;
+    }
+
+    /**
+     * A dataset found at start, as queries may read it while it loads: its blocks stay on disk
+     * (their headers read and checked, the blocks themselves read per query), its WAL tail goes
+     * into the engine; false when a block header does not check out (then queries wait for the
+     * load, which reports it). The WAL tail's events parsed here stay with their batches, so the
+     * load that follows does not parse them again.
+     */
+    private async viewFromDisk(name: string): Promise<boolean> {
+        const headers = this.headers;
+        if (headers === undefined) return false;
+        const meta = this.store.getDataset(name);
+        // Nothing changes the dataset meanwhile (ingests and trims wait for its load), but a view
+        // is taken again when a compaction of the tail at open added a block while headers were read.
+        let view = this.store.tieredView(name, true);
+        // The WAL tail's batches are built on the ingest workers while the headers are read.
+        const tailBuilt = this.buildTailOnWorkers(name);
+        for (;;) {
+            for (const b of view.blocks) {
+                if (headers.has(name, b.file)) continue;
+                try {
+                    await headers.read(name, b);
+                } catch (err) {
+                    if (err instanceof BlockDamagedError) return false;
+                    throw err;
+                }
+                if (this.stopping) return false;
+            }
+            const again = this.store.tieredView(name, true);
+            if (again.blocks === view.blocks) break;
+            view = again;
+        }
+        await tailBuilt;
+        const loader = this.engine.beginLoad(name, meta, view.tailEvents);
+        for (const part of view.tail()) feedTailPart(loader, part);
+        const mapFields = new Set(meta.mapFields);
+        loader.setCold({
+            blocks: view.blocks.map((b) => coldBlock(b, headers.get(name, b.file), mapFields)),
+            keep: view.keep,
+            hints: { mapFields: meta.mapFields },
+            epoch: this.generation.get(name),
+        });
+        loader.commit();
+        this.servedFromDisk.add(name);
+        return true;
+    }
+
+    /**
+     * Builds the events of the WAL tail batches recovered at start on the ingest workers, in
+     * parallel and off the main thread (the columns stay with their batches, for every later read
+     * of the tail). A batch no worker builds is built on the main thread when it is read.
+     */
+    private async buildTailOnWorkers(name: string): Promise<void> {
+        const workers = this.workers;
+        if (workers === undefined) return;
+        await Promise.all(
+            this.store.unparsedTail(name).map(async (b) => {
+                const columns = await workers.columns(b.body, b.params);
+                if (columns !== undefined) b.built(columns);
+            }),
+        );
+    }
+
+    /** Whether queries over some dataset read it from its files now, while it loads. */
+    get answersFromDisk(): boolean {
+        return this.servedFromDisk.size > 0;
+    }
+
+    /**
+     * Runs a query that may read datasets from disk while they load. Read from disk, a query that
+     * needs more blocks in memory at once than the block cache holds is refused (AplQueryError
+     * `limit`); while the datasets load that is no reason to refuse it: it waits for the loads
+     * and runs again, in memory.
+     */
+    async whileLoading<T>(run: () => Promise<T>): Promise<T> {
+        if (!this.answersFromDisk) return run();
+        try {
+            return await run();
+        } catch (err) {
+            if (!(err instanceof AplQueryError && err.kind === 'limit')) throw err;
+            await this.allLoaded();
+            return run();
+        }
     }
 
     /** A damaged block: the dataset goes out of service (423, files untouched), the others serve. */
@@ -260,6 +376,32 @@ export class DataPlane {
         for (const name of [...this.pending.keys()]) await this.loaded(name);
     }
 
+    /**
+     * Resolves once queries can read the dataset whole: from its view from disk while it loads,
+     * or loaded (at once for any other name).
+     */
+    async readable(name: string): Promise<void> {
+        const p = this.readablePending.get(name);
+        if (p === undefined) return;
+        this.waiting++;
+        try {
+            await p.done;
+        } finally {
+            this.waiting--;
+        }
+    }
+
+    /** `readable` for every dataset found at start (queries that may name any). */
+    async allReadable(): Promise<void> {
+        for (const name of [...this.readablePending.keys()]) await this.readable(name);
+    }
+
+    /** `readable`, then the dataset's metadata: 404, or 423 when it cannot be read. */
+    async readableDataset(name: string): Promise<DatasetMeta> {
+        await this.readable(name);
+        return this.getDataset(name);
+    }
+
     /** The dataset's metadata once its events are loaded: 404, or 423 when its load failed. */
     async loadedDataset(name: string): Promise<DatasetMeta> {
         await this.loaded(name);
@@ -272,6 +414,7 @@ export class DataPlane {
         await this.background;
         const err = new HttpError(503, 'the service is shutting down');
         for (const p of this.pending.values()) p.fail(err);
+        for (const p of this.readablePending.values()) p.fail(err);
     }
 
     /**

@@ -7,7 +7,7 @@ import type { DatasetMeta } from '../store/store.js';
 
 export type { ColumnarChunk, DatasetLoader, FlatBatch } from '../../language/index.js';
 import { availableParallelism } from 'node:os';
-import { createEngine, SAMPLE_DATASETS, type ColumnarChunk, type DatasetLoader, type Engine, type FlatBatch, type QueryLimits } from '../../language/index.js';
+import { AplQueryError, createEngine, SAMPLE_DATASETS, type ColumnarChunk, type DatasetLoader, type Engine, type FlatBatch, type QueryLimits } from '../../language/index.js';
 import { DEFAULT_QUERY_TIMEOUT_MS, QueryPool, type QueryPoolStats } from '../query/pool.js';
 import { interruption, type QuerySpec } from '../query/protocol.js';
 import { runJob } from '../query/run-job.js';
@@ -91,6 +91,14 @@ export interface EngineAdapterOptions {
     log?: (msg: string) => void;
 }
 
+/**
+ * How long a query may run on the main thread while the query workers start (pool.ts,
+ * whileStarting): the first queries after start-up answer there at once, and one that needs longer
+ * stops and waits for a worker, so the main thread (HTTP, ingest, the background load) is never
+ * held up for long.
+ */
+const STARTING_SLICE_MS = 100;
+
 /** The sample schemas' units and descriptions, for the fields lists (language/samples). */
 const SAMPLE_FIELD_META = new Map<string, Map<string, { description?: string; unit?: string }>>(
     SAMPLE_DATASETS.map((d) => [d.name, new Map(d.fields.map((f) => [f.name, { description: f.description, unit: f.unit }]))]),
@@ -123,6 +131,20 @@ export function createEngineAdapter(opts: EngineAdapterOptions): EngineAdapter {
                   coldCacheBytes,
                   log: opts.log ?? (() => undefined),
                   fallback: inProcess,
+                  whileStarting: (job, signal) => {
+                      // A slice of the main thread: a query that needs more gives way to the workers.
+                      const deadline = performance.now() + STARTING_SLICE_MS;
+                      let gaveWay = false;
+                      return runJob(engine, { ...job, timeoutMs }, () => {
+                          if (signal?.aborted) return interruption('cancelled', timeoutMs);
+                          if (performance.now() <= deadline) return undefined;
+                          gaveWay = true;
+                          return interruption('cancelled', timeoutMs);
+                      }).catch((err: unknown) => {
+                          if (gaveWay && err instanceof AplQueryError && err.kind === 'cancelled') return undefined;
+                          throw err;
+                      });
+                  },
               })
             : undefined;
     const minRows = opts.parallelMinRows ?? DEFAULT_PARALLEL_MIN_ROWS;

@@ -89,9 +89,11 @@ export function registerQueryRoutes(app: FastifyInstance, opts: QueryRouteOption
         parseBool(queryParam(req, 'nocache'), 'nocache');
         historyHeader(req, reply);
         // Which datasets a query reads is only known once it is analysed (wildcards, union, let):
-        // wait for every start-up load, so a query never sees a dataset missing or partly loaded.
-        await data.allLoaded();
-        const json = await data.explainUnknownDataset(() => data.engine.queryApl(text, {
+        // wait until every dataset found at start can be read whole (from its files while it
+        // loads, data-plane.ts), so a query never sees a dataset missing or partly loaded.
+        await data.allReadable();
+        const signal = clientGone(reply);
+        const json = await data.explainUnknownDataset(() => data.whileLoading(() => data.engine.queryApl(text, {
             format,
             now,
             startNs: range.startNs,
@@ -102,7 +104,7 @@ export function registerQueryRoutes(app: FastifyInstance, opts: QueryRouteOption
             limit,
             variables,
             missing: data.store.missingData(),
-        }, clientGone(reply)));
+        }, signal)));
         return sendJson(reply, json);
     };
     const requestBytes = maxAplRequestBytes(maxQueryLength);
@@ -118,13 +120,14 @@ export function registerQueryRoutes(app: FastifyInstance, opts: QueryRouteOption
     app.post('/v1/datasets/:id/query', async (req: FastifyRequest, reply: FastifyReply) => {
         requireScope(req, 'query');
         const name = (req.params as { id: string }).id;
-        await data.loadedDataset(name); // 404, or 423 for a dataset whose files cannot be read
+        await data.readableDataset(name); // 404, or 423 for a dataset whose files cannot be read
         // Parsed here for a 400 that names the problem; the worker gets the text (engine-adapter.ts).
         const body = jsonBody(req, 'legacy query');
         if (body === undefined) throw badRequest('invalid legacy query: the body must be a JSON object with startTime and endTime');
         parseBool(queryParam(req, 'nocache'), 'nocache');
         historyHeader(req, reply);
-        return sendJson(reply, await data.engine.queryLegacy(name, rawBody(req).toString('utf8'), { now: nowNs(), missing: data.store.missingData() }, clientGone(reply)));
+        const signal = clientGone(reply);
+        return sendJson(reply, await data.whileLoading(() => data.engine.queryLegacy(name, rawBody(req).toString('utf8'), { now: nowNs(), missing: data.store.missingData() }, signal)));
     });
 }
 

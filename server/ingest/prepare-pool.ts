@@ -102,6 +102,22 @@ export class IngestWorkers {
         };
     }
 
+    /**
+     * The columns of a stored (decompressed) body under its stored parameters, parsed on a worker:
+     * what the ingest path built for it (the service's recovered WAL tail). Undefined when no
+     * worker can (the caller builds the events itself, and reports what fails).
+     */
+    async columns(body: Buffer, params: IngestParams): Promise<ColumnarBatch | undefined> {
+        const slot = this.pick();
+        if (slot === undefined) return undefined;
+        try {
+            return await this.run(slot, body, params);
+        } catch (err) {
+            if (err instanceof WorkerUnavailable) slot.broken = true;
+            return undefined;
+        }
+    }
+
     private pick(): Slot | undefined {
         if (this.closed) return undefined;
         const n = this.slots.length;

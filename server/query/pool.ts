@@ -50,6 +50,13 @@ export interface QueryPoolOptions {
      * a broken install): the service keeps answering, and says so in the log once.
      */
     fallback: (spec: QuerySpec, signal?: AbortSignal) => Promise<string>;
+    /**
+     * Runs a query on the main thread while no worker has started yet (the first half second or
+     * so of the service), so that the first answer after start-up does not wait for the workers.
+     * Resolves undefined when the query gave way (it ran too long for the main thread): it then
+     * waits for a worker like any other. Absent: queries always wait for a worker.
+     */
+    whileStarting?: (spec: QuerySpec, signal?: AbortSignal) => Promise<string | undefined>;
 }
 
 export interface QueryPoolStats {
@@ -122,6 +129,18 @@ export class QueryPool {
 
     /** Runs a job; resolves with the response body (JSON text). `signal` cancels it. */
     run(job: QuerySpec, signal?: AbortSignal): Promise<string> {
+        if (this.closed) return Promise.reject(new HttpError(503, 'the service is stopping'));
+        if (this.broken) return this.opts.fallback(job, signal);
+        if (signal?.aborted) return Promise.reject(stopped('cancelled', this.timeoutMs));
+        const whileStarting = this.opts.whileStarting;
+        if (whileStarting && job.kind !== 'apl-part' && job.kind !== 'apl-merge' && !this.slots.some(s => s.ready)) {
+            return whileStarting(job, signal).then(json => json ?? this.enqueue(job, signal));
+        }
+        return this.enqueue(job, signal);
+    }
+
+    /** Queues a job for the next free worker. */
+    private enqueue(job: QuerySpec, signal?: AbortSignal): Promise<string> {
         if (this.closed) return Promise.reject(new HttpError(503, 'the service is stopping'));
         if (this.broken) return this.opts.fallback(job, signal);
         if (signal?.aborted) return Promise.reject(stopped('cancelled', this.timeoutMs));

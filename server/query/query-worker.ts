@@ -10,6 +10,8 @@ import { serializeError } from './query-errors.js';
 import { runJob } from './run-job.js';
 import { coldBlockReader } from './cold-reader.js';
 
+const WARM_UP_REQUEST = { format: 'tabular' as const, now: 0n, includeCursor: false, includeCursorField: false };
+
 const port = parentPort;
 if (port) {
     const setup = workerData as WorkerSetup;
@@ -28,9 +30,16 @@ if (port) {
         return interruption(v === INTERRUPT_TIMEOUT ? 'timeout' : 'cancelled', timeoutMs);
     };
     const reply = (r: WorkerReply): void => port.postMessage(r);
-    reply({ ready: true });
+    // Load the parser and evaluator before saying ready: until a worker is ready the pool answers
+    // on the main thread (pool.ts, whileStarting), so the first job here is not the slow one. Jobs
+    // that arrive meanwhile wait in the port's queue.
+    const warmUp = runJob(engine, { kind: 'apl', apl: 'print warm = 1', timeoutMs: 0, request: WARM_UP_REQUEST }).then(
+        () => reply({ ready: true }),
+        () => reply({ ready: true }),
+    );
     port.on('message', (msg: WorkerRequest) => {
         void (async () => {
+            await warmUp;
             try {
                 engine.applyChanges(msg.delta);
                 timeoutMs = msg.job.timeoutMs;

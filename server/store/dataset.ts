@@ -850,8 +850,12 @@ export class Dataset {
         await fsyncDir(this.walDir);
     }
 
-    /** The blocks (not opened) and the tail's batches as of now, see TieredView. */
-    tieredView(): TieredView {
+    /**
+     * The blocks (not opened) and the tail's batches as of now, see TieredView. `memoise`: a
+     * recovered batch keeps the events parsed from its body (as a snapshot read does), for a
+     * reader that is followed by a full load of the same tail (the start-up's view from disk).
+     */
+    tieredView(memoise = false): TieredView {
         this.checkOpen();
         const keep = this.keepFilter();
         const tail = this.tail.slice(); // appended to in place: copy the batch references
@@ -859,8 +863,27 @@ export class Dataset {
             blocks: this.manifest.blocks,
             keep: { cutoff: this.retentionCutoff(), trims: this.manifest.trims.map((t) => ({ seq: t.seq, before: BigInt(t.before) })) },
             tailEvents: this.tailEvents,
-            tail: () => tail.map((tb) => tailPart(tb, keep, (msg) => this.reportOnce(msg), true)),
+            tail: () => tail.map((tb) => tailPart(tb, keep, (msg) => this.reportOnce(msg), true, memoise)),
         };
+    }
+
+    /**
+     * The tail's batches recovered from the WAL whose events are not built yet, for a reader that
+     * builds them elsewhere (the service, on its ingest workers) before it reads the tail: `built`
+     * keeps the columns with the batch, as a batch the ingest path parsed on a worker keeps them.
+     */
+    unparsedTail(): { body: Buffer; params: IngestParams; built(columns: ColumnarBatch): void }[] {
+        this.checkOpen();
+        return this.tail
+            .filter((tb) => tb.body !== null && !tb.norm && !tb.columnar)
+            .map((tb) => ({
+                body: tb.body as Buffer,
+                params: tb.params,
+                built: (columns: ColumnarBatch) => {
+                    // The count the WAL record states: anything else is not this batch's events.
+                    if (!tb.norm && !tb.columnar && columns.times.length === tb.count) tb.columnar = columns;
+                },
+            }));
     }
 
     /** Consistent point-in-time view. Call release() when done (scan() does it for you). */
@@ -1059,9 +1082,9 @@ function keptRows(seq: number, times: BigInt64Array, keep: ((seq: number, t: big
 }
 
 /** A tail batch as a part: its normalised events (rebuilt if needed, not memoised), or its columns when allowed and held. */
-function tailPart(tb: TailBatch, keep: ((seq: number, t: bigint) => boolean) | undefined, onError: (msg: string) => void, columns = false): TailPart {
+function tailPart(tb: TailBatch, keep: ((seq: number, t: bigint) => boolean) | undefined, onError: (msg: string) => void, columns = false, memoise = false): TailPart {
     if (columns && !tb.norm && tb.columnar) return { kind: 'columns', seq: tb.seq, sysTime: tb.sysTime, batch: tb.columnar, select: keptRows(tb.seq, tb.columnar.times, keep) };
-    const { times, fields } = tb.norm ?? rebuild(tb, onError);
+    const { times, fields } = memoise ? materialize(tb, onError) : (tb.norm ?? rebuild(tb, onError));
     return { kind: 'batch', seq: tb.seq, sysTime: tb.sysTime, times, fields, select: keptRows(tb.seq, times, keep) };
 }
 
@@ -1159,7 +1182,7 @@ export class Snapshot {
             }
             yield { kind: 'block', block: b, select };
         }
-        for (const tb of this.tail) yield tailPart(tb, keep, this.onRebuildError);
+        for (const tb of this.tail) yield tailPart(tb, keep, this.onRebuildError, true);
     }
 
     /**

@@ -182,9 +182,14 @@ export class Store {
         return this.ds(name).quarantineBlock(file, why);
     }
 
+    /** See Dataset.unparsedTail. */
+    unparsedTail(name: string): ReturnType<Dataset['unparsedTail']> {
+        return this.ds(name).unparsedTail();
+    }
+
     /** See Dataset.tieredView. */
-    tieredView(name: string): TieredView {
-        return this.ds(name).tieredView();
+    tieredView(name: string, memoise = false): TieredView {
+        return this.ds(name).tieredView(memoise);
     }
 
     private ds(name: string): Dataset {

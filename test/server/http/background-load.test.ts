@@ -1,8 +1,9 @@
 /**
  * Start-up reads metadata only and the stored events load into the engine after the server
  * listens. A test hook (`afterLoadPart`) holds a dataset half loaded, so what requests see during
- * the load is tested by state, not by timing: lists answer at once; queries, fields, ingests and a
- * damaged block's 423 wait for the load and then see the full data.
+ * the load is tested by state, not by timing: lists answer at once; queries answer at once from the
+ * datasets' files with the full data; fields, ingests and a damaged block's 423 wait for the load
+ * and then see the full data.
  */
 import { promises as fsp, readdirSync } from 'node:fs';
 import * as path from 'node:path';
@@ -71,7 +72,7 @@ const legacy = (t: TestService, ds: string) => t.call('POST', `/v1/datasets/${ds
 const all = (t: TestService, ds: string) => t.call('POST', '/v1/datasets/_apl?format=legacy', { apl: `['${ds}']`, ...RANGE });
 
 describe('start-up loads the stored events in the background', () => {
-    it('lists answer at once; a query sent while a dataset is half loaded answers with the full data', async () => {
+    it('lists and queries answer at once while a dataset is half loaded, with the full data; fields and info wait for the load', async () => {
         const t = await filled();
         const before = { all: (await all(t, 'a')).json, fields: (await t.call('GET', '/v2/datasets/a/fields')).json, info: (await t.call('GET', '/v1/datasets/a/info')).json };
         expect(before.all.matches).toHaveLength(100);
@@ -84,13 +85,19 @@ describe('start-up loads the stored events in the background', () => {
         expect(list.status).toBe(200);
         expect(list.json.map((d: { name: string }) => d.name)).toEqual(['a', 'b']);
 
-        const pending = [all(t, 'a'), count(t, 'b'), legacy(t, 'a'), t.call('GET', '/v2/datasets/a/fields'), t.call('GET', '/v1/datasets/a/info'), t.call('GET', '/v1/datasets/_fields')];
-        await waiting(t, pending.length);
-        gate.release();
-        const [a, b, leg, fields, info, allFields] = await Promise.all(pending);
+        // Queries: from the files, while the load is held.
+        const [a, b, leg] = [await all(t, 'a'), await count(t, 'b'), await legacy(t, 'a')];
+        expect(t.svc.data.answersFromDisk).toBe(true);
         expect(a.json.matches).toEqual(before.all.matches);
         expect(countOf(b)).toBe(7);
         expect(leg.status).toBe(200);
+        expect(leg.json.matches).toHaveLength(100);
+
+        const pending = [t.call('GET', '/v2/datasets/a/fields'), t.call('GET', '/v1/datasets/a/info'), t.call('GET', '/v1/datasets/_fields')];
+        await waiting(t, pending.length);
+        gate.release();
+        const [fields, info, allFields] = await Promise.all(pending);
+        expect(t.svc.data.answersFromDisk).toBe(false);
         expect(fields.json).toEqual(before.fields);
         expect(info.json.numEvents).toBe(100);
         expect(info.json.fields).toEqual(before.info.fields);
@@ -155,7 +162,7 @@ describe('start-up loads the stored events in the background', () => {
         const gate = holdAfterFirstPart('a');
         await t.restart({ afterLoadPart: gate.afterLoadPart });
         await gate.atGate;
-        const sent = count(t, 'a');
+        const sent = t.call('GET', '/v2/datasets/a/fields');
         await waiting(t, 1);
         const closed = t.svc.close();
         gate.release();
