@@ -8,7 +8,7 @@
  */
 import * as echarts from 'echarts/core';
 import { cellChartOption } from '../../../notebook/chart-image.js';
-import type { CellOutputData } from '../../src/notebook/notebook-model.js';
+import { snapshotAge, type CellOutputData } from '../../src/notebook/notebook-model.js';
 import type { ChartTheme } from '../echarts-option.js';
 
 /** The parts of VS Code's renderer API used here (the `vscode-notebook-renderer` types are not a dependency). */
@@ -52,16 +52,6 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string,
     for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
     if (content !== undefined) e.textContent = content;
     return e;
-}
-
-function age(ranAt: string): string {
-    const ms = Date.now() - Date.parse(ranAt);
-    if (!Number.isFinite(ms) || ms < 60_000) return 'just now';
-    for (const [size, name] of [[86_400_000, 'day'], [3_600_000, 'hour'], [60_000, 'minute']] as const) {
-        const n = Math.floor(ms / size);
-        if (n >= 1) return `${n} ${name}${n === 1 ? '' : 's'} ago`;
-    }
-    return 'just now';
 }
 
 /** The grid of one page: `first` is the 0-based index of its first row in the whole result. */
@@ -154,7 +144,7 @@ export function activate(context: RendererContext) {
                 return;
             }
             if (s.error) {
-                status.textContent = `${s.ranOn ? `${s.ranOn} · ` : ''}${data.live ? '' : `ran ${age(s.ranAt)}`}`;
+                status.textContent = `${s.ranOn ? `${s.ranOn} · ` : ''}${data.live ? '' : snapshotAge(s.ranAt, Date.now())}`;
                 const where = s.error.line !== undefined ? `line ${s.error.line}, column ${s.error.column ?? 1}: ` : '';
                 root.append(el('div', { class: 'error', role: 'alert' }, `${where}${s.error.message}`));
                 return;
@@ -172,7 +162,7 @@ export function activate(context: RendererContext) {
                 // A stored output: its snapshot, and how old it is.
                 const total = table?.totalRows ?? 0;
                 const shown = table?.rows.length ?? 0;
-                status.textContent = `Stored output: ran ${age(s.ranAt)}${s.ranOn ? ` on ${s.ranOn}` : ''} · ${total.toLocaleString('en-US')} rows${shown < total ? ` (the first ${shown} kept)` : ''}${data.range ? ` · ${data.range}` : ''} · run the cell again to refresh`;
+                status.textContent = `Stored output: ${snapshotAge(s.ranAt, Date.now())}${s.ranOn ? ` on ${s.ranOn}` : ''} · ${total.toLocaleString('en-US')} rows${shown < total ? ` (the first ${shown} kept)` : ''}${data.range ? ` · ${data.range}` : ''} · run the cell again to refresh`;
                 if (table) root.append(grid(table.fields, table.rows, 0, total));
                 return;
             }
