@@ -3,24 +3,15 @@
  * nearest .aplrc.json, --require-time-filter, --fix rewriting files in place, --explain, and SARIF
  * rules carrying the explanation with its examples.
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { allAnalyzerRules } from '../../language/analyzers/analyzer-rules.js';
-import { runApl } from '../support/cli.js';
+import { runApl, scratchDir } from '../support/cli.js';
 
-let dir: string;
-const file = (name: string, content: string) => {
-    const path = join(dir, name);
-    writeFileSync(path, content);
-    return path;
-};
+const { dir, file } = scratchDir('apl-check-an-');
 const codesOf = (stdout: string) => (JSON.parse(stdout) as { diagnostics: { code: string }[] }[]).map(r => r.diagnostics.map(d => d.code).join(' '));
 
-beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'apl-check-an-'));
-});
 
 describe('apl check with analyzers', () => {
     it("['sample-http-logs'] | where status =~ \"500\" | sort by uri | take 3  →  info APL2002 and APL2006, exit 0", () => {

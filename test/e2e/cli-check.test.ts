@@ -1,19 +1,10 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { runApl } from '../support/cli.js';
+import { describe, expect, it } from 'vitest';
+import { runApl, scratchDir } from '../support/cli.js';
 
-let dir: string;
-const file = (name: string, content: string | Buffer) => {
-    const path = join(dir, name);
-    writeFileSync(path, content);
-    return path;
-};
+const { dir, file } = scratchDir('apl-check-');
 
-beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'apl-check-'));
-});
 
 describe('apl check', () => {
     it("['sample-http-logs'] | where status == '500' | count  →  exit 0, no output", () => {

@@ -2,21 +2,14 @@
  * `apl explain FILE` as a real process (the BUILT out/apl.cjs): locally over `--data` files with the
  * reference evaluator, and against a real `apl serve` on a real port with `--url`.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runApl } from '../support/cli.js';
+import { runApl, scratchDir } from '../support/cli.js';
 import { spawnServer, type ChildServer } from '../server/http/spawn.js';
 
 const TOKEN = 'xaat-explain-e2e';
-let dir: string;
 
-const file = (name: string, content: string) => {
-    const path = join(dir, name);
-    writeFileSync(path, content);
-    return path;
-};
+const { dir, file } = scratchDir('apl-explain-');
 
 const EVENTS = [
     { _time: '2024-01-01T00:00:00Z', level: 'error', ms: 120, msg: 'disk \u001b[31mfull\u0007' },
@@ -40,12 +33,8 @@ interface StageJson {
     skipped?: boolean;
 }
 
-beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'apl-explain-'));
-});
 
 afterAll(() => {
-    rmSync(dir, { recursive: true, force: true });
 });
 
 describe('apl explain --data (the reference evaluator)', () => {

@@ -1,23 +1,14 @@
 /** `apl fmt` as a real process (the BUILT out/apl.cjs): the language server's formatter from the shell. */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { runApl } from '../support/cli.js';
+import { describe, expect, it } from 'vitest';
+import { runApl, scratchDir } from '../support/cli.js';
 
-let dir: string;
-const file = (name: string, content: string) => {
-    const path = join(dir, name);
-    writeFileSync(path, content);
-    return path;
-};
+const { dir, file } = scratchDir('apl-fmt-');
 
 const MESSY = "['sample-http-logs'] | where status=='500'|summarize count() by method\n";
 const TIDY = "['sample-http-logs']\n| where status == '500'\n| summarize count() by method\n";
 
-beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'apl-fmt-'));
-});
 
 describe('apl fmt', () => {
     it("['sample-http-logs'] | where status=='500'|summarize count() by method  →  rewritten in place, one operator per line", () => {

@@ -1,17 +1,10 @@
 /** `apl run` and `apl translate` as real processes (the BUILT out/apl.cjs). */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runApl } from '../support/cli.js';
+import { runApl, scratchDir } from '../support/cli.js';
 
-let dir: string;
-const file = (name: string, content: string | Buffer) => {
-    const path = join(dir, name);
-    writeFileSync(path, content);
-    return path;
-};
+const { dir, file } = scratchDir('apl-run-');
 
 const NDJSON = [
     { _time: '2024-01-01T00:00:00Z', level: 'info', status: 200, msg: 'hello' },
@@ -26,7 +19,6 @@ let jsonArray: string;
 let csv: string;
 
 beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'apl-run-'));
     ndjson = file('events.ndjson', NDJSON + '\n');
     jsonArray = file('events.json', JSON.stringify([{ a: 1, b: 'x' }, { a: 2, b: 'y' }, { a: 3, b: 'z' }]));
     csv = file('people.csv', 'name,age,admin,zip\nalice,31,true,007\n"bob, jr",45,false,10\n');

@@ -1,25 +1,18 @@
 /** `apl serve`, `apl ingest`, `apl query` and `apl token` as real processes (the BUILT out/apl.cjs). */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APL_BIN, runApl } from '../support/cli.js';
+import { APL_BIN, runApl, scratchDir } from '../support/cli.js';
 
 const TOKEN = 'xaat-cli-e2e';
-let dir: string;
 let server: ChildProcess;
 let url: string;
 let env: NodeJS.ProcessEnv;
 let freePort: number;
 
-const file = (name: string, content: string | Buffer) => {
-    const path = join(dir, name);
-    writeFileSync(path, content);
-    return path;
-};
+const { dir, file } = scratchDir('apl-svc-');
 
 beforeAll(async () => {
     freePort = await new Promise<number>(resolve => {
@@ -28,7 +21,6 @@ beforeAll(async () => {
             probe.close(() => resolve(port));
         });
     });
-    dir = mkdtempSync(join(tmpdir(), 'apl-svc-'));
     server = spawn(process.execPath, [APL_BIN, 'serve', '--port', '0', '--data', join(dir, 'data'), '--token', TOKEN, '--no-samples'], {
         stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -56,7 +48,6 @@ afterAll(async () => {
         server.kill('SIGTERM');
         await exited;
     }
-    rmSync(dir, { recursive: true, force: true });
 });
 
 const EVENTS = Array.from({ length: 12 }, (_, i) => ({ _time: `2024-01-01T00:00:${String(i).padStart(2, '0')}Z`, i, level: i % 3 === 0 ? 'error' : 'info' }));

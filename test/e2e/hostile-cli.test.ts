@@ -4,18 +4,10 @@
  * Each answers with its documented exit code and a located message, never "internal error" (70);
  * a valid query still answers afterwards.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runApl, type CliResult } from '../support/cli.js';
+import { runApl, type CliResult, scratchDir } from '../support/cli.js';
 
-let dir: string;
-const file = (name: string, content: string | Buffer) => {
-    const path = join(dir, name);
-    writeFileSync(path, content);
-    return path;
-};
+const { file } = scratchDir('apl-hostile-cli-');
 const nest = (open: string, inner: string, close: string, n: number) => open.repeat(n) + inner + close.repeat(n);
 const QUERY = "['sample-http-logs'] | where status == 500 | summarize count() by bin(_time, 1h)\n";
 
@@ -31,9 +23,6 @@ function stillAnswers(): void {
     expect(JSON.parse(r.stdout)).toEqual([{ x: 2 }]);
 }
 
-beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'apl-hostile-cli-'));
-});
 
 describe('apl check under hostile input', () => {
     const CASES: [string, () => string, string][] = [

@@ -1,5 +1,9 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const APL_BIN = fileURLToPath(new URL('../../out/apl.cjs', import.meta.url));
@@ -21,4 +25,21 @@ export function runApl(args: string[], options: { input?: string | Buffer; cwd?:
         timeout: 60_000,
     });
     return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * A test file's scratch folder, made when the file loads and removed after its tests, and a writer of
+ * input files in it (returns the path).
+ */
+export function scratchDir(prefix: string): { dir: string; file(name: string, content: string | Buffer): string } {
+    const dir = mkdtempSync(join(tmpdir(), prefix));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    return {
+        dir,
+        file: (name, content) => {
+            const path = join(dir, name);
+            writeFileSync(path, content);
+            return path;
+        },
+    };
 }

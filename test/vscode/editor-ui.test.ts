@@ -5,30 +5,23 @@
  * this value, Open in editor, Export's proposed file name, and the history.
  * Screenshots of each step go to out/vscode-test/screenshots/editor-ui-*.png.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-    EXTENSION_DIR,
-    ingestEvents,
-    launchBrowser,
     openFile,
     openWorkbench,
-    provision,
     resultsFrame,
-    ROOT,
     SCREENSHOTS,
     SKIP,
     skippedBanner,
-    startAplServe,
-    startCodeServer,
     type CodeServer,
     type TestService,
     runLineInEditor,
     uiSteps,
+    startUiSession,
+    type UiSession,
 } from './harness.js';
 
 const EVENTS = 5000;
@@ -39,34 +32,18 @@ if (SKIP) console.warn(skippedBanner('the editor UI tests (test/vscode/editor-ui
 describe.skipIf(SKIP)('the editor as a user meets it (issue 25)', () => {
     let service: TestService;
     let server: CodeServer;
-    let browser: Awaited<ReturnType<typeof launchBrowser>>;
     let page: Page;
-    let workspace: string;
+    let session: UiSession<never> | undefined;
 
     beforeAll(async () => {
-        const tools = provision();
-        if (!existsSync(join(ROOT, 'out', 'apl.cjs')) || !existsSync(join(EXTENSION_DIR, 'dist', 'extension.cjs'))) throw new Error("the bundles are missing: run 'npm run bundle' first");
-        service = await startAplServe();
-        await ingestEvents(service, EVENTS);
-        const pack = spawnSync(process.execPath, [join(ROOT, 'scripts', 'package-vscode.mjs')], { encoding: 'utf8', timeout: 120_000 });
-        if (pack.status !== 0) throw new Error(`packaging the .vsix failed:\n${pack.stdout}\n${pack.stderr}`);
-        const vsix = pack.stdout.trim().split('\n').pop()!;
-        workspace = mkdtempSync(join(tmpdir(), 'apl-editor-ui-'));
-        writeFileSync(join(workspace, 'queries.apl'), QUERIES);
         // No AXIOM_* here: the user adds the connection through the prompts.
-        server = await startCodeServer({ tools, workspace, vsix });
-        browser = await launchBrowser(tools);
-        page = await browser.context.newPage();
+        session = await startUiSession({ name: 'editor-ui', events: EVENTS, files: { 'queries.apl': QUERIES }, connection: 'none' });
+        ({ service, server, page } = session);
         await openWorkbench(page, server, 'queries.apl');
         await openFile(page, 'queries.apl', 'every event');
     }, 10 * 60_000);
 
-    afterAll(async () => {
-        await browser?.close();
-        await server?.stop();
-        await service?.stop();
-        if (workspace) rmSync(workspace, { recursive: true, force: true });
-    });
+    afterAll(() => session?.stop());
 
     const step = uiSteps(() => page, 'editor-ui-', { always: true });
 

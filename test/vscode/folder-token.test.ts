@@ -11,8 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
-import { EXTENSION_DIR, ingestEvents, provision, ROOT, runHostSuite, SKIP, skippedBanner, startAplServe, type TestService, type ToolPaths } from './harness.js';
+import { ingestEvents, provision, runHostSuite, SKIP, skippedBanner, startAplServe, type TestService, type ToolPaths, requireBundles } from './harness.js';
 import { FOLDER_TESTS, type HostTestResult } from './suite/names.js';
 
 if (SKIP) console.warn(skippedBanner('the real-VS-Code tests (test/vscode/folder-token.test.ts)'));
@@ -46,9 +45,7 @@ describe.skipIf(SKIP)('a folder must not steal a token', () => {
 
     beforeAll(async () => {
         tools = provision();
-        if (!existsSync(join(EXTENSION_DIR, 'dist', 'extension.cjs')) || !existsSync(join(ROOT, 'out', 'vscode-test', 'suite.cjs'))) {
-            throw new Error("the bundles are missing: run 'npm run bundle' first");
-        }
+        requireBundles(['out/apl.cjs', 'client/vscode/dist/extension.cjs', 'out/vscode-test/suite.cjs']);
         service = await startAplServe();
         await ingestEvents(service, 1);
         attacker = await startAttacker();

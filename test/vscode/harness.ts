@@ -283,6 +283,33 @@ export function uiSteps(page: () => Page, prefix: string, options: { always?: bo
     };
 }
 
+/**
+ * A picture for the README (APL_VSCODE_SCREENSHOTS=docs/images saves them; otherwise nothing): the
+ * editor and a taller panel across the whole window, with no side bar and no sash highlight.
+ */
+export async function readmePicture(page: Page, name: string): Promise<void> {
+    const dir = process.env.APL_VSCODE_SCREENSHOTS;
+    if (!dir) return;
+    const sideBar = page.locator('.part.sidebar');
+    if (await sideBar.isVisible()) {
+        // Keys go to the workbench from the editor (the webview keeps its own).
+        await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+        await page.keyboard.press('Control+B');
+    }
+    await sideBar.waitFor({ state: 'hidden' });
+    // The sash above the panel dragged up: more rows, and the editor keeps the query in view.
+    const panel = (await page.locator('.part.panel').first().boundingBox())!;
+    if (panel.y > 400) {
+        await page.mouse.move(panel.x + panel.width / 2, panel.y - 1);
+        await page.mouse.down();
+        await page.mouse.move(panel.x + panel.width / 2, 400, { steps: 6 });
+        await page.mouse.up();
+    }
+    await page.mouse.move(5, 5);
+    await page.waitForTimeout(1000);
+    await page.screenshot({ path: join(ROOT, dir, name) });
+}
+
 /** Runs the query block at `line` of the open editor as a user does: Go to Line, then Ctrl+Enter. */
 export async function runLineInEditor(page: Page, line: number, options: { clickEditor?: boolean } = {}): Promise<void> {
     if (options.clickEditor !== false) await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
@@ -290,6 +317,92 @@ export async function runLineInEditor(page: Page, line: number, options: { click
     await page.locator('.quick-input-widget .quick-input-box input').fill(`:${line}`);
     await page.keyboard.press('Enter');
     await page.keyboard.press('Control+Enter');
+}
+
+// ----------------------------------------------------------------------------------- UI session
+
+/** Builds the .vsix the way a user installs it (scripts/package-vscode.mjs) and returns its path. */
+export function packageVsix(): string {
+    const pack = spawnSync(process.execPath, [join(ROOT, 'scripts', 'package-vscode.mjs')], { encoding: 'utf8', timeout: 120_000 });
+    if (pack.status !== 0) throw new Error(`packaging the .vsix failed:\n${pack.stdout}\n${pack.stderr}`);
+    return pack.stdout.trim().split('\n').pop()!;
+}
+
+/** Throws the one message every suite gives when a bundle it runs is not built. */
+export function requireBundles(paths: string[]): void {
+    const missing = paths.filter(p => !existsSync(join(ROOT, p)));
+    if (missing.length > 0) throw new Error(`the bundles are missing (${missing.join(', ')}): run 'npm run bundle' first`);
+}
+
+export interface UiSessionOptions<P extends { url: string; close(): Promise<void> }> {
+    /** The temporary workspace's name prefix. */
+    name: string;
+    /** Events ingested into the dataset `events` (see ingestEvents). */
+    events: number;
+    /** Workspace files by relative path. */
+    files?: Record<string, string>;
+    /** The workspace's .vscode/settings.json. */
+    settings?: Record<string, unknown>;
+    /** `env`: the connection comes from AXIOM_URL/AXIOM_TOKEN; `none`: the test adds it through the UI. */
+    connection?: 'env' | 'none';
+    /** A real proxy in front of the service that the extension talks to instead. */
+    proxy?: (serviceUrl: string) => Promise<P>;
+    timezoneId?: string;
+    /** Bundles (paths from the project root) the suite runs, besides the CLI and the extension. */
+    bundles?: string[];
+}
+
+export interface UiSession<P> {
+    tools: ToolPaths;
+    service: TestService;
+    proxy: P | undefined;
+    server: CodeServer;
+    browser: Awaited<ReturnType<typeof launchBrowser>>;
+    page: Page;
+    workspace: string;
+    /** Stops everything that started, in reverse order, and removes the workspace. */
+    stop(): Promise<void>;
+}
+
+/**
+ * The set-up of every UI suite: one `apl serve` with `events`, the packaged extension installed in one
+ * code-server on a temporary workspace, and one Chromium page. A suite calls it once in beforeAll.
+ */
+export async function startUiSession<P extends { url: string; close(): Promise<void> } = never>(options: UiSessionOptions<P>): Promise<UiSession<P>> {
+    const started: (() => Promise<void>)[] = [];
+    const stop = async () => {
+        for (const fn of started.reverse()) await fn().catch(() => undefined);
+    };
+    try {
+        const tools = provision();
+        requireBundles(['out/apl.cjs', 'client/vscode/dist/extension.cjs', ...(options.bundles ?? [])]);
+        const service = await startAplServe();
+        started.push(() => service.stop());
+        await ingestEvents(service, options.events);
+        const vsix = packageVsix();
+        const workspace = mkdtempSync(join(tmpdir(), `apl-${options.name}-`));
+        started.push(async () => rmSync(workspace, { recursive: true, force: true }));
+        for (const [file, text] of Object.entries(options.files ?? {})) {
+            mkdirSync(join(workspace, file, '..'), { recursive: true });
+            writeFileSync(join(workspace, file), text);
+        }
+        if (options.settings) {
+            mkdirSync(join(workspace, '.vscode'), { recursive: true });
+            writeFileSync(join(workspace, '.vscode', 'settings.json'), JSON.stringify(options.settings));
+        }
+        const proxy = options.proxy ? await options.proxy(service.url) : undefined;
+        if (proxy) started.push(() => proxy.close());
+        const env = options.connection === 'none' ? undefined : { AXIOM_URL: proxy?.url ?? service.url, AXIOM_TOKEN: service.token };
+        const server = await startCodeServer({ tools, workspace, vsix, env });
+        started.push(() => server.stop());
+        const browser = await launchBrowser(tools, { timezoneId: options.timezoneId });
+        started.push(() => browser.close());
+        const page = await browser.context.newPage();
+        return { tools, service, proxy, server, browser, page, workspace, stop };
+    } catch (e) {
+        await stop();
+        throw e;
+    }
 }
 
 /**

@@ -3,11 +3,11 @@
  * the host side (test/vscode/suite/lm-tools.ts, APL_TEST_SUITE=agents) invokes each tool through
  * `vscode.lm.invokeTool` against a real `apl serve` holding 5,000 events.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXTENSION_DIR, ingestEvents, provision, ROOT, runHostSuite, SKIP, skippedBanner, startAplServe, suiteEnv, type TestService } from './harness.js';
+import { ingestEvents, provision, runHostSuite, SKIP, skippedBanner, startAplServe, suiteEnv, type TestService, requireBundles } from './harness.js';
 import { AGENT_TESTS } from './suite/lm-tools-names.js';
 import type { HostTestResult } from './suite/names.js';
 
@@ -20,9 +20,7 @@ describe.skipIf(SKIP)('the language-model tools in a real VS Code', () => {
 
     beforeAll(async () => {
         const tools = provision();
-        if (!existsSync(join(EXTENSION_DIR, 'dist', 'extension.cjs')) || !existsSync(join(ROOT, 'out', 'vscode-test', 'suite.cjs'))) {
-            throw new Error("the bundles are missing: run 'npm run bundle' first");
-        }
+        requireBundles(['out/apl.cjs', 'client/vscode/dist/extension.cjs', 'out/vscode-test/suite.cjs']);
         service = await startAplServe();
         await ingestEvents(service, 5000);
         const workspace = mkdtempSync(join(tmpdir(), 'apl-vscode-agents-'));

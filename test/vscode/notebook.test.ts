@@ -9,13 +9,11 @@
  * cell gets a squiggle; the notebook saved and reopened with the service stopped shows its stored
  * output.
  */
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXTENSION_DIR, ingestEvents, launchBrowser, openWorkbench, provision, ROOT, SCREENSHOTS, SKIP, skippedBanner, startAplServe, startCodeServer, uiSteps, type CodeServer, type TestService } from './harness.js';
+import { openWorkbench, ROOT, SCREENSHOTS, SKIP, skippedBanner, uiSteps, type CodeServer, type TestService, startUiSession, type UiSession } from './harness.js';
 
 const EVENTS = 5_000;
 const SETUP_TIMEOUT = 25 * 60_000;
@@ -36,33 +34,19 @@ if (SKIP) console.warn(skippedBanner('the notebook tests (test/vscode/notebook.t
 describe.skipIf(SKIP)('APL notebooks in a real VS Code, over 5,000 events', () => {
     let service: TestService | undefined;
     let server: CodeServer;
-    let browser: Awaited<ReturnType<typeof launchBrowser>>;
     let page: Page;
     let workspace: string;
 
+    let session: UiSession<never> | undefined;
+
     beforeAll(async () => {
-        const tools = provision();
-        if (!existsSync(join(ROOT, 'out', 'apl.cjs')) || !existsSync(join(EXTENSION_DIR, 'dist', 'notebook-renderer.js'))) throw new Error("the bundles are missing: run 'npm run bundle' first");
-        service = await startAplServe();
-        await ingestEvents(service, EVENTS);
-        const pack = spawnSync(process.execPath, [join(ROOT, 'scripts', 'package-vscode.mjs')], { encoding: 'utf8', timeout: 120_000 });
-        if (pack.status !== 0) throw new Error(`packaging the .vsix failed:\n${pack.stdout}\n${pack.stderr}`);
-        const vsix = pack.stdout.trim().split('\n').pop()!;
-        workspace = mkdtempSync(join(tmpdir(), 'apl-vscode-notebook-'));
-        writeFileSync(join(workspace, 'report.aplnb'), JSON.stringify(NOTEBOOK, null, 2));
-        server = await startCodeServer({ tools, workspace, vsix, env: { AXIOM_URL: service.url, AXIOM_TOKEN: service.token } });
-        browser = await launchBrowser(tools);
-        page = await browser.context.newPage();
-        copyFileSync(join(ROOT, 'test', 'fixtures', 'notebooks', 'kqlmagic.ipynb'), join(workspace, 'kqlmagic.ipynb'));
+        const files = { 'report.aplnb': JSON.stringify(NOTEBOOK, null, 2), 'kqlmagic.ipynb': readFileSync(join(ROOT, 'test', 'fixtures', 'notebooks', 'kqlmagic.ipynb'), 'utf8') };
+        session = await startUiSession({ name: 'vscode-notebook', events: EVENTS, files, bundles: ['client/vscode/dist/notebook-renderer.js'] });
+        ({ service, server, page, workspace } = session);
         await step('open the workbench', () => openWorkbench(page, server, 'report.aplnb'));
     }, SETUP_TIMEOUT);
 
-    afterAll(async () => {
-        await browser?.close();
-        await server?.stop();
-        await service?.stop();
-        if (workspace) rmSync(workspace, { recursive: true, force: true });
-    });
+    afterAll(() => session?.stop());
 
     const step = uiSteps(() => page, 'notebook-');
 

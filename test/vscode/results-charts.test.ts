@@ -4,31 +4,25 @@
  * that counts the queries it passes on (a result reopened from history must send none). One
  * code-server for the whole file.
  */
-import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-    EXTENSION_DIR,
-    ingestEvents,
-    launchBrowser,
     openFile,
     openWorkbench,
-    provision,
-    ROOT,
     SKIP,
     skippedBanner,
-    startAplServe,
-    startCodeServer,
     type CodeServer,
     type TestService,
     runLineInEditor,
     uiSteps,
+    startUiSession,
+    type UiSession,
+    readmePicture,
 } from './harness.js';
 
 const EVENTS = 3_000;
@@ -90,26 +84,15 @@ describe.skipIf(SKIP)('charts, exports and history of the results view in a real
     let service: TestService;
     let proxy: Awaited<ReturnType<typeof countingProxy>>;
     let server: CodeServer;
-    let browser: Awaited<ReturnType<typeof launchBrowser>>;
     let page: Page;
     let workspace: string;
 
+    let session: UiSession<Awaited<ReturnType<typeof countingProxy>>> | undefined;
+
     beforeAll(async () => {
-        const tools = provision();
-        if (!existsSync(join(ROOT, 'out', 'apl.cjs')) || !existsSync(join(EXTENSION_DIR, 'dist', 'extension.cjs'))) throw new Error("the bundles are missing: run 'npm run bundle' first");
-        service = await startAplServe();
-        await ingestEvents(service, EVENTS);
-        const pack = spawnSync(process.execPath, [join(ROOT, 'scripts', 'package-vscode.mjs')], { encoding: 'utf8', timeout: 120_000 });
-        if (pack.status !== 0) throw new Error(`packaging the .vsix failed:\n${pack.stdout}\n${pack.stderr}`);
-        const vsix = pack.stdout.trim().split('\n').pop()!;
-        workspace = mkdtempSync(join(tmpdir(), 'apl-vscode-charts-'));
-        writeFileSync(join(workspace, 'queries.apl'), QUERIES);
-        mkdirSync(join(workspace, '.vscode'));
-        writeFileSync(join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'apl.defaultTimeRange': '7d' }));
-        proxy = await countingProxy(service.url);
-        server = await startCodeServer({ tools, workspace, vsix, env: { AXIOM_URL: proxy.url, AXIOM_TOKEN: service.token } });
-        browser = await launchBrowser(tools);
-        page = await browser.context.newPage();
+        session = await startUiSession({ name: 'vscode-charts', events: EVENTS, files: { 'queries.apl': QUERIES }, settings: { 'apl.defaultTimeRange': '7d' }, proxy: countingProxy });
+        ({ service, server, page, workspace } = session);
+        proxy = session.proxy!;
         await step('open queries.apl', async () => {
             await openWorkbench(page, server, 'queries.apl');
             await openFile(page, 'queries.apl', 'seq >= 0');
@@ -117,13 +100,7 @@ describe.skipIf(SKIP)('charts, exports and history of the results view in a real
         });
     }, SETUP_TIMEOUT);
 
-    afterAll(async () => {
-        await browser?.close();
-        await server?.stop();
-        await proxy?.close();
-        await service?.stop();
-        if (workspace) rmSync(workspace, { recursive: true, force: true });
-    });
+    afterAll(() => session?.stop());
 
     const step = uiSteps(() => page, 'charts-');
 
@@ -156,27 +133,7 @@ describe.skipIf(SKIP)('charts, exports and history of the results view in a real
         await frame().getByRole('option', { name: option, exact: true }).click();
     }
 
-    /** APL_VSCODE_SCREENSHOTS=docs/images saves the README's pictures from these runs. */
-    async function picture(name: string): Promise<void> {
-        const dir = process.env.APL_VSCODE_SCREENSHOTS;
-        if (!dir) return;
-        const sideBar = page.locator('.part.sidebar');
-        if (await sideBar.isVisible()) {
-            await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
-            await page.keyboard.press('Control+B');
-        }
-        await sideBar.waitFor({ state: 'hidden' });
-        const panel = (await page.locator('.part.panel').first().boundingBox())!;
-        if (panel.y > 400) {
-            await page.mouse.move(panel.x + panel.width / 2, panel.y - 1);
-            await page.mouse.down();
-            await page.mouse.move(panel.x + panel.width / 2, 400, { steps: 6 });
-            await page.mouse.up();
-        }
-        await page.mouse.move(5, 5);
-        await page.waitForTimeout(1000);
-        await page.screenshot({ path: join(ROOT, dir, name) });
-    }
+    const picture = (name: string) => readmePicture(page, name);
 
     it("['events'] | summarize n = count() by level: a Bar chart chosen in the Chart type combobox is drawn, copied as a PNG and remembered for the query", () =>
         step('bar chart', async () => {

@@ -4,32 +4,25 @@
  * 30,000 events (30 pages of 1,000). One code-server for the whole file. The browser runs in
  * Asia/Kolkata (UTC+5:30), so a view that shows local time where it should show UTC is caught.
  */
-import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-    EXTENSION_DIR,
-    ingestEvents,
-    launchBrowser,
     openFile,
     openWorkbench,
-    provision,
     resultsFrame,
-    ROOT,
     SCREENSHOTS,
     SKIP,
     skippedBanner,
-    startAplServe,
-    startCodeServer,
     type CodeServer,
-    type TestService,
     runLineInEditor,
     uiSteps,
+    startUiSession,
+    type UiSession,
+    readmePicture,
 } from './harness.js';
 
 const EVENTS = 30_000;
@@ -108,30 +101,14 @@ async function slowServiceProxy(target: string): Promise<{ url: string; close():
 if (SKIP) console.warn(skippedBanner('the results view tests (test/vscode/results-grid.test.ts)'));
 
 describe.skipIf(SKIP)('the results view in a real VS Code, over 30,000 events', () => {
-    let service: TestService;
-    let proxy: Awaited<ReturnType<typeof slowServiceProxy>>;
     let server: CodeServer;
-    let browser: Awaited<ReturnType<typeof launchBrowser>>;
     let page: Page;
-    let workspace: string;
+    let session: UiSession<Awaited<ReturnType<typeof slowServiceProxy>>> | undefined;
 
     beforeAll(async () => {
-        const tools = provision();
-        if (!existsSync(join(ROOT, 'out', 'apl.cjs')) || !existsSync(join(EXTENSION_DIR, 'dist', 'extension.cjs'))) throw new Error("the bundles are missing: run 'npm run bundle' first");
-        service = await startAplServe();
-        await ingestEvents(service, EVENTS);
-        const pack = spawnSync(process.execPath, [join(ROOT, 'scripts', 'package-vscode.mjs')], { encoding: 'utf8', timeout: 120_000 });
-        if (pack.status !== 0) throw new Error(`packaging the .vsix failed:\n${pack.stdout}\n${pack.stderr}`);
-        const vsix = pack.stdout.trim().split('\n').pop()!;
-        workspace = mkdtempSync(join(tmpdir(), 'apl-vscode-grid-'));
-        writeFileSync(join(workspace, 'queries.apl'), QUERIES);
         // 30,000 events 15 s apart span 5.2 days.
-        mkdirSync(join(workspace, '.vscode'));
-        writeFileSync(join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'apl.defaultTimeRange': '7d' }));
-        proxy = await slowServiceProxy(service.url);
-        server = await startCodeServer({ tools, workspace, vsix, env: { AXIOM_URL: proxy.url, AXIOM_TOKEN: service.token } });
-        browser = await launchBrowser(tools, { timezoneId: 'Asia/Kolkata' });
-        page = await browser.context.newPage();
+        session = await startUiSession({ name: 'vscode-grid', events: EVENTS, files: { 'queries.apl': QUERIES }, settings: { 'apl.defaultTimeRange': '7d' }, proxy: slowServiceProxy, timezoneId: 'Asia/Kolkata' });
+        ({ server, page } = session);
         await step('open queries.apl', async () => {
             await openWorkbench(page, server, 'queries.apl');
             await openFile(page, 'queries.apl', 'slow-service');
@@ -140,13 +117,7 @@ describe.skipIf(SKIP)('the results view in a real VS Code, over 30,000 events', 
         });
     }, SETUP_TIMEOUT);
 
-    afterAll(async () => {
-        await browser?.close();
-        await server?.stop();
-        await proxy?.close();
-        await service?.stop();
-        if (workspace) rmSync(workspace, { recursive: true, force: true });
-    });
+    afterAll(() => session?.stop());
 
     const step = uiSteps(() => page, 'grid-');
 
@@ -200,31 +171,7 @@ describe.skipIf(SKIP)('the results view in a real VS Code, over 30,000 events', 
         await page.screenshot({ path: join(SCREENSHOTS, `grid-look-${name}.png`) });
     }
 
-    /** APL_VSCODE_SCREENSHOTS=docs/images saves the README's pictures from these runs. */
-    async function picture(name: string): Promise<void> {
-        const dir = process.env.APL_VSCODE_SCREENSHOTS;
-        if (!dir) return;
-        // The editor and the panel across the whole window: no side bar beside them.
-        const sideBar = page.locator('.part.sidebar');
-        if (await sideBar.isVisible()) {
-            // Keys go to the workbench from the editor (the webview keeps its own).
-            await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
-            await page.keyboard.press('Control+B');
-        }
-        await sideBar.waitFor({ state: 'hidden' });
-        // A taller panel (the sash above it dragged up) shows more rows; the editor keeps the query in view.
-        const panel = (await page.locator('.part.panel').first().boundingBox())!;
-        if (panel.y > 400) {
-            await page.mouse.move(panel.x + panel.width / 2, panel.y - 1);
-            await page.mouse.down();
-            await page.mouse.move(panel.x + panel.width / 2, 400, { steps: 6 });
-            await page.mouse.up();
-        }
-        // Off the sash, so its hover highlight is not in the picture.
-        await page.mouse.move(5, 5);
-        await page.waitForTimeout(1000);
-        await page.screenshot({ path: join(ROOT, dir, name) });
-    }
+    const picture = (name: string) => readmePicture(page, name);
 
     it("['events'] | where seq >= 0: asc, desc, none ten times over, with rows on screen after every click", () =>
         step('sort cycle', async () => {

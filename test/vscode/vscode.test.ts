@@ -7,14 +7,12 @@
  * The tools are provisioned first (scripts/provision-vscode-test.sh). Without them the suite fails
  * saying what is missing, unless APL_SKIP_VSCODE_TESTS=1.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-    EXTENSION_DIR,
     ingestEvents,
     launchBrowser,
     openFile,
@@ -22,7 +20,6 @@ import {
     provision,
     resultsFrame,
     runHostSuite,
-    ROOT,
     SKIP,
     skippedBanner,
     startAplServe,
@@ -33,6 +30,8 @@ import {
     type ToolPaths,
     runLineInEditor,
     uiSteps,
+    packageVsix,
+    requireBundles,
 } from './harness.js';
 import { HOST_TESTS, type HostTestResult } from './suite/names.js';
 
@@ -54,9 +53,7 @@ describe.skipIf(SKIP)('the extension in a real VS Code', () => {
 
     beforeAll(async () => {
         tools = provision();
-        if (!existsSync(join(ROOT, 'out', 'apl.cjs')) || !existsSync(join(EXTENSION_DIR, 'dist', 'extension.cjs')) || !existsSync(join(ROOT, 'out', 'vscode-test', 'suite.cjs'))) {
-            throw new Error("the bundles are missing: run 'npm run bundle' first");
-        }
+        requireBundles(['out/apl.cjs', 'client/vscode/dist/extension.cjs', 'out/vscode-test/suite.cjs']);
         service = await startAplServe();
         await ingestEvents(service, EVENTS);
     }, SETUP_TIMEOUT);
@@ -94,9 +91,7 @@ describe.skipIf(SKIP)('the extension in a real VS Code', () => {
         let workspace: string;
 
         beforeAll(async () => {
-            const pack = spawnSync(process.execPath, [join(ROOT, 'scripts', 'package-vscode.mjs')], { encoding: 'utf8', timeout: 120_000 });
-            if (pack.status !== 0) throw new Error(`packaging the .vsix failed:\n${pack.stdout}\n${pack.stderr}`);
-            const vsix = pack.stdout.trim().split('\n').pop()!;
+            const vsix = packageVsix();
             workspace = mkdtempSync(join(tmpdir(), 'apl-vscode-ui-'));
             // Three query blocks separated by blank lines, as in any Kusto editor (no ';' needed): the file
             // of the README's pictures, with no problem in it. errors.apl is written by the test that needs it.

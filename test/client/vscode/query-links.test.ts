@@ -15,6 +15,13 @@ describe('sharing a query', () => {
         expect(JSON.parse(url.searchParams.get('initForm')!)).toEqual({ apl: APL, queryOptions: { startTime: q.startTime, endTime: q.endTime } });
     });
 
+    it('the Console of a deployment is on its own host: api.staging.axiom.co links to app.staging.axiom.co', () => {
+        const origin = (url: string) => new URL((consoleLink({ ...q, url }) as { url: string }).url).origin;
+        expect(origin('https://api.staging.axiom.co')).toBe('https://app.staging.axiom.co');
+        expect(origin('https://cloud.axiom.co')).toBe('https://app.axiom.co');
+        expect(origin('https://us-east-1.aws.edge.axiom.co')).toBe('https://app.axiom.co');
+    });
+
     it('no Console link for a connection that is not Axiom, or without an organization', () => {
         expect(consoleLink({ ...q, url: 'http://127.0.0.1:8686' })).toEqual({ reason: expect.stringMatching(/not Axiom's/) });
         expect(consoleLink({ ...q, orgId: undefined })).toEqual({ reason: expect.stringMatching(/orgId/) });

@@ -4,8 +4,9 @@
  * environment variable by both; it is never in the text.
  *
  * The Console link is `https://app.axiom.co/<org>/query?initForm=<JSON>`, the form Axiom's own
- * tools build (`{"apl": …}`); the time range goes in `queryOptions` (`startTime`/`endTime`, RFC
- * 3339), which the Console reads as the query's range.
+ * tools build (`{"apl": …, "queryOptions": {"startTime", "endTime"}}`, as in the `axiom-link`
+ * script of axiomhq/skills); the range is the run's, frozen as RFC 3339 times, so the link shows
+ * the same events later. The Console's host follows the API's (`api.X` → `app.X`).
  */
 import { publicUrl } from './saved-result.js';
 
@@ -18,7 +19,15 @@ export interface QueryToShare {
     orgId?: string;
 }
 
-const CONSOLE = 'https://app.axiom.co';
+/**
+ * The Console of an Axiom API URL: `api.axiom.co`, `cloud.axiom.co` and the edge ingest hosts are
+ * the main Console; `api.<deployment>.axiom.co` has its own (`app.<deployment>.axiom.co`).
+ */
+function consoleOrigin(apiUrl: string): string {
+    const host = new URL(apiUrl).hostname;
+    const m = /^api\.([a-z0-9-]+)\.axiom\.co$/.exec(host);
+    return m ? `https://app.${m[1]}.axiom.co` : 'https://app.axiom.co';
+}
 
 /** An Axiom connection: a URL on axiom.co (the Console exists only there). */
 export function isAxiomUrl(url: string): boolean {
@@ -35,7 +44,7 @@ export function consoleLink(q: QueryToShare): { url: string } | { reason: string
     if (!isAxiomUrl(q.url)) return { reason: `the connection (${publicUrl(q.url) || q.url}) is not Axiom's: the Axiom Console cannot open its queries` };
     if (!q.orgId) return { reason: "the connection has no organization ID (orgId): the Console's link names the organization" };
     const form = { apl: q.apl, queryOptions: { startTime: q.startTime, endTime: q.endTime } };
-    return { url: `${CONSOLE}/${encodeURIComponent(q.orgId)}/query?initForm=${encodeURIComponent(JSON.stringify(form))}` };
+    return { url: `${consoleOrigin(q.url)}/${encodeURIComponent(q.orgId)}/query?initForm=${encodeURIComponent(JSON.stringify(form))}` };
 }
 
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
