@@ -38,7 +38,7 @@ const STYLE = `
 .apl-nb table { border-collapse: collapse; font-family: var(--vscode-editor-font-family); font-size: 12px; }
 .apl-nb th, .apl-nb td { border: 1px solid var(--vscode-editorWidget-border, #8884); padding: 1px 6px; text-align: left; white-space: nowrap; max-width: 40em; overflow: hidden; text-overflow: ellipsis; }
 .apl-nb th { position: sticky; top: 0; background: var(--vscode-editor-background); }
-.apl-nb .chart { margin: 4px 0; height: 220px; }
+.apl-nb .chart { margin: 4px 0; height: 220px; max-width: 100%; overflow: hidden; }
 `;
 
 function text(v: unknown): string {
