@@ -161,7 +161,9 @@ describe.skipIf(SKIP)('APL notebooks in a real VS Code, over 5,000 events', () =
             expect(Number(await chart.getAttribute('data-points'))).toBeGreaterThanOrEqual(21);
             expect(await chart.locator('svg path').count()).toBeGreaterThan(2);
             // The chart in view for the picture, as a user scrolls down to it.
-            await page.mouse.move(900, 400);
+            // (over the time-binned cell's editor: over the first output, the wheel would scroll its grid)
+            const editor = (await codeCell(1).locator('.view-lines').boundingBox())!;
+            await page.mouse.move(editor.x + editor.width / 2, editor.y + editor.height / 2);
             await page.mouse.wheel(0, 480);
             await page.waitForTimeout(500);
             await page.mouse.move(700, 60);
