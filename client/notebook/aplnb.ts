@@ -48,6 +48,8 @@ export interface CellSnapshot {
     isPartial?: boolean;
     messages?: string[];
     tables: SnapshotTable[];
+    /** The first table is a time series (`summarize … by bin(_time, …)`): the column its chart is drawn over. */
+    chart?: { timeColumn: string };
     error?: CellError;
 }
 
@@ -124,6 +126,11 @@ function snapshot(v: unknown, path: string): CellSnapshot | undefined {
         error = { message: v.error.message, ...positiveInt(v.error, 'line', `${path}.error`), ...positiveInt(v.error, 'column', `${path}.error`) };
     }
     const ranOn = optionalString(v, 'ranOn', path);
+    let chart: CellSnapshot['chart'];
+    if (v.chart !== undefined) {
+        if (!isObject(v.chart) || typeof v.chart.timeColumn !== 'string') throw new NotebookFormatError(`${path}.chart`, 'expected { "timeColumn" } (a string)');
+        chart = { timeColumn: v.chart.timeColumn };
+    }
     return {
         ranAt,
         ...(ranOn !== undefined && { ranOn }),
@@ -131,6 +138,7 @@ function snapshot(v: unknown, path: string): CellSnapshot | undefined {
         ...(typeof v.isPartial === 'boolean' && { isPartial: v.isPartial }),
         ...(messages && { messages }),
         tables,
+        ...(chart && { chart }),
         ...(error && { error }),
     };
 }

@@ -1,6 +1,7 @@
 /**
  * Jupyter `.ipynb` (nbformat 4) to and from `.aplnb`. Export: APL cells become code cells of
- * language `apl` with their snapshot as an HTML table (and plain text); markdown stays markdown.
+ * language `apl` with their snapshot as an HTML table (and plain text) and their chart as SVG;
+ * markdown stays markdown.
  * Import: KQL/APL code cells from Kqlmagic notebooks (`%%kql` cell magic, `%kql` line magic) and
  * Polyglot / .NET Interactive notebooks (`#!kql…` magic, or a cell whose metadata names a kql kernel);
  * the magics and their connection arguments are stripped. Code cells of other languages (Python set-up
@@ -127,8 +128,12 @@ function plainTable(table: SnapshotTable): string {
     return lines.join('\n');
 }
 
-/** Writes a notebook as nbformat 4.5; each APL cell's snapshot becomes a display_data output. */
-export function notebookToIpynb(notebook: AplNotebook, images: ReadonlyMap<number, string> = new Map()): string {
+/**
+ * Writes a notebook as nbformat 4.5; each APL cell's snapshot becomes a display_data output, and
+ * its chart (`charts`: per cell index, an SVG document) an `image/svg+xml` one, which Jupyter,
+ * VS Code and GitHub's notebook view all draw.
+ */
+export function notebookToIpynb(notebook: AplNotebook, charts: ReadonlyMap<number, string> = new Map()): string {
     const cells: IpynbCell[] = notebook.cells.map((c, i) => {
         // nbformat 4.5 asks for a unique id per cell.
         const id = `cell-${i + 1}`;
@@ -137,8 +142,8 @@ export function notebookToIpynb(notebook: AplNotebook, images: ReadonlyMap<numbe
         const out = c.output;
         if (out?.error) outputs.push({ output_type: 'error', ename: 'APL error', evalue: out.error.message, traceback: [] });
         for (const t of out?.tables ?? []) outputs.push({ output_type: 'display_data', metadata: {}, data: { 'text/html': htmlTable(t), 'text/plain': plainTable(t) } });
-        const png = images.get(i);
-        if (png !== undefined) outputs.push({ output_type: 'display_data', metadata: {}, data: { 'image/png': png } });
+        const svg = charts.get(i);
+        if (svg !== undefined) outputs.push({ output_type: 'display_data', metadata: {}, data: { 'image/svg+xml': sourceLines(svg), 'text/plain': `<chart of cell ${i + 1}>` } });
         return { id, cell_type: 'code', execution_count: null, metadata: { vscode: { languageId: 'apl' } }, source: sourceLines(c.text), outputs };
     });
     const ipynb: Ipynb = {

@@ -1,8 +1,8 @@
 /**
  * A notebook as Markdown, for a README, a wiki or a pull request: markdown cells as they are, APL
  * cells as fenced `apl` blocks, and each snapshot as a table of its first rows (with how many rows
- * there were and when the cell ran), and a chart as an image when the caller has one (the extension
- * renders the chart; the CLI has none to give).
+ * there were and when the cell ran), and a chart as a link to its picture (notebook-export.ts
+ * writes the SVG files beside the Markdown).
  */
 import type { AplNotebook, SnapshotTable } from './aplnb.js';
 import { INVISIBLE_CHARS, unicodeEscape } from '../../language/invisible-chars.js';
@@ -33,7 +33,10 @@ function mdTable(table: SnapshotTable): string {
     return lines.join('\n');
 }
 
-/** `images`: per cell index, a PNG as a data URI (or a relative path) of its chart. */
+/**
+ * `images`: per cell index, the link of its chart's picture, relative to the Markdown file (GitHub
+ * draws an image file of the repository, but not a `data:` URI, which its sanitizer drops).
+ */
 export function notebookToMarkdown(notebook: AplNotebook, images: ReadonlyMap<number, string> = new Map()): string {
     const parts: string[] = [];
     notebook.cells.forEach((c, i) => {

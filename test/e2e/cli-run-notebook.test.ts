@@ -3,7 +3,7 @@
  * `let` and a `// as NAME` result of a cell reach the cells below), an error is reported at the
  * cell's own line, and `--update` writes each cell's snapshot back into the file.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -55,6 +55,34 @@ describe('apl run --notebook', () => {
         expect(outputs[3]?.tables[0].fields.map(f => f.name)).toEqual(['n']);
         expect(outputs[4]?.error).toMatchObject({ line: 2 });
         expect(nb.cells.map(c => c.text)).toEqual(NOTEBOOK.cells.map(c => c.text));
+    });
+
+    it("['sample-http-logs'] | summarize n = count() by bin(_time, 1h), method: --update keeps the chart's column, --export writes Markdown with the chart as an SVG beside it", () => {
+        const nb: AplNotebook = {
+            format: 1,
+            timeRange: { start: '2000-01-01T00:00:00Z', end: '2100-01-01T00:00:00Z' },
+            cells: [
+                { kind: 'markdown', text: '# By hour' },
+                { kind: 'apl', text: "['sample-http-logs'] | summarize n = count() by bin(_time, 1h), method" },
+                { kind: 'apl', text: "['sample-http-logs'] | take 3" },
+            ],
+        };
+        const file = notebookFile('chart.aplnb', nb);
+        const md = join(dir, 'out', 'chart report.md');
+        const r = runApl(['run', '--notebook', file, '--update', '--export', md]);
+        expect(r.code, r.stderr).toBe(0);
+        const saved = parseNotebook(readFileSync(file, 'utf8')).cells.map(c => (c.kind === 'apl' ? c.output : undefined));
+        expect(saved[1]?.chart).toEqual({ timeColumn: '_time' });
+        expect(saved[2]?.chart).toBeUndefined();
+        expect(readFileSync(md, 'utf8')).toContain('![Chart of cell 2](chart%20report-cell-2.svg)');
+        expect(readFileSync(join(dir, 'out', 'chart report-cell-2.svg'), 'utf8')).toMatch(/^<svg /);
+        expect(existsSync(join(dir, 'out', 'chart report-cell-3.svg'))).toBe(false);
+        expect(r.stderr).toContain(`exported the notebook to ${md}`);
+        const ipynb = join(dir, 'out', 'chart.ipynb');
+        expect(runApl(['run', '--notebook', file, '--export', ipynb]).code).toBe(0);
+        expect(readFileSync(ipynb, 'utf8')).toContain('image/svg+xml');
+        expect(runApl(['run', '--notebook', file, '--export', join(dir, 'x.txt')]).stderr).toContain('--export');
+        expect(runApl(['run', '--export', md, "['sample-http-logs'] | count"]).code).toBe(2);
     });
 
     it('a file that is not a notebook is refused naming the field (exit 2)', () => {

@@ -12,6 +12,9 @@ import type { TabularResponse } from '../../../language/api/tabular.js';
 import { AplQueryError, type Engine } from '../../../language/eval/engine.js';
 import { parseNotebook, serializeNotebook, snapshotTables, NotebookFormatError, type AplCell, type AplNotebook, type CellSnapshot } from '../../notebook/aplnb.js';
 import { cellLine, cellScript } from '../../notebook/cell-script.js';
+import { exportNotebook, type ExportKind } from '../../notebook/notebook-export.js';
+import { checkServices } from '../../../language/check.js';
+import { queryInfo } from '../../../language/lsp/apl-query-info.js';
 import { CliError } from '../cli-error.js';
 import { writeResult } from '../output.js';
 import type { OutputFormat } from '../render.js';
@@ -79,6 +82,8 @@ export interface NotebookRunOptions {
     start?: string;
     end?: string;
     update: boolean;
+    /** --export: the notebook with its results written to Markdown or Jupyter after the run. */
+    exportTo?: { path: string; kind: ExportKind };
 }
 
 /** Reads the notebook (a bad file is a usage error naming the field). */
@@ -143,6 +148,7 @@ export async function runNotebookCells(
                 isPartial: result.status.isPartial,
                 ...(result.status.messages?.length ? { messages: result.status.messages.map(m => m.msg) } : {}),
                 tables: snapshotTables(tablesOf(result)),
+                ...chartOf(script.text),
             };
         } catch (e) {
             if (!(e instanceof CellQueryError)) throw e;
@@ -154,7 +160,7 @@ export async function runNotebookCells(
             snapshot = { ranAt, ranOn: runner.label, tables: [], error: { message: e.message, ...(line !== undefined && { line, ...(column !== undefined && { column }) }) } };
             failed = true;
         }
-        if (options.update) cell.output = snapshot;
+        if (options.update || options.exportTo) cell.output = snapshot;
     }
     if (options.update && file.name !== '<stdin>') {
         const tmp = `${file.name}.${process.pid}.tmp`;
@@ -162,5 +168,16 @@ export async function runNotebookCells(
         renameSync(tmp, file.name);
         err.write(`apl run: updated the outputs of ${aplCells.length} cell(s) in ${file.name}\n`);
     }
+    if (options.exportTo) {
+        const files = await exportNotebook(notebook, options.exportTo.path, options.exportTo.kind);
+        err.write(`apl run: exported the notebook to ${files[0]}${files.length > 1 ? ` and ${files.length - 1} chart(s) beside it` : ''}\n`);
+    }
     return failed ? 1 : 0;
+}
+
+/** A time-binned result (`summarize … by bin(_time, …)`) is charted: its snapshot names the column, as the editor's does. */
+function chartOf(script: string): Pick<CellSnapshot, 'chart'> {
+    const blocks = queryInfo(script, checkServices()).blocks;
+    const timeColumn = blocks[blocks.length - 1]?.timeColumn;
+    return timeColumn === undefined ? {} : { chart: { timeColumn } };
 }

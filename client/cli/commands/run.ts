@@ -16,6 +16,7 @@ import { statSync } from 'node:fs';
 import { localFileReader } from '../local-file-reader.js';
 import { chooseQueryBlocks, queryBlockHeader } from '../query-block-choice.js';
 import { readInput } from '../read-input.js';
+import { exportKindOf } from '../../notebook/notebook-export.js';
 import { localRunner, notebookText, readNotebook, runNotebookCells, serviceRunner } from './run-notebook.js';
 import { clientFrom, CONNECTION_OPTIONS, warnAboutTokenArgument } from '../connection.js';
 import { DEFAULT_PARALLEL_MIN_ROWS, startParallelRunner, type InProcessParallel } from '../../../server/query/parallel-runner.js';
@@ -25,7 +26,7 @@ export const DEFAULT_SAMPLE_ROWS = 10_000;
 export const RUN_USAGE = `apl run [--data NAME=PATH]... [--timestamp-field F] [--timestamp-format LAYOUT]
         [--sample NAME[:ROWS]]... [--seed N] [--format table|json|csv|tabular|legacy] [--csv-exact]
         [--start TIME] [--end TIME] [--limit N] [--width N]
-        (QUERY | --file F [--line N | --block N] | --notebook F.aplnb [--update] [--url URL])
+        (QUERY | --file F [--line N | --block N] | --notebook F.aplnb [--update] [--export OUT] [--url URL])
 
 Runs an APL query locally, over files or the sample datasets, with the reference evaluator.
 Exit code 0: ok; 1: the query has an error (printed as file:line:col with the problem);
@@ -57,6 +58,8 @@ Exit code 0: ok; 1: the query has an error (printed as file:line:col with the pr
                        statements and '// as NAME' results of the cells above it (docs/notebooks.md);
                        a cell's own time range applies unless --start/--end is given
   --update             with --notebook: write each cell's result (its first rows) back into F
+  --export OUT         with --notebook: write the notebook with its results to OUT.md (each chart an
+                       SVG file beside it) or OUT.ipynb (Jupyter)
   --url URL            with --notebook: run the cells on that service (apl serve or Axiom) instead of
                        locally; the token from $AXIOM_TOKEN (or --token), the org from $AXIOM_ORG_ID`;
 
@@ -81,6 +84,7 @@ export async function runRun(argv: string[], out: NodeJS.WritableStream, err: No
             block: { type: 'string' },
             notebook: { type: 'string' },
             update: { type: 'boolean', default: false },
+            export: { type: 'string' },
             ...CONNECTION_OPTIONS,
             help: { type: 'boolean', short: 'h' },
         },
@@ -104,6 +108,10 @@ export async function runRun(argv: string[], out: NodeJS.WritableStream, err: No
     }
     if (timestamps.field !== undefined && timestamps.field.trim() === '') throw new CliError('--timestamp-field must not be empty');
     if (values.update && values.notebook === undefined) throw new CliError('--update goes with --notebook');
+    if (values.export !== undefined && values.notebook === undefined) throw new CliError('--export goes with --notebook');
+    const exportKind = values.export === undefined ? undefined : exportKindOf(values.export);
+    if (values.export !== undefined && exportKind === undefined) throw new CliError(`--export: '${values.export}' is not a .md or .ipynb file`);
+    const exportTo = values.export !== undefined && exportKind !== undefined ? { path: values.export, kind: exportKind } : undefined;
     const remote = values.url !== undefined;
     if ((remote || values.token !== undefined || values['org-id'] !== undefined) && values.notebook === undefined) {
         throw new CliError("--url, --token and --org-id go with --notebook (for one query on a service: apl query)");
@@ -122,7 +130,7 @@ export async function runRun(argv: string[], out: NodeJS.WritableStream, err: No
 
     if (notebook && remote) {
         warnAboutTokenArgument(values, err, 'run');
-        const run = { format, width, limit, csvExact: values['csv-exact'] === true, start: values.start, end: values.end, update: values.update === true };
+        const run = { format, width, limit, csvExact: values['csv-exact'] === true, start: values.start, end: values.end, update: values.update === true, exportTo };
         return runNotebookCells(notebookFile!, notebook, serviceRunner(clientFrom(values)), run, out, err);
     }
     // Columns on SharedArrayBuffer: query worker threads read them as they are (parallelOver).
@@ -145,9 +153,8 @@ export async function runRun(argv: string[], out: NodeJS.WritableStream, err: No
     }
 
     async function runQueries(): Promise<number> {
-
         if (notebook) {
-            const run = { format, width, limit, csvExact: values['csv-exact'] === true, start: values.start, end: values.end, update: values.update === true };
+            const run = { format, width, limit, csvExact: values['csv-exact'] === true, start: values.start, end: values.end, update: values.update === true, exportTo };
             return runNotebookCells(notebookFile!, notebook, localRunner(engine), run, out, err);
         }
         const options = { startTime: range.startTime, endTime: range.endTime, limit };

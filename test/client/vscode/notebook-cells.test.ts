@@ -20,6 +20,7 @@ const FILE = {
                 ranOn: 'local service',
                 elapsedMs: 12,
                 tables: [{ name: '0', fields: [{ name: '_time', type: 'datetime' }, { name: 'count_', type: 'integer' }], rows: [['2024-01-01T01:00:00Z', 5]], totalRows: 1 }],
+                chart: { timeColumn: '_time' },
             },
         },
     ],

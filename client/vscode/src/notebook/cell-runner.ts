@@ -106,6 +106,7 @@ export async function runCell(o: CellRunOptions): Promise<CellRunResult> {
                     ...(status?.isPartial !== undefined && { isPartial: status.isPartial }),
                     ...(messages.length > 0 && { messages }),
                     tables,
+                    ...(chart && { chart: { timeColumn: chart.timeColumn } }),
                 },
                 live: {
                     runId: o.runId,

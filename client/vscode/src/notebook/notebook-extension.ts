@@ -4,10 +4,9 @@
  * (pages, export, cancel: the rows stay here, the renderer asks for what it shows), the notebook and
  * cell time range pickers, and the Markdown/.ipynb export and .ipynb import commands.
  */
-import { writeFile, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import * as vscode from 'vscode';
-import { notebookFromIpynb, notebookToIpynb } from '../../../notebook/ipynb.js';
-import { notebookToMarkdown } from '../../../notebook/markdown.js';
+import { notebookFromIpynb } from '../../../notebook/ipynb.js';
 import type { NotebookCell, NotebookTimeRange } from '../../../notebook/aplnb.js';
 import type { Connection, ConnectionManager } from '../connections/connection-manager.js';
 import type { AplLanguageClient } from '../language-client.js';
@@ -332,18 +331,27 @@ export function registerNotebooks(context: vscode.ExtensionContext, host: Notebo
         edit.set(cell.notebook.uri, [vscode.NotebookEdit.updateCellMetadata(cell.index, picked === null ? rest : { ...rest, timeRange: picked })]);
         await vscode.workspace.applyEdit(edit);
     });
-    async function exportNotebook(kind: 'md' | 'ipynb'): Promise<void> {
+    async function exportNotebook(kind: 'md' | 'ipynb', arg?: vscode.Uri): Promise<void> {
         const editor = vscode.window.activeNotebookEditor;
         if (!editor || editor.notebook.notebookType !== NOTEBOOK_TYPE) return void vscode.window.showInformationMessage('APL: open an APL notebook to export it');
-        const nb = toAplNotebook(documentRecord(editor.notebook));
+        const record = documentRecord(editor.notebook);
         const base = editor.notebook.uri.path.replace(/\.aplnb$/, '');
-        const target = await vscode.window.showSaveDialog({ defaultUri: editor.notebook.uri.with({ path: `${base}.${kind}` }), filters: kind === 'md' ? { Markdown: ['md'] } : { Jupyter: ['ipynb'] } });
+        // A target given by the caller (a test, a keybinding's args) skips the dialog.
+        const target = arg ?? (await vscode.window.showSaveDialog({ defaultUri: editor.notebook.uri.with({ path: `${base}.${kind}` }), filters: kind === 'md' ? { Markdown: ['md'] } : { Jupyter: ['ipynb'] } }));
         if (!target) return;
-        await writeFile(target.fsPath, kind === 'md' ? notebookToMarkdown(nb) : notebookToIpynb(nb));
-        void vscode.window.showInformationMessage(`APL: exported the notebook to ${target.fsPath}`);
+        // Loaded on first use: the charts' renderer (ECharts) is not needed to open a notebook.
+        const { exportNotebook: write } = await import('../../../notebook/notebook-export.js');
+        const charts = new Map(record.cells.flatMap((c, i) => (c.output?.chart ? [[i, c.output.chart] as const] : [])));
+        try {
+            const files = await write(toAplNotebook(record), target.fsPath, kind === 'md' ? 'markdown' : 'ipynb', charts);
+            const pictures = files.length - 1;
+            void vscode.window.showInformationMessage(`APL: exported the notebook to ${target.fsPath}${pictures > 0 ? ` and ${pictures} chart${pictures === 1 ? '' : 's'} beside it` : ''}`);
+        } catch (e) {
+            void vscode.window.showErrorMessage(`APL: the notebook could not be exported to ${target.fsPath}: ${e instanceof Error ? e.message : String(e)}`);
+        }
     }
-    register('apl.exportNotebookMarkdown', () => exportNotebook('md'));
-    register('apl.exportNotebookIpynb', () => exportNotebook('ipynb'));
+    register('apl.exportNotebookMarkdown', (target?: vscode.Uri) => exportNotebook('md', target instanceof vscode.Uri ? target : undefined));
+    register('apl.exportNotebookIpynb', (target?: vscode.Uri) => exportNotebook('ipynb', target instanceof vscode.Uri ? target : undefined));
     register('apl.importIpynb', async (arg?: vscode.Uri) => {
         const uri = arg ?? (await vscode.window.showOpenDialog({ filters: { Jupyter: ['ipynb'] }, canSelectMany: false }))?.[0];
         if (!uri) return;

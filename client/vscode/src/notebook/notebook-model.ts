@@ -7,7 +7,8 @@
  */
 import { APLNB_FORMAT, parseNotebook, serializeNotebook, type AplNotebook, type CellSnapshot, type NotebookCell, type NotebookTimeRange } from '../../../notebook/aplnb.js';
 import type { TableField } from '../../../api/types.js';
-import { chartData, type ChartData } from '../results/chart-data.js';
+import { snapshotChart } from '../../../notebook/stored-chart.js';
+import type { ChartData } from '../results/chart-data.js';
 
 export const NOTEBOOK_TYPE = 'apl-notebook';
 export const OUTPUT_MIME = 'application/vnd.apl-tools.result+json';
@@ -50,16 +51,6 @@ export interface NotebookRecord {
     cells: CellRecord[];
 }
 
-/** The chart of a stored result: a datetime column beside a numeric one is a time-binned aggregation. */
-export function storedChart(snapshot: CellSnapshot): ChartData | undefined {
-    const table = snapshot.tables[0];
-    if (!table || table.rows.length === 0) return undefined;
-    const time = table.fields.find(f => f.type.split('|')[0] === 'datetime');
-    if (!time) return undefined;
-    const columns = table.fields.map((_, c) => table.rows.map(r => r[c]));
-    return chartData(time.name, table.fields, columns);
-}
-
 export function readNotebookRecord(text: string): NotebookRecord {
     const nb = parseNotebook(text);
     return {
@@ -67,7 +58,7 @@ export function readNotebookRecord(text: string): NotebookRecord {
         ...(nb.timeRange && { timeRange: nb.timeRange }),
         cells: nb.cells.map((c): CellRecord => {
             if (c.kind === 'markdown') return { kind: 'markdown', text: c.text };
-            const chart = c.output ? storedChart(c.output) : undefined;
+            const chart = c.output ? snapshotChart(c.output) : undefined;
             return {
                 kind: 'apl',
                 text: c.text,

@@ -1,12 +1,15 @@
 /**
  * The notebook renderer of an APL cell's output (contributes.notebookRenderer): a status line, the
  * page as an accessible grid (role="grid", aria-rowcount = the whole result), Previous/Next page,
- * Export of all rows and Cancel, and a line chart of a time-binned result. The rows stay in the
+ * Export of all rows and Cancel, and the chart of a time-binned result (ECharts, the panel's option). The rows stay in the
  * extension host: a page is asked for through the renderer messaging API and comes from the
  * service (client/vscode/src/notebook/notebook-extension.ts). A stored output (a reopened notebook)
  * shows its snapshot and how old it is.
  */
-import type { CellOutputData } from '../../src/notebook/notebook-model.js';
+import * as echarts from 'echarts/core';
+import { cellChartOption } from '../../../notebook/chart-image.js';
+import { snapshotAge, type CellOutputData } from '../../src/notebook/notebook-model.js';
+import type { ChartTheme } from '../echarts-option.js';
 
 /** The parts of VS Code's renderer API used here (the `vscode-notebook-renderer` types are not a dependency). */
 interface OutputItem {
@@ -35,7 +38,7 @@ const STYLE = `
 .apl-nb table { border-collapse: collapse; font-family: var(--vscode-editor-font-family); font-size: 12px; }
 .apl-nb th, .apl-nb td { border: 1px solid var(--vscode-editorWidget-border, #8884); padding: 1px 6px; text-align: left; white-space: nowrap; max-width: 40em; overflow: hidden; text-overflow: ellipsis; }
 .apl-nb th { position: sticky; top: 0; background: var(--vscode-editor-background); }
-.apl-nb svg { display: block; margin: 4px 0; }
+.apl-nb .chart { margin: 4px 0; height: 220px; max-width: 100%; overflow: hidden; }
 `;
 
 function text(v: unknown): string {
@@ -49,16 +52,6 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string,
     for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
     if (content !== undefined) e.textContent = content;
     return e;
-}
-
-function age(ranAt: string): string {
-    const ms = Date.now() - Date.parse(ranAt);
-    if (!Number.isFinite(ms) || ms < 60_000) return 'just now';
-    for (const [size, name] of [[86_400_000, 'day'], [3_600_000, 'hour'], [60_000, 'minute']] as const) {
-        const n = Math.floor(ms / size);
-        if (n >= 1) return `${n} ${name}${n === 1 ? '' : 's'} ago`;
-    }
-    return 'just now';
 }
 
 /** The grid of one page: `first` is the 0-based index of its first row in the whole result. */
@@ -80,46 +73,36 @@ function grid(fields: readonly { name: string; type: string }[], rows: readonly 
     return wrap;
 }
 
-const COLORS = ['#3794ff', '#f14c4c', '#89d185', '#cca700', '#b180d7', '#4ec9b0'];
-
-/** A plain SVG line chart (one line per series) of a time-binned result. */
-function chart(data: NonNullable<CellOutputData['chart']>): SVGElement {
-    const W = 640;
-    const H = 180;
-    const ns = 'http://www.w3.org/2000/svg';
-    const svg = document.createElementNS(ns, 'svg');
-    svg.setAttribute('width', String(W));
-    svg.setAttribute('height', String(H));
-    svg.setAttribute('role', 'img');
-    svg.setAttribute('aria-label', `Chart of ${data.series.map(s => s.label).join(', ')} over ${data.timeColumn}`);
-    svg.setAttribute('class', 'apl-chart');
-    const x0 = Math.min(...data.x);
-    const x1 = Math.max(...data.x);
-    const values = data.series.flatMap(s => s.values.filter((v): v is number => v !== null));
-    const y1 = Math.max(1, ...values);
-    const px = (x: number) => 30 + ((x - x0) / Math.max(1, x1 - x0)) * (W - 40);
-    const py = (y: number) => H - 20 - (y / y1) * (H - 30);
-    data.series.forEach((s, i) => {
-        const points = s.values.map((v, k) => (v === null ? '' : `${px(data.x[k])},${py(v)}`)).filter(Boolean);
-        const line = document.createElementNS(ns, 'polyline');
-        line.setAttribute('points', points.join(' '));
-        line.setAttribute('fill', 'none');
-        line.setAttribute('stroke', COLORS[i % COLORS.length]);
-        line.setAttribute('stroke-width', '1.5');
-        const title = document.createElementNS(ns, 'title');
-        title.textContent = s.label;
-        line.append(title);
-        svg.append(line);
-    });
-    const axis = document.createElementNS(ns, 'text');
-    axis.setAttribute('x', '30');
-    axis.setAttribute('y', String(H - 4));
-    axis.setAttribute('fill', 'currentColor');
-    axis.setAttribute('font-size', '10');
-    axis.textContent = `${new Date(x0 * 1000).toISOString()} … ${new Date(x1 * 1000).toISOString()}   max ${y1}`;
-    svg.append(axis);
-    return svg;
+/** The chart's colours from VS Code's theme (the output frame has its CSS variables). */
+function theme(): ChartTheme {
+    const css = (name: string, fallback: string) => getComputedStyle(document.body).getPropertyValue(name).trim() || fallback;
+    const palette = ['blue', 'orange', 'green', 'red', 'purple', 'yellow'];
+    const fallback = ['#3794ff', '#d18616', '#89d185', '#f14c4c', '#b180d7', '#cca700'];
+    return {
+        foreground: css('--vscode-foreground', '#cccccc'),
+        background: css('--vscode-editor-background', '#1e1e1e'),
+        grid: css('--vscode-panel-border', '#80808060'),
+        fontFamily: css('--vscode-font-family', 'sans-serif'),
+        fontSize: parseInt(css('--vscode-font-size', '13px'), 10) || 13,
+        palette: palette.map((c, i) => css(`--vscode-charts-${c}`, fallback[i])),
+        utc: true,
+    };
 }
+
+/**
+ * The line chart of a time-binned result: the same ECharts option the results panel draws and the
+ * exports write (client/notebook/chart-image.ts), live here (tooltips, legend).
+ */
+function chart(data: NonNullable<CellOutputData['chart']>, width: number): { box: HTMLElement; chart: echarts.ECharts } {
+    const box = el('div', { class: 'chart', 'data-testid': 'apl-chart', role: 'img', 'aria-label': `Line chart of ${data.series.map(s => s.label).join(', ')} over ${data.timeColumn}, ${data.x.length} points` });
+    box.dataset.series = String(data.series.length);
+    box.dataset.points = String(data.x.length);
+    const instance = echarts.init(box, undefined, { renderer: 'svg', width: Math.max(320, width), height: CHART_HEIGHT });
+    instance.setOption(cellChartOption(data, theme()));
+    return { box, chart: instance };
+}
+
+const CHART_HEIGHT = 220;
 
 function columnsToRows(columns: readonly unknown[][], rows: number): unknown[][] {
     return Array.from({ length: rows }, (_, r) => columns.map(c => c[r]));
@@ -128,10 +111,22 @@ function columnsToRows(columns: readonly unknown[][], rows: number): unknown[][]
 export function activate(context: RendererContext) {
     const views = new Map<number, (m: HostMessage) => void>();
     context.onDidReceiveMessage?.(m => views.get((m as HostMessage).runId)?.(m as HostMessage));
+    const charts = new Map<string, echarts.ECharts>();
+    const observers = new Map<string, ResizeObserver>();
+    const dispose = (id: string) => {
+        observers.get(id)?.disconnect();
+        observers.delete(id);
+        charts.get(id)?.dispose();
+        charts.delete(id);
+    };
 
     return {
+        disposeOutputItem(id?: string) {
+            for (const key of id === undefined ? [...charts.keys()] : [id]) dispose(key);
+        },
         renderOutputItem(item: OutputItem, element: HTMLElement) {
             const data = item.json() as CellOutputData;
+            dispose(item.id);
             element.replaceChildren();
             const style = el('style', {}, STYLE);
             const root = el('div', { class: 'apl-nb' });
@@ -149,18 +144,25 @@ export function activate(context: RendererContext) {
                 return;
             }
             if (s.error) {
-                status.textContent = `${s.ranOn ? `${s.ranOn} · ` : ''}${data.live ? '' : `ran ${age(s.ranAt)}`}`;
+                status.textContent = `${s.ranOn ? `${s.ranOn} · ` : ''}${data.live ? '' : snapshotAge(s.ranAt, Date.now())}`;
                 const where = s.error.line !== undefined ? `line ${s.error.line}, column ${s.error.column ?? 1}: ` : '';
                 root.append(el('div', { class: 'error', role: 'alert' }, `${where}${s.error.message}`));
                 return;
             }
-            if (data.chart) root.append(chart(data.chart));
+            if (data.chart && data.chart.series.length > 0) {
+                const drawn = chart(data.chart, element.clientWidth || root.clientWidth || 640);
+                root.append(drawn.box);
+                charts.set(item.id, drawn.chart);
+                const resize = new ResizeObserver(() => drawn.chart.resize({ width: Math.max(320, root.clientWidth || 640) }));
+                resize.observe(root);
+                observers.set(item.id, resize);
+            }
             const table = s.tables[0];
             if (!live) {
                 // A stored output: its snapshot, and how old it is.
                 const total = table?.totalRows ?? 0;
                 const shown = table?.rows.length ?? 0;
-                status.textContent = `Stored output: ran ${age(s.ranAt)}${s.ranOn ? ` on ${s.ranOn}` : ''} · ${total.toLocaleString('en-US')} rows${shown < total ? ` (the first ${shown} kept)` : ''}${data.range ? ` · ${data.range}` : ''} · run the cell again to refresh`;
+                status.textContent = `Stored output: ${snapshotAge(s.ranAt, Date.now())}${s.ranOn ? ` on ${s.ranOn}` : ''} · ${total.toLocaleString('en-US')} rows${shown < total ? ` (the first ${shown} kept)` : ''}${data.range ? ` · ${data.range}` : ''} · run the cell again to refresh`;
                 if (table) root.append(grid(table.fields, table.rows, 0, total));
                 return;
             }
