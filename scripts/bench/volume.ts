@@ -266,6 +266,16 @@ export async function volumeSection(ctx: BenchContext): Promise<SectionResult> {
         const { base, child } = server;
         const pid = child.pid;
         const serverLog: string[] = [];
+        // The service's last lines (stdout and stderr), for a failure's report.
+        const lastLines: string[] = [];
+        child.stdout!.on('data', (d: Buffer) => {
+            for (const line of d.toString().split('\n')) if (line !== '') lastLines.push(line);
+            while (lastLines.length > 20) lastLines.shift();
+        });
+        let exitedWith: string | undefined;
+        child.on('exit', (code, signal) => { exitedWith = signal ? `signal ${signal}` : `code ${code}`; });
+        /** An error saying what the service did around a failure: alive or not, its RSS and last lines. */
+        const failure = (what: string, err: unknown) => new Error(`${what} after ${ingested} events acknowledged: ${firstLine(err)}; the service ${exitedWith ? `exited (${exitedWith})` : `is alive (RSS ${fmtBytes(procBytes(pid, 'VmRSS') ?? 0)}, peak ${fmtBytes(procBytes(pid, 'VmHWM') ?? 0)}, ${openFiles(pid) ?? '?'} open files)`}; disk ${fmtBytes(diskUsed(dataDir))}; its last lines: ${lastLines.join(' | ').slice(-1500)}`);
         // The service logs when a dataset starts keeping its blocks on disk (more than half the limit).
         let onDiskLog: string | undefined;
         let partial = '';
@@ -274,6 +284,8 @@ export async function volumeSection(ctx: BenchContext): Promise<SectionResult> {
             partial = lines.pop()!;
             for (const line of lines) {
                 if (serverLog.length < 500) serverLog.push(line);
+                lastLines.push(line);
+                if (lastLines.length > 20) lastLines.shift();
                 if (onDiskLog === undefined && /stay on disk/.test(line)) onDiskLog = line;
             }
         });
@@ -304,16 +316,27 @@ export async function volumeSection(ctx: BenchContext): Promise<SectionResult> {
         let maxFiles = 0;
         let ingestError: Error | undefined;
         const pending = new Set<Promise<void>>();
+        let retried = 0;
+        const send = (body: Buffer) => call(base, 'POST', `/v1/datasets/${DATASET}/ingest`, body, 'application/x-ndjson').catch(async (err: unknown) => {
+            // EPIPE: the connection closed before the body was written, so the service cannot have
+            // acknowledged it; once, on a new connection, if the service is still there (a kept-alive
+            // socket the service closed as it was reused). Anything else is a failure.
+            const code = (err as { code?: string }).code;
+            if (code !== 'EPIPE' || exitedWith !== undefined) throw err;
+            retried++;
+            ctx.log(`volume: ingest: EPIPE after ${ingested} events with the service alive; the body again on a new connection`);
+            return call(base, 'POST', `/v1/datasets/${DATASET}/ingest`, body, 'application/x-ndjson', true);
+        });
         const post = (body: Buffer) => {
             if (inFlight++ === 0) busySince = performance.now();
-            const p = call(base, 'POST', `/v1/datasets/${DATASET}/ingest`, body, 'application/x-ndjson')
+            const p = send(body)
                 .then(r => {
                     if (r.status !== 200) throw new Error(`ingest: HTTP ${r.status}: ${r.text.slice(0, 300)}`);
                     const s = JSON.parse(r.text) as { ingested?: number; failed?: number };
                     ingested += s.ingested ?? 0;
                     failed += s.failed ?? 0;
                 })
-                .catch((err: unknown) => { ingestError ??= err instanceof Error ? err : new Error(String(err)); })
+                .catch((err: unknown) => { ingestError ??= failure('ingest', err); })
                 .finally(() => {
                     if (--inFlight === 0) busyMs += performance.now() - busySince;
                     pending.delete(p);
@@ -363,6 +386,7 @@ export async function volumeSection(ctx: BenchContext): Promise<SectionResult> {
         if (ingestError) throw ingestError;
         const wallMs = performance.now() - t0;
         const cpu1 = cpuSeconds(pid);
+        if (retried > 0) notes.push(`warning: ${retried} ingest request(s) failed with EPIPE while the service was alive and went again on a new connection`);
         const wanted = events;
         if (cut) {
             events = sent;
