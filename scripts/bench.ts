@@ -5,11 +5,14 @@
  *   npm run bench                         all sections
  *   npm run bench -- --only parse         one section (repeatable, or comma-separated)
  *   npm run bench -- --quick              smaller sizes, for a quick look
+ *   npm run bench -- --scale 100m         the volume section only (off otherwise): 100M events
+ *                                         in apl serve --memory-limit 2g and DuckDB (10m, 2m … to try it)
  *
  * Exit code 0 even when a bar is missed (the tables say so); 1 only when the runner itself fails.
  */
 import { cpus, loadavg, totalmem } from 'node:os';
 import { type BenchContext, type Row, type Section, Skip, firstLine, fmtRatio, gcAvailable } from './bench/harness.js';
+import { parseScale } from './bench/volume-scale.js';
 
 interface SectionEntry {
     name: string;
@@ -27,28 +30,36 @@ const SECTIONS: SectionEntry[] = [
     { name: 'cold', title: 'cold (issue 14 part 2): data larger than memory — the service under --memory-limit', load: async () => (await import('./bench/cold.js')).coldSection },
     { name: 'robust', title: 'robust (issue 9): linear parsing, linear-time regexes, the row budget', load: async () => (await import('./bench/robust.js')).robustSection },
     { name: 'responsive', title: 'responsive (issue 10): ingest latency while a heavy query runs', load: async () => (await import('./bench/responsive.js')).responsiveSection },
+    { name: 'volume', title: 'volume (issue 31): apl serve --memory-limit 2g vs DuckDB in a file (2 GB), events streamed over HTTP', load: async () => (await import('./bench/volume.js')).volumeSection },
     { name: 'vscode', title: 'vscode (issues 11, 27): the extension in code-server — first rows, export, search, column statistics, webview heap', load: async () => (await import('./bench/vscode.js')).vscodeSection },
 ];
 
-function parseArgs(argv: string[]): { only: Set<string>; quick: boolean } {
+function parseArgs(argv: string[]): { only: Set<string>; quick: boolean; scale?: number } {
     const only = new Set<string>();
     let quick = false;
+    let scale: number | undefined;
     for (let i = 0; i < argv.length; i++) {
         const a = argv[i]!;
         if (a === '--quick') quick = true;
-        else if (a === '--only' || a.startsWith('--only=')) {
+        else if (a === '--scale' || a.startsWith('--scale=')) {
+            const value = a === '--scale' ? argv[++i] : a.slice('--scale='.length);
+            if (!value) throw new Error('--scale needs a number of events, such as 100m');
+            scale = parseScale(value);
+        } else if (a === '--only' || a.startsWith('--only=')) {
             const value = a === '--only' ? argv[++i] : a.slice('--only='.length);
             if (!value) throw new Error('--only needs a section name');
             for (const v of value.split(',')) only.add(v.trim());
         } else if (a === '--help' || a === '-h') {
-            console.log(`usage: npm run bench -- [--only SECTION[,SECTION]] [--quick]\nsections: ${SECTIONS.map(s => s.name).join(', ')}`);
+            console.log(`usage: npm run bench -- [--only SECTION[,SECTION]] [--quick] [--scale EVENTS (e.g. 100m: the volume section)]\nsections: ${SECTIONS.map(s => s.name).join(', ')}`);
             process.exit(0);
         } else throw new Error(`unknown argument '${a}' (try --help)`);
     }
     for (const name of only) {
         if (!SECTIONS.some(s => s.name === name)) throw new Error(`unknown section '${name}'; known: ${SECTIONS.map(s => s.name).join(', ')}`);
     }
-    return { only, quick };
+    // --scale alone runs the volume section only (it takes up to an hour at 100m).
+    if (scale !== undefined && only.size === 0) only.add('volume');
+    return { only, quick, scale };
 }
 
 function printTable(rows: Row[]): void {
@@ -62,8 +73,8 @@ function printTable(rows: Row[]): void {
 }
 
 async function main(): Promise<void> {
-    const { only, quick } = parseArgs(process.argv.slice(2));
-    const ctx: BenchContext = { quick, log: m => process.stderr.write(`  … ${m}\n`) };
+    const { only, quick, scale } = parseArgs(process.argv.slice(2));
+    const ctx: BenchContext = { quick, scale, log: m => process.stderr.write(`  … ${m}\n`) };
     console.log(`apl-tools bench — node ${process.version}, ${cpus().length}× ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GB${quick ? ', --quick' : ''}`);
     if (!gcAvailable()) console.log('note: no garbage collector access; timings include collections');
     const busy = () => {

@@ -63,17 +63,17 @@ export function* chunks(rows: number): Generator<Record<string, unknown>[]> {
 }
 
 /** The flattened field value of a generated (nested) event: `geo.country` → ev.geo.country. */
-function flatValue(ev: Record<string, unknown>, name: string): unknown {
+export function flatValue(ev: Record<string, unknown>, name: string): unknown {
     if (name in ev) return ev[name];
     let v: unknown = ev;
     for (const part of name.split('.')) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[part] : undefined;
     return v;
 }
 
-const SQL_TYPES: Record<string, string> = { string: 'VARCHAR', real: 'DOUBLE', long: 'BIGINT', bool: 'BOOLEAN', datetime: 'TIMESTAMP' };
+export const SQL_TYPES: Record<string, string> = { string: 'VARCHAR', real: 'DOUBLE', long: 'BIGINT', bool: 'BOOLEAN', datetime: 'TIMESTAMP' };
 
 /** RFC 3339 with up to 9 fractional digits → µs since the epoch (DuckDB TIMESTAMP precision). */
-function micros(s: string): bigint {
+export function micros(s: string): bigint {
     const m = /^([^.]+)(?:\.(\d+))?(.*)$/.exec(s);
     if (!m) throw new Error(`bad time '${s}'`);
     const ms = Date.parse(m[1]! + (m[3] || 'Z'));

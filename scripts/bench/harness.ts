@@ -32,6 +32,8 @@ export interface SectionResult {
 export interface BenchContext {
     /** `--quick`: smaller sizes, fewer runs. */
     quick: boolean;
+    /** `--scale N`: the number of events of the volume section (off without it). */
+    scale?: number;
     /** Progress output (stderr), so the tables stay readable. */
     log(message: string): void;
 }
