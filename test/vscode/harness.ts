@@ -321,9 +321,13 @@ export async function runLineInEditor(page: Page, line: number, options: { click
 
 // ----------------------------------------------------------------------------------- UI session
 
-/** Builds the .vsix the way a user installs it (scripts/package-vscode.mjs) and returns its path. */
+/**
+ * Builds the .vsix the way a user installs it (scripts/package-vscode.mjs) into a file of this suite's
+ * own (suites run side by side) and returns its path; the caller removes it.
+ */
 export function packageVsix(): string {
-    const pack = spawnSync(process.execPath, [join(ROOT, 'scripts', 'package-vscode.mjs')], { encoding: 'utf8', timeout: 120_000 });
+    const out = join(mkdtempSync(join(tmpdir(), 'apl-vsix-')), 'apl-tools.vsix');
+    const pack = spawnSync(process.execPath, [join(ROOT, 'scripts', 'package-vscode.mjs'), '--out', out], { encoding: 'utf8', timeout: 120_000 });
     if (pack.status !== 0) throw new Error(`packaging the .vsix failed:\n${pack.stdout}\n${pack.stderr}`);
     return pack.stdout.trim().split('\n').pop()!;
 }
@@ -380,6 +384,7 @@ export async function startUiSession<P extends { url: string; close(): Promise<v
         started.push(() => service.stop());
         await ingestEvents(service, options.events);
         const vsix = packageVsix();
+        started.push(async () => rmSync(join(vsix, '..'), { recursive: true, force: true }));
         const workspace = mkdtempSync(join(tmpdir(), `apl-${options.name}-`));
         started.push(async () => rmSync(workspace, { recursive: true, force: true }));
         for (const [file, text] of Object.entries(options.files ?? {})) {

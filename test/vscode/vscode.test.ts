@@ -97,6 +97,8 @@ describe.skipIf(SKIP)('the extension in a real VS Code', () => {
             // of the README's pictures, with no problem in it. errors.apl is written by the test that needs it.
             writeFileSync(join(workspace, 'queries.apl'), QUERIES);
             server = await startCodeServer({ tools, workspace, vsix, env: { AXIOM_URL: service.url, AXIOM_TOKEN: service.token } });
+            // Installed into code-server's own folder: the packed file is not needed after.
+            rmSync(join(vsix, '..'), { recursive: true, force: true });
             browser = await launchBrowser(tools);
             page = await browser.context.newPage();
             await step('open queries.apl', () => openQueries());
