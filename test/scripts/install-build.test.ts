@@ -111,8 +111,9 @@ describe('a service over a rebuilt out/', () => {
             }
             for (const f of failures) expect(f).toMatch(/^500 .*apl-tools was rebuilt while this process ran: .*restart it/);
             expect(result?.tables[0].columns[0][0]).toBe(1);
-            expect(log).toMatch(/query workers cannot start \(apl-tools was rebuilt while this process ran: .*restart it/);
-            expect(log).toMatch(/ingest worker unavailable \(apl-tools was rebuilt while this process ran/);
+            // The first queries may answer on the main thread before the workers have said they refuse.
+            await expect.poll(() => log, { timeout: 30_000 }).toMatch(/query workers cannot start \(apl-tools was rebuilt while this process ran: .*restart it/);
+            await expect.poll(() => log, { timeout: 30_000 }).toMatch(/ingest worker unavailable \(apl-tools was rebuilt while this process ran/);
         } finally {
             child.kill('SIGTERM');
             await exited;
