@@ -583,6 +583,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
         if (!tag) return undefined;
         const winners = new Set<number>();
         for (let i = 0; i < upToTop.tables[0].length; i++) winners.add(tag.data.get(tag.sel ? tag.sel[i] : i) as number);
+        // No row at all: the merge still needs one source's (empty) rows for the fields; the rows in memory (the last source) are the cheapest.
+        if (winners.size === 0) winners.add(first.length - 1);
         // The others keep their statistics (what they read) and give no rows.
         const parts = first.map(p => (p.kind === 'top' ? { ...p, rows: [], frame: undefined } : p));
         return runParts(data, winners, parts);

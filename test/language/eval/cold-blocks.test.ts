@@ -322,7 +322,7 @@ describe('reading only what a query needs', () => {
         expect(full.length).toBeLessThanOrEqual(3);
     });
 
-    for (const apl of ["['d'] | where ok | top 4 by r desc, n asc | project r, n, label", "['d'] | where status != '404' | sort by n asc, r desc | take 9 | extend k = n * 2"]) {
+    for (const apl of ["['d'] | where ok | top 4 by r desc, n asc | project r, n, label", "['d'] | where status != '404' | sort by n asc, r desc | take 9 | extend k = n * 2", "['d'] | where n == -5 | top 3 by r", "['d'] | where n == 999 and ok | top 20 by r asc"]) {
         it(`${apl} reads the keys first and answers as in memory`, async () => {
             const p = pair({ batches: 8, per: 1500, coldBatches: 7, shuffled: true, cacheBytes: 1 });
             expect(same(await p.tiered.query(apl, OPTS))).toEqual(same(await p.whole.query(apl, OPTS)));
