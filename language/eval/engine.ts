@@ -17,7 +17,7 @@
 import { type ColumnarChunk, DatasetStore, type DatasetSchemaHints, type FlatBatch, type IngestCounts, type IngestOptions, type Snapshot } from './tables.js';
 import type * as ast from '../generated/ast.js';
 import { isTimeSort, parseCached, runQuery, type DataAccess, type ExternalDataReader, type QueryRun, type RunOptions } from './query.js';
-import { neededFields } from './needed-columns.js';
+import { fieldsUpTo, neededFields } from './needed-columns.js';
 import { ColdBlockCache, blockKey, mergeColdFields, type ColdAccess, type ColdBlockReader, type ColdDataset } from './cold-blocks.js';
 export type { ColdBlock, ColdBlockReader, ColdDataset, ColdField, ColdKeep } from './cold-blocks.js';
 import { planPartition, type PartialResult, type PartitionPlan, type PartitionSpec } from './parallel.js';
@@ -28,7 +28,8 @@ import { isResourceError, type QueryInterruption, type QueryLimits } from './bud
 import type { EngineDelta, EngineSyncState } from './replica.js';
 import { parseTimeExpression } from '../values.js';
 import { SAMPLE_DATASETS } from '../samples/sample-datasets.js';
-import type { ScalarType } from './columns.js';
+import { ConstColumn, type ScalarType } from './columns.js';
+import type { Frame } from './frame.js';
 
 export { AplQueryError } from './errors.js';
 export type { TabularResult, AplLegacyResult, QueryStatus, TabularTable, TabularField, LegacyMatch, LegacyEntryGroup, LegacyInterval } from './result.js';
@@ -366,7 +367,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
             let run: QueryRun;
             try {
                 if (colds.size > 0 && !opts.partial && !opts.merge) {
-                    const merge = runColdParts(apl, data, runOpts);
+                    const merge = runColdParts(apl, data, runOpts, reads);
                     if (merge) runOpts.merge = merge;
                 }
                 run = runQuery(apl, data, runOpts);
@@ -512,26 +513,89 @@ export function createEngine(options: EngineOptions = {}): Engine {
      * block the query needs, then the in-memory rows), run one after the other, so that one block at
      * a time is in memory; their merge is the query's answer. Undefined: it runs as one scan.
      */
-    function runColdParts(apl: string, data: DataAccess, runOpts: RunOptions): RunOptions['merge'] {
+    function runColdParts(apl: string, data: DataAccess, runOpts: RunOptions, reads: ReadonlySet<string> | undefined): RunOptions['merge'] {
         const { model, problems } = parseCached(apl);
         const plan = problems.length > 0 ? undefined : planPartition(model, name => stores.has(name));
         if (!plan || !colds.has(plan.dataset)) return undefined;
         // `sort by _time | take N` streams the sources newest first instead (query.ts streamCold).
-        const sort = ((model.statements[0] as ast.QueryStatement).body as ast.Pipeline).operators[plan.opIndex - 1];
+        const ops = ((model.statements[0] as ast.QueryStatement).body as ast.Pipeline).operators;
+        const sort = ops[plan.opIndex - 1];
         if (plan.kind === 'top' && sort?.$type === 'SortOperator' && isTimeSort(sort as ast.SortOperator)) return undefined;
-        const parts: PartialResult[] = [];
-        let sources = 1;
-        for (let k = 0; k < sources; k++) {
-            const r = runQuery(apl, data, { ...runOpts, partial: { plan, part: { index: 0, count: 1 }, coldSource: k } });
-            sources = r.coldSources ?? 1;
+        const runPart = (over: DataAccess, k: number): { p: PartialResult; sources: number } | undefined => {
+            const r = runQuery(apl, over, { ...runOpts, partial: { plan, part: { index: 0, count: 1 }, coldSource: k } });
             const p = r.partial;
             if (!p || p.kind === 'unsupported') return undefined;
             // Zone numbers are per source: make them distinct, so the merge counts every block read.
             p.stats.blocks = p.stats.blocks.map(b => k * 2 ** 24 + b);
-            parts.push(p);
+            return { p, sources: r.coldSources ?? 1 };
+        };
+        /** The parts of every source (the first run tells how many), or of those `only` names into `into`. */
+        const runParts = (over: DataAccess, only?: ReadonlySet<number>, into: PartialResult[] = []): PartialResult[] | undefined => {
+            if (only) {
+                for (const k of only) {
+                    const r = runPart(over, k);
+                    if (!r) return undefined;
+                    into[k] = r.p;
+                }
+                return into;
+            }
+            for (let k = 0, sources = 1; k < sources; k++) {
+                const r = runPart(over, k);
+                if (!r) return undefined;
+                into[k] = r.p;
+                sources = r.sources;
+            }
+            return into;
+        };
+        if (plan.kind === 'top') {
+            const parts = topByKeysFirst(apl, ops[plan.opIndex], plan, data, runOpts, reads, runParts);
+            if (parts) return { plan, parts };
         }
-        return { plan, parts };
+        const parts = runParts(data);
+        return parts && { plan, parts };
     }
+
+    /**
+     * A `top` (or `sort | take`) over blocks on disk whose rows have more fields than its `where`s
+     * and keys: every source is read for those fields only, and the merge of those narrow rows (the
+     * query up to its top, each row tagged with its source) names the sources that hold the
+     * winners; only those are read again whole. The sources left out hold no winner, so the merge
+     * of the rest picks the same rows in the same order. Undefined: run every part whole.
+     */
+    function topByKeysFirst(
+        apl: string,
+        top: ast.TabularOperator,
+        plan: PartitionPlan,
+        data: DataAccess,
+        runOpts: RunOptions,
+        reads: ReadonlySet<string> | undefined,
+        runParts: (over: DataAccess, only?: ReadonlySet<number>, into?: PartialResult[]) => PartialResult[] | undefined,
+    ): PartialResult[] | undefined {
+        const keys = fieldsUpTo(parseCached(apl).model, plan.opIndex);
+        const end = top.$cstNode?.end;
+        if (!keys || end === undefined || (reads && [...reads].every(f => keys.has(f))) || fieldsOf(plan.dataset).some(f => f.name === SOURCE_TAG)) return undefined;
+        const narrow: DataAccess = { ...data, cold: name => coldAccess(name, keys) };
+        const first = runParts(narrow);
+        if (!first) return undefined;
+        const tagged = first.map((p, k) => (p.kind === 'top' && p.frame ? { ...p, frame: tagSource(p.frame, k) } : p));
+        const upToTop = runQuery(apl.slice(0, end), narrow, { ...runOpts, limit: undefined, merge: { plan, parts: tagged } });
+        const tag = upToTop.tables[0]?.find(SOURCE_TAG);
+        if (!tag) return undefined;
+        const winners = new Set<number>();
+        for (let i = 0; i < upToTop.tables[0].length; i++) winners.add(tag.data.get(tag.sel ? tag.sel[i] : i) as number);
+        // No row at all: the merge still needs one source's (empty) rows for the fields; the rows in memory (the last source) are the cheapest.
+        if (winners.size === 0) winners.add(first.length - 1);
+        // The others keep their statistics (what they read) and give no rows.
+        const parts = first.map(p => (p.kind === 'top' ? { ...p, rows: [], frame: undefined } : p));
+        return runParts(data, winners, parts);
+    }
+}
+
+/** A column naming the source of a `top`'s narrow rows (topByKeysFirst; a scan's concatenation keeps the visible ones). */
+const SOURCE_TAG = '$coldsource';
+
+function tagSource(frame: Frame, k: number): Frame {
+    return frame.with([...frame.cols, { name: SOURCE_TAG, type: 'long', data: new ConstColumn('long', k, frame.length), sel: null }]);
 }
 
 /** A dataset's statistics with its blocks on disk counted in. */

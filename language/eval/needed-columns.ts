@@ -5,7 +5,7 @@
  * (summarize, count, project, distinct, make-series). A listing of rows, `top`, a wildcard,
  * `pack_all()`, `search`, a join or anything else that can see fields it does not name reads all.
  */
-import { AstUtils } from 'langium';
+import { AstUtils, type AstNode } from 'langium';
 import type * as ast from '../generated/ast.js';
 
 /** Steps that name every field they read, and keep the others as they are. */
@@ -30,8 +30,28 @@ export function neededFields(model: ast.Model): ReadonlySet<string> | undefined 
     let k = 0;
     while (k < p.operators.length && NAMING.has(p.operators[k].$type)) k++;
     if (k >= p.operators.length || !NARROWING.has(p.operators[k].$type)) return undefined;
+    return namesIn(p, [p]);
+}
+
+/**
+ * The names the steps `ops[0..last]` of the query's one pipeline use (with `_time`), or undefined
+ * when one of them may read fields it does not name. What a `top` over blocks on disk reads first:
+ * its `where`s and keys, before it reads whole rows of the blocks holding the winners (engine.ts).
+ */
+export function fieldsUpTo(model: ast.Model, last: number): ReadonlySet<string> | undefined {
+    if (model.statements.length !== 1 || model.statements[0].$type !== 'QueryStatement') return undefined;
+    const body = (model.statements[0] as ast.QueryStatement).body;
+    if (body.$type !== 'Pipeline') return undefined;
+    const p = body as ast.Pipeline;
+    const ops = p.operators.slice(0, last + 1);
+    if (ops.length !== last + 1 || !ops.every(o => NAMING.has(o.$type))) return undefined;
+    return namesIn(p, ops);
+}
+
+/** The names under `roots` (the source of `p` aside), or undefined when they may read unnamed fields. */
+function namesIn(p: ast.Pipeline, roots: readonly AstNode[]): Set<string> | undefined {
     const names = new Set<string>(['_time']);
-    for (const node of AstUtils.streamAst(p)) {
+    for (const node of roots.flatMap(r => [...AstUtils.streamAst(r)])) {
         if (node === p.source) continue;
         if (ALL_FIELDS_NODES.has(node.$type)) return undefined;
         if (node.$type === 'FunctionCall' && ALL_FIELDS_FUNCTIONS.has((node as ast.FunctionCall).function.toLowerCase())) return undefined;

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parse } from '../../../language/apl-parse.js';
-import { neededFields, readsField } from '../../../language/eval/needed-columns.js';
+import { fieldsUpTo, neededFields, readsField } from '../../../language/eval/needed-columns.js';
 
 const fields = (apl: string) => {
     const n = neededFields(parse(apl).model);
@@ -48,4 +48,19 @@ describe('readsField', () => {
         const names = new Set(['geo', 'status']);
         expect(['geo', 'geo.country', 'geo.city.name', 'status', 'status_code', 'geography'].filter(f => readsField(names, f))).toEqual(['geo', 'geo.country', 'geo.city.name', 'status']);
     });
+});
+
+describe('fieldsUpTo (what a top over blocks on disk reads first)', () => {
+    for (const [apl, last, want] of [
+        ["['d'] | top 10 by req_duration_ms", 0, ['_time', 'req_duration_ms']],
+        ["['d'] | where status == '500' | top 5 by x asc, _time desc | project y", 1, ['_time', 'status', 'x']],
+        ["['d'] | where ok | sort by n asc | take 25 | extend k = m", 2, ['_time', 'n', 'ok']],
+        ["['d'] | where pack_all() != '' | top 3 by x", 1, undefined],
+        ["['d'] | summarize count() by x | top 3 by count_", 1, undefined],
+    ] as const) {
+        it(`${apl} up to step ${last}`, () => {
+            const got = fieldsUpTo(parse(apl).model, last);
+            expect(got && [...got].sort()).toEqual(want);
+        });
+    }
 });
