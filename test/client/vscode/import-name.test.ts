@@ -1,10 +1,9 @@
 /** The name an imported .ipynb gets: <name>.aplnb beside it, never one that exists or is open. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importedNotebookPath } from '../../../client/vscode/src/notebook/import-name.js';
-import { existsSync } from 'node:fs';
 
 describe('importedNotebookPath', () => {
     const dir = mkdtempSync(join(tmpdir(), 'apl-import-name-'));
