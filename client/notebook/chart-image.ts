@@ -9,14 +9,12 @@
 import { LineChart } from 'echarts/charts';
 import { GridComponent, LegendComponent, TooltipComponent } from 'echarts/components';
 import * as echarts from 'echarts/core';
-import { LegacyGridContainLabel } from 'echarts/features';
 import { SVGRenderer } from 'echarts/renderers';
 import type { ChartData } from '../vscode/src/results/chart-data.js';
 import type { ChartModel } from '../vscode/src/results/chart-spec.js';
 import { echartsOption, type ChartTheme } from '../vscode/webview/echarts-option.js';
 
-// echartsOption lays the grid out with `containLabel`, which ECharts 6 keeps in LegacyGridContainLabel.
-echarts.use([LineChart, GridComponent, LegendComponent, TooltipComponent, SVGRenderer, LegacyGridContainLabel]);
+echarts.use([LineChart, GridComponent, LegendComponent, TooltipComponent, SVGRenderer]);
 
 /** An exported picture is read outside the editor (GitHub, Jupyter) in a light or dark page: dark on white, its own background. */
 export const EXPORT_THEME: ChartTheme = {

@@ -60,6 +60,17 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
     const connection = createConnection(ProposedFeatures.all, guarded, writer);
     consoleToClient(connection);
     const schema = new MutableSchemaProvider(new BuiltinSchemaProvider());
+    // While only the sample datasets are known (no connection's schema, no schema file), they say
+    // nothing of the user's own datasets: no APL0011 for those (as `apl check` without --schema).
+    let samplesOnly = true;
+    const useSamples = () => {
+        samplesOnly = true;
+        schema.replace(new BuiltinSchemaProvider());
+    };
+    const useSchema = (datasets: Parameters<typeof schema.replace>[0]) => {
+        samplesOnly = false;
+        schema.replace(datasets);
+    };
     // Best-practice analyzers: on by default, `apl.analyzers` and the nearest .aplrc.json select rules.
     const analyzerSettings = new ServerAnalyzerSettings(text => showError(text));
     const preludes = new CellPreludes();
@@ -69,7 +80,7 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
         module: {
             schema: { SchemaProvider: () => schema },
             analyzers: { AnalyzerSettings: () => analyzerSettings },
-            validation: { AplValidator: services => new AplValidator(services), DocumentValidator: services => new NotebookCellValidator(services, preludes) },
+            validation: { AplValidator: services => new AplValidator(services), DocumentValidator: services => new NotebookCellValidator(services, preludes, () => samplesOnly) },
         },
         sharedModule: { workspace: { DocumentBuilder: services => new SettlingDocumentBuilder(services), LangiumDocuments: services => new OpenDocumentsOnly(services), WorkspaceManager: services => new WorkspaceFilesLoader(services) } },
     });
@@ -159,7 +170,7 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
     connection.onNotification('apl/setSchema', async (params: unknown) => {
         try {
             const value = params && typeof params === 'object' && 'schema' in params ? (params as { schema: unknown }).schema : params;
-            schema.replace(schemaFromJsonValue(value, 'apl/setSchema'));
+            useSchema(schemaFromJsonValue(value, 'apl/setSchema'));
             await revalidateOpenDocuments();
         } catch (e) {
             showError(`APL: the schema sent with apl/setSchema cannot be used: ${message(e)}`);
@@ -220,14 +231,14 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
         appliedSchemaFile = file;
         const path = file !== undefined ? resolvePath(file) : undefined;
         if (path === undefined) {
-            schema.replace(new BuiltinSchemaProvider());
+            useSamples();
         } else {
             try {
                 const datasets = parseSchemaJson(readSchemaFile(path), path);
-                schema.replace(datasets);
+                useSchema(datasets);
                 connection.console.info(`APL: loaded ${datasets.length} dataset(s) from ${path}`);
             } catch (e) {
-                schema.replace(new BuiltinSchemaProvider());
+                useSamples();
                 showError(`APL: cannot use the schema file ${path}: ${message(e)}. Using the built-in sample schemas instead.`);
             }
         }

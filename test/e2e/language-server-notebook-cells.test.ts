@@ -54,4 +54,14 @@ describe('apl-language-server --stdio: notebook cells with apl/cellPrelude', () 
         await expect.poll(() => codes(uri), { timeout: 30_000 }).toEqual(['APL0050@0:39']);
         expect(published.get(uri)![0].message).toMatch(/cell 3/);
     }, 60_000);
+
+    // Last: it pushes a schema. Before a connection's schema arrives the server knows only the sample
+    // datasets, which say nothing about the user's own: `['events']` is then no APL0011 (as in `apl check`).
+    it("let lo = 0;\n['events'] | where seq >= lo  with only the sample datasets known: no APL0011; with a pushed schema without events: APL0011", async () => {
+        const uri = await open("let lo = 0;\n['events'] | where seq >= lo");
+        await rpc.sendNotification('apl/cellPrelude', { uri, prelude: '', later: [] });
+        await expect.poll(() => codes(uri), { timeout: 30_000 }).toEqual([]);
+        await rpc.sendNotification('apl/setSchema', { schema: { datasets: { other: { a: 'string' } } } });
+        await expect.poll(() => codes(uri), { timeout: 30_000 }).toEqual(['APL0011@1:0']);
+    }, 60_000);
 });

@@ -217,6 +217,8 @@ describe.skipIf(SKIP)('APL notebooks in a real VS Code, over 5,000 events', () =
             await notebook().locator('.code-cell-row', { hasText: 'summarize count() by status' }).first().waitFor({ timeout: T });
             expect(await notebook().locator('.code-cell-row').count()).toBe(2);
             expect(await cellText(1)).toBe("['sample-http-logs'] | count");
+            // Named after the .ipynb (untitled until saved), not Untitled-N.aplnb.
+            expect(await page.locator('.tabs-container .tab.active').textContent()).toContain('kqlmagic.aplnb');
             // The imported notebook and the one made above go, unsaved.
             for (let i = 0; i < 2; i++) await palette('View: Revert and Close Editor');
             await expect.poll(() => page.locator('.tabs-container .tab').count(), { timeout: T }).toBe(0);

@@ -9,10 +9,7 @@
  * renderer, themed from VS Code's CSS variables) draws every other type. Exports always go through
  * ECharts, rendered again off screen: an SVG from the SVG renderer, a PNG from the canvas one.
  */
-import { BarChart, LineChart, PieChart, ScatterChart } from 'echarts/charts';
-import { GridComponent, LegendComponent, TooltipComponent } from 'echarts/components';
 import * as echarts from 'echarts/core';
-import { CanvasRenderer, SVGRenderer } from 'echarts/renderers';
 import type { HostMessage, RunView, ViewMessage } from '../src/protocol.js';
 import {
     CHART_TYPE_LABELS,
@@ -31,9 +28,10 @@ import {
 import type { TimeZone } from './cell-format.js';
 import { renderChart, type ChartHandle } from './chart.js';
 import { button, select, type Control, type ValueControl } from './controls.js';
+import { PANEL_ECHARTS_MODULES } from './echarts-modules.js';
 import { echartsOption, type ChartTheme } from './echarts-option.js';
 
-echarts.use([LineChart, BarChart, PieChart, ScatterChart, GridComponent, LegendComponent, TooltipComponent, SVGRenderer, CanvasRenderer]);
+echarts.use(PANEL_ECHARTS_MODULES);
 
 export interface ChartViewHost {
     post(m: ViewMessage): void;

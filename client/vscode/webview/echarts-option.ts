@@ -73,7 +73,8 @@ export function echartsOption(model: ChartModel, type: ChartType, theme: ChartTh
     }));
     return {
         ...common,
-        grid: { left: 8, right: 16, top: common.legend.show ? 32 : 12, bottom: 8, containLabel: true },
+        // The axis labels inside the box (ECharts 6's `outerBounds`; its deprecated `containLabel` needs LegacyGridContainLabel).
+        grid: { left: 8, right: 16, top: common.legend.show ? 32 : 12, bottom: 8, outerBoundsMode: 'same', outerBoundsContain: 'axisLabel' },
         xAxis: horizontal(type) ? yAxis : xAxis,
         yAxis: horizontal(type) ? { ...xAxis, inverse: model.xKind === 'category' } : yAxis,
         series: horizontal(type) && model.xKind !== 'category' ? series.map(s => ({ ...s, data: (s.data as unknown[][]).map(p => (Array.isArray(p) ? [p[1], p[0]] : p)) })) : series,

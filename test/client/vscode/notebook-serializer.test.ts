@@ -78,6 +78,10 @@ describe('the .aplnb serializer', () => {
         expect((saved.cells[1] as { output?: unknown }).output).toEqual(snapshot);
     });
 
+    it('reads no bytes (an untitled notebook opened by name, as an import does) as a notebook without cells', () => {
+        expect(serializer.deserializeNotebook(new Uint8Array()).cells).toEqual([]);
+    });
+
     it('refuses a bad file naming the field', () => {
         expect(() => serializer.deserializeNotebook(bytes({ format: 1, cells: [{ kind: 'apl' }] }))).toThrow(/cells\[0\]\.text/);
     });

@@ -62,11 +62,12 @@ const NARROW = ["['d'] | summarize dcount(s), percentile(i, 50)"];
 describe('a dataset larger than the memory limit', () => {
     let t: TestService;
     const onDisk: Record<string, unknown> = {};
+    const logs: string[] = [];
 
     beforeAll(async () => {
         // 2 MB: half for datasets in memory, a quarter (512 KB: room for the two blocks that may hold
         // the last two hours, counted twice in a concatenated scan) for the blocks the query worker reads.
-        t = await startService({ memoryLimit: LIMIT, queryWorkers: 1, store: { compactInWorker: false, compactEvents: 1e9 } });
+        t = await startService({ memoryLimit: LIMIT, queryWorkers: 1, store: { compactInWorker: false, compactEvents: 1e9 }, log: line => void logs.push(line) });
         await createDataset(t, 'd');
         for (let from = 0; from < N; from += 500) {
             const r = await t.raw('POST', '/v1/datasets/d/ingest', ndjson(events(from, 500)), { 'content-type': 'application/x-ndjson' });
@@ -78,6 +79,13 @@ describe('a dataset larger than the memory limit', () => {
 
     afterAll(async () => {
         await t?.stop();
+    });
+
+    it("logs the share for datasets in memory as half of the limit (docs/service.md), beside what they held", () => {
+        const line = logs.find(l => l.startsWith('dataset d: '));
+        expect(line).toMatch(/the datasets in memory hold [\d,]+ bytes, past their share of 1,048,576 bytes \(half of --memory-limit 2,097,152\)/);
+        const held = Number(/hold ([\d,]+) bytes/.exec(line!)![1].replaceAll(',', ''));
+        expect(held).toBeGreaterThan(LIMIT / 2);
     });
 
     it('keeps its blocks on disk', () => {

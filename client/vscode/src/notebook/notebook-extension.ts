@@ -4,6 +4,7 @@
  * (pages, export, cancel: the rows stay here, the renderer asks for what it shows), the notebook and
  * cell time range pickers, and the Markdown/.ipynb export and .ipynb import commands.
  */
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import { notebookFromIpynb } from '../../../notebook/ipynb.js';
@@ -14,6 +15,7 @@ import { exportPages, isExportFormat } from '../results/export-writer.js';
 import type { ResultSet } from '../results/result-set.js';
 import { ALL_TIME_START, presetLabel, resolveTimeRange, TIME_PRESETS, type TimeRangeSpec } from '../time-range.js';
 import { cellPreludes } from './cell-preludes.js';
+import { importedNotebookPath } from './import-name.js';
 import { runCell } from './cell-runner.js';
 import { NOTEBOOK_TYPE, OUTPUT_MIME, readNotebookRecord, toAplNotebook, writeNotebookRecord, type CellOutputData, type CellRecord, type NotebookRecord } from './notebook-model.js';
 
@@ -361,7 +363,14 @@ export function registerNotebooks(context: vscode.ExtensionContext, host: Notebo
         } catch (e) {
             return void vscode.window.showErrorMessage(`APL: ${uri.fsPath} cannot be imported: ${e instanceof Error ? e.message : String(e)}`);
         }
-        const nb = await vscode.workspace.openNotebookDocument(NOTEBOOK_TYPE, notebookData(record));
+        // Untitled but named after the .ipynb (its Save proposes <name>.aplnb), filled by an edit.
+        const open = new Set(vscode.workspace.notebookDocuments.filter(d => d.uri.scheme === 'untitled').map(d => d.uri.path));
+        const path = importedNotebookPath(uri.fsPath, p => existsSync(p) || open.has(vscode.Uri.file(p).path));
+        const nb = await vscode.workspace.openNotebookDocument(vscode.Uri.file(path).with({ scheme: 'untitled' }));
+        const data = notebookData(record);
+        const edit = new vscode.WorkspaceEdit();
+        edit.set(nb.uri, [vscode.NotebookEdit.replaceCells(new vscode.NotebookRange(0, nb.cellCount), data.cells), vscode.NotebookEdit.updateNotebookMetadata(data.metadata ?? {})]);
+        await vscode.workspace.applyEdit(edit);
         await vscode.window.showNotebookDocument(nb);
     });
 }
