@@ -25,11 +25,11 @@ import {
     type ChartTable,
     type ChartType,
 } from '../src/results/chart-spec.js';
-import type { TimeZone } from './cell-format.js';
 import { renderChart, type ChartHandle } from './chart.js';
 import { button, select, type Control, type ValueControl } from './controls.js';
 import { PANEL_ECHARTS_MODULES } from './echarts-modules.js';
-import { echartsOption, type ChartTheme } from './echarts-option.js';
+import { chartTheme } from './chart-theme.js';
+import { echartsOption } from './echarts-option.js';
 
 echarts.use(PANEL_ECHARTS_MODULES);
 
@@ -43,24 +43,7 @@ export interface ChartViewHost {
 
 const ALL = '*';
 const NONE = '';
-const PALETTE = ['blue', 'orange', 'green', 'red', 'purple', 'yellow'];
-const FALLBACK = ['#3794ff', '#d18616', '#89d185', '#f14c4c', '#b180d7', '#cca700'];
 
-function css(name: string, fallback: string): string {
-    return getComputedStyle(document.body).getPropertyValue(name).trim() || fallback;
-}
-
-export function chartTheme(zone: TimeZone): ChartTheme {
-    return {
-        foreground: css('--vscode-foreground', '#cccccc'),
-        background: css('--vscode-editor-background', '#1e1e1e'),
-        grid: css('--vscode-panel-border', '#80808060'),
-        fontFamily: css('--vscode-font-family', 'sans-serif'),
-        fontSize: parseInt(css('--vscode-font-size', '13px'), 10) || 13,
-        palette: PALETTE.map((c, i) => css(`--vscode-charts-${c}`, FALLBACK[i])),
-        utc: zone === 'utc',
-    };
-}
 
 export class ChartView {
     /** The toolbar and the chart: main.ts places it (in the Chart tab's panel when there is one). */

@@ -9,7 +9,7 @@
 import * as echarts from 'echarts/core';
 import { cellChartOption } from '../../../notebook/chart-image.js';
 import { snapshotAge, type CellOutputData } from '../../src/notebook/notebook-model.js';
-import type { ChartTheme } from '../echarts-option.js';
+import { chartTheme } from '../chart-theme.js';
 
 /** The parts of VS Code's renderer API used here (the `vscode-notebook-renderer` types are not a dependency). */
 interface OutputItem {
@@ -73,22 +73,6 @@ function grid(fields: readonly { name: string; type: string }[], rows: readonly 
     return wrap;
 }
 
-/** The chart's colours from VS Code's theme (the output frame has its CSS variables). */
-function theme(): ChartTheme {
-    const css = (name: string, fallback: string) => getComputedStyle(document.body).getPropertyValue(name).trim() || fallback;
-    const palette = ['blue', 'orange', 'green', 'red', 'purple', 'yellow'];
-    const fallback = ['#3794ff', '#d18616', '#89d185', '#f14c4c', '#b180d7', '#cca700'];
-    return {
-        foreground: css('--vscode-foreground', '#cccccc'),
-        background: css('--vscode-editor-background', '#1e1e1e'),
-        grid: css('--vscode-panel-border', '#80808060'),
-        fontFamily: css('--vscode-font-family', 'sans-serif'),
-        fontSize: parseInt(css('--vscode-font-size', '13px'), 10) || 13,
-        palette: palette.map((c, i) => css(`--vscode-charts-${c}`, fallback[i])),
-        utc: true,
-    };
-}
-
 /**
  * The line chart of a time-binned result: the same ECharts option the results panel draws and the
  * exports write (client/notebook/chart-image.ts), live here (tooltips, legend).
@@ -98,7 +82,7 @@ function chart(data: NonNullable<CellOutputData['chart']>, width: number): { box
     box.dataset.series = String(data.series.length);
     box.dataset.points = String(data.x.length);
     const instance = echarts.init(box, undefined, { renderer: 'svg', width: Math.max(320, width), height: CHART_HEIGHT });
-    instance.setOption(cellChartOption(data, theme()));
+    instance.setOption(cellChartOption(data, chartTheme('utc')));
     return { box, chart: instance };
 }
 
