@@ -364,12 +364,16 @@ export class DataPlane {
     }
 
     /** Resolves once the dataset's stored events are in the engine (at once for any other name). */
-    async loaded(name: string): Promise<void> {
-        const p = this.pending.get(name);
-        if (p === undefined) return;
+    loaded(name: string): Promise<void> {
+        return this.wait(this.pending.get(name)?.done);
+    }
+
+    /** Waits for `done` (nothing to wait for when undefined), counted in `waitingForLoad`. */
+    private async wait(done: Promise<unknown> | undefined): Promise<void> {
+        if (done === undefined) return;
         this.waiting++;
         try {
-            await p.done;
+            await done;
         } finally {
             this.waiting--;
         }
@@ -384,15 +388,8 @@ export class DataPlane {
      * Resolves once queries can read the dataset whole: from its view from disk while it loads,
      * or loaded (at once for any other name).
      */
-    async readable(name: string): Promise<void> {
-        const p = this.readablePending.get(name);
-        if (p === undefined) return;
-        this.waiting++;
-        try {
-            await p.done;
-        } finally {
-            this.waiting--;
-        }
+    readable(name: string): Promise<void> {
+        return this.wait(this.readablePending.get(name)?.done);
     }
 
     /** `readable` for every dataset found at start (queries that may name any). */
