@@ -16,6 +16,7 @@ import { Authenticator, authHook, type TokenSpec } from './auth.js';
 import { DataPlane } from './data-plane.js';
 import { createEngineAdapter } from './engine-adapter.js';
 import { installErrorHandlers, sendError } from './errors.js';
+import { drainRefusedBodies } from './refused-body.js';
 import { DEFAULT_MAX_RESULT_ROWS } from './paging.js';
 import { registerDatasetRoutes } from './routes-datasets.js';
 import { registerIngestRoutes } from './routes-ingest.js';
@@ -329,6 +330,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
     installErrorHandlers(app, deps.log);
+    drainRefusedBodies(app);
     app.addHook('onRequest', authHook(deps.auth));
     registerUserRoutes(app, deps.user);
     registerDatasetRoutes(app, { data: deps.data, userId: deps.user.id });
