@@ -59,18 +59,11 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
     });
     const connection = createConnection(ProposedFeatures.all, guarded, writer);
     consoleToClient(connection);
-    const schema = new MutableSchemaProvider(new BuiltinSchemaProvider());
     // While only the sample datasets are known (no connection's schema, no schema file), they say
-    // nothing of the user's own datasets: no APL0011 for those (as `apl check` without --schema).
-    let samplesOnly = true;
-    const useSamples = () => {
-        samplesOnly = true;
-        schema.replace(new BuiltinSchemaProvider());
-    };
-    const useSchema = (datasets: Parameters<typeof schema.replace>[0]) => {
-        samplesOnly = false;
-        schema.replace(datasets);
-    };
+    // nothing of the user's own datasets: an incomplete schema (no APL0011, as `apl check` without --schema).
+    const samples = () => new BuiltinSchemaProvider({ complete: false });
+    const schema = new MutableSchemaProvider(samples());
+    const useSamples = () => schema.replace(samples());
     // Best-practice analyzers: on by default, `apl.analyzers` and the nearest .aplrc.json select rules.
     const analyzerSettings = new ServerAnalyzerSettings(text => showError(text));
     const preludes = new CellPreludes();
@@ -80,7 +73,7 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
         module: {
             schema: { SchemaProvider: () => schema },
             analyzers: { AnalyzerSettings: () => analyzerSettings },
-            validation: { AplValidator: services => new AplValidator(services), DocumentValidator: services => new NotebookCellValidator(services, preludes, () => samplesOnly) },
+            validation: { AplValidator: services => new AplValidator(services), DocumentValidator: services => new NotebookCellValidator(services, preludes) },
         },
         sharedModule: { workspace: { DocumentBuilder: services => new SettlingDocumentBuilder(services), LangiumDocuments: services => new OpenDocumentsOnly(services), WorkspaceManager: services => new WorkspaceFilesLoader(services) } },
     });
@@ -170,7 +163,7 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
     connection.onNotification('apl/setSchema', async (params: unknown) => {
         try {
             const value = params && typeof params === 'object' && 'schema' in params ? (params as { schema: unknown }).schema : params;
-            useSchema(schemaFromJsonValue(value, 'apl/setSchema'));
+            schema.replace(schemaFromJsonValue(value, 'apl/setSchema'));
             await revalidateOpenDocuments();
         } catch (e) {
             showError(`APL: the schema sent with apl/setSchema cannot be used: ${message(e)}`);
@@ -235,7 +228,7 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
         } else {
             try {
                 const datasets = parseSchemaJson(readSchemaFile(path), path);
-                useSchema(datasets);
+                schema.replace(datasets);
                 connection.console.info(`APL: loaded ${datasets.length} dataset(s) from ${path}`);
             } catch (e) {
                 useSamples();
