@@ -81,6 +81,8 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
     let initOptionsSchemaFile: string | undefined;
     /** The schema file last applied (undefined: the built-in schemas, or a pushed one). */
     let appliedSchemaFile: string | undefined;
+    /** Whether a client pushed a schema (apl/setSchema): one pushed before the settings were first read stays. */
+    let schemaPushed = false;
     let workspaceRoot: string | undefined;
     let formatSettings: Partial<AplFormatOptions> = {};
     // The formatter's options for a document: the `apl.format` settings, then the `format` of the
@@ -164,6 +166,7 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
         try {
             const value = params && typeof params === 'object' && 'schema' in params ? (params as { schema: unknown }).schema : params;
             schema.replace(schemaFromJsonValue(value, 'apl/setSchema'));
+            schemaPushed = true;
             await revalidateOpenDocuments();
         } catch (e) {
             showError(`APL: the schema sent with apl/setSchema cannot be used: ${message(e)}`);
@@ -222,6 +225,9 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
     async function applySchemaSetting(value: unknown, initial: boolean): Promise<void> {
         const file = schemaFileOf(value);
         appliedSchemaFile = file;
+        // VS Code's client pushes its schema again as soon as a restarted server runs, before the server's
+        // settings are read: the push wins, as it does when it comes after them.
+        if (initial && schemaPushed) return;
         const path = file !== undefined ? resolvePath(file) : undefined;
         if (path === undefined) {
             useSamples();
