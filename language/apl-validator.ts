@@ -309,7 +309,8 @@ export class AplValidator {
                 this.report(accept, Issues.InvalidDatasetName, { name }, node, 'name');
                 return;
             }
-            if (types.schemaKnown() && !types.schema.dataset(name)) {
+            // An incomplete schema (the samples standing in for the user's datasets) cannot say a dataset does not exist.
+            if (types.schemaKnown() && types.schema.complete && !types.schema.dataset(name)) {
                 const suggestion = didYouMean(name, types.schema.datasets().map(d => d.name));
                 this.report(accept, Issues.UnknownDataset, { name, suggestion }, node, 'name', suggestion);
             }

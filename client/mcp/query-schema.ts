@@ -11,16 +11,15 @@ export interface QuerySchema {
     provider: SchemaProvider;
     /** For the agent: `schema file x.json`, the service URL, `the sample datasets (offline)`. */
     from: string;
-    /** Only the sample datasets are known: an unknown dataset is no finding (as `apl check` without --schema). */
-    samplesOnly: boolean;
 }
 
-export const SAMPLE_QUERY_SCHEMA: QuerySchema = { provider: new BuiltinSchemaProvider(), from: 'the sample datasets (offline)', samplesOnly: true };
+/** The sample datasets standing in for the user's (incomplete: an unknown dataset is no finding, as `apl check` without --schema). */
+export const SAMPLE_QUERY_SCHEMA: QuerySchema = { provider: new BuiltinSchemaProvider({ complete: false }), from: 'the sample datasets (offline)' };
 
 /** A tool's `schema` argument: `{"dataset": {"field": "type"}}`, read as a schema file's `datasets`. */
 export function schemaFromInline(datasets: Record<string, Record<string, string>>): QuerySchema {
     try {
-        return { provider: new StaticSchemaProvider(schemaFromJsonValue({ datasets }, 'schema')), from: 'the schema argument', samplesOnly: false };
+        return { provider: new StaticSchemaProvider(schemaFromJsonValue({ datasets }, 'schema')), from: 'the schema argument' };
     } catch (e) {
         if (e instanceof SchemaFormatError) throw new ToolProblem(e.message);
         throw e;
@@ -37,7 +36,7 @@ export function datasetsNamedIn(text: string): string[] {
  * query names, read from the source (a dataset the source lacks is left out, so the checker reports it).
  */
 export async function schemaForQuery(text: string, settings: McpSettings): Promise<QuerySchema> {
-    if (settings.schemaFile) return { provider: settings.schemaFile.provider, from: `schema file ${settings.schemaFile.path}`, samplesOnly: false };
+    if (settings.schemaFile) return { provider: settings.schemaFile.provider, from: `schema file ${settings.schemaFile.path}` };
     const datasets: DatasetSchema[] = [];
     const named = datasetsNamedIn(text);
     for (const name of named) {
@@ -52,5 +51,5 @@ export async function schemaForQuery(text: string, settings: McpSettings): Promi
     if (datasets.length < named.length) {
         for (const d of await settings.source.datasets()) if (!named.includes(d.name)) datasets.push(withTimeFields({ name: d.name, fields: [] }));
     }
-    return { provider: new StaticSchemaProvider(datasets), from: settings.source.description, samplesOnly: false };
+    return { provider: new StaticSchemaProvider(datasets), from: settings.source.description };
 }

@@ -7,7 +7,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { Issues } from '../../language/apl-issue-codes.js';
 import { checkServices, checkText, type AplDiagnostic } from '../../language/check.js';
 import { translate, TranslationError } from '../../language/legacy/translate.js';
 import type { AplFormatter } from '../../language/lsp/apl-formatter.js';
@@ -99,9 +98,7 @@ export function registerAplTools(server: McpServer, settings: McpSettings): void
         },
         guarded(async ({ query, schema, useConnection, syntaxOnly }: { query: string; schema?: Record<string, Record<string, string>>; useConnection?: boolean; syntaxOnly?: boolean }) => {
             const used = schema !== undefined ? schemaFromInline(schema) : useConnection ? await querySchema(query) : offlineSchema(settings);
-            let list = await checkText(query, { schema: used.provider, syntaxOnly });
-            // The sample schemas know a few datasets, not the user's: an unknown dataset is no finding then (as apl check).
-            if (used.samplesOnly) list = list.filter(d => d.code !== Issues.UnknownDataset.code);
+            const list = await checkText(query, { schema: used.provider, syntaxOnly });
             const diagnostics = diagnosticsOf(list);
             const valid = !diagnostics.some(d => d.severity === 'error');
             const text = diagnostics.length === 0 ? 'No problems found.' : `${valid ? 'No errors' : 'Errors found'}:\n${diagnosticLines(diagnostics)}`;
@@ -363,6 +360,6 @@ async function refuseSyntaxErrors(query: string, consequence: string): Promise<v
 
 /** The schema used offline: the schema file, else the sample datasets' fields (as `apl check`). */
 function offlineSchema(settings: McpSettings): QuerySchema {
-    if (settings.schemaFile) return { provider: settings.schemaFile.provider, from: `schema file ${settings.schemaFile.path}`, samplesOnly: false };
+    if (settings.schemaFile) return { provider: settings.schemaFile.provider, from: `schema file ${settings.schemaFile.path}` };
     return SAMPLE_QUERY_SCHEMA;
 }

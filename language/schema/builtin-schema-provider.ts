@@ -1,11 +1,14 @@
 import { SAMPLE_DATASETS } from '../samples/sample-datasets.js';
 import { StaticSchemaProvider } from './static-schema-provider.js';
-import type { DatasetSchema } from './schema-provider.js';
+import type { DatasetSchema, SchemaProviderOptions } from './schema-provider.js';
 
-/** The schemas of the sample datasets (`sample-http-logs`, `otel-demo-traces`, ...), from SAMPLE_DATASETS. */
+/**
+ * The schemas of the sample datasets (`sample-http-logs`, `otel-demo-traces`, ...), from SAMPLE_DATASETS.
+ * `{ complete: false }` when they stand in for the user's datasets (no schema known): see `SchemaProvider.complete`.
+ */
 export class BuiltinSchemaProvider extends StaticSchemaProvider {
-    constructor() {
-        super(builtinDatasets());
+    constructor(options: SchemaProviderOptions = {}) {
+        super(builtinDatasets(), options);
     }
 }
 

@@ -8,19 +8,24 @@ export interface Disposable {
 /**
  * A provider whose content can be replaced, e.g. by the language server when the configuration or
  * a client's `apl/setSchema` notification changes it. Every change bumps `version` and notifies
- * the listeners.
+ * the listeners. It is as complete as the provider it was last given (a list of datasets: complete).
  */
 export class MutableSchemaProvider implements SchemaProvider {
     private byName = new Map<string, DatasetSchema>();
     private currentVersion = 0;
+    private isComplete = true;
     private readonly listeners = new Set<(provider: MutableSchemaProvider) => void>();
 
     constructor(initial: readonly DatasetSchema[] | SchemaProvider = []) {
-        this.load(Array.isArray(initial) ? initial : (initial as SchemaProvider).datasets());
+        this.load(initial);
     }
 
     get version(): number {
         return this.currentVersion;
+    }
+
+    get complete(): boolean {
+        return this.isComplete;
     }
 
     datasets(): DatasetSchema[] {
@@ -34,7 +39,7 @@ export class MutableSchemaProvider implements SchemaProvider {
     /** Replaces all datasets (with those of another provider, or a list). */
     replace(content: readonly DatasetSchema[] | SchemaProvider): void {
         this.byName.clear();
-        this.load(Array.isArray(content) ? content : (content as SchemaProvider).datasets());
+        this.load(content);
         this.changed();
     }
 
@@ -57,8 +62,10 @@ export class MutableSchemaProvider implements SchemaProvider {
         return { dispose: () => this.listeners.delete(listener) };
     }
 
-    private load(datasets: readonly DatasetSchema[]): void {
-        for (const d of datasets) this.byName.set(d.name, withTimeFields(d));
+    private load(content: readonly DatasetSchema[] | SchemaProvider): void {
+        const provider = Array.isArray(content) ? undefined : (content as SchemaProvider);
+        this.isComplete = provider?.complete ?? true;
+        for (const d of provider ? provider.datasets() : (content as readonly DatasetSchema[])) this.byName.set(d.name, withTimeFields(d));
     }
 
     private changed(): void {

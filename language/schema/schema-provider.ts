@@ -23,6 +23,18 @@ export interface SchemaProvider {
     dataset(name: string): DatasetSchema | undefined;
     /** Increases whenever the content changes, so caches can tell when to recompute. */
     readonly version: number;
+    /**
+     * Whether `datasets()` lists every dataset a query can read. False when the datasets only stand
+     * in for the user's own (the sample datasets while no connection's schema or schema file is
+     * known): a dataset not listed is then no finding (no APL0011); a listed one's fields are checked.
+     */
+    readonly complete: boolean;
+}
+
+/** How a provider built from a list of datasets describes it. */
+export interface SchemaProviderOptions {
+    /** Whether the list is every dataset there is (default true): see `SchemaProvider.complete`. */
+    complete?: boolean;
 }
 
 /** The reserved time fields every dataset has. */

@@ -1,5 +1,5 @@
 import { typeFromAxiomFieldType, type AplType } from '../types/apl-types.js';
-import { SYS_TIME_FIELD, TIME_FIELD, type DatasetSchema, type FieldSchema, type SchemaProvider } from './schema-provider.js';
+import { SYS_TIME_FIELD, TIME_FIELD, type DatasetSchema, type FieldSchema, type SchemaProvider, type SchemaProviderOptions } from './schema-provider.js';
 
 /**
  * A fixed set of datasets, given up front (tests, a schema file read by the CLI, sample data).
@@ -7,9 +7,11 @@ import { SYS_TIME_FIELD, TIME_FIELD, type DatasetSchema, type FieldSchema, type 
  */
 export class StaticSchemaProvider implements SchemaProvider {
     readonly version = 1;
+    readonly complete: boolean;
     private readonly byName = new Map<string, DatasetSchema>();
 
-    constructor(datasets: readonly DatasetSchema[]) {
+    constructor(datasets: readonly DatasetSchema[], options: SchemaProviderOptions = {}) {
+        this.complete = options.complete ?? true;
         for (const d of datasets) this.byName.set(d.name, withTimeFields(d));
     }
 

@@ -54,18 +54,11 @@ export class NotebookCellValidator extends AplDocumentValidator {
     constructor(
         private readonly apl: AplServices,
         private readonly preludes: CellPreludes,
-        /** Whether only the built-in sample datasets are known: an unknown dataset (APL0011) is then not reported. */
-        private readonly samplesOnly: () => boolean = () => false,
     ) {
         super(apl);
     }
 
     override async validateDocument(document: LangiumDocument, options: ValidationOptions = {}, cancelToken?: CancellationToken): Promise<Diagnostic[]> {
-        const diagnostics = await this.validateCell(document, options, cancelToken);
-        return this.samplesOnly() ? diagnostics.filter(d => d.code !== Issues.UnknownDataset.code) : diagnostics;
-    }
-
-    private async validateCell(document: LangiumDocument, options: ValidationOptions, cancelToken?: CancellationToken): Promise<Diagnostic[]> {
         const entry = this.preludes.get(document.uri.toString());
         if (!entry) return super.validateDocument(document, options, cancelToken);
         const preludeLines = entry.prelude === '' ? 0 : entry.prelude.split('\n').length - 1;

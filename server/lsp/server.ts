@@ -59,18 +59,11 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
     });
     const connection = createConnection(ProposedFeatures.all, guarded, writer);
     consoleToClient(connection);
-    const schema = new MutableSchemaProvider(new BuiltinSchemaProvider());
     // While only the sample datasets are known (no connection's schema, no schema file), they say
-    // nothing of the user's own datasets: no APL0011 for those (as `apl check` without --schema).
-    let samplesOnly = true;
-    const useSamples = () => {
-        samplesOnly = true;
-        schema.replace(new BuiltinSchemaProvider());
-    };
-    const useSchema = (datasets: Parameters<typeof schema.replace>[0]) => {
-        samplesOnly = false;
-        schema.replace(datasets);
-    };
+    // nothing of the user's own datasets: an incomplete schema (no APL0011, as `apl check` without --schema).
+    const samples = () => new BuiltinSchemaProvider({ complete: false });
+    const schema = new MutableSchemaProvider(samples());
+    const useSamples = () => schema.replace(samples());
     // Best-practice analyzers: on by default, `apl.analyzers` and the nearest .aplrc.json select rules.
     const analyzerSettings = new ServerAnalyzerSettings(text => showError(text));
     const preludes = new CellPreludes();
@@ -80,7 +73,7 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
         module: {
             schema: { SchemaProvider: () => schema },
             analyzers: { AnalyzerSettings: () => analyzerSettings },
-            validation: { AplValidator: services => new AplValidator(services), DocumentValidator: services => new NotebookCellValidator(services, preludes, () => samplesOnly) },
+            validation: { AplValidator: services => new AplValidator(services), DocumentValidator: services => new NotebookCellValidator(services, preludes) },
         },
         sharedModule: { workspace: { DocumentBuilder: services => new SettlingDocumentBuilder(services), LangiumDocuments: services => new OpenDocumentsOnly(services), WorkspaceManager: services => new WorkspaceFilesLoader(services) } },
     });
@@ -88,6 +81,8 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
     let initOptionsSchemaFile: string | undefined;
     /** The schema file last applied (undefined: the built-in schemas, or a pushed one). */
     let appliedSchemaFile: string | undefined;
+    /** Whether a client pushed a schema (apl/setSchema): one pushed before the settings were first read stays. */
+    let schemaPushed = false;
     let workspaceRoot: string | undefined;
     let formatSettings: Partial<AplFormatOptions> = {};
     // The formatter's options for a document: the `apl.format` settings, then the `format` of the
@@ -170,7 +165,8 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
     connection.onNotification('apl/setSchema', async (params: unknown) => {
         try {
             const value = params && typeof params === 'object' && 'schema' in params ? (params as { schema: unknown }).schema : params;
-            useSchema(schemaFromJsonValue(value, 'apl/setSchema'));
+            schema.replace(schemaFromJsonValue(value, 'apl/setSchema'));
+            schemaPushed = true;
             await revalidateOpenDocuments();
         } catch (e) {
             showError(`APL: the schema sent with apl/setSchema cannot be used: ${message(e)}`);
@@ -229,13 +225,16 @@ export function startAplLanguageServer(reader: MessageReader, writer: MessageWri
     async function applySchemaSetting(value: unknown, initial: boolean): Promise<void> {
         const file = schemaFileOf(value);
         appliedSchemaFile = file;
+        // VS Code's client pushes its schema again as soon as a restarted server runs, before the server's
+        // settings are read: the push wins, as it does when it comes after them.
+        if (initial && schemaPushed) return;
         const path = file !== undefined ? resolvePath(file) : undefined;
         if (path === undefined) {
             useSamples();
         } else {
             try {
                 const datasets = parseSchemaJson(readSchemaFile(path), path);
-                useSchema(datasets);
+                schema.replace(datasets);
                 connection.console.info(`APL: loaded ${datasets.length} dataset(s) from ${path}`);
             } catch (e) {
                 useSamples();

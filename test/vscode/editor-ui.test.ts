@@ -23,6 +23,7 @@ import {
     startUiSession,
     type UiSession,
 } from './harness.js';
+import { paletteCommand } from './ui-actions.js';
 
 const EVENTS = 5000;
 const QUERIES = "// every event, newest first\n['events']\n| where seq >= 0\n\n['events'] | summarize count() by bin(_time, 1h)\n";
@@ -59,12 +60,7 @@ describe.skipIf(SKIP)('the editor as a user meets it (issue 25)', () => {
     const status = () => frame().locator('[data-testid="apl-status"]');
     const editorText = () => page.locator('.editor-instance .monaco-editor .view-lines').first().innerText().then(t => t.replace(/\u00a0/g, ' '));
 
-    async function command(title: string): Promise<void> {
-        await page.keyboard.press('F1');
-        await quickInputBox().fill(`>${title}`);
-        await page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first().waitFor();
-        await page.keyboard.press('Enter');
-    }
+    const command = (title: string) => paletteCommand(page, title);
 
     const runLine = (line: number) => runLineInEditor(page, line);
 
@@ -189,10 +185,7 @@ describe.skipIf(SKIP)('the editor as a user meets it (issue 25)', () => {
             await expect.poll(() => editorText(), { timeout: 30_000 }).toMatch(/^\[\s*\{\s*"_time"/);
             await shot('open-in-editor-json');
             expect(await page.locator('.tab', { hasText: 'APL Results' }).count()).toBe(0);
-            await page.keyboard.press('Control+Shift+P');
-            await quickInputBox().fill('>View: Revert and Close Editor');
-            await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Revert and Close Editor' }).first().waitFor();
-            await page.keyboard.press('Enter');
+            await command('View: Revert and Close Editor');
         }),
     120_000);
 

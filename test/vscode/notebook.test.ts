@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openWorkbench, ROOT, SCREENSHOTS, SKIP, skippedBanner, uiSteps, type CodeServer, type TestService, startUiSession, type UiSession } from './harness.js';
+import { fileDialog as fileDialogAction, paletteCommand } from './ui-actions.js';
 
 const EVENTS = 5_000;
 const SETUP_TIMEOUT = 25 * 60_000;
@@ -83,50 +84,11 @@ describe.skipIf(SKIP)('APL notebooks in a real VS Code, over 5,000 events', () =
         if (dir) await page.screenshot({ path: join(ROOT, dir, `vscode-${name}.png`) });
     }
 
-    /** Runs a command from the command palette (asked again until the extension's commands are listed: the workbench lists them once the extension host has read the extension). */
-    async function palette(command: string, timeout = T): Promise<void> {
-        const input = page.locator('.quick-input-widget .quick-input-box input');
-        const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: command }).first();
-        await expect
-            .poll(
-                async () => {
-                    // Opened afresh each time: an open palette does not list commands registered after it opened.
-                    if (await input.isVisible()) await page.keyboard.press('Escape');
-                    await page.keyboard.press('Control+Shift+P');
-                    await input.fill(`>${command}`);
-                    return row.waitFor({ timeout: 3000 }).then(
-                        () => true,
-                        () => false,
-                    );
-                },
-                { timeout },
-            )
-            .toBe(true);
-        await page.keyboard.press('Enter');
-    }
-
     /** A cell editor's text as typed (Monaco draws spaces as non-breaking ones). */
     const cellText = async (n: number) => ((await codeCell(n).locator('.view-lines').textContent()) ?? '').replace(/\u00a0/g, ' ');
 
-    /** Types `file` into VS Code's own file dialog (code-server's simple dialog: a path in an input) and accepts it. */
-    async function fileDialog(file: string, mustExist = true): Promise<void> {
-        const input = page.locator('.quick-input-widget .quick-input-box input');
-        await input.waitFor({ timeout: T });
-        // The dialog fills in its proposal after it opens: replace it once it is there, and keep it replaced.
-        await expect.poll(() => input.inputValue(), { timeout: T }).toMatch(/\//);
-        await expect
-            .poll(
-                async () => {
-                    if ((await input.inputValue()) !== file) await input.fill(file);
-                    await page.waitForTimeout(300);
-                    return input.inputValue();
-                },
-                { timeout: T },
-            )
-            .toBe(file);
-        await page.keyboard.press('Enter');
-        if (mustExist) await expect.poll(() => existsSync(file), { timeout: T }).toBe(true);
-    }
+    const palette = (command: string, timeout = T) => paletteCommand(page, command, timeout);
+    const fileDialog = (file: string) => fileDialogAction(page, file, { timeout: T });
 
     /** Types a query into the focused cell's editor (Escape closes what completion opened). */
     async function typeQuery(text: string): Promise<void> {

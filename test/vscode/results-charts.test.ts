@@ -6,7 +6,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import type { Page } from 'playwright-core';
@@ -24,6 +24,7 @@ import {
     type UiSession,
     readmePicture,
 } from './harness.js';
+import { fileDialog } from './ui-actions.js';
 
 const EVENTS = 3_000;
 const SETUP_TIMEOUT = 25 * 60_000;
@@ -223,26 +224,8 @@ describe.skipIf(SKIP)('charts, exports and history of the results view in a real
         }),
     5 * 60_000);
 
-    /** Types `file` into VS Code's own save dialog (code-server's simple dialog) and accepts it. */
-    async function saveAs(file: string): Promise<void> {
-        const input = page.locator('.quick-input-widget .quick-input-box input');
-        await input.waitFor({ timeout: T });
-        // The dialog fills in its proposal after it opens, the folder first and the file name after it:
-        // replace it once the whole proposal is there, and check that what will be saved stays ours.
-        await expect.poll(() => input.inputValue(), { timeout: T }).toMatch(/[^/]\.[a-z]+$/);
-        await expect
-            .poll(
-                async () => {
-                    if ((await input.inputValue()) !== file) await input.fill(file);
-                    await page.waitForTimeout(300);
-                    return input.inputValue();
-                },
-                { timeout: T },
-            )
-            .toBe(file);
-        await page.keyboard.press('Enter');
-        await expect.poll(() => existsSync(file), { timeout: T }).toBe(true);
-    }
+    /** The save dialog's proposal: the folder first, then the file name after it. */
+    const saveAs = (file: string) => fileDialog(page, file, { proposal: /[^/]\.[a-z]+$/, timeout: T });
 
     it("['events'] | summarize n = count() by level: Save as SVG writes the chart's SVG; Save result… writes a .aplr file without the token, and opening it shows the result without a request", () =>
         step('save chart and result', async () => {

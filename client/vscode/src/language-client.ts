@@ -4,7 +4,7 @@
  * `apl/setSchema`). The `apl.server.trace` setting sets the protocol trace.
  */
 import * as vscode from 'vscode';
-import { LanguageClient, Trace, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import { LanguageClient, State, Trace, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import type { Explanation } from '../../../language/explain.js';
 import type { QueryInfo } from '../../../language/lsp/apl-query-info.js';
 
@@ -26,10 +26,22 @@ export class AplLanguageClient implements vscode.Disposable {
             outputChannel: output,
         };
         const client = new LanguageClient('apl', 'APL Language Server', serverOptions, clientOptions);
-        await client.start();
         const wrapper = new AplLanguageClient(client);
+        // The client starts a new server after a crash; it knows only the sample datasets until told more.
+        client.onDidChangeState(e => {
+            if (e.newState === State.Running) wrapper.serverStarted();
+        });
+        await client.start();
         await wrapper.applyTrace();
         return wrapper;
+    }
+
+    /** The schema last pushed with `apl/setSchema` (undefined: none yet), pushed again to a restarted server. */
+    private schema: { value: unknown } | undefined;
+
+    private serverStarted(): void {
+        this.infos.clear();
+        if (this.schema) void this.client.sendNotification('apl/setSchema', { schema: this.schema.value }).catch(() => undefined);
     }
 
     async applyTrace(): Promise<void> {
@@ -71,6 +83,7 @@ export class AplLanguageClient implements vscode.Disposable {
     }
 
     setSchema(schema: unknown): Promise<void> {
+        this.schema = { value: schema };
         this.infos.clear();
         return this.client.sendNotification('apl/setSchema', { schema });
     }

@@ -6,7 +6,7 @@
  * Results go to the console and to the JSON file APL_TEST_RESULTS names.
  */
 import * as assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Mocha from 'mocha';
 import * as vscode from 'vscode';
@@ -51,6 +51,25 @@ async function openApl(name: string, text: string): Promise<vscode.TextDocument>
     return doc;
 }
 
+/** The pid of the language server this extension host started (its child running language-server.cjs), if one runs. */
+function languageServerPid(): number | undefined {
+    for (const entry of readdirSync('/proc')) {
+        if (!/^\d+$/.test(entry)) continue;
+        try {
+            const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+            // The fields after the command name (in parentheses, may hold spaces): state, then the parent's pid.
+            const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+            if (parent !== process.pid) continue;
+            if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('language-server.cjs')) return Number(entry);
+        } catch {
+            // The process ended meanwhile.
+        }
+    }
+    return undefined;
+}
+
+const codeOf = (d: vscode.Diagnostic) => (typeof d.code === 'object' ? d.code.value : d.code);
+
 const TESTS: Record<HostTestName, () => Promise<void>> = {
     ...editorItemTests({ env, api, openApl, until }),
     ...explainTests({ env, api, openApl, until }),
@@ -69,6 +88,27 @@ const TESTS: Record<HostTestName, () => Promise<void>> = {
         const unknown = diagnostics.find(d => (typeof d.code === 'object' ? d.code.value : d.code) === 'APL0012')!;
         assert.equal(unknown.range.start.line, 1);
         assert.equal(unknown.severity, vscode.DiagnosticSeverity.Warning);
+    },
+
+    "['events'] | where nosuchfield == 1 after the language server crashed and was restarted: APL0012 (the pushed schema is sent again)": async () => {
+        const a = await api();
+        await until('the schema of the service', () => a.schemaDatasets().includes('events') || undefined);
+        const before = await openApl('before-restart.apl', "['events'] | where nosuchfield == 1\n");
+        await until('APL0012 from the pushed schema', () => vscode.languages.getDiagnostics(before.uri).some(d => codeOf(d) === 'APL0012') || undefined);
+        const crashed = await until('the language server process', languageServerPid);
+        // A crash: the language client starts a new server, which knows only the sample datasets until told more.
+        process.kill(crashed, 'SIGKILL');
+        await until('a new language server', () => {
+            const pid = languageServerPid();
+            return pid !== undefined && pid !== crashed ? pid : undefined;
+        });
+        // The sample datasets alone say nothing of `events` (no APL0011, no APL0012): APL0012 needs the pushed schema.
+        const after = await openApl('after-restart.apl', "['events'] | where nosuchfield == 1\n");
+        const codes = await until('APL0012 from the new server', () => {
+            const found = vscode.languages.getDiagnostics(after.uri).map(codeOf);
+            return found.includes('APL0012') ? found : undefined;
+        });
+        assert.deepEqual(codes, ['APL0012']);
     },
 
     "completion offers the service's dataset names and fields": async () => {
