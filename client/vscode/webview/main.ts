@@ -472,7 +472,10 @@ function showGrid(view: RunView): void {
             maxBlocksInCache: MAX_BLOCKS,
             maxConcurrentDatasourceRequests: 2,
             rowBuffer: ROW_BUFFER,
-            infiniteInitialRowCount: Math.min(view.rowCount, BLOCK_SIZE),
+            // One placeholder row until a run's first block comes, not a screenful: each placeholder is a
+            // row of cells drawn and then thrown away, and a grid drawn before its rows (a query run
+            // before) was still drawing them when a quick run's rows came (the first paint waited).
+            infiniteInitialRowCount: 1,
             columnDefs: columnDefs(view, rows),
             rowSelection: { mode: 'multiRow', checkboxes: false, headerCheckbox: false, enableClickSelection: true },
             suppressMultiSort: true,
