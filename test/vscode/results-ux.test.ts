@@ -15,6 +15,7 @@ import {
     openWorkbench,
     resultsFrame,
     runLineInEditor,
+    SCREENSHOTS,
     SKIP,
     skippedBanner,
     uiSteps,
@@ -61,6 +62,8 @@ describe.skipIf(SKIP)('the results view used as a user does, in the default pane
     afterAll(() => session?.stop());
 
     const step = uiSteps(() => page, 'ux-');
+    /** A screenshot to look at (test-results/vscode/ux-look-<name>.png). */
+    const look = (name: string) => page.screenshot({ path: join(SCREENSHOTS, `ux-look-${name}.png`) });
 
     async function openQueries(): Promise<void> {
         await openWorkbench(page, server, 'queries.apl');
@@ -150,7 +153,11 @@ describe.skipIf(SKIP)('the results view used as a user does, in the default pane
             await showResultsView();
             await expect.poll(() => status().getAttribute('data-state'), { timeout: T }).toBe('done');
             await expect.poll(() => cellText(0, 'seq'), { timeout: T }).toBe(String(EVENTS - 1));
-            expect(await frame().locator('body').innerText()).toContain('a saved result');
+            // Said as a sentence (when it was saved, how much of it), not as a status message with a bare "info:".
+            const note = frame().locator('.notes p').first();
+            await expect.poll(() => note.textContent(), { timeout: T }).toMatch(/^This is a saved result from \d{4}-\d\d-\d\d \d\d:\d\d UTC with the first 1,000 of its 30,000 rows; the query was not run again \(Run runs it\)\.$/);
+            expect(await frame().locator('.notes').innerText()).not.toMatch(/\binfo:/);
+            await look('reload-note');
             for (const name of ['Export', 'Open in editor', 'Filters and columns']) expect(await frame().getByRole('button', { name, exact: true }).isDisabled(), name).toBe(false);
         }),
     5 * 60_000);
@@ -183,6 +190,56 @@ describe.skipIf(SKIP)('the results view used as a user does, in the default pane
             const v = (EVENTS - 1002).toLocaleString('en-US');
             await expect.poll(() => stats.textContent(), { timeout: T }).toBe(`Selection in seq: count 1 · distinct 1 · sum ${v} · avg ${v} · min ${v} · max ${v}`);
             await frame().getByRole('button', { name: 'Close' }).click();
+        }),
+    3 * 60_000);
+
+    it("['events'] | where seq >= 0 with the side bar open: the toolbar stays on one row", () =>
+        step('toolbar one row', async () => {
+            await runPaged();
+            await expect.poll(() => page.locator('.part.sidebar').isVisible(), { timeout: T }).toBe(true);
+            // Every group of controls on the first row's line, and the toolbar no taller than its tallest control.
+            const rows = () =>
+                frame()
+                    .getByRole('toolbar', { name: 'Results' })
+                    .evaluate(bar => {
+                        const kids = [...bar.children].filter(k => k.getBoundingClientRect().width > 0);
+                        const tops = new Set(kids.map(k => Math.round(k.getBoundingClientRect().top)));
+                        const tallest = Math.max(...kids.map(k => k.getBoundingClientRect().height));
+                        return { tops: tops.size, height: Math.round(bar.getBoundingClientRect().height), tallest: Math.round(tallest) };
+                    });
+            const r = await rows();
+            expect(r.tops, JSON.stringify(r)).toBe(1);
+            expect(r.height, JSON.stringify(r)).toBeLessThanOrEqual(r.tallest + 2);
+            await look('toolbar-side-bar');
+            // Every control is still on screen, by its full name.
+            for (const name of ['Run', 'Previous page', 'Next page', 'Export', 'Copy rows', 'Open in editor', 'Share…', 'Save result…']) {
+                expect(await frame().getByRole('button', { name, exact: true }).isVisible(), name).toBe(true);
+            }
+        }),
+    3 * 60_000);
+
+    it("['events'] | where seq >= 0: a click on the rightmost column opens the row details, and the clicked cell stays in view", () =>
+        step('details keep the cell', async () => {
+            await runPaged();
+            const viewport = frame().locator('.grid').first();
+            const vp = (await viewport.boundingBox())!;
+            // The rightmost column wholly drawn before the click.
+            const ids = await frame()
+                .locator('.ag-header-row-column .ag-header-cell[col-id]')
+                .evaluateAll((es, right) => es.filter(e => e.getBoundingClientRect().right <= right + 1 && e.getBoundingClientRect().width > 0).sort((a, b) => a.getBoundingClientRect().left - b.getBoundingClientRect().left).map(e => e.getAttribute('col-id')!), vp.x + vp.width);
+            const last = ids[ids.length - 1]!;
+            await cell(2, last).click();
+            await frame().getByRole('complementary', { name: 'Row details' }).waitFor({ timeout: T });
+            const inView = async () => {
+                const c = await cell(2, last).boundingBox();
+                const v = await viewport.boundingBox();
+                return !!c && !!v && c.x >= v.x - 1 && c.x + c.width <= v.x + v.width + 1;
+            };
+            await expect.poll(inView, { timeout: 10_000 }).toBe(true);
+            // Without scrolling the grid sideways.
+            expect(await frame().locator('.ag-grid-viewport').first().evaluate(e => e.scrollLeft)).toBe(0);
+            await look('details-right-column');
+            await frame().getByRole('complementary', { name: 'Row details' }).getByRole('button', { name: 'Close' }).click();
         }),
     3 * 60_000);
 

@@ -130,6 +130,8 @@ export interface RunView {
     notPaged?: string;
     /** The first rows, sent with the finished run so the grid paints without asking (one websocket round trip less). */
     firstRows?: unknown[][];
+    /** A result reopened from the history or a `.aplr` file (no request was sent for it): the view says so in a note. */
+    saved?: { savedAt: string; rowsSaved: number; rowCount: number };
     /** Nothing in the range, but the datasets have events elsewhere: the sentence that says where (the view offers All time). */
     emptyHint?: string;
     /** A column sort reads every row into the host: allowed up to this many rows (`apl.results.sortLimit`). */

@@ -86,8 +86,11 @@ const applyCustom = button('Apply', 'Apply the custom time range', () => {
 for (const e of [customStart, customEnd, applyCustom]) e.classList.add('custom');
 const runButton = button('Run', 'Run the query again', () => post({ type: 'rerun' }), true);
 const cancelButton = button('Cancel', 'Cancel the running query', () => post({ type: 'cancel' }));
-const prevButton = button('Previous page', 'Scroll to the previous page of rows', () => goToPage(-1));
-const nextButton = button('Next page', 'Scroll to the next page of rows', () => goToPage(1));
+// Short on screen (the toolbar holds on one row in a panel beside the side bar), named in full.
+const prevButton = button('‹ Page', 'Scroll to the previous page of rows', () => goToPage(-1));
+prevButton.setAttribute('aria-label', 'Previous page');
+const nextButton = button('Page ›', 'Scroll to the next page of rows', () => goToPage(1));
+nextButton.setAttribute('aria-label', 'Next page');
 const exportFormat = select('Export format', [['csv', 'CSV'], ['ndjson', 'NDJSON'], ['json', 'JSON'], ['xlsx', 'Excel'], ['parquet', 'Parquet']]);
 const exportButton = button('Export', 'Save every row of the result to a file', () => post({ type: 'export', format: exportFormat.value as ExportFormat }));
 const copyFormat = select('Copy format', [['tsv', 'TSV'], ['csv', 'CSV'], ['json', 'JSON'], ['markdown', 'Markdown']]);
@@ -472,7 +475,10 @@ function showGrid(view: RunView): void {
             maxBlocksInCache: MAX_BLOCKS,
             maxConcurrentDatasourceRequests: 2,
             rowBuffer: ROW_BUFFER,
-            infiniteInitialRowCount: Math.min(view.rowCount, BLOCK_SIZE),
+            // One placeholder row until a run's first block comes, not a screenful: each placeholder is a
+            // row of cells drawn and then thrown away, and a grid drawn before its rows (a query run
+            // before) was still drawing them when a quick run's rows came (the first paint waited).
+            infiniteInitialRowCount: 1,
             columnDefs: columnDefs(view, rows),
             rowSelection: { mode: 'multiRow', checkboxes: false, headerCheckbox: false, enableClickSelection: true },
             suppressMultiSort: true,
@@ -488,7 +494,7 @@ function showGrid(view: RunView): void {
                 const moved = movingFocus || (movedTo !== undefined && movedTo.row === e.rowIndex && movedTo.col === col);
                 if (!moved) {
                     movedTo = undefined;
-                    showDetails(e.rowIndex ?? undefined);
+                    showDetails(e.rowIndex ?? undefined, col ?? undefined);
                 }
                 updateSelectionStats(moved);
             },
@@ -496,7 +502,7 @@ function showGrid(view: RunView): void {
             onCellClicked: e => {
                 if (!movedTo) return;
                 movedTo = undefined;
-                showDetails(e.rowIndex ?? undefined);
+                showDetails(e.rowIndex ?? undefined, e.column.getColId());
                 updateSelectionStats();
             },
             onSelectionChanged: () => {
@@ -1058,13 +1064,32 @@ function showExtraTables(tables: readonly ExtraTableView[]): void {
 
 // --------------------------------------------------------------------------------- details
 
-function showDetails(rowIndex: number | undefined): void {
+/**
+ * Places the row details over the grid, on the side away from the cell they are for: the grid keeps
+ * its width (no column leaves the drawn ones, nothing scrolls) and the clicked cell stays in view.
+ */
+function placeDetails(rowIndex: number, colId: string | undefined): void {
+    const grid = gridBox.getBoundingClientRect();
+    const box = main.getBoundingClientRect();
+    // The grid's vertical scroll bar stays usable.
+    const bar = gridBox.querySelector('.ag-body-vertical-scroll')?.getBoundingClientRect().width ?? 0;
+    const width = details.getBoundingClientRect().width;
+    const atRight = grid.right - bar - width;
+    const cell = colId ? gridBox.querySelector(`.ag-row[row-index="${rowIndex}"] [col-id="${CSS.escape(colId)}"]`)?.getBoundingClientRect() : undefined;
+    // On the left only when the cell would be under the details on the right and is less so on the left.
+    const left = cell !== undefined && cell.right > atRight && Math.max(0, grid.left + width - cell.left) < cell.right - atRight;
+    details.classList.toggle('at-left', left);
+    details.style.left = `${(left ? grid.left : atRight) - box.left}px`;
+}
+
+function showDetails(rowIndex: number | undefined, colId?: string): void {
     if (!run || rowIndex === undefined || !api) return;
     const node = api.getDisplayedRowAtIndex(rowIndex);
     const data = node?.data;
     if (!data) return;
     const shown = run;
     details.hidden = false;
+    placeDetails(rowIndex, colId);
     details.replaceChildren();
     const title = el('h2', {}, `Row ${fmt(rowIndex + 1)}`);
     const object = Object.fromEntries(shown.fields.map((f, i) => [f.name, data[i] ?? null]));

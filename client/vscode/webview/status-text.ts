@@ -6,6 +6,7 @@
  */
 import type { RunView } from '../src/protocol.js';
 import type { SortKey } from '../src/results/sorted-rows.js';
+import { formatTime } from './cell-format.js';
 
 export const fmt = (n: number): string => n.toLocaleString('en-US');
 
@@ -70,10 +71,28 @@ export function statusText(run: RunView, firstRow: number, sort?: SortShown, sho
     return parts.join(' · ');
 }
 
+/** When a result was saved, to the minute, in the view's time zone. */
+function savedWhen(iso: string, zone: RunView['timeZone']): string {
+    const ms = Date.parse(iso);
+    if (!Number.isFinite(ms)) return iso;
+    const utc = new Date(ms).toISOString();
+    if (zone !== 'local') return `${utc.slice(0, 10)} ${utc.slice(11, 16)} UTC`;
+    return formatTime(utc, 'local').replace(/(\d\d:\d\d):\d\d(\.\d+)?/, '$1');
+}
+
+/** The sentence that says a result was reopened (history, `.aplr`), not run: when, how much of it, and how to run it. */
+function savedNote(saved: NonNullable<RunView['saved']>, zone: RunView['timeZone']): string {
+    const { savedAt, rowsSaved, rowCount } = saved;
+    const rows = rowsSaved < rowCount ? `the first ${fmt(rowsSaved)} of its ${fmt(rowCount)} rows` : rowsSaved === 1 ? 'its one row' : `all ${fmt(rowsSaved)} rows`;
+    return `This is a saved result from ${savedWhen(savedAt, zone)} with ${rows}; the query was not run again (Run runs it).`;
+}
+
 /** The notes shown under the status line once a run is no longer running. */
 export function runNotes(view: RunView): RunNote[] {
     if (view.state === 'running') return [];
-    const notes: RunNote[] = view.messages.map(m => ({ text: `${m.priority}: ${m.msg}`, kind: m.priority === 'error' || m.priority === 'fatal' ? 'error' : 'warn' }));
+    const notes: RunNote[] = [];
+    if (view.saved) notes.push({ text: savedNote(view.saved, view.timeZone), kind: 'info' });
+    notes.push(...view.messages.map((m): RunNote => ({ text: `${m.priority}: ${m.msg}`, kind: m.priority === 'error' || m.priority === 'fatal' ? 'error' : 'warn' })));
     // Said only when it matters: a limited result that could not be read page by page.
     if (view.notPaged && view.mode === 'once' && view.state === 'done' && view.truncated) {
         notes.push({ text: `This result is not read page by page because ${view.notPaged}: narrow the query (where, take, summarize) to see all of it.`, kind: 'info' });

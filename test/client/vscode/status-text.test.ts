@@ -90,6 +90,13 @@ describe('notes', () => {
         expect(runNotes(run({ state: 'error', error: { message: 'syntax error', line: 2, column: 7 } }))).toEqual([]);
     });
 
+    it('a result reopened from the history says so in a sentence (when it was saved, how many rows), not as a bare "info:" message', () => {
+        const saved = run({ mode: 'cursor', rowCount: 30_000, timeZone: 'utc', saved: { savedAt: '2026-11-28T12:54:58.120Z', rowsSaved: 1000, rowCount: 30_000 } });
+        expect(runNotes(saved)).toEqual([{ text: 'This is a saved result from 2026-11-28 12:54 UTC with the first 1,000 of its 30,000 rows; the query was not run again (Run runs it).', kind: 'info' }]);
+        expect(runNotes(run({ saved: { savedAt: '2026-11-28T12:54:58Z', rowsSaved: 3, rowCount: 3 } }))[0]?.text).toContain('with all 3 rows;');
+        expect(runNotes(run({ saved: { savedAt: '2026-11-28T12:54:58Z', rowsSaved: 1, rowCount: 1 } }))[0]?.text).toContain('with its one row;');
+    });
+
     it('a running run has no notes yet', () => {
         expect(runNotes(run({ state: 'running', messages: [{ priority: 'warn', msg: 'x' }] }))).toEqual([]);
     });

@@ -150,11 +150,7 @@ export function runView(run: Run): RunView {
         if (tables.length > 0) view.tables = tables;
     }
     if (run.emptyHint) view.emptyHint = run.emptyHint;
-    if (run.saved) {
-        const { savedAt, rowsSaved, rowCount } = run.saved;
-        const of = rowsSaved < rowCount ? `the first ${rowsSaved.toLocaleString('en-US')} of ${rowCount.toLocaleString('en-US')} rows` : rowsSaved === 1 ? 'its one row' : `all ${rowsSaved.toLocaleString('en-US')} rows`;
-        view.messages.push({ priority: 'info', msg: `a saved result (${savedAt}), ${of}, shown without running the query; Run runs it again` });
-    }
+    if (run.saved) view.saved = { ...run.saved };
     if (run.error) view.error = { message: run.error.message, line: run.error.location?.line, column: run.error.location?.column };
     if (!run.request.pageable) view.notPaged = run.request.notPageableReason ?? 'the result cannot be paged';
     if (r && r.mode === 'once' && run.request.timeColumn) {
