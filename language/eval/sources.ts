@@ -316,7 +316,10 @@ function scanDataset(snap: Snapshot, need: OrderNeed, state: RunState, terms: re
         // Rows in time order: the scan runs down from row hi - 1 (kernels read it without the selection);
         // else kernels may walk the rows physically, through the order's inverse.
         if (hi > lo && isIdentity(snap.ascOrder())) markReverseRun(sel, hi - 1);
-        else if (hi > lo) markPermutedRun(sel, () => snap.descRank(), n - hi, n);
+        else if (hi > lo) {
+            const [from, to] = [lo, hi];
+            markPermutedRun(sel, () => snap.descRank(), n - hi, n, () => physicalSpan(snap, from, to));
+        }
     } else if (asc === undefined) {
         sel = null;
     } else {
@@ -422,6 +425,15 @@ function blocksRead(snap: Snapshot, sel: Uint32Array | null, lo: number, m: numb
 function onlyRows(snap: Snapshot, rows: readonly number[], desc: boolean): Uint32Array {
     const sel = Uint32Array.from(rows).sort((a, b) => snap.compareRows(a, b));
     return desc ? sel.reverse() : sel;
+}
+
+/**
+ * The physical rows that hold positions [lo, hi) of the time order: within the order's spread of
+ * them. A part of a parallel scan over rows stored nearly in time order holds about its share.
+ */
+function physicalSpan(snap: Snapshot, lo: number, hi: number): [number, number] {
+    const spread = snap.orderSpread();
+    return [Math.max(0, lo - spread), Math.min(snap.rows, hi + spread)];
 }
 
 const identityCache = new WeakMap<Uint32Array, boolean>();

@@ -641,6 +641,12 @@ export interface Snapshot {
     descOrder(): Uint32Array;
     /** Its inverse: rank[row] = the row's position in `descOrder` (for kernels that walk rows physically). */
     descRank(): Uint32Array;
+    /**
+     * The most any row's position in `ascOrder` is from its physical row (0: rows in time order):
+     * positions [a, b) of the order lie in physical rows [a - spread, b + spread). Events that share
+     * a millisecond but arrived out of order move a few rows; shuffled events, anywhere.
+     */
+    orderSpread(): number;
     rowId(i: number): string;
     /** Compares two physical rows by (_time, row id). */
     compareRows(a: number, b: number): number;
@@ -1132,6 +1138,9 @@ export class DatasetStore {
             descRank(): Uint32Array {
                 return store.descRank(n, cmp);
             },
+            orderSpread(): number {
+                return store.orderSpread(n, cmp);
+            },
             rowId(i: number): string {
                 const o = overrides.get(i);
                 if (o !== undefined) return o;
@@ -1162,6 +1171,21 @@ export class DatasetStore {
 
     private descCache: { rows: number; order: Uint32Array } | undefined;
     private descRankCache: { rows: number; rank: Uint32Array } | undefined;
+
+    private spreadCache: { order: Uint32Array; spread: number } | undefined;
+
+    private orderSpread(n: number, cmp: (a: number, b: number) => number): number {
+        const order = this.ascOrder(n, cmp);
+        const c = this.spreadCache;
+        if (c && c.order === order) return c.spread;
+        let spread = 0;
+        for (let i = 0; i < n; i++) {
+            const d = order[i] > i ? order[i] - i : i - order[i];
+            if (d > spread) spread = d;
+        }
+        this.spreadCache = { order, spread };
+        return spread;
+    }
 
     private descRank(n: number, cmp: (a: number, b: number) => number): Uint32Array {
         const c = this.descRankCache;

@@ -96,17 +96,17 @@ function offerAscReverse(heap: Uint32Array, size: number, vals: Float64Array, se
 
 /**
  * The same over a selection in an order of its own (a newest-first scan of rows that arrived out of
- * time order): gathering `vals[sel[i]]` misses the cache on every row, so the rows are walked
- * physically instead. `rank[p] - off` is row p's position in the selection (out of [0, m): not
- * selected). A physical walk meets rows out of logical order, so equal values take the full compare
- * (which breaks ties by position), and the rows already in the heap (positions below `from`) are skipped.
+ * time order): gathering `vals[sel[i]]` costs a load per row and misses the cache where the order
+ * jumps, so the physical rows [lo, hi) that hold the selection are walked instead, in storage order.
+ * `rank[p] - off` is row p's position in the selection (out of [0, m): not selected). A physical walk
+ * meets rows out of logical order, so equal values take the full compare (which breaks ties by
+ * position), and the rows already in the heap (positions below `from`) are skipped.
  */
-function offerPhysical(heap: Uint32Array, size: number, vals: Float64Array, sel: Uint32Array, sgn: number, rank: Uint32Array, off: number, from: number, m: number): void {
-    const rows = rank.length;
+function offerPhysical(heap: Uint32Array, size: number, vals: Float64Array, sel: Uint32Array, sgn: number, rank: Uint32Array, off: number, from: number, m: number, lo: number, hi: number): void {
     // The skip test is `x < w` (descending) or `x > w`, written as one compare: -x < -w.
     const s = sgn < 0 ? 1 : -1;
     let sw = s * vals[sel[heap[0]]];
-    for (let p = 0; p < rows; p++) {
+    for (let p = lo; p < hi; p++) {
         if (s * vals[p] < sw) continue;
         const i = rank[p] - off;
         if (i < from || i >= m) continue;
@@ -119,11 +119,25 @@ function offerPhysical(heap: Uint32Array, size: number, vals: Float64Array, sel:
 }
 
 /** Selections that are a run of a dataset's newest-first order, with how to walk them physically. */
-const permutedRuns = new WeakMap<Uint32Array, { rank: () => Uint32Array; off: number; rows: number }>();
+const permutedRuns = new WeakMap<Uint32Array, { rank: () => Uint32Array; off: number; rows: number; span?: () => readonly [number, number] }>();
 
-/** Records that `sel[i] === order[off + i]`, where `rank()` is the inverse of `order` (a permutation of `rows` rows). */
-export function markPermutedRun(sel: Uint32Array, rank: () => Uint32Array, off: number, rows: number): void {
-    permutedRuns.set(sel, { rank, off, rows });
+/**
+ * Records that `sel[i] === order[off + i]`, where `rank()` is the inverse of `order` (a permutation
+ * of `rows` rows). `span()`: physical rows [lo, hi) that hold every row of `sel` (default: all), so
+ * that a run of an order close to storage order (a part of a parallel scan) is walked over its rows only.
+ */
+export function markPermutedRun(sel: Uint32Array, rank: () => Uint32Array, off: number, rows: number, span?: () => readonly [number, number]): void {
+    permutedRuns.set(sel, { rank, off, rows, span });
+}
+
+/** How `topNumeric` walks a marked permuted run of `n` rows physically: rows [lo, hi), or undefined to gather. */
+export function physicalWalk(sel: Uint32Array, n: number, valsLength: number): { rank: Uint32Array; off: number; lo: number; hi: number } | undefined {
+    const run = permutedRuns.get(sel);
+    if (run === undefined || run.rows > valsLength) return undefined;
+    const [lo, hi] = run.span?.() ?? [0, run.rows];
+    // A physical walk reads every row of its span: worth it while the selection is most of them.
+    if ((hi - lo) * 2 > n * 3) return undefined;
+    return { rank: run.rank(), off: run.off, lo, hi };
 }
 
 /** Selections known to be `top, top - 1, …` (physical rows), by array: see markReverseRun. */
@@ -158,12 +172,9 @@ export function topNumeric(vals: Float64Array, sel: Uint32Array | null, n: numbe
         siftUp(heap, vals, sel, sgn, i);
     }
     const top = sel === null ? undefined : reverseRuns.get(sel);
-    // A physical walk reads every row of the table: worth it when the selection is most of them
-    // (not for a part of a parallel run, which selects its share).
-    const permuted = sel === null || top !== undefined ? undefined : permutedRuns.get(sel);
-    const rank = permuted && n * 3 >= permuted.rows * 2 && permuted.rows <= vals.length ? permuted.rank() : undefined;
-    if (rank !== undefined) {
-        offerPhysical(heap, size, vals, sel!, sgn, rank, permuted!.off, size, n);
+    const walk = sel === null || top !== undefined ? undefined : physicalWalk(sel, n, vals.length);
+    if (walk !== undefined) {
+        offerPhysical(heap, size, vals, sel!, sgn, walk.rank, walk.off, size, n, walk.lo, walk.hi);
     } else if (top !== undefined) {
         if (sgn < 0) offerDescReverse(heap, size, vals, sel!, top, size, n);
         else offerAscReverse(heap, size, vals, sel!, top, size, n);

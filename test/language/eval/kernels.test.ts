@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { binnedTimeGroupIds, codeGroupIds } from '../../../language/eval/kernels/group.js';
 import { countByGroup, extremeByGroup, sumCountByGroup } from '../../../language/eval/kernels/aggregate.js';
 import { tableMatchRows, trueIndexes } from '../../../language/eval/kernels/select.js';
-import { markPermutedRun, markReverseRun, topNumeric } from '../../../language/eval/kernels/topn.js';
+import { markPermutedRun, markReverseRun, physicalWalk, topNumeric } from '../../../language/eval/kernels/topn.js';
 import { ascendingPerm } from '../../../language/eval/kernels/sort.js';
 
 /** A small deterministic generator (mulberry32), so failures replay. */
@@ -195,6 +195,56 @@ describe('ordering kernels', () => {
             }
         });
     }
+
+    /**
+     * A newest-first order of rows stored nearly in time order (neighbours swapped: events that share
+     * a millisecond and arrived out of order) and the parts of a parallel scan over it: each part is
+     * a run of the order whose rows lie within `spread` of its own physical range.
+     */
+    function nearlyOrderedParts(rows: number, parts: number, r: () => number): { order: Uint32Array; rank: Uint32Array; runs: Uint32Array[] } {
+        const asc = Uint32Array.from({ length: rows }, (_, i) => i);
+        for (let i = 0; i + 1 < rows; i++) if (r() < 0.2) [asc[i], asc[i + 1]] = [asc[i + 1], asc[i]];
+        const spread = asc.reduce((m, row, i) => Math.max(m, Math.abs(row - i)), 0);
+        const order = asc.slice().reverse();
+        const rank = new Uint32Array(rows);
+        order.forEach((row, pos) => (rank[row] = pos));
+        const runs = Array.from({ length: parts }, (_, k) => {
+            // Part k covers time positions [lo, hi) (parallel.ts partitionRange), newest first.
+            const lo = Math.floor((rows * k) / parts);
+            const hi = Math.floor((rows * (k + 1)) / parts);
+            const run = order.subarray(rows - hi, rows - lo);
+            markPermutedRun(run, () => rank, rows - hi, rows, () => [Math.max(0, lo - spread), Math.min(rows, hi + spread)]);
+            return run;
+        });
+        return { order, rank, runs };
+    }
+
+    for (const sgn of [1, -1]) {
+        it(`topNumeric ${sgn > 0 ? 'ascending' : 'descending'} over the parts of a nearly time-ordered scan, walked physically (ties, NaN)`, () => {
+            const r = rng(sgn > 0 ? 3 : 4);
+            // Few distinct values: many ties, some of them across a part's edges.
+            const vals = Float64Array.from({ length: 6000 }, () => (r() < 0.01 ? NaN : Math.floor(r() * 40)));
+            for (const parts of [1, 2, 3, 7]) {
+                const { runs } = nearlyOrderedParts(6000, parts, r);
+                for (const run of runs) {
+                    for (const k of [1, 10, 57]) expect([...topNumeric(vals, run, run.length, k, sgn)], `${parts} parts`).toEqual(refTop(vals, run, run.length, k, sgn));
+                }
+            }
+        });
+    }
+
+    it('a part of a nearly time-ordered scan walks its own physical rows, not the whole table', () => {
+        const { runs } = nearlyOrderedParts(6000, 2, rng(5));
+        const [oldest, newest] = runs.map(run => physicalWalk(run, run.length, 6000));
+        expect(newest && [newest.lo, newest.hi]).toEqual([expect.any(Number), 6000]);
+        expect(oldest && [oldest.lo, oldest.hi]).toEqual([0, expect.any(Number)]);
+        for (const w of [newest!, oldest!]) expect(w.hi - w.lo).toBeLessThan(3010);
+        // A part of a shuffled order has no narrow span: it is gathered.
+        const shuffled = Uint32Array.from({ length: 6000 }, (_, i) => (i * 7919) % 6000);
+        const part = shuffled.subarray(0, 3000);
+        markPermutedRun(part, () => new Uint32Array(6000), 0, 6000);
+        expect(physicalWalk(part, 3000, 6000)).toBeUndefined();
+    });
 
     it('ascendingPerm orders distinct values, and declines NaN and duplicates', () => {
         expect([...ascendingPerm(Float64Array.of(1, 2, 3), 3)!]).toEqual([0, 1, 2]);
