@@ -143,6 +143,35 @@ function resized<T extends Float64Array | Uint8Array | Uint32Array | Int32Array>
     return out;
 }
 
+/**
+ * `a` cut to its first `n` elements: a view when the room left over is small (the byte scanner
+ * sizes its columns by an estimate of the body's events, and copying every column at the end was
+ * a measurable share of its time), a copy when it would pin much more memory than it holds.
+ */
+export function fitted<T extends Float64Array | Uint8Array | Uint32Array | Int32Array | BigInt64Array>(a: T, n: number): T {
+    if (n >= a.length) return a;
+    return a.length - n <= (n >> 2) + 64 ? (a.subarray(0, n) as T) : (a.slice(0, n) as T);
+}
+
+/** The builder's arrays cut to `n` rows (`fitted`): the column it finishes as. */
+function fit(bl: FieldBuilder, n: number): void {
+    switch (bl.kind) {
+        case 'f64':
+            bl.values = fitted(bl.values, n);
+            bl.present = fitted(bl.present, (n + 7) >> 3);
+            break;
+        case 'str':
+            bl.codes = fitted(bl.codes, n);
+            break;
+        case 'bool':
+            bl.values = fitted(bl.values, n);
+            break;
+        case 'json':
+            bl.values.length = n;
+            break;
+    }
+}
+
 function resize(bl: FieldBuilder, n: number): void {
     switch (bl.kind) {
         case 'f64':
@@ -244,9 +273,10 @@ export class ColumnSet {
     finish(n: number): BatchColumn[] {
         const out: BatchColumn[] = [];
         for (const { name, b } of this.list) {
-            if (n !== this.rows) resize(b, n);
+            if (n < this.rows) fit(b, n);
+            else if (n > this.rows) resize(b, n);
             if (b.kind === 'f64') out.push({ name, kind: 'f64', values: b.values, present: b.count === n ? null : b.present });
-            else if (b.kind === 'str') out.push({ name, kind: 'str', dict: b.dict, codes: b.codes, hashes: resized(b.hashes, b.dict.length) });
+            else if (b.kind === 'str') out.push({ name, kind: 'str', dict: b.dict, codes: b.codes, hashes: fitted(b.hashes, b.dict.length) });
             else if (b.kind === 'bool') out.push({ name, kind: 'bool', values: b.values });
             else out.push({ name, kind: 'json', values: b.values });
         }
