@@ -194,6 +194,14 @@ describe('scanNdjsonColumns gives what the general path gives', () => {
         expectFitted(expectSame(events.map(e => JSON.stringify(e)).join('\n')));
     });
 
+    // A column starts with room for the strings it had in the previous body (capacity only).
+    it('1,000 distinct ids, then 3 lines with ids, then 2,000 distinct ids', () => {
+        const ids = (n: number, tag: string) => Array.from({ length: n }, (_, i) => JSON.stringify({ id: `${tag}-${i}`, m: i % 2 ? 'GET' : 'PUT' })).join('\n');
+        expectSame(ids(1000, 'a'));
+        expectSame('{"id":"x"}\n{"id":"a-1"}\n{"id":"x"}');
+        expectSame(ids(2000, 'b'));
+    });
+
     it('CSV: the general path', () => {
         expectSame('a,b\n1,2', { ...NDJSON, format: 'csv' }, false);
     });
