@@ -58,10 +58,23 @@ export interface Column {
     b: FieldBuilder;
 }
 
-function newBuilder(v: JsonValue, n: number): FieldBuilder {
+/**
+ * How many strings each str column's dictionary held at the end of the last body this thread
+ * read (by column name, at most MAX_HINTS names): the next body's column starts with room for as
+ * many, so a column of unique values (an id) does not grow its tables step by step in every
+ * request. Capacity only, never what is stored.
+ */
+const dictHints = new Map<string, number>();
+const MAX_HINTS = 4096;
+
+function dictHint(name: string, rows: number): number {
+    return Math.min(dictHints.get(name) ?? 0, rows);
+}
+
+function newBuilder(v: JsonValue, n: number, name: string): FieldBuilder {
     switch (typeof v) {
         case 'number': return { kind: 'f64', values: new Float64Array(n), present: new Uint8Array((n + 7) >> 3), count: 0 };
-        case 'string': return { kind: 'str', codes: new Uint32Array(n), dict: [], hashes: new Int32Array(16), index: null, bytes: null };
+        case 'string': return { kind: 'str', codes: new Uint32Array(n), dict: [], hashes: new Int32Array(Math.max(16, dictHint(name, n))), index: null, bytes: null };
         case 'boolean': return { kind: 'bool', values: new Uint8Array(n).fill(2) };
         default: return { kind: 'json', values: new Array<JsonValue | null>(n).fill(null) };
     }
@@ -143,6 +156,35 @@ function resized<T extends Float64Array | Uint8Array | Uint32Array | Int32Array>
     return out;
 }
 
+/**
+ * `a` cut to its first `n` elements: a view when the room left over is small (the byte scanner
+ * sizes its columns by an estimate of the body's events, and copying every column at the end was
+ * a measurable share of its time), a copy when it would pin much more memory than it holds.
+ */
+export function fitted<T extends Float64Array | Uint8Array | Uint32Array | Int32Array | BigInt64Array>(a: T, n: number): T {
+    if (n >= a.length) return a;
+    return a.length - n <= (n >> 2) + 64 ? (a.subarray(0, n) as T) : (a.slice(0, n) as T);
+}
+
+/** The builder's arrays cut to `n` rows (`fitted`): the column it finishes as. */
+function fit(bl: FieldBuilder, n: number): void {
+    switch (bl.kind) {
+        case 'f64':
+            bl.values = fitted(bl.values, n);
+            bl.present = fitted(bl.present, (n + 7) >> 3);
+            break;
+        case 'str':
+            bl.codes = fitted(bl.codes, n);
+            break;
+        case 'bool':
+            bl.values = fitted(bl.values, n);
+            break;
+        case 'json':
+            bl.values.length = n;
+            break;
+    }
+}
+
 function resize(bl: FieldBuilder, n: number): void {
     switch (bl.kind) {
         case 'f64':
@@ -181,7 +223,7 @@ export class ColumnSet {
     column(name: string, first: JsonValue): Column {
         let col = this.byName.get(name);
         if (col === undefined) {
-            col = { name, b: newBuilder(first, this.rows) };
+            col = { name, b: newBuilder(first, this.rows, name) };
             this.byName.set(name, col);
             this.list.push(col);
         }
@@ -219,7 +261,7 @@ export class ColumnSet {
     putAscii(col: Column, bytes: Buffer, view: DataView, start: number, end: number, h: number, row: number): void {
         const bl = col.b;
         if (bl.kind === 'str' && bl.bytes !== 'off') {
-            const dict = bl.bytes ?? new ByteDict(bytes, view);
+            const dict = bl.bytes ?? new ByteDict(bytes, view, dictHint(col.name, this.rows));
             bl.bytes = dict;
             let c = dict.find(start, end, h);
             if (c >= 0) {
@@ -244,9 +286,14 @@ export class ColumnSet {
     finish(n: number): BatchColumn[] {
         const out: BatchColumn[] = [];
         for (const { name, b } of this.list) {
-            if (n !== this.rows) resize(b, n);
+            if (n < this.rows) fit(b, n);
+            else if (n > this.rows) resize(b, n);
             if (b.kind === 'f64') out.push({ name, kind: 'f64', values: b.values, present: b.count === n ? null : b.present });
-            else if (b.kind === 'str') out.push({ name, kind: 'str', dict: b.dict, codes: b.codes, hashes: resized(b.hashes, b.dict.length) });
+            else if (b.kind === 'str') {
+                if (dictHints.size >= MAX_HINTS && !dictHints.has(name)) dictHints.clear();
+                dictHints.set(name, b.dict.length);
+                out.push({ name, kind: 'str', dict: b.dict, codes: b.codes, hashes: fitted(b.hashes, b.dict.length) });
+            }
             else if (b.kind === 'bool') out.push({ name, kind: 'bool', values: b.values });
             else out.push({ name, kind: 'json', values: b.values });
         }
@@ -274,16 +321,24 @@ export function sameBytes(bytes: Uint8Array, view: DataView, a: number, b: numbe
  */
 export class ByteDict {
     /** Entry + 1 by its hash. */
-    private readonly table = new ProbeTable();
-    private starts = new Int32Array(32);
-    private lens = new Int32Array(32);
-    private codes = new Uint32Array(32);
+    private readonly table: ProbeTable;
+    private starts: Int32Array;
+    private lens: Int32Array;
+    private codes: Uint32Array;
     private size = 0;
 
+    /** `expected`: how many strings are likely to come (room made for them up front). */
     constructor(
         private readonly bytes: Uint8Array,
         private readonly view: DataView,
-    ) {}
+        expected = 0,
+    ) {
+        const n = Math.max(32, expected);
+        this.table = new ProbeTable(expected);
+        this.starts = new Int32Array(n);
+        this.lens = new Int32Array(n);
+        this.codes = new Uint32Array(n);
+    }
 
     /**
      * The code of the string at `bytes[start, end)`, 0 when not here, -1 when the search gave up

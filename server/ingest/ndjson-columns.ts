@@ -16,7 +16,7 @@
  * a JSON array or CSV body go the general way whole (`scanNdjsonColumns` answers undefined). The
  * differential test (test/server/ingest/ndjson-columns.test.ts) holds the two to equality.
  */
-import { buildColumnarBatch, ColumnSet, sameBytes, type Column, type ColumnarBatch } from './columnar.js';
+import { buildColumnarBatch, ColumnSet, fitted, sameBytes, type Column, type ColumnarBatch } from './columnar.js';
 import { timeRange, type IngestParams } from './ingest.js';
 import type { JsonValue } from '../../language/values.js';
 import { decodeLines, parseNdjsonLine, skipWsBytes, type EventFailure, type ParsedEvents, type RawEvent } from '../../language/ingest/parse-events.js';
@@ -211,7 +211,7 @@ class BodyScanner {
             if (nl >= limit) break;
             s = nl + 1;
         }
-        const times = row === this.times.length ? this.times : this.times.slice(0, row);
+        const times = fitted(this.times, row);
         const failures = timeFailures.length === 0 ? parseFailures : parseFailures.concat(timeFailures);
         return { times, columns: this.set.finish(row), failures, ...timeRange(times) };
     }

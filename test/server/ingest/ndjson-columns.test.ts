@@ -173,6 +173,35 @@ describe('scanNdjsonColumns gives what the general path gives', () => {
         expectSame(mem.subarray(0, text.length));
     });
 
+    // The scanner sizes its columns by the first line; at the end it keeps a view of them when
+    // the room left over is small, else a copy: an array never pins much more than it holds.
+    const expectFitted = (batch: ColumnarBatch): void => {
+        const n = batch.times.length;
+        const arrays: [ArrayLike<unknown> & { buffer: ArrayBufferLike; BYTES_PER_ELEMENT: number }, number][] = [[batch.times, n]];
+        for (const c of batch.columns) {
+            if (c.kind === 'f64') arrays.push([c.values, n]);
+            else if (c.kind === 'str') arrays.push([c.codes, n], [c.hashes!, c.dict.length]);
+            else if (c.kind === 'bool') arrays.push([c.values, n]);
+        }
+        for (const [a, used] of arrays) expect(a.buffer.byteLength / a.BYTES_PER_ELEMENT).toBeLessThanOrEqual(used + (used >> 2) + 64);
+    };
+    it('a short first line then 400 long ones (the columns were sized for far more events), and 1,000 sample events', () => {
+        const long = Array.from({ length: 400 }, (_, i) => JSON.stringify({ a: i, s: `v${i}`, b: i % 2 === 0, pad: 'x'.repeat(200) }));
+        const batch = expectSame(['{"a":0,"s":"v","b":true,"pad":"x"}', ...long].join('\n'));
+        expect(batch.times.length).toBe(401);
+        expectFitted(batch);
+        const events = [...generateSample('sample-http-logs', { rows: 1000, seed: 5, end: new Date('2025-01-01T00:00:00Z') })];
+        expectFitted(expectSame(events.map(e => JSON.stringify(e)).join('\n')));
+    });
+
+    // A column starts with room for the strings it had in the previous body (capacity only).
+    it('1,000 distinct ids, then 3 lines with ids, then 2,000 distinct ids', () => {
+        const ids = (n: number, tag: string) => Array.from({ length: n }, (_, i) => JSON.stringify({ id: `${tag}-${i}`, m: i % 2 ? 'GET' : 'PUT' })).join('\n');
+        expectSame(ids(1000, 'a'));
+        expectSame('{"id":"x"}\n{"id":"a-1"}\n{"id":"x"}');
+        expectSame(ids(2000, 'b'));
+    });
+
     it('CSV: the general path', () => {
         expectSame('a,b\n1,2', { ...NDJSON, format: 'csv' }, false);
     });
