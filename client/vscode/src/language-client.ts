@@ -39,9 +39,17 @@ export class AplLanguageClient implements vscode.Disposable {
     /** The schema last pushed with `apl/setSchema` (undefined: none yet), pushed again to a restarted server. */
     private schema: { value: unknown } | undefined;
 
+    private readonly started = new vscode.EventEmitter<void>();
+    /**
+     * Fires each time a server is running (the first, and each one started after a crash or a restart):
+     * what the editor told the old one (the notebook cell preludes) it tells the new one again.
+     */
+    readonly onDidStartServer = this.started.event;
+
     private serverStarted(): void {
         this.infos.clear();
         if (this.schema) void this.client.sendNotification('apl/setSchema', { schema: this.schema.value }).catch(() => undefined);
+        this.started.fire();
     }
 
     async applyTrace(): Promise<void> {
@@ -89,6 +97,7 @@ export class AplLanguageClient implements vscode.Disposable {
     }
 
     dispose(): void {
+        this.started.dispose();
         void this.client.stop();
     }
 }

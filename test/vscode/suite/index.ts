@@ -111,6 +111,33 @@ const TESTS: Record<HostTestName, () => Promise<void>> = {
         assert.deepEqual(codes, ['APL0012']);
     },
 
+    "let t = ['events'] | where seq > 1; in cell 1, t\\n| where nosuchfield == 1 in cell 2, after the language server crashed and was restarted: APL0012 on nosuchfield and nothing on t (the cell preludes are sent again)": async () => {
+        const a = await api();
+        await until('the schema of the service', () => a.schemaDatasets().includes('events') || undefined);
+        const file = vscode.Uri.file(join(env('APL_TEST_WORKSPACE'), 'preludes-restart.aplnb'));
+        const cells = ["let t = ['events'] | where seq > 1;", 't\n| where nosuchfield == 1'].map(text => ({ kind: 'apl', text }));
+        await vscode.workspace.fs.writeFile(file, Buffer.from(JSON.stringify({ format: 1, cells }), 'utf8'));
+        const notebook = await vscode.workspace.openNotebookDocument(file);
+        await vscode.window.showNotebookDocument(notebook);
+        const second = notebook.cellAt(1).document.uri;
+        // Without cell 1's let, `t` is an unknown dataset (APL0011) and `nosuchfield` goes unchecked: APL0012 on line 1 needs the prelude.
+        const onNoSuchField = () => {
+            const found = vscode.languages.getDiagnostics(second);
+            return found.some(d => codeOf(d) === 'APL0012' && d.range.start.line === 1) ? found : undefined;
+        };
+        await until('APL0012 in cell 2, checked with the let of cell 1', onNoSuchField);
+        const crashed = await until('the language server process', languageServerPid);
+        process.kill(crashed, 'SIGKILL');
+        // The client drops the old server's diagnostics before it starts the new one: all from here on are the new server's.
+        await until('a new language server', () => {
+            const pid = languageServerPid();
+            return pid !== undefined && pid !== crashed ? pid : undefined;
+        });
+        const after = await until('APL0012 in cell 2 from the new server, with the prelude sent again', onNoSuchField);
+        assert.deepEqual(after.map(d => `${codeOf(d)}@${d.range.start.line}`), ['APL0012@1']);
+        await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    },
+
     "completion offers the service's dataset names and fields": async () => {
         const doc = await openApl('completion.apl', "['events']\n| where \n");
         const fields = await vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', doc.uri, new vscode.Position(1, 8));

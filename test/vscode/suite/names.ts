@@ -7,6 +7,7 @@ export const HOST_TESTS = [
     'an .apl file gets diagnostics with APL codes',
     "completion offers the service's dataset names and fields",
     "['events'] | where nosuchfield == 1 after the language server crashed and was restarted: APL0012 (the pushed schema is sent again)",
+    "let t = ['events'] | where seq > 1; in cell 1, t\\n| where nosuchfield == 1 in cell 2, after the language server crashed and was restarted: APL0012 on nosuchfield and nothing on t (the cell preludes are sent again)",
     'the token goes to SecretStorage and into no settings file',
     'apl.run over 5,000 events reports rowsMatched 5,000 in pages of at most 1,000',
     'apl.exportResults writes 5,000 rows and a header, each event exactly once',

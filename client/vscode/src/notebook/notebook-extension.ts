@@ -183,6 +183,8 @@ export function registerNotebooks(context: vscode.ExtensionContext, host: Notebo
     vscode.workspace.notebookDocuments.forEach(sendPreludes);
     subs.push(
         vscode.workspace.onDidOpenNotebookDocument(sendPreludes),
+        // A server started after a crash or a restart knows no preludes: each open notebook's are sent again.
+        host.languageClient.onDidStartServer(() => vscode.workspace.notebookDocuments.forEach(sendPreludes)),
         vscode.workspace.onDidChangeNotebookDocument(e => {
             if (e.contentChanges.length > 0 || e.cellChanges.some(c => c.document)) schedule(e.notebook);
         }),
