@@ -328,28 +328,23 @@ export function mergeSummaries(parts: readonly Extract<PartialResult, { kind: 's
  */
 export class SummaryFold {
     private readonly main: GroupFold;
-    private readonly totals?: GroupFold;
     private used = 0;
 
     constructor(
         private readonly first: Extract<PartialResult, { kind: 'summarize' }>,
         private readonly stateBudget = Infinity,
     ) {
-        const track = (bytes: number) => (this.used += bytes);
-        this.main = new GroupFold(first, first.keys.map((_, i) => i), track);
-        const tk = first.timeKey;
-        if (tk) this.totals = new GroupFold(first, first.keys.map((_, i) => i).filter(i => i !== tk.index), track);
+        this.main = new GroupFold(first, first.keys.map((_, i) => i), bytes => (this.used += bytes));
     }
 
     add(p: Extract<PartialResult, { kind: 'summarize' }>): void {
         this.main.add(p);
-        this.totals?.add(p);
         if (this.used > this.stateBudget) this.shrink();
     }
 
     /** The largest exact states become sketches, until the states fit the budget (or none is worth it). */
     private shrink(): void {
-        const exact = [...this.main.objectStates(), ...(this.totals?.objectStates() ?? [])].filter(s => s.exact && s.bytes > s.sketchBytes);
+        const exact = [...this.main.objectStates()].filter(s => s.exact && s.bytes > s.sketchBytes);
         exact.sort((a, b) => b.bytes - a.bytes);
         for (const s of exact) {
             if (this.used <= this.stateBudget) break;
@@ -364,21 +359,24 @@ export class SummaryFold {
             groups: first.keys.filter((_, i) => i !== first.timeKey?.index).map(k => k.name),
             order: first.keys.length ? [{ field: first.keys[0].name, desc: false }] : [],
         };
-        if (first.timeKey && this.totals) {
+        const estimates: string[] = [];
+        first.aggs.forEach((a, j) => {
+            const sketch = this.main.sketchOf(j);
+            if (sketch) estimates.push(estimateNote(a.name, sketch, this.stateBudget));
+        });
+        if (first.timeKey) {
             const tk = first.timeKey;
             const rest = first.keys.map((_, i) => i).filter(i => i !== tk.index);
             meta.buckets = { field: first.keys[tk.index].name, size: tk.size };
             meta.timeBinned = { timeField: first.keys[tk.index].name, keys: rest.map(i => first.keys[i].name), firstAgg: first.aggs[0]?.name };
-            const totals = this.totals.frame();
+            // The totals over the time bins merge the merged groups: their states are done with, and are merged into rather than copied.
+            const fold = new GroupFold(first, rest, () => undefined);
+            fold.add({ ...first, groups: this.main.rows() }, true);
+            const totals = fold.frame();
             totals.meta = { groups: rest.map(i => first.keys[i].name) };
             meta.totals = totals;
         }
         main.meta = meta;
-        const estimates: string[] = [];
-        first.aggs.forEach((a, j) => {
-            const sketch = this.main.sketchOf(j) ?? this.totals?.sketchOf(j);
-            if (sketch) estimates.push(estimateNote(a.name, sketch, this.stateBudget));
-        });
         return { frame: main, groups: main.length, estimates };
     }
 }
@@ -405,7 +403,8 @@ class GroupFold {
         this.scalarKeys = keyIdx.every(i => first.keys[i].type !== 'dynamic');
     }
 
-    add(p: Extract<PartialResult, { kind: 'summarize' }>): void {
+    /** Folds a part's groups in. `adopt`: its states are this fold's to change (no part shares them). */
+    add(p: Extract<PartialResult, { kind: 'summarize' }>, adopt = false): void {
         const { keyIdx, index, keyVals, acc, avgState, objects } = this;
         const { keys, aggs } = this.first;
         const K = keys.length;
@@ -432,7 +431,7 @@ class GroupFold {
                     const s = row[at++] as MergeState;
                     const had = objects[j][g!];
                     if (had === undefined) {
-                        objects[j][g!] = s.share();
+                        objects[j][g!] = adopt ? s : s.share();
                         this.track(s.bytes);
                     } else this.track(mergeState(had, s));
                     return;
@@ -441,6 +440,21 @@ class GroupFold {
                 acc[j][g!] = combine(a.merge, acc[j][g!] ?? null, v);
             });
         }
+    }
+
+    /** The merged groups as a part's rows (the states themselves, not copies). */
+    rows(): PartValue[][] {
+        const out: PartValue[][] = [];
+        for (let g = 0; g < this.index.size; g++) {
+            const row: PartValue[] = this.keyVals.map(k => encodeValue(k[g]));
+            this.first.aggs.forEach((a, j) => {
+                if (a.merge === 'avg') row.push(this.avgState[j][g]?.sum ?? 0, this.avgState[j][g]?.n ?? 0);
+                else if (a.merge === 'distinct' || a.merge === 'quantile') row.push(this.objects[j][g]);
+                else row.push(encodeValue(this.acc[j][g] ?? null));
+            });
+            out.push(row);
+        }
+        return out;
     }
 
     *objectStates(): Iterable<MergeState> {
