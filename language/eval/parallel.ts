@@ -329,17 +329,23 @@ export function mergeSummaries(parts: readonly Extract<PartialResult, { kind: 's
 export class SummaryFold {
     private readonly main: GroupFold;
     private used = 0;
+    /** Past the budget with nothing worth turning into a sketch (many small groups): look again only once the states grew by half. */
+    private nextShrink: number;
 
     constructor(
         private readonly first: Extract<PartialResult, { kind: 'summarize' }>,
         private readonly stateBudget = Infinity,
     ) {
         this.main = new GroupFold(first, first.keys.map((_, i) => i), bytes => (this.used += bytes));
+        this.nextShrink = stateBudget;
     }
 
     add(p: Extract<PartialResult, { kind: 'summarize' }>): void {
         this.main.add(p);
-        if (this.used > this.stateBudget) this.shrink();
+        if (this.used > this.nextShrink) {
+            this.shrink();
+            this.nextShrink = this.used <= this.stateBudget ? this.stateBudget : this.used * 1.5;
+        }
     }
 
     /** The largest exact states become sketches, until the states fit the budget (or none is worth it). */

@@ -128,11 +128,11 @@ const QUERIES = [
     "['d'] | top 7 by n asc",
     "['d'] | where ok | sort by n asc | take 25",
     "['d'] | where ok | top 5 by status asc, r desc | project status, r, n",
+    "['d'] | summarize dcount(status), percentile(n, 90) by method",
     // One scan over the blocks.
     "['d'] | take 10",
     "['d'] | project _time, status, n | take 30",
     "['d'] | where n > 500 | project _time, n, label",
-    "['d'] | summarize dcount(status), percentile(n, 90) by method",
     "['d'] | summarize make_set(status) by method | order by method asc",
     "['d'] | order by _time asc | take 15",
     "['d'] | sort by n desc, _time asc | take 12",
