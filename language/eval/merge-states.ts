@@ -201,15 +201,20 @@ export function distinctStates(vecs: readonly Vec[], conditional: boolean, gids:
     if (!x.c && x.col instanceof StrColumn) {
         // Dictionary codes first: a string's key is made once per group, not once per row.
         const col = x.col;
-        const seen: Set<number>[] = Array.from({ length: G }, () => new Set<number>());
+        const D = col.dict.length;
+        // Seen (group, code) pairs: a flag table when it is small, else a set of pair numbers.
+        const flags = G * D <= 1 << 25 ? new Uint8Array(G * D) : undefined;
+        const pairs = flags ? undefined : new Set<number>();
         for (let i = 0; i < n; i++) {
-            if (!keep(i)) continue;
             const c = col.codes[x.sel ? x.sel[i] : i];
-            if (c !== 0) seen[gids[i]].add(c);
+            if (c === 0 || !keep(i)) continue;
+            const g = gids[i];
+            const k = g * D + c;
+            if (flags ? flags[k] === 1 : pairs!.has(k)) continue;
+            if (flags) flags[k] = 1;
+            else pairs!.add(k);
+            sets[g].add(canonicalKey(col.dict[c]));
         }
-        seen.forEach((codes, g) => {
-            for (const c of codes) sets[g].add(canonicalKey(col.dict[c]));
-        });
     } else {
         for (let i = 0; i < n; i++) {
             if (!keep(i)) continue;
