@@ -15,7 +15,8 @@ export const DRAIN_LIMIT_BYTES = 1024 * 1024 * 1024;
 export function drainRefusedBodies(app: FastifyInstance): void {
     app.addHook('onSend', async (req, reply, payload) => {
         const raw = req.raw;
-        if (raw.complete || raw.destroyed || reply.getHeader('connection') !== 'close') return payload;
+        // Only a refused body: a service that is closing also says `Connection: close`, and means it.
+        if (reply.statusCode !== 413 || raw.complete || raw.destroyed || reply.getHeader('connection') !== 'close') return payload;
         const declared = Number(req.headers['content-length']);
         if (declared > DRAIN_LIMIT_BYTES) return payload;
         // Kept alive: Node reads the body to its end and the connection serves the next request.
