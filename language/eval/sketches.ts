@@ -2,23 +2,31 @@
  * Mergeable sketches for the aggregations whose exact state grows with the data (merge-states.ts
  * uses them once the exact states pass their memory budget):
  *
- * - `HyperLogLog`: distinct counts (dcount). Flajolet, Fusy, Gandouet, Meunier, "HyperLogLog: the
- *   analysis of a near-optimal cardinality estimation algorithm" (AofA 2007), with 2^p one-byte
- *   registers over a 64-bit hash (so no large-range correction is needed) and the estimator of
- *   Ertl, "New cardinality estimation algorithms for HyperLogLog sketches" (arXiv:1702.01284,
- *   2017, algorithm 6: the "improved raw estimator"), which needs no empirical bias tables and is
- *   unbiased from 0 to far past 2^32. Relative standard error 1.04/√(2^p): p = 14 (Kusto's
- *   default accuracy level) gives 0.81%. Merging is the registers' maximum: lossless.
- * - `QuantileSketch`: percentiles. DDSketch, Masson, Rim, Lee, "DDSketch: a fast and fully-mergeable
- *   quantile sketch with relative-error guarantees" (VLDB 2019): values are counted in buckets
- *   (γ^(i-1), γ^i] with γ = (1+α)/(1-α), and a bucket's value 2γ^i/(γ+1) is within α (relative) of
- *   every value in it. So the value given for a rank is within α of the exact value at that rank,
- *   whatever the data and however the sketches were merged (merging adds bucket counts: lossless).
- *   α = 1% here; buckets are unbounded (their number grows with log(max/min), not with the count:
- *   values from 1e-3 to 1e9 take about 1,400).
- *
- * language/ does no I/O and runs in browsers too: the hash is written out here (MurmurHash3).
+ * - `HyperLogLog`: distinct counts (dcount). Our own, because no maintained HyperLogLog library on
+ *   npm fits (looked at 2026-11): bloom-filters 3.0.4 has one among its filters, with eight runtime
+ *   dependencies, the raw estimator of 2007 with its 32-bit corrections, and counts reported wrong
+ *   (Callidon/bloom-filters#69); hyperloglog 0.1.2 hashes with a native Node binding (no browser);
+ *   hyperloglog-lite 1.0.2 with a 32-bit hash. This one follows Flajolet, Fusy, Gandouet, Meunier,
+ *   "HyperLogLog: the analysis of a near-optimal cardinality estimation algorithm" (AofA 2007), with
+ *   2^p one-byte registers over a 64-bit hash (so no large-range correction is needed) and the
+ *   estimator of Ertl, "New cardinality estimation algorithms for HyperLogLog sketches"
+ *   (arXiv:1702.01284, 2017, algorithm 6: the "improved raw estimator"), which needs no empirical
+ *   bias tables and is unbiased from 0 to far past 2^32. Relative standard error 1.04/√(2^p):
+ *   p = 14 (Kusto's default accuracy level) gives 0.81%. Merging is the registers' maximum:
+ *   lossless. language/ does no I/O and runs in browsers too: the hash (MurmurHash3) is written
+ *   out here.
+ * - `QuantileSketch`: percentiles, over Datadog's DDSketch (@datadog/sketches-js; Masson, Rim, Lee,
+ *   "DDSketch: a fast and fully-mergeable quantile sketch with relative-error guarantees", VLDB
+ *   2019) with relative accuracy α = 1% and unbounded buckets (their number grows with
+ *   log(max/min), not with the count: values from 1e-3 to 1e9 take about 1,400): the value given
+ *   for a rank is within α of the exact value at that rank, whatever the data and however the
+ *   sketches were merged. Around the library: the infinities are counted beside it (its store
+ *   cannot take one), min and max are exact, the merge adds bucket counts (lossless; not the
+ *   library's merge, see mergeDDSketch), and values nearer 0 than 2.2e-308 count as 0 (the
+ *   library's smallest bucket).
  */
+
+import { DDSketch } from '@datadog/sketches-js';
 
 /** MurmurHash3 x86_32 of a string's UTF-16 code units (two per 32-bit block). */
 function murmur3(key: string, seed: number): number {
@@ -149,57 +157,9 @@ function tau(x: number): number {
 /** The quantile sketch's relative accuracy α. */
 export const QUANTILE_RELATIVE_ACCURACY = 0.01;
 
-const GAMMA = (1 + QUANTILE_RELATIVE_ACCURACY) / (1 - QUANTILE_RELATIVE_ACCURACY);
-const LN_GAMMA = Math.log(GAMMA);
-
-/** Bucket counts over a contiguous range of indexes, grown as values arrive. */
-class Buckets {
-    counts = new Float64Array(0);
-    /** The index of counts[0]. */
-    offset = 0;
-
-    add(index: number, count: number): void {
-        if (this.counts.length === 0) {
-            this.counts = new Float64Array(16);
-            this.offset = index - 8;
-        }
-        if (index < this.offset || index >= this.offset + this.counts.length) this.grow(index);
-        this.counts[index - this.offset] += count;
-    }
-
-    private grow(index: number): void {
-        const lo = Math.min(index, this.offset);
-        const hi = Math.max(index + 1, this.offset + this.counts.length);
-        // Room on both sides, so that values arriving in order do not copy on every bucket.
-        const extra = Math.max(16, (hi - lo) >> 1);
-        const next = new Float64Array(hi - lo + 2 * extra);
-        next.set(this.counts, this.offset - (lo - extra));
-        this.counts = next;
-        this.offset = lo - extra;
-    }
-
-    merge(o: Buckets): void {
-        for (let i = 0; i < o.counts.length; i++) if (o.counts[i] !== 0) this.add(o.offset + i, o.counts[i]);
-    }
-
-    clone(): Buckets {
-        const c = new Buckets();
-        c.counts = this.counts.slice();
-        c.offset = this.offset;
-        return c;
-    }
-}
-
-/** The value of bucket i: within α of every value in (γ^(i-1), γ^i]. */
-function bucketValue(i: number): number {
-    return (2 * Math.exp(i * LN_GAMMA)) / (GAMMA + 1);
-}
-
 export class QuantileSketch {
-    private readonly pos = new Buckets();
-    /** Negative values, by their magnitude. */
-    private readonly neg = new Buckets();
-    private zeros = 0;
+    /** The finite values (the library's store cannot take an infinity). */
+    private readonly finite = new DDSketch({ relativeAccuracy: QUANTILE_RELATIVE_ACCURACY });
     private posInf = 0;
     private negInf = 0;
     count = 0;
@@ -207,7 +167,7 @@ export class QuantileSketch {
     max = -Infinity;
 
     get bytes(): number {
-        return 8 * (this.pos.counts.length + this.neg.counts.length) + 128;
+        return 8 * (this.finite.store.bins.length + this.finite.negativeStore.bins.length) + 128;
     }
 
     /** Adds a number (NaN is not a value: the caller leaves it out, as the exact percentile does). */
@@ -217,9 +177,7 @@ export class QuantileSketch {
         if (x > this.max) this.max = x;
         if (x === Infinity) this.posInf++;
         else if (x === -Infinity) this.negInf++;
-        else if (x > 0) this.pos.add(Math.ceil(Math.log(x) / LN_GAMMA), 1);
-        else if (x < 0) this.neg.add(Math.ceil(Math.log(-x) / LN_GAMMA), 1);
-        else this.zeros++;
+        else this.finite.accept(x);
     }
 
     addAll(values: Float64Array): void {
@@ -227,9 +185,7 @@ export class QuantileSketch {
     }
 
     merge(o: QuantileSketch): void {
-        this.pos.merge(o.pos);
-        this.neg.merge(o.neg);
-        this.zeros += o.zeros;
+        mergeDDSketch(this.finite, o.finite);
         this.posInf += o.posInf;
         this.negInf += o.negInf;
         this.count += o.count;
@@ -239,16 +195,7 @@ export class QuantileSketch {
 
     clone(): QuantileSketch {
         const c = new QuantileSketch();
-        c.pos.counts = this.pos.counts.slice();
-        c.pos.offset = this.pos.offset;
-        c.neg.counts = this.neg.counts.slice();
-        c.neg.offset = this.neg.offset;
-        c.zeros = this.zeros;
-        c.posInf = this.posInf;
-        c.negInf = this.negInf;
-        c.count = this.count;
-        c.min = this.min;
-        c.max = this.max;
+        c.merge(this);
         return c;
     }
 
@@ -261,24 +208,36 @@ export class QuantileSketch {
         if (n === 0 || !(r >= 1 && r <= n)) return null;
         if (r === 1) return this.min;
         if (r === n) return this.max;
-        let seen = this.negInf;
-        if (r <= seen) return -Infinity;
-        const neg = this.neg.counts;
-        for (let i = neg.length - 1; i >= 0; i--) {
-            seen += neg[i];
-            if (r <= seen) return this.clamp(-bucketValue(this.neg.offset + i));
-        }
-        seen += this.zeros;
-        if (r <= seen) return 0;
-        const pos = this.pos.counts;
-        for (let i = 0; i < pos.length; i++) {
-            seen += pos[i];
-            if (r <= seen) return this.clamp(bucketValue(this.pos.offset + i));
-        }
-        return Infinity;
+        if (r <= this.negInf) return -Infinity;
+        const f = r - this.negInf;
+        const c = this.finite.count;
+        if (f > c) return Infinity;
+        if (f === 1) return this.finite.min;
+        if (f === c) return this.finite.max;
+        // The library's rank for quantile q is q·(c - 1), 0-based; the middle of rank f - 1's unit
+        // interval stays on that rank whatever the rounding of the division.
+        const v = this.finite.getValueAtQuantile((f - 0.5) / (c - 1));
+        return Math.min(this.max, Math.max(this.min, v));
     }
+}
 
-    private clamp(x: number): number {
-        return Math.min(this.max, Math.max(this.min, x));
+/**
+ * Adds b's counts to a: a DDSketch of both. Not the library's `merge`: in @datadog/sketches-js
+ * 2.1.1 (the latest) it leaves b's negative values out (DataDog/sketches-js#22, open), and its
+ * store merge reads a top bucket 0 (the values in (1/γ, 1]) as "none" (`secondKey || key` in
+ * DenseStore._extendRange), so that bucket falls out once the range grows. Each bucket of b is
+ * added with the store's own `add`, which grows the range right; the summary fields are the
+ * library's, kept as its merge keeps them.
+ */
+function mergeDDSketch(a: DDSketch, b: DDSketch): void {
+    if (a.mapping.gamma !== b.mapping.gamma) throw new Error(`quantile sketches of different accuracies (γ ${a.mapping.gamma}, ${b.mapping.gamma})`);
+    for (const [to, from] of [[a.store, b.store], [a.negativeStore, b.negativeStore]]) {
+        const bins = from.bins;
+        for (let i = 0; i < bins.length; i++) if (bins[i] !== 0) to.add(from.offset + i, bins[i]);
     }
+    a.zeroCount += b.zeroCount;
+    a.count += b.count;
+    a.sum += b.sum;
+    if (b.min < a.min) a.min = b.min;
+    if (b.max > a.max) a.max = b.max;
 }

@@ -98,6 +98,48 @@ describe('the quantile sketch (percentile)', () => {
         for (const r of [1, 2, 100, 25_000, 47_500, 49_999, 50_000]) expect(merged.atRank(r)).toBe(whole.atRank(r));
     });
 
+    it('merges losslessly with negative values, zeros and infinities: parts merged answer as one sketch of everything', () => {
+        // @datadog/sketches-js 2.1.1's own merge leaves the negative values out (DataDog/sketches-js#22).
+        const values = Float64Array.from({ length: 30_000 }, (_, i) => (i % 10 === 0 ? 0 : i % 97 === 0 ? -Infinity : i % 89 === 0 ? Infinity : (rnd() - 0.6) * 2e4));
+        const whole = new QuantileSketch();
+        whole.addAll(values);
+        const parts = [new QuantileSketch(), new QuantileSketch(), new QuantileSketch()];
+        values.forEach((v, i) => parts[i % 3].add(v));
+        const merged = new QuantileSketch();
+        for (const p of parts) merged.merge(p);
+        expect(merged.count).toBe(whole.count);
+        for (let r = 1; r <= values.length; r += 997) expect(merged.atRank(r), `rank ${r}`).toBe(whole.atRank(r));
+        const sorted = values.slice().sort();
+        const r = 9_000;
+        expect(Math.abs(merged.atRank(r)! - sorted[r - 1])).toBeLessThanOrEqual(QUANTILE_RELATIVE_ACCURACY * Math.abs(sorted[r - 1]));
+    });
+
+    it('merges losslessly when a part ends at 1 and later values widen the range below', () => {
+        // 1 (and every value in (1/γ, 1]) is bucket 0: @datadog/sketches-js 2.1.1's store merge takes
+        // a part's top bucket 0 for "none" and drops that bucket once the range grows.
+        const merged = new QuantileSketch();
+        for (let i = 0; i < 10; i++) merged.add(0.5 + i * 0.01);
+        const part = new QuantileSketch();
+        for (const v of [0.7, 1, 1, 1, 1]) part.add(v);
+        merged.merge(part);
+        merged.add(0.06);
+        const whole = new QuantileSketch();
+        for (const v of [0.5, 0.51, 0.52, 0.53, 0.54, 0.55, 0.56, 0.57, 0.58, 0.59, 0.7, 1, 1, 1, 1, 0.06]) whole.add(v);
+        for (let r = 1; r <= 16; r++) expect(merged.atRank(r), `rank ${r}`).toBe(whole.atRank(r));
+        expect(Math.abs(merged.atRank(14)! - 1)).toBeLessThanOrEqual(0.01);
+    });
+
+    it('copies: a clone answers as the sketch, and adding to one leaves the other alone', () => {
+        const s = new QuantileSketch();
+        s.addAll(data['signed, with zeros']);
+        const c = s.clone();
+        for (const r of [1, 2, 5_000, 25_000, 49_999, 50_000]) expect(c.atRank(r)).toBe(s.atRank(r));
+        c.add(-1e9);
+        expect(c.count).toBe(s.count + 1);
+        expect(c.atRank(1)).toBe(-1e9);
+        expect(s.atRank(1)).not.toBe(-1e9);
+    });
+
     it('answers null for no values or a rank out of range', () => {
         const s = new QuantileSketch();
         expect(s.atRank(1)).toBeNull();
