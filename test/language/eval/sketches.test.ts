@@ -59,6 +59,17 @@ function nearestRank(sorted: Float64Array, p: number): number {
     return sorted[Math.min(n, Math.max(1, Math.ceil((p * n) / 100))) - 1];
 }
 
+/** One sketch of all the values, and the merge of three sketches of a third of them each. */
+function wholeAndMerged(values: Float64Array): [QuantileSketch, QuantileSketch] {
+    const whole = new QuantileSketch();
+    whole.addAll(values);
+    const parts = [new QuantileSketch(), new QuantileSketch(), new QuantileSketch()];
+    values.forEach((v, i) => parts[i % 3].add(v));
+    const merged = new QuantileSketch();
+    for (const p of parts) merged.merge(p);
+    return [whole, merged];
+}
+
 describe('the quantile sketch (percentile)', () => {
     const rnd = lcg(7);
     const data: Record<string, Float64Array> = {
@@ -89,24 +100,14 @@ describe('the quantile sketch (percentile)', () => {
 
     it('merges losslessly: parts merged answer as one sketch of everything', () => {
         const values = data['log-spread 1e-3..1e9'];
-        const whole = new QuantileSketch();
-        whole.addAll(values);
-        const parts = [new QuantileSketch(), new QuantileSketch(), new QuantileSketch()];
-        values.forEach((v, i) => parts[i % 3].add(v));
-        const merged = new QuantileSketch();
-        for (const p of parts) merged.merge(p);
+        const [whole, merged] = wholeAndMerged(values);
         for (const r of [1, 2, 100, 25_000, 47_500, 49_999, 50_000]) expect(merged.atRank(r)).toBe(whole.atRank(r));
     });
 
     it('merges losslessly with negative values, zeros and infinities: parts merged answer as one sketch of everything', () => {
         // @datadog/sketches-js 2.1.1's own merge leaves the negative values out (DataDog/sketches-js#22).
         const values = Float64Array.from({ length: 30_000 }, (_, i) => (i % 10 === 0 ? 0 : i % 97 === 0 ? -Infinity : i % 89 === 0 ? Infinity : (rnd() - 0.6) * 2e4));
-        const whole = new QuantileSketch();
-        whole.addAll(values);
-        const parts = [new QuantileSketch(), new QuantileSketch(), new QuantileSketch()];
-        values.forEach((v, i) => parts[i % 3].add(v));
-        const merged = new QuantileSketch();
-        for (const p of parts) merged.merge(p);
+        const [whole, merged] = wholeAndMerged(values);
         expect(merged.count).toBe(whole.count);
         for (let r = 1; r <= values.length; r += 997) expect(merged.atRank(r), `rank ${r}`).toBe(whole.atRank(r));
         const sorted = values.slice().sort();
