@@ -230,7 +230,7 @@ export class QuantileSketch {
  * library's, kept as its merge keeps them.
  */
 function mergeDDSketch(a: DDSketch, b: DDSketch): void {
-    if (a.mapping.gamma !== b.mapping.gamma) throw new Error(`quantile sketches of different accuracies (γ ${a.mapping.gamma}, ${b.mapping.gamma})`);
+    if (a.mapping.gamma !== b.mapping.gamma) throw new Error(`quantile sketches of different accuracies (gamma ${a.mapping.gamma}, ${b.mapping.gamma})`);
     for (const [to, from] of [[a.store, b.store], [a.negativeStore, b.negativeStore]]) {
         const bins = from.bins;
         for (let i = 0; i < bins.length; i++) if (bins[i] !== 0) to.add(from.offset + i, bins[i]);
