@@ -32,6 +32,25 @@ const cjsImportedOnce = {
 };
 
 /**
+ * @datadog/sketches-js (the percentile sketch, language/eval/sketches.ts) serialises to protobuf
+ * with `protobufjs`, which it does not depend on and loads only when asked to (`toProto`,
+ * `fromProto`), from its generated `proto/compiled.js`. Nothing here serialises a sketch: that
+ * module is left out (about 33 KB), and one that says why takes its place.
+ */
+const noSketchProtobuf = {
+    name: 'no-sketch-protobuf',
+    setup(build) {
+        build.onResolve({ filter: /\/proto\/compiled$/ }, args =>
+            /[\\/]@datadog[\\/]sketches-js[\\/]/.test(args.importer) ? { path: 'proto/compiled', namespace: 'no-sketch-protobuf' } : undefined,
+        );
+        build.onLoad({ filter: /.*/, namespace: 'no-sketch-protobuf' }, () => ({
+            contents: 'throw new Error("apl-tools bundles @datadog/sketches-js without its protobuf serialisation");',
+            loader: 'js',
+        }));
+    },
+};
+
+/**
  * This build's id, written into every bundle. A rebuild replaces out/ under a running service
  * (scripts/install-build.mjs), which starts its worker threads from the files later: the service
  * passes its id to each worker (server/worker-boot.ts), and a worker bundle of another build
@@ -44,7 +63,7 @@ export const BUILD_ID = randomUUID();
 export const WORKER_BUILD_CHECK = `{const i=process.argv.indexOf("--apl-build");if(i>=0&&process.argv[i+1]!==${JSON.stringify(BUILD_ID)})throw new Error("apl-tools was rebuilt while this process ran: its worker files (build ${BUILD_ID}) are not those of the running process (build "+process.argv[i+1]+"); restart it (apl serve, or the editor's language server)");}`;
 
 const common = {
-    plugins: [cjsImportedOnce],
+    plugins: [cjsImportedOnce, noSketchProtobuf],
     bundle: true,
     platform: 'node',
     target: 'node20',

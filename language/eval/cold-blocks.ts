@@ -235,7 +235,7 @@ export class ColdScan {
         if (this.held > this.capacity) {
             throw new AplQueryError(
                 `the query needs more of the dataset's blocks in memory at once than the memory limit allows (${mb(this.held)} of ${mb(this.capacity)}): ` +
-                    'narrow its time range, or aggregate (count, summarize with count/sum/min/max/avg, top) so that it runs block by block',
+                    'narrow its time range, or aggregate (count, summarize with count/sum/min/max/avg/dcount/percentile, top) so that it runs block by block',
                 1,
                 1,
                 'limit',

@@ -20,7 +20,7 @@ import { isTimeSort, parseCached, runQuery, type DataAccess, type ExternalDataRe
 import { fieldsUpTo, neededFields } from './needed-columns.js';
 import { ColdBlockCache, blockKey, mergeColdFields, type ColdAccess, type ColdBlockReader, type ColdDataset } from './cold-blocks.js';
 export type { ColdBlock, ColdBlockReader, ColdDataset, ColdField, ColdKeep } from './cold-blocks.js';
-import { planPartition, type PartialResult, type PartitionPlan, type PartitionSpec } from './parallel.js';
+import { SummaryFold, planPartition, type PartialResult, type PartitionPlan, type PartitionSpec } from './parallel.js';
 export { deserializePartial, partialIsUnsupported, serializePartial, type PartialResult, type PartitionPlan, type PartitionSpec } from './parallel.js';
 import { renderLegacy, renderTabular, type AplLegacyResult, type FieldMeta, type RenderContext, type TabularResult } from './result.js';
 import { AplQueryError } from './errors.js';
@@ -515,18 +515,28 @@ export function createEngine(options: EngineOptions = {}): Engine {
      */
     function runColdParts(apl: string, data: DataAccess, runOpts: RunOptions, reads: ReadonlySet<string> | undefined): RunOptions['merge'] {
         const { model, problems } = parseCached(apl);
-        const plan = problems.length > 0 ? undefined : planPartition(model, name => stores.has(name));
+        // The parts run here, in this thread: dcount and percentile merge too (merge-states.ts).
+        const plan = problems.length > 0 ? undefined : planPartition(model, name => stores.has(name), true);
         if (!plan || !colds.has(plan.dataset)) return undefined;
         // `sort by _time | take N` streams the sources newest first instead (query.ts streamCold).
         const ops = ((model.statements[0] as ast.QueryStatement).body as ast.Pipeline).operators;
         const sort = ops[plan.opIndex - 1];
         if (plan.kind === 'top' && sort?.$type === 'SortOperator' && isTimeSort(sort as ast.SortOperator)) return undefined;
+        // A summarize's parts are merged as they come, so that one part's states at a time are held
+        // beside the merged ones; the states of dcount and percentile stay exact within half of the
+        // blocks' share of memory (the other half holds the block being read), sketches past it.
+        let fold: SummaryFold | undefined;
         const runPart = (over: DataAccess, k: number): { p: PartialResult; sources: number } | undefined => {
             const r = runQuery(apl, over, { ...runOpts, partial: { plan, part: { index: 0, count: 1 }, coldSource: k } });
-            const p = r.partial;
+            let p = r.partial;
             if (!p || p.kind === 'unsupported') return undefined;
             // Zone numbers are per source: make them distinct, so the merge counts every block read.
             p.stats.blocks = p.stats.blocks.map(b => k * 2 ** 24 + b);
+            if (p.kind === 'summarize') {
+                fold ??= new SummaryFold(p, coldCache.capacity / 2);
+                fold.add(p);
+                p = { ...p, groups: [] };
+            }
             return { p, sources: r.coldSources ?? 1 };
         };
         /** The parts of every source (the first run tells how many), or of those `only` names into `into`. */
@@ -552,7 +562,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
             if (parts) return { plan, parts };
         }
         const parts = runParts(data);
-        return parts && { plan, parts };
+        return parts && { plan, parts, fold };
     }
 
     /**

@@ -8,6 +8,9 @@
  * - `summarize` whose aggregations are count/countif/sum/sumif/min/max/minif/maxif/avg/avgif over
  *   numbers (by any keys): per-group states merge exactly, except that sums of reals are added
  *   in another order (the last bits may differ, as in every parallel database);
+ * - in one thread only (`inThread`: the parts of a dataset's blocks on disk, engine.ts), also
+ *   dcount/dcountif and percentile/percentileif/percentiles_array(if) over numbers: their states
+ *   are exact until the merge's budget, then sketches (merge-states.ts);
  * - `top N by …` / `sort by … | take N` after `where` steps only: each part returns the physical
  *   rows of its top N; the merge run scans just those rows, so ties break as in one run.
  * Everything else runs as one job. The parts and the merge must read the same rows: the caller
@@ -17,7 +20,7 @@ import type * as ast from '../generated/ast.js';
 import { lookupAggregate } from '../builtins/index.js';
 import { canonicalKey, compareValues } from '../runtime-values.js';
 import type { AplValue } from '../values.js';
-import { type Column, NumColumn, type ScalarType, columnFromValues } from './columns.js';
+import { type Column, ConstColumn, NumColumn, type ScalarType, columnFromValues } from './columns.js';
 import { sumCountByGroup } from './kernels/aggregate.js';
 import { compileAggregate, groupRows, keyColumn, permute, runAggregate, sortGroupsByKeys, type Grouping } from './aggregate.js';
 import { type QueryEnv, type Vec, vget } from './expr.js';
@@ -25,6 +28,7 @@ import { Frame, ROWID, type AggInfo, type FrameCol, type FrameMeta } from './fra
 import { groupKeys } from './operators/aggregate-ops.js';
 import { uniqueName } from './operators/common.js';
 import { decodeValue, encodeValue, type EncodedValue } from './replica.js';
+import { DistinctState, QuantileState, constantRanks, distinctStates, estimateNote, quantileStates, type MergeState } from './merge-states.js';
 import type { RunStats } from './query.js';
 
 export type PartitionKind = 'count' | 'summarize' | 'top';
@@ -42,10 +46,15 @@ export interface PartitionSpec {
     count: number;
 }
 
-type MergeKind = 'sum' | 'min' | 'max' | 'avg';
+type MergeKind = 'sum' | 'min' | 'max' | 'avg' | 'distinct' | 'quantile';
 
 const MERGEABLE: Record<string, MergeKind> = {
     count: 'sum', countif: 'sum', sum: 'sum', sumif: 'sum', min: 'min', minif: 'min', max: 'max', maxif: 'max', avg: 'avg', avgif: 'avg',
+};
+/** Mergeable when the parts run in the merge's thread: their states are objects (merge-states.ts). */
+const MERGEABLE_IN_THREAD: Record<string, MergeKind> = {
+    ...MERGEABLE,
+    dcount: 'distinct', dcountif: 'distinct', percentile: 'quantile', percentileif: 'quantile', percentiles_array: 'quantile', percentiles_arrayif: 'quantile',
 };
 /** Aggregations whose states are numbers only when their argument is a number. */
 const NUMERIC_ONLY = new Set(['sum', 'sumif', 'avg', 'avgif']);
@@ -59,8 +68,11 @@ function unparen(e: ast.Expression): ast.Expression {
     return e;
 }
 
-/** The plan for a parsed query, or undefined when it runs as one job. */
-export function planPartition(model: ast.Model, isDataset: (name: string) => boolean): PartitionPlan | undefined {
+/**
+ * The plan for a parsed query, or undefined when it runs as one job. `inThread`: the parts run in
+ * this thread, so states that cannot cross threads (dcount's, percentile's) are mergeable too.
+ */
+export function planPartition(model: ast.Model, isDataset: (name: string) => boolean, inThread = false): PartitionPlan | undefined {
     if (model.statements.length !== 1 || model.statements[0].$type !== 'QueryStatement') return undefined;
     const body = (model.statements[0] as ast.QueryStatement).body;
     if (body.$type !== 'Pipeline') return undefined;
@@ -78,7 +90,7 @@ export function planPartition(model: ast.Model, isDataset: (name: string) => boo
     if (op.$type === 'TopOperator' && whereOnly && smallCount((op as ast.TopOperator).count)) return { kind: 'top', dataset, opIndex: k };
     const take = ops[k + 1];
     if (op.$type === 'SortOperator' && take?.$type === 'TakeOperator' && whereOnly && smallCount((take as ast.TakeOperator).count)) return { kind: 'top', dataset, opIndex: k + 1 };
-    if (op.$type === 'SummarizeOperator' && summarizeIsMergeable(op as ast.SummarizeOperator)) return { kind: 'summarize', dataset, opIndex: k };
+    if (op.$type === 'SummarizeOperator' && summarizeIsMergeable(op as ast.SummarizeOperator, inThread ? MERGEABLE_IN_THREAD : MERGEABLE)) return { kind: 'summarize', dataset, opIndex: k };
     return undefined;
 }
 
@@ -89,14 +101,14 @@ function smallCount(e: ast.Expression): boolean {
     return e.$type === 'LongLiteral' && Number((e as ast.LongLiteral).value) <= MAX_TOP_ROWS;
 }
 
-function summarizeIsMergeable(op: ast.SummarizeOperator): boolean {
+function summarizeIsMergeable(op: ast.SummarizeOperator, mergeable: Record<string, MergeKind>): boolean {
     if (op.aggregates.length === 0) return false;
     return op.aggregates.every(ne => {
         const e = unparen(ne.expression);
         if (e.$type !== 'FunctionCall') return false;
         const call = e as ast.FunctionCall;
         const fn = lookupAggregate(call.function);
-        return fn !== undefined && MERGEABLE[fn.name] !== undefined;
+        return fn !== undefined && mergeable[fn.name] !== undefined;
     });
 }
 
@@ -120,7 +132,13 @@ interface SummaryAgg {
     type: ScalarType;
     info: AggInfo;
     merge: MergeKind;
+    /** A quantile's ranks (percent), and whether it answers one value or an array. */
+    ranks?: number[];
+    array?: boolean;
 }
+
+/** A group's value in a part: a key or an encoded state, or (in one thread only) a state object. */
+export type PartValue = EncodedValue | MergeState;
 
 export type PartialResult =
     /** The part's data do not fit the plan (a sum over strings, say): the query runs as one job. */
@@ -138,8 +156,8 @@ export type PartialResult =
           /** Index of the `bin(_time, …)` key, and its bucket size in ns. */
           timeKey?: { index: number; size: number };
           aggs: SummaryAgg[];
-          /** Per group: the key values, then per aggregation its state (`[sum, n]` for avg). */
-          groups: EncodedValue[][];
+          /** Per group: the key values, then per aggregation its state (`[sum, n]` for avg; an object for distinct/quantile). */
+          groups: PartValue[][];
           stats: PartialStats;
       };
 
@@ -209,10 +227,10 @@ export function partialSummarize(frame: Frame, op: ast.SummarizeOperator, env: Q
     const keyCols = keys.map(k => keyColumn(k.input, k.compiled.type, grouping.first));
     const named: FrameCol[] = keys.map((k, i) => ({ name: k.name, type: k.compiled.type, data: keyCols[i], sel: null }));
     const aggs: SummaryAgg[] = [];
-    const states: ((g: number) => EncodedValue[])[] = [];
+    const states: ((g: number) => PartValue[])[] = [];
     for (const ne of op.aggregates) {
         const spec = compileAggregate(unparen(ne.expression) as ast.FunctionCall, ne.name, frame, env);
-        const merge = MERGEABLE[spec.fn.name];
+        const merge = MERGEABLE_IN_THREAD[spec.fn.name];
         if (NUMERIC_ONLY.has(spec.fn.name) && !NUMERIC.has(spec.args[0]?.type)) throw new PartitionUnsupported();
         const name = uniqueName(named, spec.outName);
         if (merge === 'avg') {
@@ -223,14 +241,21 @@ export function partialSummarize(frame: Frame, op: ast.SummarizeOperator, env: Q
             states.push(g => [sums[g], counts[g]]);
             continue;
         }
+        if (merge === 'distinct' || merge === 'quantile') {
+            const agg = objectStates(spec.fn.name, spec.args.map(a => a.run(frame)), grouping.gids, G, n);
+            named.push({ name, type: spec.outType, data: new ConstColumn(spec.outType, null, G), sel: null });
+            aggs.push({ name, type: spec.outType, info: spec.info, merge, ranks: agg.ranks, array: agg.array });
+            states.push(g => [agg.states[g]]);
+            continue;
+        }
         const [col] = runAggregate(spec, frame, grouping, { env });
         named.push({ name, type: col.type, data: col, sel: null });
         aggs.push({ name, type: col.type, info: spec.info, merge });
         states.push(g => [encodeValue(col.get(g))]);
     }
-    const groups: EncodedValue[][] = [];
+    const groups: PartValue[][] = [];
     for (let g = 0; g < G; g++) {
-        const row: EncodedValue[] = keyCols.map(c => encodeValue(c.get(g)));
+        const row: PartValue[] = keyCols.map(c => encodeValue(c.get(g)));
         for (const s of states) row.push(...s(g));
         groups.push(row);
     }
@@ -242,6 +267,16 @@ export function partialSummarize(frame: Frame, op: ast.SummarizeOperator, env: Q
         aggs,
         groups,
     };
+}
+
+/** A part's dcount or percentile states, per group (merge-states.ts); PartitionUnsupported when its input does not qualify. */
+function objectStates(fn: string, vecs: Vec[], gids: Uint32Array, G: number, n: number): { states: MergeState[]; ranks?: number[]; array?: boolean } {
+    if (fn === 'dcount' || fn === 'dcountif') return { states: distinctStates(vecs, fn === 'dcountif', gids, G, n) };
+    const conditional = fn.endsWith('if');
+    const ranks = constantRanks(vecs.slice(1, conditional ? -1 : undefined));
+    const states = ranks && quantileStates(vecs[0], conditional ? vecs[vecs.length - 1] : undefined, gids, G, n);
+    if (!ranks || !states) throw new PartitionUnsupported();
+    return { states, ranks, array: fn.startsWith('percentiles_array') };
 }
 
 /** Thrown by a part whose data do not fit the plan (a sum over strings, say): the query runs as one job. */
@@ -272,45 +307,120 @@ function sumsAndCounts(vecs: Vec[], gids: Uint32Array, G: number, n: number): { 
     return { sums, counts };
 }
 
-/** Combines the parts' groups into what summarize over all their rows returns (same columns, order and meta). */
-export function mergeSummaries(parts: readonly Extract<PartialResult, { kind: 'summarize' }>[]): { frame: Frame; groups: number } {
-    const first = parts[0];
-    const main = mergeGroups(parts, first.keys.map((_, i) => i));
-    const meta: FrameMeta = {
-        groups: first.keys.filter((_, i) => i !== first.timeKey?.index).map(k => k.name),
-        order: first.keys.length ? [{ field: first.keys[0].name, desc: false }] : [],
-    };
-    if (first.timeKey) {
-        const tk = first.timeKey;
-        const rest = first.keys.map((_, i) => i).filter(i => i !== tk.index);
-        meta.buckets = { field: first.keys[tk.index].name, size: tk.size };
-        meta.timeBinned = { timeField: first.keys[tk.index].name, keys: rest.map(i => first.keys[i].name), firstAgg: first.aggs[0]?.name };
-        const totals = mergeGroups(parts, rest);
-        totals.meta = { groups: rest.map(i => first.keys[i].name) };
-        meta.totals = totals;
-    }
-    main.meta = meta;
-    return { frame: main, groups: main.length };
+/** The merge of a summarize: its frame, its number of groups, and a note per aggregation that is an estimate. */
+export interface MergedSummary {
+    frame: Frame;
+    groups: number;
+    estimates: string[];
 }
 
-/** Groups the parts' rows by the keys at `keyIdx` and merges every aggregation's state. */
-function mergeGroups(parts: readonly Extract<PartialResult, { kind: 'summarize' }>[], keyIdx: number[]): Frame {
-    const { keys, aggs } = parts[0];
-    const K = keys.length;
-    const index = new Map<string, number>();
-    const keyVals: AplValue[][] = keyIdx.map(() => []);
-    const acc: AplValue[][] = aggs.map(() => []);
-    const avgState: { sum: number; n: number }[][] = aggs.map(() => []);
-    // Scalar keys are equal exactly when their encodings are; dynamic ones compare canonically.
-    const scalarKeys = keyIdx.every(i => keys[i].type !== 'dynamic');
-    for (const p of parts) {
+/** Combines the parts' groups into what summarize over all their rows returns (same columns, order and meta). */
+export function mergeSummaries(parts: readonly Extract<PartialResult, { kind: 'summarize' }>[], stateBudget = Infinity): MergedSummary {
+    const fold = new SummaryFold(parts[0], stateBudget);
+    for (const p of parts) fold.add(p);
+    return fold.finish();
+}
+
+/**
+ * The merge of a summarize's parts, one part at a time (a part may be dropped once added). The
+ * dcount and percentile states stay exact while all of them together take at most `stateBudget`
+ * bytes; past it, the largest become sketches until they fit again (merge-states.ts).
+ */
+export class SummaryFold {
+    private readonly main: GroupFold;
+    private used = 0;
+    /** Past the budget with nothing worth turning into a sketch (many small groups): look again only once the states grew by half. */
+    private nextShrink: number;
+
+    constructor(
+        private readonly first: Extract<PartialResult, { kind: 'summarize' }>,
+        private readonly stateBudget = Infinity,
+    ) {
+        this.main = new GroupFold(first, first.keys.map((_, i) => i), bytes => (this.used += bytes));
+        this.nextShrink = stateBudget;
+    }
+
+    add(p: Extract<PartialResult, { kind: 'summarize' }>): void {
+        this.main.add(p);
+        if (this.used > this.nextShrink) {
+            this.shrink();
+            this.nextShrink = this.used <= this.stateBudget ? this.stateBudget : this.used * 1.5;
+        }
+    }
+
+    /** The largest exact states become sketches, until the states fit the budget (or none is worth it). */
+    private shrink(): void {
+        const exact = [...this.main.objectStates()].filter(s => s.exact && s.bytes > s.sketchBytes);
+        exact.sort((a, b) => b.bytes - a.bytes);
+        for (const s of exact) {
+            if (this.used <= this.stateBudget) break;
+            this.used += s.toSketch();
+        }
+    }
+
+    finish(): MergedSummary {
+        const { first } = this;
+        const main = this.main.frame();
+        const meta: FrameMeta = {
+            groups: first.keys.filter((_, i) => i !== first.timeKey?.index).map(k => k.name),
+            order: first.keys.length ? [{ field: first.keys[0].name, desc: false }] : [],
+        };
+        const estimates: string[] = [];
+        first.aggs.forEach((a, j) => {
+            const sketch = this.main.sketchOf(j);
+            if (sketch) estimates.push(estimateNote(a.name, sketch, this.stateBudget));
+        });
+        if (first.timeKey) {
+            const tk = first.timeKey;
+            const rest = first.keys.map((_, i) => i).filter(i => i !== tk.index);
+            meta.buckets = { field: first.keys[tk.index].name, size: tk.size };
+            meta.timeBinned = { timeField: first.keys[tk.index].name, keys: rest.map(i => first.keys[i].name), firstAgg: first.aggs[0]?.name };
+            // The totals over the time bins merge the merged groups: their states are done with, and are merged into rather than copied.
+            const fold = new GroupFold(first, rest, () => undefined);
+            fold.add({ ...first, groups: this.main.rows() }, true);
+            const totals = fold.frame();
+            totals.meta = { groups: rest.map(i => first.keys[i].name) };
+            meta.totals = totals;
+        }
+        main.meta = meta;
+        return { frame: main, groups: main.length, estimates };
+    }
+}
+
+/** The parts' rows grouped by the keys at `keyIdx`, every aggregation's state merged. */
+class GroupFold {
+    private readonly index = new Map<string, number>();
+    private readonly keyVals: AplValue[][];
+    private readonly acc: AplValue[][];
+    private readonly avgState: { sum: number; n: number }[][];
+    private readonly objects: MergeState[][];
+    private readonly scalarKeys: boolean;
+
+    constructor(
+        private readonly first: Extract<PartialResult, { kind: 'summarize' }>,
+        private readonly keyIdx: number[],
+        private readonly track: (bytes: number) => void,
+    ) {
+        this.keyVals = keyIdx.map(() => []);
+        this.acc = first.aggs.map(() => []);
+        this.avgState = first.aggs.map(() => []);
+        this.objects = first.aggs.map(() => []);
+        // Scalar keys are equal exactly when their encodings are; dynamic ones compare canonically.
+        this.scalarKeys = keyIdx.every(i => first.keys[i].type !== 'dynamic');
+    }
+
+    /** Folds a part's groups in. `adopt`: its states are this fold's to change (no part shares them). */
+    add(p: Extract<PartialResult, { kind: 'summarize' }>, adopt = false): void {
+        const { keyIdx, index, keyVals, acc, avgState, objects } = this;
+        const { keys, aggs } = this.first;
+        const K = keys.length;
         for (const row of p.groups) {
-            const id = scalarKeys ? JSON.stringify(keyIdx.map(i => row[i])) : keyIdx.map(i => decodeValue(row[i])).map(v => (v === null ? '\u0000' : canonicalKey(v))).join('\u0001');
+            const id = this.scalarKeys ? JSON.stringify(keyIdx.map(i => row[i])) : keyIdx.map(i => decodeValue(row[i] as EncodedValue)).map(v => (v === null ? '\u0000' : canonicalKey(v))).join('\u0001');
             let g = index.get(id);
             if (g === undefined) {
                 g = index.size;
                 index.set(id, g);
-                keyIdx.forEach((ki, i) => keyVals[i].push(decodeValue(row[ki])));
+                keyIdx.forEach((ki, i) => keyVals[i].push(decodeValue(row[ki] as EncodedValue)));
             }
             let at = K;
             aggs.forEach((a, j) => {
@@ -323,26 +433,80 @@ function mergeGroups(parts: readonly Extract<PartialResult, { kind: 'summarize' 
                     s.n += n;
                     return;
                 }
-                const v = decodeValue(row[at++]);
+                if (a.merge === 'distinct' || a.merge === 'quantile') {
+                    const s = row[at++] as MergeState;
+                    const had = objects[j][g!];
+                    if (had === undefined) {
+                        objects[j][g!] = adopt ? s : s.share();
+                        this.track(s.bytes);
+                    } else this.track(mergeState(had, s));
+                    return;
+                }
+                const v = decodeValue(row[at++] as EncodedValue);
                 acc[j][g!] = combine(a.merge, acc[j][g!] ?? null, v);
             });
         }
     }
-    const G = index.size;
-    const keyCols: Column[] = keyIdx.map((ki, i) => columnFromValues(keys[ki].type, keyVals[i]));
-    const perm = sortGroupsByKeys(keyCols, G);
-    const cols: FrameCol[] = keyIdx.map((ki, i) => ({ name: keys[ki].name, type: keys[ki].type, data: permute(keyCols[i], perm), sel: null }));
-    aggs.forEach((a, j) => {
-        const values: AplValue[] = new Array(G);
-        for (let g = 0; g < G; g++) {
-            if (a.merge === 'avg') {
-                const s = avgState[j][g];
-                values[g] = s.n === 0 ? null : s.sum / s.n;
-            } else values[g] = acc[j][g] ?? null;
+
+    /** The merged groups as a part's rows (the states themselves, not copies). */
+    rows(): PartValue[][] {
+        const out: PartValue[][] = [];
+        for (let g = 0; g < this.index.size; g++) {
+            const row: PartValue[] = this.keyVals.map(k => encodeValue(k[g]));
+            this.first.aggs.forEach((a, j) => {
+                if (a.merge === 'avg') row.push(this.avgState[j][g]?.sum ?? 0, this.avgState[j][g]?.n ?? 0);
+                else if (a.merge === 'distinct' || a.merge === 'quantile') row.push(this.objects[j][g]);
+                else row.push(encodeValue(this.acc[j][g] ?? null));
+            });
+            out.push(row);
         }
-        cols.push({ name: a.name, type: a.type, data: permute(columnFromValues(a.type, values), perm), sel: null, agg: a.info });
-    });
-    return new Frame(cols, G);
+        return out;
+    }
+
+    *objectStates(): Iterable<MergeState> {
+        for (const states of this.objects) for (const s of states) if (s) yield s;
+    }
+
+    /** A state of aggregation j that is a sketch, if any. */
+    sketchOf(j: number): MergeState | undefined {
+        return this.objects[j].find(s => s && !s.exact);
+    }
+
+    frame(): Frame {
+        const { keys, aggs } = this.first;
+        const G = this.index.size;
+        const keyCols: Column[] = this.keyIdx.map((ki, i) => columnFromValues(keys[ki].type, this.keyVals[i]));
+        const perm = sortGroupsByKeys(keyCols, G);
+        const cols: FrameCol[] = this.keyIdx.map((ki, i) => ({ name: keys[ki].name, type: keys[ki].type, data: permute(keyCols[i], perm), sel: null }));
+        aggs.forEach((a, j) => {
+            const values: AplValue[] = new Array(G);
+            for (let g = 0; g < G; g++) {
+                if (a.merge === 'avg') {
+                    const s = this.avgState[j][g];
+                    values[g] = s.n === 0 ? null : s.sum / s.n;
+                } else if (a.merge === 'distinct' || a.merge === 'quantile') values[g] = objectResult(a, this.objects[j][g]);
+                else values[g] = this.acc[j][g] ?? null;
+            }
+            cols.push({ name: a.name, type: a.type, data: permute(columnFromValues(a.type, values), perm), sel: null, agg: a.info });
+        });
+        return new Frame(cols, G);
+    }
+}
+
+/** Folds `b` into `a` (states of one kind); returns the change in bytes. */
+function mergeState(a: MergeState, b: MergeState): number {
+    if (a instanceof DistinctState && b instanceof DistinctState) return a.mergeFrom(b);
+    if (a instanceof QuantileState && b instanceof QuantileState) return a.mergeFrom(b);
+    throw new Error('parallel summarize: parts disagree on an aggregation');
+}
+
+/** A dcount's count, a percentile's value (whole for a long column: a sketch's value need not be) or percentiles_array's array. */
+function objectResult(a: SummaryAgg, s: MergeState | undefined): AplValue {
+    if (s instanceof DistinctState) return s.result();
+    if (!(s instanceof QuantileState)) return a.array ? (a.ranks ?? []).map(() => null) : null;
+    const values = s.results(a.ranks ?? []).map(v => (v !== null && !s.exact && a.type === 'long' ? Math.round(v) : v));
+    if (a.array) return values;
+    return values[0] ?? null;
 }
 
 /** Merges two parts' states of one group; NaN propagates through sums and is skipped by min/max, as in one run. */

@@ -23,7 +23,7 @@ import { constLong, emptyFrame, type OperatorImpl } from './operators/common.js'
 import { OPERATORS } from './operators/index.js';
 import { topN } from './operators/sort.js';
 import { ONE_TO_ONE, ROW_WISE, pushLimit, sortCommutes } from './limit-pushdown.js';
-import { PartitionUnsupported, mergeStats, mergeSummaries, partialStats, partialSummarize, partialTopRows, type PartialResult, type PartitionPlan, type PartitionSpec } from './parallel.js';
+import { PartitionUnsupported, mergeStats, mergeSummaries, partialStats, partialSummarize, partialTopRows, type PartialResult, type PartitionPlan, type PartitionSpec, type SummaryFold } from './parallel.js';
 
 export { ExternalDataError, type ExternalDataReader } from './sources.js';
 
@@ -63,8 +63,12 @@ export interface RunOptions {
      * blocks the query needs, then the in-memory rows) instead of a share of one scan.
      */
     partial?: { plan: PartitionPlan; part: PartitionSpec; coldSource?: number };
-    /** The merge of a parallel run: the parts' results, then the rest of the pipeline. */
-    merge?: { plan: PartitionPlan; parts: PartialResult[] };
+    /**
+     * The merge of a parallel run: the parts' results, then the rest of the pipeline. `fold`: a
+     * summarize's parts already merged one by one as they came (the parts then carry only their
+     * statistics; engine.ts over blocks on disk).
+     */
+    merge?: { plan: PartitionPlan; parts: PartialResult[]; fold?: SummaryFold };
 }
 
 export interface RunStats {
@@ -363,6 +367,9 @@ function pageCap(o: RunOptions, sawTake: boolean): number {
     return Math.min(cap, o.maxLimit);
 }
 
+/** `status.messages[].code` of an aggregation answered by a sketch (an estimate; merge-states.ts). */
+export const ESTIMATE_MESSAGE = 'apl_estimate';
+
 /** A part of a parallel run: its share of the scan, up to the mergeable step; the result goes to `state.partial`. */
 function runPart(p: ast.Pipeline, plan: PartitionPlan, need: OrderNeed, env: QueryEnv, state: RunState): Frame {
     const ops = p.operators;
@@ -396,8 +403,11 @@ function mergeParts(p: ast.Pipeline, plan: PartitionPlan, parts: PartialResult[]
     }
     if (plan.kind === 'summarize') {
         state.budget.checkpoint(op);
-        const { frame, groups } = mergeSummaries(parts.flatMap(x => (x.kind === 'summarize' ? [x] : [])));
+        const fold = state.opts.merge?.fold;
+        const { frame, groups, estimates } = fold ? fold.finish() : mergeSummaries(parts.flatMap(x => (x.kind === 'summarize' ? [x] : [])));
         state.stats.numGroups = groups;
+        if (estimates.length > 0) state.stats.estimate = true;
+        for (const msg of estimates) state.stats.messages.push({ priority: 'info', count: 1, code: ESTIMATE_MESSAGE, msg });
         return { frame, next: plan.opIndex + 1 };
     }
     return undefined; // top: the scan keeps the parts' rows (sources.ts), and the whole pipeline runs.

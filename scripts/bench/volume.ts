@@ -169,7 +169,7 @@ function rangedSql(sql: string, range: Range): string {
 interface OurAnswer {
     status: number;
     text: string;
-    json?: { status?: { blocksExamined?: number; blocksSkipped?: number }; tables?: TabularTable[]; detail?: { errorType?: string }; message?: string };
+    json?: { status?: { blocksExamined?: number; blocksSkipped?: number; isEstimate?: boolean }; tables?: TabularTable[]; detail?: { errorType?: string }; message?: string };
 }
 
 async function ourQuery(base: string, apl: string, range: Range): Promise<OurAnswer> {
@@ -486,7 +486,8 @@ export async function volumeSection(ctx: BenchContext): Promise<SectionResult> {
                     continue;
                 }
                 const st = t.our.json?.status;
-                const blocks = st?.blocksExamined !== undefined ? `; ${st.blocksExamined} of ${totalZones} blocks` : '';
+                // An estimate (dcount, percentile past their exact states' budget with blocks on disk) says so.
+                const blocks = `${st?.blocksExamined !== undefined ? `; ${st.blocksExamined} of ${totalZones} blocks` : ''}${st?.isEstimate ? '; estimate' : ''}`;
                 const ratio = Number.isFinite(t.theirs) ? t.ours / t.theirs : null;
                 rows.push({
                     name,

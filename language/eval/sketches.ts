@@ -1,0 +1,243 @@
+/**
+ * Mergeable sketches for the aggregations whose exact state grows with the data (merge-states.ts
+ * uses them once the exact states pass their memory budget):
+ *
+ * - `HyperLogLog`: distinct counts (dcount). Our own, because no maintained HyperLogLog library on
+ *   npm fits (looked at 2026-11): bloom-filters 3.0.4 has one among its filters, with eight runtime
+ *   dependencies, the raw estimator of 2007 with its 32-bit corrections, and counts reported wrong
+ *   (Callidon/bloom-filters#69); hyperloglog 0.1.2 hashes with a native Node binding (no browser);
+ *   hyperloglog-lite 1.0.2 with a 32-bit hash. This one follows Flajolet, Fusy, Gandouet, Meunier,
+ *   "HyperLogLog: the analysis of a near-optimal cardinality estimation algorithm" (AofA 2007), with
+ *   2^p one-byte registers over a 64-bit hash (so no large-range correction is needed) and the
+ *   estimator of Ertl, "New cardinality estimation algorithms for HyperLogLog sketches"
+ *   (arXiv:1702.01284, 2017, algorithm 6: the "improved raw estimator"), which needs no empirical
+ *   bias tables and is unbiased from 0 to far past 2^32. Relative standard error 1.04/√(2^p):
+ *   p = 14 (Kusto's default accuracy level) gives 0.81%. Merging is the registers' maximum:
+ *   lossless. language/ does no I/O and runs in browsers too: the hash (MurmurHash3) is written
+ *   out here.
+ * - `QuantileSketch`: percentiles, over Datadog's DDSketch (@datadog/sketches-js; Masson, Rim, Lee,
+ *   "DDSketch: a fast and fully-mergeable quantile sketch with relative-error guarantees", VLDB
+ *   2019) with relative accuracy α = 1% and unbounded buckets (their number grows with
+ *   log(max/min), not with the count: values from 1e-3 to 1e9 take about 1,400): the value given
+ *   for a rank is within α of the exact value at that rank, whatever the data and however the
+ *   sketches were merged. Around the library: the infinities are counted beside it (its store
+ *   cannot take one), min and max are exact, the merge adds bucket counts (lossless; not the
+ *   library's merge, see mergeDDSketch), and values nearer 0 than 2.2e-308 count as 0 (the
+ *   library's smallest bucket).
+ */
+
+import { DDSketch } from '@datadog/sketches-js';
+
+/** MurmurHash3 x86_32 of a string's UTF-16 code units (two per 32-bit block). */
+function murmur3(key: string, seed: number): number {
+    let h = seed | 0;
+    const n = key.length;
+    let i = 0;
+    for (; i + 1 < n; i += 2) {
+        let k = key.charCodeAt(i) | (key.charCodeAt(i + 1) << 16);
+        k = Math.imul(k, 0xcc9e2d51);
+        k = (k << 15) | (k >>> 17);
+        k = Math.imul(k, 0x1b873593);
+        h ^= k;
+        h = (h << 13) | (h >>> 19);
+        h = (Math.imul(h, 5) + 0xe6546b64) | 0;
+    }
+    if (i < n) {
+        let k = key.charCodeAt(i);
+        k = Math.imul(k, 0xcc9e2d51);
+        k = (k << 15) | (k >>> 17);
+        k = Math.imul(k, 0x1b873593);
+        h ^= k;
+    }
+    h ^= n * 2;
+    h ^= h >>> 16;
+    h = Math.imul(h, 0x85ebca6b);
+    h ^= h >>> 13;
+    h = Math.imul(h, 0xc2b2ae35);
+    h ^= h >>> 16;
+    return h >>> 0;
+}
+
+const SEED_HI = 0x9747b28c;
+const SEED_LO = 0x5bd1e995;
+
+/** Registers per precision: Kusto's dcount accuracy levels 0–4 (1.6%, 0.8%, 0.4%, 0.28%, 0.2%). */
+const PRECISION_BY_ACCURACY = [12, 14, 16, 17, 18];
+
+/** The HyperLogLog precision for dcount's optional accuracy argument (default 1: p = 14). */
+export function hllPrecision(accuracy: unknown): number {
+    const level = typeof accuracy === 'number' && Number.isInteger(accuracy) && accuracy >= 0 && accuracy < PRECISION_BY_ACCURACY.length ? accuracy : 1;
+    return PRECISION_BY_ACCURACY[level];
+}
+
+/** The relative standard error of a HyperLogLog of precision p: 1.04/√(2^p). */
+export function hllStandardError(p: number): number {
+    return 1.04 / Math.sqrt(2 ** p);
+}
+
+export class HyperLogLog {
+    readonly registers: Uint8Array;
+
+    constructor(readonly p: number) {
+        this.registers = new Uint8Array(1 << p);
+    }
+
+    get bytes(): number {
+        return this.registers.length + 64;
+    }
+
+    /** Adds a value by its canonical key (equal values, equal keys). */
+    add(key: string): void {
+        const p = this.p;
+        const hi = murmur3(key, SEED_HI);
+        const idx = hi >>> (32 - p);
+        // The rank: 1 + the leading zeros of the remaining 64 - p bits (hi's low 32 - p bits, then lo's 32).
+        const rest = (hi << p) >>> 0;
+        let rank: number;
+        if (rest !== 0) rank = Math.clz32(rest) + 1;
+        else {
+            const lo = murmur3(key, SEED_LO);
+            rank = 32 - p + (lo === 0 ? 32 : Math.clz32(lo)) + 1;
+        }
+        if (rank > this.registers[idx]) this.registers[idx] = rank;
+    }
+
+    merge(other: HyperLogLog): void {
+        if (other.p !== this.p) throw new Error(`HyperLogLog precisions differ (${this.p}, ${other.p})`);
+        const r = this.registers;
+        const o = other.registers;
+        for (let i = 0; i < r.length; i++) if (o[i] > r[i]) r[i] = o[i];
+    }
+
+    clone(): HyperLogLog {
+        const c = new HyperLogLog(this.p);
+        c.registers.set(this.registers);
+        return c;
+    }
+
+    /** Ertl's improved raw estimator (arXiv:1702.01284, algorithm 6), rounded. */
+    estimate(): number {
+        const m = this.registers.length;
+        const q = 64 - this.p;
+        const hist = new Float64Array(q + 2);
+        for (let i = 0; i < m; i++) hist[this.registers[i]]++;
+        let z = m * tau(1 - hist[q + 1] / m);
+        for (let k = q; k >= 1; k--) z = 0.5 * (z + hist[k]);
+        z += m * sigma(hist[0] / m);
+        return Math.round(m * m / (2 * Math.LN2 * z));
+    }
+}
+
+function sigma(x: number): number {
+    if (x === 1) return Infinity;
+    let y = 1;
+    let z = x;
+    for (;;) {
+        x *= x;
+        const prev = z;
+        z += x * y;
+        y += y;
+        if (z === prev) return z;
+    }
+}
+
+function tau(x: number): number {
+    if (x === 0 || x === 1) return 0;
+    let y = 1;
+    let z = 1 - x;
+    for (;;) {
+        x = Math.sqrt(x);
+        const prev = z;
+        y *= 0.5;
+        z -= (1 - x) * (1 - x) * y;
+        if (z === prev) return z / 3;
+    }
+}
+
+/** The quantile sketch's relative accuracy α. */
+export const QUANTILE_RELATIVE_ACCURACY = 0.01;
+
+export class QuantileSketch {
+    /** The finite values (the library's store cannot take an infinity). */
+    private readonly finite = new DDSketch({ relativeAccuracy: QUANTILE_RELATIVE_ACCURACY });
+    private posInf = 0;
+    private negInf = 0;
+    count = 0;
+    min = Infinity;
+    max = -Infinity;
+
+    get bytes(): number {
+        return 8 * (this.finite.store.bins.length + this.finite.negativeStore.bins.length) + 128;
+    }
+
+    /** Adds a number (NaN is not a value: the caller leaves it out, as the exact percentile does). */
+    add(x: number): void {
+        this.count++;
+        if (x < this.min) this.min = x;
+        if (x > this.max) this.max = x;
+        if (x === Infinity) this.posInf++;
+        else if (x === -Infinity) this.negInf++;
+        else this.finite.accept(x);
+    }
+
+    addAll(values: Float64Array): void {
+        for (let i = 0; i < values.length; i++) this.add(values[i]);
+    }
+
+    merge(o: QuantileSketch): void {
+        mergeDDSketch(this.finite, o.finite);
+        this.posInf += o.posInf;
+        this.negInf += o.negInf;
+        this.count += o.count;
+        if (o.min < this.min) this.min = o.min;
+        if (o.max > this.max) this.max = o.max;
+    }
+
+    clone(): QuantileSketch {
+        const c = new QuantileSketch();
+        c.merge(this);
+        return c;
+    }
+
+    /**
+     * The value at 1-based rank r of the sorted values (within α of the exact one; the smallest
+     * and largest ranks are exact), or null when there is none.
+     */
+    atRank(r: number): number | null {
+        const n = this.count;
+        if (n === 0 || !(r >= 1 && r <= n)) return null;
+        if (r === 1) return this.min;
+        if (r === n) return this.max;
+        if (r <= this.negInf) return -Infinity;
+        const f = r - this.negInf;
+        const c = this.finite.count;
+        if (f > c) return Infinity;
+        if (f === 1) return this.finite.min;
+        if (f === c) return this.finite.max;
+        // The library's rank for quantile q is q·(c - 1), 0-based; the middle of rank f - 1's unit
+        // interval stays on that rank whatever the rounding of the division.
+        const v = this.finite.getValueAtQuantile((f - 0.5) / (c - 1));
+        return Math.min(this.max, Math.max(this.min, v));
+    }
+}
+
+/**
+ * Adds b's counts to a: a DDSketch of both. Not the library's `merge`: in @datadog/sketches-js
+ * 2.1.1 (the latest) it leaves b's negative values out (DataDog/sketches-js#22, open), and its
+ * store merge reads a top bucket 0 (the values in (1/γ, 1]) as "none" (`secondKey || key` in
+ * DenseStore._extendRange), so that bucket falls out once the range grows. Each bucket of b is
+ * added with the store's own `add`, which grows the range right; the summary fields are the
+ * library's, kept as its merge keeps them.
+ */
+function mergeDDSketch(a: DDSketch, b: DDSketch): void {
+    if (a.mapping.gamma !== b.mapping.gamma) throw new Error(`quantile sketches of different accuracies (gamma ${a.mapping.gamma}, ${b.mapping.gamma})`);
+    for (const [to, from] of [[a.store, b.store], [a.negativeStore, b.negativeStore]]) {
+        const bins = from.bins;
+        for (let i = 0; i < bins.length; i++) if (bins[i] !== 0) to.add(from.offset + i, bins[i]);
+    }
+    a.zeroCount += b.zeroCount;
+    a.count += b.count;
+    a.sum += b.sum;
+    if (b.min < a.min) a.min = b.min;
+    if (b.max > a.max) a.max = b.max;
+}

@@ -1,0 +1,136 @@
+/**
+ * dcount and percentile over a dataset whose blocks stay on disk (language/eval/merge-states.ts):
+ * they run block by block like the other mergeable aggregations. While the exact states (the
+ * distinct values, every value) fit the query's budget for them (half of the blocks' share of the
+ * memory limit), the answer is the in-memory one exactly; past it the largest states become
+ * sketches (HyperLogLog, a relative-error quantile sketch), and the status says it is an estimate.
+ *
+ * Two datasets under one 2 MB limit (1 query worker: 512 KB of blocks, 256 KB for exact states),
+ * each past the 1 MB share for datasets in memory, so both keep their blocks on disk:
+ * - `x`: 24,000 events over 10 days, 240 distinct ids, integer values: the exact states fit;
+ * - `y`: 60,000 events over 10 days, every id distinct, real values spread over 6 decades: they do not.
+ * The answers in memory are those of the same data directory restarted without a limit.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDataset, ndjson, rows, startService, type TestService } from './helpers.js';
+
+const DAY = 86_400_000;
+const T0 = Date.parse('2026-10-01T00:00:00Z');
+const DAYS = 10;
+const LIMIT = 2 * 1024 * 1024;
+const ALL = { startTime: new Date(T0).toISOString(), endTime: new Date(T0 + DAYS * DAY).toISOString() };
+
+/** Documented error bounds (docs/service.md): HyperLogLog with 2^14 registers has a standard error of 1.04/128 = 0.81%; 3 standard errors. */
+const DCOUNT_ERROR = 3 * (1.04 / 128);
+/** The quantile sketch's relative accuracy: the value it gives is within 1% of the exact nearest-rank value. */
+const PERCENTILE_ERROR = 0.01;
+
+function smallEvents(from: number, n: number, total: number): Record<string, unknown>[] {
+    return Array.from({ length: n }, (_, j) => {
+        const i = from + j;
+        return { _time: new Date(T0 + Math.floor((i * DAYS * DAY) / total)).toISOString(), id: `u${(i * 7) % 240}`, k: `k${i % 4}`, v: (i * 7919) % 1000 };
+    });
+}
+
+function bigEvents(from: number, n: number, total: number): Record<string, unknown>[] {
+    return Array.from({ length: n }, (_, j) => {
+        const i = from + j;
+        // A deterministic spread over 1e-2 .. 1e4 (a golden-ratio sequence, in the exponent).
+        const u = (i * 0.6180339887498949) % 1;
+        return { _time: new Date(T0 + Math.floor((i * DAYS * DAY) / total)).toISOString(), id: `event-${i}`, k: `k${i % 4}`, v: 10 ** (6 * u - 2) };
+    });
+}
+
+async function ingest(t: TestService, name: string, total: number, make: (from: number, n: number, total: number) => Record<string, unknown>[]): Promise<void> {
+    await createDataset(t, name);
+    for (let from = 0; from < total; from += 500) {
+        const r = await t.raw('POST', `/v1/datasets/${name}/ingest`, ndjson(make(from, 500, total)), { 'content-type': 'application/x-ndjson' });
+        expect(r.status).toBe(200);
+        if ((from + 500) % 1500 === 0) await t.svc.data.store.compact(name);
+    }
+    await t.svc.data.store.compact(name);
+}
+
+interface Answer {
+    status: number;
+    json: { tables: { fields: { name: string }[]; columns: unknown[][] }[]; status: { isEstimate?: boolean; messages?: { code: string; msg: string }[] } };
+    text: string;
+}
+
+async function query(t: TestService, apl: string): Promise<Answer> {
+    return (await t.call('POST', '/v1/datasets/_apl?format=tabular', { apl, ...ALL })) as Answer;
+}
+
+/** The answer without what differs between runs (times, block statistics). */
+function answer(json: unknown): unknown {
+    return JSON.parse(JSON.stringify(json), (k, v: unknown) => (['elapsedTime', 'blocksExamined', 'blocksSkipped', 'rowsExamined', 'minBlockTime', 'maxBlockTime', 'rowsMatched'].includes(k) ? undefined : v));
+}
+
+const EXACT = [
+    "['x'] | summarize dcount(id) by k",
+    "['x'] | summarize percentile(v, 95) by k",
+    "['x'] | summarize dcount(id), percentiles_array(v, 5, 50, 99), count()",
+    "['x'] | summarize dcountif(id, v > 500), percentileif(v, 50, k == 'k1') by bin(_time, 1d)",
+];
+
+describe('dcount and percentile over blocks on disk', () => {
+    let t: TestService;
+    const onDisk = new Map<string, Answer>();
+
+    beforeAll(async () => {
+        t = await startService({ memoryLimit: LIMIT, queryWorkers: 1, store: { compactInWorker: false, compactEvents: 1e9 } });
+        await ingest(t, 'x', 24_000, smallEvents);
+        await ingest(t, 'y', 60_000, bigEvents);
+    }, 180_000);
+
+    afterAll(async () => {
+        await t?.stop();
+    });
+
+    it('keeps both datasets on disk', () => {
+        expect(t.svc.data.keepsOnDisk('x')).toBe(true);
+        expect(t.svc.data.keepsOnDisk('y')).toBe(true);
+    });
+
+    for (const apl of EXACT) {
+        it(`${apl} answers from disk, exactly`, async () => {
+            const r = await query(t, apl);
+            expect(r.status, r.text).toBe(200);
+            expect(r.json.status.isEstimate).toBe(false);
+            onDisk.set(apl, r);
+        });
+    }
+
+    for (const apl of ["['y'] | summarize dcount(id) by k", "['y'] | summarize percentile(v, 95) by k"]) {
+        it(`${apl} answers from disk past the exact budget, as an estimate`, async () => {
+            const r = await query(t, apl);
+            expect(r.status, r.text).toBe(200);
+            expect(r.json.status.isEstimate).toBe(true);
+            expect(r.json.status.messages?.map(m => m.code)).toContain('apl_estimate');
+            onDisk.set(apl, r);
+        });
+    }
+
+    it('answers as the same data held in memory: exactly within the budget, within the documented error past it', async () => {
+        await t.restart({ memoryLimit: Infinity });
+        await t.svc.loaded;
+        expect(t.svc.data.keepsOnDisk('y')).toBe(false);
+        for (const apl of EXACT) {
+            const mem = await query(t, apl);
+            expect(mem.status).toBe(200);
+            expect(answer(onDisk.get(apl)!.json), apl).toEqual(answer(mem.json));
+        }
+
+        const byK = (r: Answer, field: string) => new Map(rows(r.json).map(x => [x.k as string, x[field] as number]));
+        const dcounts = byK(await query(t, "['y'] | summarize dcount(id) by k"), 'dcount_id');
+        expect([...dcounts.values()]).toEqual([15_000, 15_000, 15_000, 15_000]);
+        for (const [k, est] of byK(onDisk.get("['y'] | summarize dcount(id) by k")!, 'dcount_id')) {
+            expect(Math.abs(est - dcounts.get(k)!) / dcounts.get(k)!, `dcount for ${k}: ${est}`).toBeLessThanOrEqual(DCOUNT_ERROR);
+        }
+        const p95 = byK(await query(t, "['y'] | summarize percentile(v, 95) by k"), 'percentile_v');
+        expect(p95.size).toBe(4);
+        for (const [k, est] of byK(onDisk.get("['y'] | summarize percentile(v, 95) by k")!, 'percentile_v')) {
+            expect(Math.abs(est - p95.get(k)!) / p95.get(k)!, `percentile for ${k}: ${est}`).toBeLessThanOrEqual(PERCENTILE_ERROR);
+        }
+    }, 120_000);
+});
