@@ -509,6 +509,7 @@ describe.skipIf(SKIP)('the results view in a real VS Code, over 30,000 events', 
             expect(await cellText(1, 'seq')).toBe(String(EVENTS - 7));
             // Next match (Enter in the field) goes to the first, then the second.
             await searchField().press('Enter');
+            await expect.poll(() => info.textContent(), { timeout: T }).toContain(`match 1 of ${matches.toLocaleString('en-US')}`);
             await searchField().press('Enter');
             await expect.poll(() => info.textContent(), { timeout: T }).toContain(`match 2 of ${matches.toLocaleString('en-US')}`);
             await expect.poll(() => frame().locator('.ag-cell-focus').first().getAttribute('col-id'), { timeout: T }).toBe('geo.city');

@@ -93,6 +93,21 @@ describe.skipIf(SKIP)('the results view used as a user does, in the default pane
     const status = () => frame().locator('[data-testid="apl-status"]');
     const cell = (row: number, col: string) => frame().locator(`.ag-row[row-index="${row}"] [col-id="${col}"]`).first();
     const cellText = (row: number, col: string) => cell(row, col).textContent({ timeout: 2_000 }).catch(() => undefined);
+    /** The grid cell that has the keyboard focus, as `row:column` (AG Grid's focused cell, and the frame's focused element). */
+    const keyboardCell = () =>
+        frame()
+            .locator('.ag-cell-focus')
+            .first()
+            .evaluate(e => {
+                const doc = e.ownerDocument as unknown as { activeElement: unknown; hasFocus(): boolean };
+                return doc.activeElement === e && doc.hasFocus() ? `${e.closest('.ag-row')?.getAttribute('row-index')}:${e.getAttribute('col-id')}` : 'not the focused element';
+            }, undefined, { timeout: 2_000 })
+            .catch(() => 'no focused cell');
+    /** The indexes of the selected rows (a row is drawn once per pinned part: counted once). */
+    const selectedRows = () =>
+        frame()
+            .locator('.ag-row-selected[row-index]')
+            .evaluateAll(es => [...new Set(es.map(e => Number(e.getAttribute('row-index'))))].sort((a, b) => a - b));
     const headerCell = (col: string) => frame().locator(`.ag-header-cell[col-id="${col}"]`).first();
     const rowCount = () => frame().locator('[role="grid"]').first().getAttribute('aria-rowcount');
     const tab = (name: string) => frame().getByRole('tab', { name, exact: true });
@@ -326,10 +341,17 @@ describe.skipIf(SKIP)('the results view used as a user does, in the default pane
             await page.keyboard.press('Alt+Shift+ArrowRight');
             await expect.poll(async () => (await order()).indexOf('level'), { timeout: T }).toBe(at - 1);
             // Space adds the focused row to the selection (a click selected the first): the selection statistics and filters act on both.
+            // Each key waits for the state the last step made (the grid's focus, its selection), not for time.
+            const selectionStats = () => frame().locator('[data-testid="apl-selection-stats"]').textContent();
             await cell(0, 'seq').click();
+            await expect.poll(selectedRows, { timeout: T }).toEqual([0]);
+            await expect.poll(keyboardCell, { timeout: T }).toBe('0:seq');
+            await expect.poll(selectionStats, { timeout: T }).toMatch(/^Selection in seq: count 1 /);
             await page.keyboard.press('ArrowDown');
+            await expect.poll(keyboardCell, { timeout: T }).toBe('1:seq');
             await page.keyboard.press('Space');
-            await expect.poll(() => frame().locator('[data-testid="apl-selection-stats"]').textContent(), { timeout: T }).toMatch(/^Selection in seq: count 2 /);
+            await expect.poll(selectedRows, { timeout: T }).toEqual([0, 1]);
+            await expect.poll(selectionStats, { timeout: T }).toMatch(/^Selection in seq: count 2 /);
             // Tab leaves the grid for the row details (the arrows move between cells).
             await page.keyboard.press('Tab');
             const details = frame().getByRole('complementary', { name: 'Row details' });
@@ -362,9 +384,10 @@ describe.skipIf(SKIP)('the results view used as a user does, in the default pane
             expect(await tree.getByRole('button', { name: "Copy value at ['geo']['city']", exact: true }).count()).toBe(1);
             // The focus is in the panel (its first button).
             await expect.poll(() => tree.evaluate(e => e.contains((e.ownerDocument as unknown as { activeElement: unknown }).activeElement as never)), { timeout: T }).toBe(true);
-            // Escape closes it and gives the focus back to the cell.
+            // Escape closes it and gives the focus back to the cell (Enter waits for it there).
             await page.keyboard.press('Escape');
             await expect.poll(() => tree.count(), { timeout: T }).toBe(0);
+            await expect.poll(keyboardCell, { timeout: T }).toBe('0:geo');
             await page.keyboard.press('Enter');
             await tree.waitFor({ timeout: T });
             const before = await statusKey();
