@@ -93,6 +93,8 @@ const SHAPES: { name: string; run: (t: TestService) => Promise<unknown> }[] = [
 let t: TestService;
 let release: () => void = () => undefined;
 const during = new Map<string, unknown>();
+/** The query workers ready when the load into memory fed its first part. */
+let readyAtFirstPart: number | undefined;
 
 beforeAll(async () => {
     t = await startService({ store: { compactInWorker: false } });
@@ -114,6 +116,7 @@ beforeAll(async () => {
     await t.restart({
         afterLoadPart: async (dataset, part) => {
             if (dataset !== 'a' || part !== 0) return;
+            readyAtFirstPart = t.svc.data.engine.queryStats()?.idle;
             atGate();
             await open;
         },
@@ -140,6 +143,10 @@ describe('a query answered while the stored events load equals the same query af
             expect(during.get(s.name)).toEqual(after);
         });
     }
+
+    it('the load into memory begins once a query worker has started (the views from disk answer meanwhile)', () => {
+        expect(readyAtFirstPart).toBeGreaterThanOrEqual(1);
+    });
 
     it("['a'] | count answers 1,500 during the load and after it (the whole dataset, never a part)", async () => {
         const counted = during.get("['a'] | count") as { tables: { columns: unknown[][] }[] };
