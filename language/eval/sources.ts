@@ -170,6 +170,7 @@ function countFromHeader(block: ColdBlock, cold: ColdAccess, dataset: string, ne
     if ((startTime !== undefined && block.minTime < startTime) || (endTime !== undefined && block.maxTime >= endTime)) return undefined;
     const rows = cold.rowsUnread(block);
     if (rows === undefined) return undefined;
+    if (rows === 0) return new Frame([], 0); // gone from disk: as a scan of the empty block it reads
     // The statistics a scan of the whole block would give.
     state.stats.rowsExamined += rows;
     if (!state.stats.datasets.includes(dataset)) state.stats.datasets.push(dataset);
