@@ -70,6 +70,12 @@ export interface ColdBlockReader {
      * is visible). `field`: the fields to decode (default all; the rest may be left out).
      */
     read(dataset: string, block: ColdBlock, field?: (name: string) => boolean): ColumnarChunk | undefined;
+    /**
+     * The block's rows without reading them (its file's presence; 0 when it is gone, as `read`
+     * would find). Lets a `count` of blocks the query covers whole answer from their headers.
+     * Absent: such a count reads the blocks.
+     */
+    rows?(dataset: string, block: ColdBlock): number;
 }
 
 /** What a query reads of a dataset's cold part (engine.ts makes it, sources.ts scans it). */
@@ -79,6 +85,11 @@ export interface ColdAccess {
     fields: readonly ColdField[];
     /** The block as a table (read on a cache miss), undefined when it is gone. Only the fields the query reads may be there. */
     load(block: ColdBlock): { snapshot: Snapshot; bytes: number } | undefined;
+    /**
+     * The block's visible rows when they are known without reading it (every row visible, and a
+     * reader that can tell the block is still there), else undefined.
+     */
+    rowsUnread(block: ColdBlock): number | undefined;
     /** Bytes of blocks one scan may hold at once (the cache's bound). */
     capacity: number;
 }
@@ -98,6 +109,11 @@ function visibleRows(chunk: ColumnarChunk, keep: ColdKeep): Uint32Array | undefi
         if (!hidden) out[n++] = i;
     }
     return n === chunk.rows ? undefined : out.subarray(0, n);
+}
+
+/** Whether the keep rules leave every row of a block visible (its oldest row is past the cut-off and every trim). */
+export function showsWholeBlock(keep: ColdKeep, block: ColdBlock): boolean {
+    return (keep.cutoff === undefined || block.minTime >= keep.cutoff) && keep.trims.every(t => block.minTime >= t.before);
 }
 
 function keepKey(keep: ColdKeep): string {
@@ -164,6 +180,12 @@ export class ColdBlockCache {
             this.used -= e.bytes;
         }
         return entry;
+    }
+
+    /** The block's visible rows without reading it (see ColdAccess.rowsUnread). */
+    rowsUnread(dataset: string, cold: ColdDataset, block: ColdBlock): number | undefined {
+        if (this.reader?.rows === undefined || !showsWholeBlock(cold.keep, block)) return undefined;
+        return this.reader.rows(dataset, block);
     }
 
     /**

@@ -91,6 +91,9 @@ function feedTailPart(loader: DatasetLoader, part: TailPart): void {
     else loader.ingestBatch({ times: part.times, fields: part.fields, sysTime: part.sysTime, batchSeq: part.seq, select: part.select });
 }
 
+/** How long the background load waits for a query worker to start (loadInBackground). */
+const WORKER_START_WAIT_MS = 5000;
+
 const yieldToLoop = (): Promise<void> => new Promise<void>((r) => setImmediate(r));
 
 export class DataPlane {
@@ -238,6 +241,11 @@ export class DataPlane {
                     this.opts.log(`dataset ${name}: no view from disk while it loads (${String(err)}); its queries wait for the load`);
                 }
             }
+            // Queries answer from those views meanwhile; the loads below (block decoding on this
+            // thread) wait until a query worker has started, so that they take neither its
+            // start-up's share of the cores nor the event loop from the first answers.
+            // At most WORKER_START_WAIT_MS: a worker that hangs while starting delays nothing for long.
+            await Promise.race([this.engine.queriesStarted(), new Promise<void>((r) => setTimeout(r, WORKER_START_WAIT_MS).unref())]);
             for (const [name, p] of [...this.pending]) {
                 if (this.stopping) break;
                 let stopped = false;

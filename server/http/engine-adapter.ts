@@ -60,6 +60,8 @@ export interface EngineAdapter {
     queryApl(apl: string, req: AplQueryRequest, signal?: AbortSignal): Promise<string>;
     /** Runs a legacy query given as the JSON text of its body (checked to parse). */
     queryLegacy(dataset: string, bodyJson: string, opts: { now: bigint; missing?: Record<string, string> }, signal?: AbortSignal): Promise<string>;
+    /** Settles once queries run where they will (a query worker is ready; at once without workers). */
+    queriesStarted(): Promise<void>;
     /** The query pool's counters (undefined when queries run on the main thread). */
     queryStats(): QueryPoolStats | undefined;
     /** Bytes of a dataset's in-memory copy (its blocks on disk not counted). */
@@ -132,12 +134,14 @@ export function createEngineAdapter(opts: EngineAdapterOptions): EngineAdapter {
                   log: opts.log ?? (() => undefined),
                   fallback: inProcess,
                   whileStarting: (job, signal) => {
-                      // A slice of the main thread: a query that needs more gives way to the workers.
+                      // A slice of the main thread: a query that needs more gives way to the workers,
+                      // once one has started (until then giving way would only make it wait, and
+                      // throw away what this thread did: the first query builds its parser here).
                       const deadline = performance.now() + STARTING_SLICE_MS;
                       let gaveWay = false;
                       return runJob(engine, { ...job, timeoutMs }, () => {
                           if (signal?.aborted) return interruption('cancelled', timeoutMs);
-                          if (performance.now() <= deadline) return undefined;
+                          if (performance.now() <= deadline || !pool?.workerStarted()) return undefined;
                           gaveWay = true;
                           return interruption('cancelled', timeoutMs);
                       }).catch((err: unknown) => {
@@ -186,6 +190,9 @@ export function createEngineAdapter(opts: EngineAdapterOptions): EngineAdapter {
         },
         queryLegacy(dataset, bodyJson, o, signal) {
             return run({ kind: 'legacy', dataset, bodyJson, now: o.now, missing: o.missing }, signal);
+        },
+        queriesStarted() {
+            return pool?.started ?? Promise.resolve();
         },
         queryStats() {
             return pool?.stats();

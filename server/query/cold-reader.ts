@@ -7,7 +7,7 @@
  * Only files of the form `<datasets>/<valid dataset name>/blocks/<8 hex>.blk` are read: the names
  * come from the store's manifest, and are checked again here so that nothing else can be.
  */
-import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ColdBlock, ColdBlockReader, ColumnarChunk } from '../../language/index.js';
 import { validateDatasetName } from '../store/errors.js';
@@ -36,14 +36,22 @@ export function coldBlockReader(datasetsDir: string): ColdBlockReader {
      * (renamed into place) and never changed, so its checksum is computed once per reader.
      */
     const checked = new Set<string>();
+    const fileOf = (dataset: string, block: ColdBlock): string => {
+        validateDatasetName(dataset);
+        if (!BLOCK_FILE.test(block.id)) throw new Error(`not a block file name: ${JSON.stringify(block.id)}`);
+        return path.join(datasetsDir, datasetDirName(dataset), 'blocks', block.id);
+    };
     return {
+        rows(dataset: string, block: ColdBlock): number {
+            // Its header was read and checked when the block was listed (cold-tier.ts BlockHeaders);
+            // a file removed since (a trim or retention hid every row of it) holds none.
+            return existsSync(fileOf(dataset, block)) ? block.rows : 0;
+        },
         read(dataset: string, block: ColdBlock, field?: (name: string) => boolean): ColumnarChunk | undefined {
-            validateDatasetName(dataset);
-            if (!BLOCK_FILE.test(block.id)) throw new Error(`not a block file name: ${JSON.stringify(block.id)}`);
+            const file = fileOf(dataset, block);
             let buf: Buffer;
             let identity: string;
             try {
-                const file = path.join(datasetsDir, datasetDirName(dataset), 'blocks', block.id);
                 const fd = openSync(file, 'r');
                 try {
                     const st = fstatSync(fd, { bigint: true });

@@ -109,6 +109,14 @@ export class QueryPool {
     private readonly graceMs: number;
     private readonly maxQueued: number;
     private readonly heapMb: number;
+    private settleStarted!: () => void;
+    /** Set by a worker (Atomics) once it can run queries: see `workerStarted`. */
+    private readonly startedFlag = new Int32Array(new SharedArrayBuffer(4));
+    /**
+     * Settles once a worker is ready to run queries (or none ever will: the pool gave up, or it
+     * closed). The service holds back its background load until then (data-plane.ts).
+     */
+    readonly started = new Promise<void>(resolve => (this.settleStarted = resolve));
 
     constructor(
         private readonly engine: Engine,
@@ -120,6 +128,15 @@ export class QueryPool {
         this.heapMb = opts.workerHeapMb ?? Math.min(4096, Math.max(256, Math.floor(totalmem() / 4 / 2 ** 20)));
         const n = Math.max(1, opts.workers ?? availableParallelism());
         for (let i = 0; i < n; i++) this.slots.push(this.startSlot());
+    }
+
+    /**
+     * Whether some worker has started, as the workers say through shared memory: a query running on
+     * the main thread sees it without waiting for the worker's message (which this thread reads
+     * only once that query is done).
+     */
+    workerStarted(): boolean {
+        return Atomics.load(this.startedFlag, 0) === 1;
     }
 
     stats(): QueryPoolStats {
@@ -187,6 +204,7 @@ export class QueryPool {
     async close(): Promise<void> {
         if (this.closed) return;
         this.closed = true;
+        this.settleStarted();
         for (const j of this.queue.splice(0)) this.finish(j, new HttpError(503, 'the service is stopping'));
         await Promise.all(
             this.slots.map(async s => {
@@ -204,6 +222,7 @@ export class QueryPool {
             defaultLimit: this.opts.defaultLimit,
             limits: this.opts.limits,
             interrupt,
+            started: this.startedFlag,
             datasetsDir: this.opts.datasetsDir,
             coldCacheBytes: this.opts.coldCacheBytes,
         };
@@ -250,6 +269,7 @@ export class QueryPool {
     private onReply(slot: Slot, msg: WorkerReply): void {
         if ('ready' in msg) {
             slot.ready = true;
+            this.settleStarted();
             this.startFailures = 0;
             return;
         }
@@ -312,6 +332,7 @@ export class QueryPool {
     /** No worker can start: queries run on the main thread from now on (the queue drains there). */
     private giveUp(err: Error): void {
         this.broken = true;
+        this.settleStarted();
         this.opts.log(`query workers cannot start (${err.message}); running queries on the main thread`);
         const slots = this.slots.splice(0);
         for (const s of slots) void s.worker.terminate().catch(() => undefined);

@@ -16,6 +16,12 @@ export interface WorkerSetup {
      * (INTERRUPT_* below); the worker reads it with Atomics.load at the evaluator's check points.
      */
     interrupt: Int32Array;
+    /**
+     * Int32Array on a SharedArrayBuffer shared by the pool's workers: a worker sets slot 0 to 1
+     * once it can run queries, before it says so by message, so that a query running on the main
+     * thread meanwhile (pool.ts whileStarting) sees it without a turn of the event loop.
+     */
+    started?: Int32Array;
     /** Where the store's datasets are, for blocks read from disk (cold-reader.ts); none = no such reads. */
     datasetsDir?: string;
     /** Bytes of blocks read from disk this worker keeps in memory. */

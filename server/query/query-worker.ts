@@ -33,10 +33,11 @@ if (port) {
     // Load the parser and evaluator before saying ready: until a worker is ready the pool answers
     // on the main thread (pool.ts, whileStarting), so the first job here is not the slow one. Jobs
     // that arrive meanwhile wait in the port's queue.
-    const warmUp = runJob(engine, { kind: 'apl', apl: 'print warm = 1', timeoutMs: 0, request: WARM_UP_REQUEST }).then(
-        () => reply({ ready: true }),
-        () => reply({ ready: true }),
-    );
+    const ready = (): void => {
+        if (setup.started) Atomics.store(setup.started, 0, 1);
+        reply({ ready: true });
+    };
+    const warmUp = runJob(engine, { kind: 'apl', apl: 'print warm = 1', timeoutMs: 0, request: WARM_UP_REQUEST }).then(ready, ready);
     port.on('message', (msg: WorkerRequest) => {
         void (async () => {
             await warmUp;
