@@ -229,7 +229,7 @@ export async function serviceSection(ctx: BenchContext): Promise<SectionResult> 
                 const fm = summarize(fr).median;
                 const em = summarize(er).median;
                 rows.push({ name: `peak RSS of that start-up`, ours: fmtBytes(fm), baseline: `${fmtBytes(em)} empty dir`, ratio: fm / em, bar: '< 1 GB', pass: fm < 2 ** 30 });
-                notes.push('peak RSS: VmHWM of the server process (/proc) once the count query has answered (the events are then loaded), i.e. the high-water mark of start-up and loading');
+                notes.push('peak RSS: VmHWM of the server process (/proc) once the service says its events are loaded (after the count query has answered), i.e. the high-water mark of start-up and loading');
             }
         } finally {
             rmSync(emptyDir, { recursive: true, force: true });
@@ -307,6 +307,8 @@ export interface Started {
     ms: number;
     /** The server's peak resident memory when it first answered (Linux /proc), if known. */
     peakRss?: number;
+    /** What the server has printed so far (stdout and stderr). */
+    output(): string;
     stop(): Promise<void>;
 }
 
@@ -341,7 +343,7 @@ export async function startServer(command: string[], dataDir: string, extraArgs:
                 const r = await call(base, 'GET', '/v2/datasets', undefined, undefined, true);
                 const ms = performance.now() - t0;
                 if (r.status !== 200) throw new Error(`GET /v2/datasets: HTTP ${r.status}`);
-                return { base, child, ms, peakRss: peakRss(child.pid), stop };
+                return { base, child, ms, peakRss: peakRss(child.pid), output: () => output, stop };
             } catch (err) {
                 if ((err as { code?: string }).code === 'ECONNREFUSED') {
                     await new Promise(r => setTimeout(r, 5));
@@ -387,7 +389,13 @@ async function startOnce(bundle: string[], dataDir: string, expectEvents: number
         const n = Number(r.tables[0]?.columns[0]?.[0]);
         const firstAnswerMs = performance.now() - spawnedAt;
         if (n !== expectEvents) throw new Error(`the restarted service counts ${n} events, expected ${expectEvents}`);
-        // The events load after the first answer: the high-water mark is read once they are in.
+        // The events load after the first answer (once a query worker has started): the
+        // high-water mark is read when the service says they are in.
+        const loadedBy = performance.now() + 120_000;
+        while (!/loaded \d+ events/.test(s.output())) {
+            if (performance.now() > loadedBy) throw new Error('the service did not say "loaded … events" within 120 s of its first answer');
+            await new Promise(r => setTimeout(r, 20));
+        }
         return { ms: s.ms, peakRss: peakRss(s.child.pid), firstAnswerMs };
     } finally {
         await s.stop();
