@@ -345,7 +345,11 @@ export async function startServer(command: string[], dataDir: string, extraArgs:
                 if (r.status !== 200) throw new Error(`GET /v2/datasets: HTTP ${r.status}`);
                 return { base, child, ms, peakRss: peakRss(child.pid), output: () => output, stop };
             } catch (err) {
-                if ((err as { code?: string }).code === 'ECONNREFUSED') {
+                // Not listening yet; or a reset: before it opens its data directory the service
+                // listens on the port for an instant to find it busy (probeListen), and a connection
+                // that lands in that instant is reset. Both mean "not ready".
+                const code = (err as { code?: string }).code;
+                if (code === 'ECONNREFUSED' || code === 'ECONNRESET') {
                     await new Promise(r => setTimeout(r, 5));
                     continue;
                 }

@@ -123,7 +123,11 @@ export function resolveDataDir(dir?: string): string {
     return path.resolve(dir ?? process.env.APL_DATA_DIR ?? DEFAULT_DATA_DIR);
 }
 
-/** Listens on `host:port` and closes again: throws the error (EADDRINUSE, EACCES, …) the real listen would meet. */
+/**
+ * Listens on `host:port` and closes again: throws the error (EADDRINUSE, EACCES, …) the real listen
+ * would meet. A client that connects in that instant is reset rather than refused; before the
+ * banner says the service listens, both mean "not ready" (docs/service.md).
+ */
 function probeListen(host: string, port: number): Promise<void> {
     return new Promise((resolve, reject) => {
         const probe = net.createServer();
