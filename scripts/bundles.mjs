@@ -37,7 +37,7 @@ const cjsImportedOnce = {
  * `fromProto`), from its generated `proto/compiled.js`. Nothing here serialises a sketch: that
  * module is left out (about 33 KB), and one that says why takes its place.
  */
-const noSketchProtobuf = {
+export const noSketchProtobuf = {
     name: 'no-sketch-protobuf',
     setup(build) {
         build.onResolve({ filter: /\/proto\/compiled$/ }, args =>

@@ -7,6 +7,8 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+// @ts-expect-error: a plain .mjs module without type declarations (the plugin the real bundles use)
+import { noSketchProtobuf } from '../../../scripts/bundles.mjs';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -49,6 +51,7 @@ export function serveBundle(): Promise<string> {
             },
             outdir,
             outExtension: { '.js': '.cjs' },
+            plugins: [noSketchProtobuf],
         });
         return path.join(outdir, 'main.cjs');
     })();
