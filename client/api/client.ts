@@ -81,6 +81,22 @@ interface RequestSpec {
     signal?: AbortSignal;
     /** The body is a stream: fetch needs `duplex: 'half'`. */
     streaming?: boolean;
+    /** Only reads (a query): sent again once if its connection is reset before any answer (`sentAgainOnReset`). */
+    readOnly?: boolean;
+}
+
+/** Errors of a connection that closed before any answer came: a kept-alive one the server had just closed. */
+const RESET_BEFORE_ANSWER = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
+
+/**
+ * A request that only reads is sent again once when its connection was reset before any answer:
+ * a server or proxy may close an idle kept-alive connection just as the next request goes out on
+ * it. Writes (ingest, create, delete) never are: the server may have acted on them.
+ */
+function sentAgainOnReset(spec: RequestSpec, e: unknown): boolean {
+    if (spec.streaming || !(spec.method === 'GET' || spec.readOnly)) return false;
+    const code = (e as { cause?: { code?: string } }).cause?.code;
+    return code !== undefined && RESET_BEFORE_ANSWER.has(code);
 }
 
 function trimSlash(s: string): string {
@@ -246,6 +262,7 @@ export class AplClient {
             json: body,
             timeoutMs: options.timeoutMs ?? this.timeoutMs ?? 120_000,
             signal: options.signal,
+            readOnly: true,
         });
     }
 
@@ -256,7 +273,7 @@ export class AplClient {
         if (options.noCache) params.set('nocache', 'true');
         const qs = params.toString();
         const url = `${this.url}/v1/datasets/${encodeURIComponent(dataset)}/query${qs ? `?${qs}` : ''}`;
-        return this.call({ method: 'POST', url, json: query, timeoutMs: this.timeoutMs ?? 120_000, signal: options.signal });
+        return this.call({ method: 'POST', url, json: query, timeoutMs: this.timeoutMs ?? 120_000, signal: options.signal, readOnly: true });
     }
 
     /**
@@ -316,7 +333,10 @@ export class AplClient {
         try {
             let res: Response;
             try {
-                res = await this.fetchImpl(spec.url, init);
+                res = await this.fetchImpl(spec.url, init).catch((e: unknown) => {
+                    if (timedOut || controller.signal.aborted || !sentAgainOnReset(spec, e)) throw e;
+                    return this.fetchImpl(spec.url, init);
+                });
             } catch (e) {
                 const why = timedOut
                     ? `timed out after ${timeoutMs} ms`

@@ -25,6 +25,7 @@ import {
     readmePicture,
 } from './harness.js';
 import { fileDialog } from './ui-actions.js';
+import { forward } from './forward.js';
 
 const EVENTS = 3_000;
 const SETUP_TIMEOUT = 25 * 60_000;
@@ -49,21 +50,7 @@ async function countingProxy(target: string): Promise<{ url: string; queries(): 
         req.on('end', () => {
             const body = Buffer.concat(chunks);
             if (req.method === 'POST' && /\/_apl|\/query/.test(req.url ?? '')) queries++;
-            const headers: Record<string, string> = {};
-            for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host' && k !== 'content-length') headers[k] = v;
-            fetch(new URL(req.url ?? '/', target), { method: req.method, headers, body: req.method === 'GET' || req.method === 'HEAD' ? undefined : body })
-                .then(async r => {
-                    const out: Record<string, string> = {};
-                    r.headers.forEach((v, k) => {
-                        if (k !== 'content-encoding' && k !== 'content-length' && k !== 'transfer-encoding') out[k] = v;
-                    });
-                    res.writeHead(r.status, out);
-                    res.end(Buffer.from(await r.arrayBuffer()));
-                })
-                .catch((e: unknown) => {
-                    res.writeHead(502);
-                    res.end(String(e));
-                });
+            forward(target, req, res, body);
         });
     });
     await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));

@@ -10,6 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { forward } from './forward.js';
 import {
     openFile,
     openWorkbench,
@@ -92,24 +93,7 @@ async function slowServiceProxy(target: string): Promise<{ url: string; close():
             }
             pass(body);
         });
-        const pass = (body: Buffer, answered?: () => void) => {
-            const headers: Record<string, string> = {};
-            for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host' && k !== 'content-length') headers[k] = v;
-            fetch(new URL(req.url ?? '/', target), { method: req.method, headers, body: req.method === 'GET' || req.method === 'HEAD' ? undefined : body })
-                .then(async r => {
-                    const out: Record<string, string> = {};
-                    r.headers.forEach((v, k) => {
-                        if (k !== 'content-encoding' && k !== 'content-length' && k !== 'transfer-encoding') out[k] = v;
-                    });
-                    res.writeHead(r.status, out);
-                    res.end(Buffer.from(await r.arrayBuffer()));
-                    answered?.();
-                })
-                .catch((e: unknown) => {
-                    res.writeHead(502);
-                    res.end(String(e));
-                });
-        };
+        const pass = (body: Buffer, answered?: () => void) => forward(target, req, res, body, answered);
     });
     await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
