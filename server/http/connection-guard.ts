@@ -22,6 +22,8 @@ export const DEFAULT_MAX_CONNECTIONS = 1024;
 const RESERVED_DESCRIPTORS = 128;
 /** A refused socket is drained (so that the 503 is not lost to a reset) for at most this long. */
 const REFUSED_LINGER_MS = 2000;
+/** Refused sockets drained at once at most (see refuse). */
+const MAX_LINGERING = 16;
 
 /**
  * Idle keep-alive sockets close after this. Not Node's 5 s: a client whose event loop is busy for a
@@ -83,10 +85,11 @@ export function guardedHttpServer(handler: http.RequestListener, options: GuardO
     const sockets = new Map<net.Socket, Tracked>();
     let clock = 0;
     const refusal = refusalResponse(options.maxConnections);
+    const lingering: Lingering = { count: 0 };
 
     server.on('connection', (socket: net.Socket) => {
-        if (sockets.size >= options.maxConnections && !evictLongestIdle(sockets, refusal)) {
-            refuse(socket, refusal);
+        if (sockets.size >= options.maxConnections && !evictLongestIdle(sockets, refusal, lingering)) {
+            refuse(socket, refusal, lingering);
             return;
         }
         sockets.set(socket, { busy: 0, used: false, idleSince: clock++ });
@@ -115,7 +118,7 @@ function refusalResponse(maxConnections: number): string {
 }
 
 /** Closes the socket idle the longest to make room; false when every socket is busy. */
-function evictLongestIdle(sockets: Map<net.Socket, Tracked>, refusal: string): boolean {
+function evictLongestIdle(sockets: Map<net.Socket, Tracked>, refusal: string, lingering: Lingering): boolean {
     let oldest: [net.Socket, Tracked] | undefined;
     for (const entry of sockets) {
         if (entry[1].busy === 0 && (!oldest || entry[1].idleSince < oldest[1].idleSince)) oldest = entry;
@@ -126,13 +129,30 @@ function evictLongestIdle(sockets: Map<net.Socket, Tracked>, refusal: string): b
     // An idle keep-alive socket is closed as its keep-alive timeout would close it (clients expect
     // that); one that never sent a request is told why.
     if (t.used) socket.destroy();
-    else refuse(socket, refusal);
+    else refuse(socket, refusal, lingering);
     return true;
 }
 
-/** Answers the plain 503 and closes, reading (and dropping) what the client sends meanwhile so that a reset does not swallow the answer. */
-function refuse(socket: net.Socket, refusal: string): void {
+/** Refused sockets that are still open to be drained, per server. */
+interface Lingering {
+    count: number;
+}
+
+/**
+ * Answers the plain 503 and closes, reading (and dropping) what the client sends meanwhile so that
+ * a reset does not swallow the answer. Each of those holds a descriptor until its client closes:
+ * past MAX_LINGERING of them (a burst of connections under a low open-file limit), a refused socket
+ * is closed as soon as its 503 is written, so that the burst cannot use up the descriptors and make
+ * the process drop connections unanswered (EMFILE).
+ */
+function refuse(socket: net.Socket, refusal: string, lingering: Lingering): void {
     socket.on('error', () => undefined);
+    if (lingering.count >= MAX_LINGERING) {
+        socket.end(refusal, () => socket.destroy());
+        return;
+    }
+    lingering.count++;
+    socket.once('close', () => lingering.count--);
     socket.resume();
     socket.end(refusal);
     setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
