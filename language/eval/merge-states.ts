@@ -24,17 +24,77 @@ const SET_ENTRY_BYTES = 48;
 
 const keyBytes = (k: string): number => SET_ENTRY_BYTES + 2 * k.length;
 
-/** A group's distinct values: their canonical keys, or a HyperLogLog once the budget says so. */
-export class DistinctState {
-    /** Shared with the part that made it until this state first changes (copy on write). */
-    private owned = false;
+/** What the sketch of an `ExactOrSketch` state can do. */
+interface Sketch<S> {
+    readonly bytes: number;
+    clone(): S;
+    merge(o: S): void;
+}
 
-    private constructor(
-        private keys: Set<string> | undefined,
-        private hll: HyperLogLog | undefined,
-        readonly precision: number,
+/**
+ * A group's state: exact data (`E`) while it fits the budget, a sketch (`S`) after. A state made
+ * by `share()` shares the data of the part that made it until it first changes (copy on write).
+ */
+abstract class ExactOrSketch<E, S extends Sketch<S>> {
+    /** False while the data are shared with the state this one was made from. */
+    protected owned = false;
+
+    protected constructor(
+        protected data: E | undefined,
+        protected sketch: S | undefined,
         public bytes: number,
     ) {}
+
+    get exact(): boolean {
+        return this.data !== undefined;
+    }
+
+    /** About how many bytes the state takes once a sketch (to choose which states become sketches). */
+    abstract get sketchBytes(): number;
+
+    /** A copy of exact data this state may change. */
+    protected abstract copyData(d: E): E;
+    /** Adds `from` to `into` (this state's own); returns the change in bytes. */
+    protected abstract addData(into: E, from: E): number;
+    protected abstract newSketch(): S;
+    protected abstract addToSketch(sketch: S, d: E): void;
+
+    /** Adds `o`'s values; returns the change in bytes. */
+    mergeFrom(o: this): number {
+        const before = this.bytes;
+        if (o.data !== undefined && this.data !== undefined) {
+            if (!this.owned) this.data = this.copyData(this.data);
+            this.bytes += this.addData(this.data, o.data);
+        } else {
+            if (this.data !== undefined) this.toSketch();
+            if (!this.owned) this.sketch = this.sketch!.clone();
+            if (o.data !== undefined) this.addToSketch(this.sketch!, o.data);
+            else this.sketch!.merge(o.sketch!);
+            this.bytes = this.sketch!.bytes;
+        }
+        this.owned = true;
+        return this.bytes - before;
+    }
+
+    /** Becomes a sketch; returns the change in bytes. */
+    toSketch(): number {
+        const before = this.bytes;
+        if (this.data === undefined) return 0;
+        const sketch = this.newSketch();
+        this.addToSketch(sketch, this.data);
+        this.data = undefined;
+        this.sketch = sketch;
+        this.owned = true;
+        this.bytes = sketch.bytes;
+        return this.bytes - before;
+    }
+}
+
+/** A group's distinct values: their canonical keys, or a HyperLogLog once the budget says so. */
+export class DistinctState extends ExactOrSketch<Set<string>, HyperLogLog> {
+    private constructor(keys: Set<string> | undefined, hll: HyperLogLog | undefined, readonly precision: number, bytes: number) {
+        super(keys, hll, bytes);
+    }
 
     static exact(keys: Set<string>, precision: number): DistinctState {
         let bytes = 64;
@@ -44,76 +104,53 @@ export class DistinctState {
         return s;
     }
 
-    get exact(): boolean {
-        return this.keys !== undefined;
-    }
-
     get sketchBytes(): number {
         return (1 << this.precision) + 64;
     }
 
     /** A state for a merge to fold into: it shares this one's data until it changes. */
     share(): DistinctState {
-        return new DistinctState(this.keys, this.hll, this.precision, this.bytes);
+        return new DistinctState(this.data, this.sketch, this.precision, this.bytes);
     }
 
-    /** Adds `o`'s values; returns the change in bytes. */
-    mergeFrom(o: DistinctState): number {
-        const before = this.bytes;
-        if (o.keys && this.keys) {
-            if (!this.owned) this.keys = new Set(this.keys);
-            for (const k of o.keys) {
-                if (!this.keys.has(k)) {
-                    this.keys.add(k);
-                    this.bytes += keyBytes(k);
-                }
+    protected copyData(keys: Set<string>): Set<string> {
+        return new Set(keys);
+    }
+
+    protected addData(into: Set<string>, from: Set<string>): number {
+        let bytes = 0;
+        for (const k of from) {
+            if (!into.has(k)) {
+                into.add(k);
+                bytes += keyBytes(k);
             }
-        } else {
-            if (this.keys) this.toSketch();
-            if (!this.owned) this.hll = this.hll!.clone();
-            if (o.keys) for (const k of o.keys) this.hll!.add(k);
-            else this.hll!.merge(o.hll!);
         }
-        this.owned = true;
-        return this.bytes - before;
+        return bytes;
     }
 
-    /** Becomes a HyperLogLog; returns the change in bytes. */
-    toSketch(): number {
-        const before = this.bytes;
-        if (!this.keys) return 0;
-        const hll = new HyperLogLog(this.precision);
-        for (const k of this.keys) hll.add(k);
-        this.keys = undefined;
-        this.hll = hll;
-        this.owned = true;
-        this.bytes = hll.bytes;
-        return this.bytes - before;
+    protected newSketch(): HyperLogLog {
+        return new HyperLogLog(this.precision);
+    }
+
+    protected addToSketch(hll: HyperLogLog, keys: Set<string>): void {
+        for (const k of keys) hll.add(k);
     }
 
     result(): number {
-        return this.keys ? this.keys.size : this.hll!.estimate();
+        return this.data ? this.data.size : this.sketch!.estimate();
     }
 }
 
 /** A group's numbers: all of them (in chunks that are never changed), or a quantile sketch. */
-export class QuantileState {
-    private owned = false;
-
-    private constructor(
-        private chunks: Float64Array[] | undefined,
-        private sketch: QuantileSketch | undefined,
-        public bytes: number,
-    ) {}
+export class QuantileState extends ExactOrSketch<Float64Array[], QuantileSketch> {
+    private constructor(chunks: Float64Array[] | undefined, sketch: QuantileSketch | undefined, bytes: number) {
+        super(chunks, sketch, bytes);
+    }
 
     static exact(values: Float64Array): QuantileState {
         const s = new QuantileState([values], undefined, 64 + 8 * values.length);
         s.owned = true;
         return s;
-    }
-
-    get exact(): boolean {
-        return this.chunks !== undefined;
     }
 
     get sketchBytes(): number {
@@ -122,48 +159,39 @@ export class QuantileState {
     }
 
     share(): QuantileState {
-        return new QuantileState(this.chunks, this.sketch, this.bytes);
+        return new QuantileState(this.data, this.sketch, this.bytes);
     }
 
-    mergeFrom(o: QuantileState): number {
-        const before = this.bytes;
-        if (o.chunks && this.chunks) {
-            if (!this.owned) this.chunks = this.chunks.slice();
-            for (const c of o.chunks) {
-                this.chunks.push(c);
-                this.bytes += 8 * c.length + 16;
-            }
-        } else {
-            if (this.chunks) this.toSketch();
-            if (!this.owned) this.sketch = this.sketch!.clone();
-            if (o.chunks) for (const c of o.chunks) this.sketch!.addAll(c);
-            else this.sketch!.merge(o.sketch!);
-            this.bytes = this.sketch!.bytes;
+    protected copyData(chunks: Float64Array[]): Float64Array[] {
+        return chunks.slice();
+    }
+
+    protected addData(into: Float64Array[], from: Float64Array[]): number {
+        let bytes = 0;
+        for (const c of from) {
+            into.push(c);
+            bytes += 8 * c.length + 16;
         }
-        this.owned = true;
-        return this.bytes - before;
+        return bytes;
     }
 
-    toSketch(): number {
-        const before = this.bytes;
-        if (!this.chunks) return 0;
-        const sketch = new QuantileSketch();
-        for (const c of this.chunks) sketch.addAll(c);
-        this.chunks = undefined;
-        this.sketch = sketch;
-        this.owned = true;
-        this.bytes = sketch.bytes;
-        return this.bytes - before;
+    protected newSketch(): QuantileSketch {
+        return new QuantileSketch();
+    }
+
+    protected addToSketch(sketch: QuantileSketch, chunks: Float64Array[]): void {
+        for (const c of chunks) sketch.addAll(c);
     }
 
     /** The nearest-rank value of each rank (rank ⌈p·n/100⌉ clamped to [1, n], as nearestRank does). */
     results(ranks: readonly number[]): (number | null)[] {
-        const n = this.chunks ? this.chunks.reduce((s, c) => s + c.length, 0) : this.sketch!.count;
+        const sketch = this.sketch;
+        const n = this.data ? this.data.reduce((s, c) => s + c.length, 0) : sketch!.count;
         const rankOf = (p: number) => (n === 0 || !Number.isFinite(p) ? 0 : Math.min(n, Math.max(1, Math.ceil((p * n) / 100))));
-        if (this.sketch) return ranks.map(p => (rankOf(p) === 0 ? null : this.sketch!.atRank(rankOf(p))));
+        if (sketch) return ranks.map(p => (rankOf(p) === 0 ? null : sketch.atRank(rankOf(p))));
         const all = new Float64Array(n);
         let at = 0;
-        for (const c of this.chunks!) {
+        for (const c of this.data!) {
             all.set(c, at);
             at += c.length;
         }

@@ -32,7 +32,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parseSizeOption } from '../../client/cli/options.js';
 import { type BenchContext, type Row, type SectionResult, Skip, firstLine, fmtBytes, fmtMs, fmtRate, summarize } from './harness.js';
-import { call, procBytes, serveCommand, startServer, type Started } from './service.js';
+import { call, procBytes, serveCommand, startServer, stopServer, type Started } from './service.js';
 import { chunks } from './eval.js';
 import { EVAL_QUERIES } from './queries.js';
 import { decodeBlock, readBlockHeaderOnly } from '../../server/store/block.js';
@@ -205,17 +205,6 @@ async function zonesMeeting(dataDir: string, start: bigint, end: bigint, total: 
         }
     }
     return zones + Math.ceil(Math.max(0, total - blockRows) / ZONE_ROWS);
-}
-
-async function stopServer(s: Started): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>(resolve => { timer = setTimeout(() => resolve('late'), 30_000); });
-    const r = await Promise.race([s.stop().then(() => 'stopped' as const), late]);
-    clearTimeout(timer);
-    if (r === 'late' && s.child.exitCode === null && s.child.signalCode === null) {
-        s.child.kill('SIGKILL');
-        await s.stop();
-    }
 }
 
 function* bodies(n: number): Generator<Buffer> {

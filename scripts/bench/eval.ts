@@ -5,7 +5,7 @@
 import { generateSample } from '../../language/samples/index.js';
 import { SAMPLE_HTTP_LOGS } from '../../language/samples/sample-datasets.js';
 import {
-    type BenchContext, type Row, type SectionResult, Skip, firstLine, fmtBytes, fmtRate, fmtRatio, geomean, importOptional, memory, settleRss, timePair, timeRow,
+    type BenchContext, type Row, type SectionResult, Skip, firstLine, fmtBytes, fmtRate, fmtRatio, geomean, importOptional, inBatches, memory, settleRss, timePair, timeRow,
 } from './harness.js';
 import { EVAL_QUERIES, LOGS_TABLE } from './queries.js';
 
@@ -28,7 +28,7 @@ interface EngineModule {
 }
 
 /** DuckDB, as far as used here. */
-interface DuckAppender {
+export interface DuckAppender {
     appendVarchar(v: string): void;
     appendDouble(v: number): void;
     appendBigInt(v: bigint): void;
@@ -50,16 +50,9 @@ export interface DuckModule {
     DuckDBTimestampValue: new (micros: bigint) => unknown;
 }
 
-export function* chunks(rows: number): Generator<Record<string, unknown>[]> {
-    let chunk: Record<string, unknown>[] = [];
-    for (const ev of generateSample(DATASET, { rows, seed: SEED, end: END })) {
-        chunk.push(ev);
-        if (chunk.length === CHUNK) {
-            yield chunk;
-            chunk = [];
-        }
-    }
-    if (chunk.length > 0) yield chunk;
+/** The section's `rows` generated events, in chunks of CHUNK. */
+export function chunks(rows: number): Generator<Record<string, unknown>[]> {
+    return inBatches(generateSample(DATASET, { rows, seed: SEED, end: END }), CHUNK);
 }
 
 /** The flattened field value of a generated (nested) event: `geo.country` → ev.geo.country. */
@@ -70,7 +63,7 @@ export function flatValue(ev: Record<string, unknown>, name: string): unknown {
     return v;
 }
 
-export const SQL_TYPES: Record<string, string> = { string: 'VARCHAR', real: 'DOUBLE', long: 'BIGINT', bool: 'BOOLEAN', datetime: 'TIMESTAMP' };
+const SQL_TYPES: Record<string, string> = { string: 'VARCHAR', real: 'DOUBLE', long: 'BIGINT', bool: 'BOOLEAN', datetime: 'TIMESTAMP' };
 
 /** RFC 3339 with up to 9 fractional digits → µs since the epoch (DuckDB TIMESTAMP precision). */
 export function micros(s: string): bigint {
@@ -153,30 +146,41 @@ export async function importDuckDb(): Promise<DuckModule> {
     }
 }
 
+/** The sample's top-level fields that DuckDB gets as columns (no _sysTime: ingestion sets it). */
+const DUCK_FIELDS = SAMPLE_HTTP_LOGS.fields.filter(f => f.name !== '_sysTime');
+
+/** Creates LOGS_TABLE with a column per DUCK_FIELDS field. */
+export async function createLogsTable(db: DuckConnection): Promise<void> {
+    await db.run(`CREATE TABLE ${LOGS_TABLE} (${DUCK_FIELDS.map(f => `"${f.name}" ${SQL_TYPES[f.type] ?? 'VARCHAR'}`).join(', ')})`);
+}
+
+/** Appends generated events to a LOGS_TABLE appender, a row each. */
+export function appendEvents(duck: DuckModule, appender: DuckAppender, events: Iterable<Record<string, unknown>>): void {
+    for (const ev of events) {
+        for (const f of DUCK_FIELDS) {
+            const v = flatValue(ev, f.name);
+            if (v === undefined || v === null) appender.appendNull();
+            else if (f.type === 'string') appender.appendVarchar(String(v));
+            else if (f.type === 'real') appender.appendDouble(Number(v));
+            else if (f.type === 'long') appender.appendBigInt(BigInt(v as number));
+            else if (f.type === 'bool') appender.appendBoolean(Boolean(v));
+            else if (f.type === 'datetime') appender.appendTimestamp(new duck.DuckDBTimestampValue(micros(String(v))));
+            else appender.appendVarchar(JSON.stringify(v));
+        }
+        appender.endRow();
+    }
+}
+
 /** `rows` generated events in an in-memory DuckDB table (LOGS_TABLE); `ms` is the append time, generation excluded. */
 export async function loadDuckDb(duck: DuckModule, rowsWanted: number): Promise<{ instance: { closeSync(): void }; db: DuckConnection; ms: number }> {
-    // Only the sample's top-level fields that DuckDB gets as columns (no _sysTime: ingestion sets it).
-    const fields = SAMPLE_HTTP_LOGS.fields.filter(f => f.name !== '_sysTime');
     const instance = await duck.DuckDBInstance.create(':memory:');
     const db = await instance.connect();
-    await db.run(`CREATE TABLE ${LOGS_TABLE} (${fields.map(f => `"${f.name}" ${SQL_TYPES[f.type] ?? 'VARCHAR'}`).join(', ')})`);
+    await createLogsTable(db);
     const appender = await db.createAppender(LOGS_TABLE);
     let duckMs = 0;
     for (const chunk of chunks(rowsWanted)) {
         const t0 = performance.now();
-        for (const ev of chunk) {
-            for (const f of fields) {
-                const v = flatValue(ev, f.name);
-                if (v === undefined || v === null) appender.appendNull();
-                else if (f.type === 'string') appender.appendVarchar(String(v));
-                else if (f.type === 'real') appender.appendDouble(Number(v));
-                else if (f.type === 'long') appender.appendBigInt(BigInt(v as number));
-                else if (f.type === 'bool') appender.appendBoolean(Boolean(v));
-                else if (f.type === 'datetime') appender.appendTimestamp(new duck.DuckDBTimestampValue(micros(String(v))));
-                else appender.appendVarchar(JSON.stringify(v));
-            }
-            appender.endRow();
-        }
+        appendEvents(duck, appender, chunk);
         duckMs += performance.now() - t0;
     }
     const t0 = performance.now();

@@ -255,6 +255,19 @@ export function geomean(values: number[]): number {
     return Math.exp(values.reduce((s, v) => s + Math.log(v), 0) / values.length);
 }
 
+/** `items` in arrays of `size` (the last one shorter). */
+export function* inBatches<T>(items: Iterable<T>, size: number): Generator<T[]> {
+    let batch: T[] = [];
+    for (const item of items) {
+        batch.push(item);
+        if (batch.length === size) {
+            yield batch;
+            batch = [];
+        }
+    }
+    if (batch.length > 0) yield batch;
+}
+
 /** Cycles `items` to exactly `n` entries. */
 export function cycle<T>(items: readonly T[], n: number): T[] {
     if (items.length === 0) throw new Skip('no input texts');

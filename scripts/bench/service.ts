@@ -23,7 +23,7 @@ import { loadavg, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { generateSample } from '../../language/samples/index.js';
 import {
-    type BenchContext, type Row, type SectionResult, Skip, firstLine, fmtBytes, fmtMs, fmtRate, importOptional, summarize, timePair,
+    type BenchContext, type Row, type SectionResult, Skip, firstLine, fmtBytes, fmtMs, fmtRate, importOptional, inBatches, summarize, timePair,
 } from './harness.js';
 import { builtOut } from './built.js';
 import { EVAL_QUERIES } from './queries.js';
@@ -80,16 +80,8 @@ function ndjson(events: Record<string, unknown>[]): Buffer {
     return Buffer.from(events.map(e => JSON.stringify(e)).join('\n'));
 }
 
-function* batches(rows: number, size: number, seed: number): Generator<Record<string, unknown>[]> {
-    let batch: Record<string, unknown>[] = [];
-    for (const ev of generateSample('sample-http-logs', { rows, seed, end: END })) {
-        batch.push(ev);
-        if (batch.length === size) {
-            yield batch;
-            batch = [];
-        }
-    }
-    if (batch.length > 0) yield batch;
+function batches(rows: number, size: number, seed: number): Generator<Record<string, unknown>[]> {
+    return inBatches(generateSample('sample-http-logs', { rows, seed, end: END }), size);
 }
 
 /**
@@ -359,6 +351,18 @@ export async function startServer(command: string[], dataDir: string, extraArgs:
     } catch (err) {
         await stop();
         throw err;
+    }
+}
+
+/** Stops the service: SIGTERM, then SIGKILL when it has not exited within 30 s. */
+export async function stopServer(s: Started): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>(resolve => { timer = setTimeout(() => resolve('late'), 30_000); });
+    const r = await Promise.race([s.stop().then(() => 'stopped' as const), late]);
+    clearTimeout(timer);
+    if (r === 'late' && s.child.exitCode === null && s.child.signalCode === null) {
+        s.child.kill('SIGKILL');
+        await s.stop();
     }
 }
 

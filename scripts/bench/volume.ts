@@ -17,12 +17,11 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:f
 import { cpus, loadavg, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { generateSample } from '../../language/samples/index.js';
-import { SAMPLE_HTTP_LOGS } from '../../language/samples/sample-datasets.js';
 import { ZONE_ROWS } from '../../language/eval/zone-maps.js';
 import { readBlockHeaderOnly } from '../../server/store/block.js';
-import { type BenchContext, type Row, type SectionResult, Skip, firstLine, fmtBytes, fmtMs, fmtRate, summarize } from './harness.js';
-import { call, procBytes, serveCommand, startServer, type Started } from './service.js';
-import { type DuckConnection, type DuckModule, type TabularTable, SQL_TYPES, flatValue, importDuckDb, micros, sanityCheck } from './eval.js';
+import { type BenchContext, type Row, type SectionResult, Skip, firstLine, fmtBytes, fmtMs, fmtRate, inBatches, summarize } from './harness.js';
+import { call, procBytes, serveCommand, startServer, stopServer, type Started } from './service.js';
+import { type DuckConnection, type TabularTable, appendEvents, createLogsTable, importDuckDb, sanityCheck } from './eval.js';
 import { EVAL_QUERIES, LOGS_TABLE } from './queries.js';
 import { BODY_EVENTS } from './volume-scale.js';
 
@@ -110,46 +109,8 @@ async function zonesTotal(dataDir: string, events: number): Promise<{ files: num
     return { files, zones: zones + Math.ceil(Math.max(0, events - rows) / ZONE_ROWS) };
 }
 
-function* batches(events: number): Generator<Record<string, unknown>[]> {
-    let batch: Record<string, unknown>[] = [];
-    for (const ev of generateSample(DATASET, { rows: events, seed: SEED, end: END })) {
-        batch.push(ev);
-        if (batch.length === BODY_EVENTS) {
-            yield batch;
-            batch = [];
-        }
-    }
-    if (batch.length > 0) yield batch;
-}
-
-interface DuckAppenderLike {
-    appendVarchar(v: string): void;
-    appendDouble(v: number): void;
-    appendBigInt(v: bigint): void;
-    appendBoolean(v: boolean): void;
-    appendTimestamp(v: unknown): void;
-    appendNull(): void;
-    endRow(): void;
-    flushSync(): void;
-    closeSync(): void;
-}
-
-const FIELDS = SAMPLE_HTTP_LOGS.fields.filter(f => f.name !== '_sysTime');
-
-function appendBatch(duck: DuckModule, appender: DuckAppenderLike, batch: Record<string, unknown>[]): void {
-    for (const ev of batch) {
-        for (const f of FIELDS) {
-            const v = flatValue(ev, f.name);
-            if (v === undefined || v === null) appender.appendNull();
-            else if (f.type === 'string') appender.appendVarchar(String(v));
-            else if (f.type === 'real') appender.appendDouble(Number(v));
-            else if (f.type === 'long') appender.appendBigInt(BigInt(v as number));
-            else if (f.type === 'bool') appender.appendBoolean(Boolean(v));
-            else if (f.type === 'datetime') appender.appendTimestamp(new duck.DuckDBTimestampValue(micros(String(v))));
-            else appender.appendVarchar(JSON.stringify(v));
-        }
-        appender.endRow();
-    }
+function batches(events: number): Generator<Record<string, unknown>[]> {
+    return inBatches(generateSample(DATASET, { rows: events, seed: SEED, end: END }), BODY_EVENTS);
 }
 
 interface Range {
@@ -210,17 +171,6 @@ async function timeBoth(base: string, db: DuckConnection, apl: string, sql: stri
         if (our.status !== 200 || theirError !== undefined || Math.max(...oursMs, ...theirsMs) >= 3000) break;
     }
     return { ours: summarize(oursMs).median, theirs: theirsMs.length ? summarize(theirsMs).median : NaN, our: our!, their, theirError };
-}
-
-async function stopServer(s: Started): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>(resolve => { timer = setTimeout(() => resolve('late'), 30_000); });
-    const r = await Promise.race([s.stop().then(() => 'stopped' as const), late]);
-    clearTimeout(timer);
-    if (r === 'late' && s.child.exitCode === null && s.child.signalCode === null) {
-        s.child.kill('SIGKILL');
-        await s.stop();
-    }
 }
 
 export async function volumeSection(ctx: BenchContext): Promise<SectionResult> {
@@ -296,8 +246,8 @@ export async function volumeSection(ctx: BenchContext): Promise<SectionResult> {
         instance = inst;
         db = await inst.connect();
         await db.run(`SET memory_limit='2GB'`);
-        await db.run(`CREATE TABLE ${LOGS_TABLE} (${FIELDS.map(f => `"${f.name}" ${SQL_TYPES[f.type] ?? 'VARCHAR'}`).join(', ')})`);
-        const appender = (await db.createAppender(LOGS_TABLE)) as unknown as DuckAppenderLike;
+        await createLogsTable(db);
+        const appender = await db.createAppender(LOGS_TABLE);
 
         // --- One stream of events, both sides: each batch is serialised and sent (IN_FLIGHT in
         // flight), then appended to DuckDB while the service ingests it.
@@ -373,7 +323,7 @@ export async function volumeSection(ctx: BenchContext): Promise<SectionResult> {
             sent += batch.length;
             g = performance.now();
             const c = process.cpuUsage();
-            appendBatch(duck, appender, batch);
+            appendEvents(duck, appender, batch);
             const dc = process.cpuUsage(c);
             duckCpuUs += dc.user + dc.system;
             duckMs += performance.now() - g;

@@ -166,37 +166,25 @@ export function fitted<T extends Float64Array | Uint8Array | Uint32Array | Int32
     return a.length - n <= (n >> 2) + 64 ? (a.subarray(0, n) as T) : (a.slice(0, n) as T);
 }
 
-/** The builder's arrays cut to `n` rows (`fitted`): the column it finishes as. */
-function fit(bl: FieldBuilder, n: number): void {
-    switch (bl.kind) {
-        case 'f64':
-            bl.values = fitted(bl.values, n);
-            bl.present = fitted(bl.present, (n + 7) >> 3);
-            break;
-        case 'str':
-            bl.codes = fitted(bl.codes, n);
-            break;
-        case 'bool':
-            bl.values = fitted(bl.values, n);
-            break;
-        case 'json':
-            bl.values.length = n;
-            break;
-    }
-}
+/** The typed arrays a builder holds one element (or one bit) per row in. */
+type RowArray = Float64Array | Uint8Array | Uint32Array | Int32Array;
 
-function resize(bl: FieldBuilder, n: number): void {
+/**
+ * Gives the builder `n` rows: `sized` makes each typed array `n` long (`fitted` to finish a column,
+ * `resized` to make room); rows added are absent (bool 2, json null; f64 and str are absent at 0).
+ */
+function setRows(bl: FieldBuilder, n: number, sized: <T extends RowArray>(a: T, n: number) => T): void {
     switch (bl.kind) {
         case 'f64':
-            bl.values = resized(bl.values, n);
-            bl.present = resized(bl.present, (n + 7) >> 3);
+            bl.values = sized(bl.values, n);
+            bl.present = sized(bl.present, (n + 7) >> 3);
             break;
         case 'str':
-            bl.codes = resized(bl.codes, n);
+            bl.codes = sized(bl.codes, n);
             break;
         case 'bool': {
             const old = bl.values.length;
-            bl.values = resized(bl.values, n);
+            bl.values = sized(bl.values, n);
             if (n > old) bl.values.fill(2, old);
             break;
         }
@@ -234,7 +222,7 @@ export class ColumnSet {
     reserve(rows: number): void {
         if (rows <= this.rows) return;
         this.rows = Math.max(rows, this.rows * 2);
-        for (const col of this.list) resize(col.b, this.rows);
+        for (const col of this.list) setRows(col.b, this.rows, resized);
     }
 
     /** Writes `v` (not null) at `row`, turning the column into json when `v` is of another kind. */
@@ -286,8 +274,8 @@ export class ColumnSet {
     finish(n: number): BatchColumn[] {
         const out: BatchColumn[] = [];
         for (const { name, b } of this.list) {
-            if (n < this.rows) fit(b, n);
-            else if (n > this.rows) resize(b, n);
+            if (n < this.rows) setRows(b, n, fitted);
+            else if (n > this.rows) setRows(b, n, resized);
             if (b.kind === 'f64') out.push({ name, kind: 'f64', values: b.values, present: b.count === n ? null : b.present });
             else if (b.kind === 'str') {
                 if (dictHints.size >= MAX_HINTS && !dictHints.has(name)) dictHints.clear();

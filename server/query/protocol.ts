@@ -21,7 +21,7 @@ export interface WorkerSetup {
      * once it can run queries, before it says so by message, so that a query running on the main
      * thread meanwhile (pool.ts whileStarting) sees it without a turn of the event loop.
      */
-    started?: Int32Array;
+    started: Int32Array;
     /** Where the store's datasets are, for blocks read from disk (cold-reader.ts); none = no such reads. */
     datasetsDir?: string;
     /** Bytes of blocks read from disk this worker keeps in memory. */

@@ -34,7 +34,7 @@ if (port) {
     // on the main thread (pool.ts, whileStarting), so the first job here is not the slow one. Jobs
     // that arrive meanwhile wait in the port's queue.
     const ready = (): void => {
-        if (setup.started) Atomics.store(setup.started, 0, 1);
+        Atomics.store(setup.started, 0, 1);
         reply({ ready: true });
     };
     const warmUp = runJob(engine, { kind: 'apl', apl: 'print warm = 1', timeoutMs: 0, request: WARM_UP_REQUEST }).then(ready, ready);

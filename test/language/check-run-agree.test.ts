@@ -10,11 +10,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checkText } from '../../language/check.js';
-import { AplQueryError, createEngine } from '../../language/index.js';
-import { generateSample, SAMPLE_DATASET_NAMES } from '../../language/samples/index.js';
-import { StaticSchemaProvider } from '../../language/schema/index.js';
-import type { AplType } from '../../language/types/apl-types.js';
+import { AplQueryError } from '../../language/index.js';
+import { SAMPLE_DATASET_NAMES } from '../../language/samples/index.js';
 import { loadCorpus } from '../support/corpus.js';
+import { engineSchema, sampleEngine } from '../support/sample-engine.js';
 
 /** Known disagreements, each with why it stays. A fixed one must be taken out of this list. */
 const KNOWN: Record<string, string> = {
@@ -22,13 +21,8 @@ const KNOWN: Record<string, string> = {
         "make-series names its axis column after the axis field in KQL (_time), but Axiom's docs call it 'time'; the checker leaves names after make-series open, the evaluator follows KQL",
 };
 
-const engine = createEngine();
-for (const name of SAMPLE_DATASET_NAMES) {
-    engine.createDataset(name);
-    engine.ingest(name, generateSample(name, { rows: 200, seed: 1 }));
-}
-// The engine reports APL type names (string, long, real, bool, datetime, timespan, dynamic).
-const schema = new StaticSchemaProvider(SAMPLE_DATASET_NAMES.map(name => ({ name, fields: engine.fields(name).map(f => ({ name: f.name, type: f.type as AplType })) })));
+const engine = sampleEngine({ rows: 200, seed: 1 });
+const schema = engineSchema(engine);
 
 async function verdicts(query: string): Promise<{ check: string | undefined; run: string | undefined; unsupported: boolean }> {
     const diagnostics = await checkText(query, { schema });

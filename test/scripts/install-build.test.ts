@@ -4,13 +4,13 @@
  * running over a rebuilt out/ starts its worker threads from the new files: those are of another
  * build, refuse to start, and the service says so (and goes on, on its main thread).
  */
-import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, closeSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs module without type declarations
 import { installBuild } from '../../scripts/install-build.mjs';
+import { startAplServe } from '../support/apl-serve.js';
 import { REPO_ROOT } from '../support/cli.js';
 
 const install = installBuild as (stage: string, root: string, folders: string[]) => void;
@@ -80,24 +80,11 @@ describe('a service over a rebuilt out/', () => {
             writeFileSync(file, text.replaceAll(id!, '00000000-0000-4000-8000-000000000000'), 'latin1');
         }
         const token = 'xaat-rebuilt';
-        const child = spawn(process.execPath, [join(out, 'apl.cjs'), 'serve', '--port', '0', '--data', join(dir, 'data'), '--no-samples', '--query-workers', '1'], {
-            env: { ...process.env, APL_TOKEN: token },
-            stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        let log = '';
-        child.stdout.on('data', (d: Buffer) => (log += d.toString()));
-        child.stderr.on('data', (d: Buffer) => (log += d.toString()));
-        const exited = new Promise(resolve => child.once('exit', resolve));
+        const service = await startAplServe(['--data', join(dir, 'data'), '--no-samples', '--query-workers', '1'], { APL_TOKEN: token }, join(out, 'apl.cjs'));
+        const log = () => service.stdout() + service.stderr();
         try {
-            const url = await new Promise<string>((resolve, reject) => {
-                child.stdout.on('data', () => {
-                    const m = /listening on (http:\/\/\S+)/.exec(log);
-                    if (m) resolve(m[1]);
-                });
-                child.once('exit', code => reject(new Error(`apl serve exited with ${code}: ${log}`)));
-            });
             const post = (path: string, body: string, type = 'application/json') =>
-                fetch(url + path, { method: 'POST', body, headers: { authorization: `Bearer ${token}`, 'content-type': type } });
+                fetch(service.url + path, { method: 'POST', body, headers: { authorization: `Bearer ${token}`, 'content-type': type } });
             expect((await post('/v2/datasets', JSON.stringify({ name: 'logs' }))).status).toBe(200);
             expect((await post('/v1/datasets/logs/ingest', '{"status":"500"}\n{"status":"200"}\n', 'application/x-ndjson')).status).toBe(200);
             // The query that finds the worker of another build fails, saying why; once the pool
@@ -112,11 +99,10 @@ describe('a service over a rebuilt out/', () => {
             for (const f of failures) expect(f).toMatch(/^500 .*apl-tools was rebuilt while this process ran: .*restart it/);
             expect(result?.tables[0].columns[0][0]).toBe(1);
             // The first queries may answer on the main thread before the workers have said they refuse.
-            await expect.poll(() => log, { timeout: 30_000 }).toMatch(/query workers cannot start \(apl-tools was rebuilt while this process ran: .*restart it/);
-            await expect.poll(() => log, { timeout: 30_000 }).toMatch(/ingest worker unavailable \(apl-tools was rebuilt while this process ran/);
+            await expect.poll(log, { timeout: 30_000 }).toMatch(/query workers cannot start \(apl-tools was rebuilt while this process ran: .*restart it/);
+            await expect.poll(log, { timeout: 30_000 }).toMatch(/ingest worker unavailable \(apl-tools was rebuilt while this process ran/);
         } finally {
-            child.kill('SIGTERM');
-            await exited;
+            await service.stop();
         }
     });
 });

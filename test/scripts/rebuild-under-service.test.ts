@@ -5,11 +5,12 @@
  * leaves no staging folder, and the service, whose next ingest worker comes from the rebuilt
  * files, says that it must be restarted and goes on answering.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startAplServe } from '../support/apl-serve.js';
 import { REPO_ROOT } from '../support/cli.js';
 
 /** What esbuild.mjs reads, and out/ as the build before this one. */
@@ -29,22 +30,8 @@ describe('node esbuild.mjs while apl serve runs from out/', () => {
         symlinkSync(join(REPO_ROOT, 'node_modules'), join(clone, 'node_modules'));
 
         const token = 'xaat-rebuild';
-        const child = spawn(process.execPath, [join(clone, 'out', 'apl.cjs'), 'serve', '--port', '0', '--data', join(dir, 'data'), '--no-samples', '--query-workers', '1'], {
-            env: { ...process.env, APL_TOKEN: token },
-            stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        let log = '';
-        child.stdout.on('data', (d: Buffer) => (log += d.toString()));
-        child.stderr.on('data', (d: Buffer) => (log += d.toString()));
-        const exited = new Promise(resolve => child.once('exit', resolve));
+        const service = await startAplServe(['--data', join(dir, 'data'), '--no-samples', '--query-workers', '1'], { APL_TOKEN: token }, join(clone, 'out', 'apl.cjs'));
         try {
-            const url = await new Promise<string>((resolve, reject) => {
-                child.stdout.on('data', () => {
-                    const m = /listening on (http:\/\/\S+)/.exec(log);
-                    if (m) resolve(m[1]);
-                });
-                child.once('exit', code => reject(new Error(`apl serve exited with ${code}: ${log}`)));
-            });
             const inodes = new Map(['apl-cli.cjs', 'ingest-worker.cjs', 'query-worker.cjs', 'index.mjs'].map(f => [f, statSync(join(clone, 'out', f)).ino]));
 
             const build = spawnSync(process.execPath, ['esbuild.mjs'], { cwd: clone, encoding: 'utf8', timeout: 5 * 60_000 });
@@ -53,17 +40,16 @@ describe('node esbuild.mjs while apl serve runs from out/', () => {
             expect(readdirSync(clone).filter(f => f.startsWith('.build-'))).toEqual([]);
 
             const post = (path: string, body: string, type = 'application/json') =>
-                fetch(url + path, { method: 'POST', body, headers: { authorization: `Bearer ${token}`, 'content-type': type } });
+                fetch(service.url + path, { method: 'POST', body, headers: { authorization: `Bearer ${token}`, 'content-type': type } });
             expect((await post('/v2/datasets', JSON.stringify({ name: 'logs' }))).status).toBe(200);
             // The first ingest starts an ingest worker: from the rebuilt files, of another build.
             expect((await post('/v1/datasets/logs/ingest', '{"status":"500"}\n{"status":"200"}\n', 'application/x-ndjson')).status).toBe(200);
             const res = await post('/v1/datasets/_apl?format=tabular', JSON.stringify({ apl: "['logs'] | where status == '500' | count" }));
             expect(res.status).toBe(200);
             expect(((await res.json()) as { tables: { columns: unknown[][] }[] }).tables[0].columns[0][0]).toBe(1);
-            expect(log).toMatch(/ingest worker unavailable \(apl-tools was rebuilt while this process ran: .*restart it/);
+            expect(service.stdout() + service.stderr()).toMatch(/ingest worker unavailable \(apl-tools was rebuilt while this process ran: .*restart it/);
         } finally {
-            child.kill('SIGTERM');
-            await exited;
+            await service.stop();
         }
     }, 6 * 60_000);
 });

@@ -10,9 +10,12 @@ export interface AplServe {
     stop(): Promise<void>;
 }
 
-/** Starts the BUILT `apl serve` (out/apl.cjs) with `args` and waits for its "listening on" banner. */
-export function startAplServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<AplServe> {
-    const proc = spawn(process.execPath, [APL_BIN, 'serve', '--port', '0', ...args], {
+/**
+ * Starts the BUILT `apl serve` (out/apl.cjs, or the launcher `bin` of another copy of out/) with
+ * `args` and waits for its "listening on" banner.
+ */
+export function startAplServe(args: string[], env: NodeJS.ProcessEnv = {}, bin = APL_BIN): Promise<AplServe> {
+    const proc = spawn(process.execPath, [bin, 'serve', '--port', '0', ...args], {
         cwd: REPO_ROOT,
         env: { ...process.env, APL_TOKEN: '', AXIOM_TOKEN: '', ...env },
         stdio: ['ignore', 'pipe', 'pipe'],

@@ -7,17 +7,14 @@
 import { describe, expect, it } from 'vitest';
 import { checkText } from '../../../language/check.js';
 import { applyFixes } from '../../../language/analyzers/apply-fixes.js';
-import { AplQueryError, createEngine } from '../../../language/index.js';
-import { generateSample, SAMPLE_DATASET_NAMES } from '../../../language/samples/index.js';
+import { AplQueryError } from '../../../language/index.js';
+import { SAMPLE_DATASET_NAMES } from '../../../language/samples/index.js';
 import { BuiltinSchemaProvider } from '../../../language/schema/builtin-schema-provider.js';
 import { loadCorpus } from '../../support/corpus.js';
+import { sampleEngine } from '../../support/sample-engine.js';
 
 const schema = new BuiltinSchemaProvider();
-const engine = createEngine();
-for (const name of SAMPLE_DATASET_NAMES) {
-    engine.createDataset(name);
-    engine.ingest(name, generateSample(name, { rows: 200, seed: 3 }));
-}
+const engine = sampleEngine({ rows: 200, seed: 3 });
 
 /** The findings on the corpus by rule, each kind reviewed (README, "Analyzers"). */
 const EXPECTED: Record<string, number> = { APL2003: 5, APL2006: 38, APL2009: 3, APL2014: 1 };

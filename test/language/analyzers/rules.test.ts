@@ -9,16 +9,11 @@ import { checkText, type AplDiagnostic } from '../../../language/check.js';
 import { applyFixes } from '../../../language/analyzers/apply-fixes.js';
 import { AnalyzerRules, allAnalyzerRules } from '../../../language/analyzers/analyzer-rules.js';
 import type { AnalyzerConfig } from '../../../language/analyzers/analyzer-config.js';
-import { createEngine } from '../../../language/index.js';
-import { generateSample, SAMPLE_DATASET_NAMES } from '../../../language/samples/index.js';
 import { BuiltinSchemaProvider } from '../../../language/schema/builtin-schema-provider.js';
+import { sampleEngine } from '../../support/sample-engine.js';
 
 const schema = new BuiltinSchemaProvider();
-const engine = createEngine();
-for (const name of SAMPLE_DATASET_NAMES) {
-    engine.createDataset(name);
-    engine.ingest(name, generateSample(name, { rows: 300, seed: 7 }));
-}
+const engine = sampleEngine({ rows: 300, seed: 7 });
 
 interface Case {
     code: string;

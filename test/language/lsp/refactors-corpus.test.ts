@@ -9,18 +9,13 @@ import { describe, expect, it } from 'vitest';
 import type { CodeAction, TextEdit } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { checkServices, checkText } from '../../../language/check.js';
-import { createEngine } from '../../../language/index.js';
-import { generateSample, SAMPLE_DATASET_NAMES } from '../../../language/samples/index.js';
 import { BuiltinSchemaProvider } from '../../../language/schema/builtin-schema-provider.js';
 import { loadCorpus } from '../../support/corpus.js';
+import { sampleEngine } from '../../support/sample-engine.js';
 
 const schema = new BuiltinSchemaProvider();
 const services = checkServices(schema);
-const engine = createEngine({ clock: () => Date.parse('2026-01-01T00:00:00Z') });
-for (const name of SAMPLE_DATASET_NAMES) {
-    engine.createDataset(name);
-    engine.ingest(name, generateSample(name, { rows: 200, seed: 1, end: new Date('2025-12-31T00:00:00Z') }));
-}
+const engine = sampleEngine({ rows: 200, seed: 1, end: new Date('2025-12-31T00:00:00Z') }, { clock: () => Date.parse('2026-01-01T00:00:00Z') });
 
 /** What a run gives, comparable: sorted rows, or that it failed. */
 async function outcome(query: string): Promise<string> {

@@ -9,18 +9,11 @@ import { describe, expect, it } from 'vitest';
 import { CodeActionTriggerKind, type CodeAction, type CodeActionContext, type TextEdit } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { checkServices, checkText } from '../../../language/check.js';
-import { createEngine } from '../../../language/index.js';
 import type { Model } from '../../../language/generated/ast.js';
-import { generateSample, SAMPLE_DATASET_NAMES } from '../../../language/samples/index.js';
-import { StaticSchemaProvider } from '../../../language/schema/index.js';
-import type { AplType } from '../../../language/types/apl-types.js';
+import { engineSchema, sampleEngine } from '../../support/sample-engine.js';
 
-const engine = createEngine();
-for (const name of SAMPLE_DATASET_NAMES) {
-    engine.createDataset(name);
-    engine.ingest(name, generateSample(name, { rows: 200, seed: 1 }));
-}
-const schema = new StaticSchemaProvider(SAMPLE_DATASET_NAMES.map(name => ({ name, fields: engine.fields(name).map(f => ({ name: f.name, type: f.type as AplType })) })));
+const engine = sampleEngine({ rows: 200, seed: 1 });
+const schema = engineSchema(engine);
 const services = checkServices(schema);
 let documents = 0;
 

@@ -12,12 +12,12 @@
  * The answers in memory are those of the same data directory restarted without a limit.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDataset, ndjson, rows, startService, type TestService } from './helpers.js';
+import { rows, type TestService } from './helpers.js';
+import { comparable, ingestInBlocks, queryTabular, startColdService } from './cold-helpers.js';
 
 const DAY = 86_400_000;
 const T0 = Date.parse('2026-10-01T00:00:00Z');
 const DAYS = 10;
-const LIMIT = 2 * 1024 * 1024;
 const ALL = { startTime: new Date(T0).toISOString(), endTime: new Date(T0 + DAYS * DAY).toISOString() };
 
 /** Documented error bounds (docs/service.md): HyperLogLog with 2^14 registers has a standard error of 1.04/128 = 0.81%; 3 standard errors. */
@@ -41,16 +41,6 @@ function bigEvents(from: number, n: number, total: number): Record<string, unkno
     });
 }
 
-async function ingest(t: TestService, name: string, total: number, make: (from: number, n: number, total: number) => Record<string, unknown>[]): Promise<void> {
-    await createDataset(t, name);
-    for (let from = 0; from < total; from += 500) {
-        const r = await t.raw('POST', `/v1/datasets/${name}/ingest`, ndjson(make(from, 500, total)), { 'content-type': 'application/x-ndjson' });
-        expect(r.status).toBe(200);
-        if ((from + 500) % 1500 === 0) await t.svc.data.store.compact(name);
-    }
-    await t.svc.data.store.compact(name);
-}
-
 interface Answer {
     status: number;
     json: { tables: { fields: { name: string }[]; columns: unknown[][] }[]; status: { isEstimate?: boolean; messages?: { code: string; msg: string }[] } };
@@ -58,12 +48,7 @@ interface Answer {
 }
 
 async function query(t: TestService, apl: string): Promise<Answer> {
-    return (await t.call('POST', '/v1/datasets/_apl?format=tabular', { apl, ...ALL })) as Answer;
-}
-
-/** The answer without what differs between runs (times, block statistics). */
-function answer(json: unknown): unknown {
-    return JSON.parse(JSON.stringify(json), (k, v: unknown) => (['elapsedTime', 'blocksExamined', 'blocksSkipped', 'rowsExamined', 'minBlockTime', 'maxBlockTime', 'rowsMatched'].includes(k) ? undefined : v));
+    return (await queryTabular(t, apl, ALL)) as Answer;
 }
 
 const EXACT = [
@@ -78,9 +63,9 @@ describe('dcount and percentile over blocks on disk', () => {
     const onDisk = new Map<string, Answer>();
 
     beforeAll(async () => {
-        t = await startService({ memoryLimit: LIMIT, queryWorkers: 1, store: { compactInWorker: false, compactEvents: 1e9 } });
-        await ingest(t, 'x', 24_000, smallEvents);
-        await ingest(t, 'y', 60_000, bigEvents);
+        t = await startColdService();
+        await ingestInBlocks(t, 'x', 24_000, (from, n) => smallEvents(from, n, 24_000));
+        await ingestInBlocks(t, 'y', 60_000, (from, n) => bigEvents(from, n, 60_000));
     }, 180_000);
 
     afterAll(async () => {
@@ -118,7 +103,7 @@ describe('dcount and percentile over blocks on disk', () => {
         for (const apl of EXACT) {
             const mem = await query(t, apl);
             expect(mem.status).toBe(200);
-            expect(answer(onDisk.get(apl)!.json), apl).toEqual(answer(mem.json));
+            expect(comparable(onDisk.get(apl)!.json), apl).toEqual(comparable(mem.json));
         }
 
         const byK = (r: Answer, field: string) => new Map(rows(r.json).map(x => [x.k as string, x[field] as number]));

@@ -8,12 +8,12 @@
 import { readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDataset, ndjson, startService, type TestService } from './helpers.js';
+import { type TestService } from './helpers.js';
+import { COLD_LIMIT, comparable, ingestInBlocks, queryTabular, startColdService } from './cold-helpers.js';
 
 const DAY = 86_400_000;
 const T0 = Date.parse('2026-10-01T00:00:00Z');
 const DAYS = 30;
-const LIMIT = 2 * 1024 * 1024;
 const PER_DAY = 4800;
 const N = DAYS * PER_DAY;
 const END = new Date(T0 + DAYS * DAY).toISOString();
@@ -25,17 +25,6 @@ function events(from: number, n: number): Record<string, unknown>[] {
         const i = from + k;
         return { _time: new Date(T0 + Math.floor((i * DAY) / PER_DAY)).toISOString(), i, s: `v${i % 7}`, r: (i % 101) / 4, ok: i % 3 === 0 };
     });
-}
-
-async function query(t: TestService, apl: string, range: Record<string, string>, extra: Record<string, unknown> = {}) {
-    const r = await t.call('POST', '/v1/datasets/_apl?format=tabular', { apl, ...range, ...extra });
-    return r;
-}
-
-/** The answer without what differs between runs: elapsed times and the block statistics (blocks on disk are not memory's blocks). */
-function answer(json: unknown): unknown {
-    // `rowsMatched` of a `take` counts the rows of the blocks read (streamed) or all rows (in memory).
-    return JSON.parse(JSON.stringify(json), (k, v: unknown) => (['elapsedTime', 'blocksExamined', 'blocksSkipped', 'rowsExamined', 'minBlockTime', 'maxBlockTime', 'rowsMatched'].includes(k) ? undefined : v));
 }
 
 const MERGEABLE = [
@@ -69,14 +58,8 @@ describe('a dataset larger than the memory limit', () => {
     beforeAll(async () => {
         // 2 MB: half for datasets in memory, a quarter (512 KB: room for the two blocks that may hold
         // the last two hours, counted twice in a concatenated scan) for the blocks the query worker reads.
-        t = await startService({ memoryLimit: LIMIT, queryWorkers: 1, store: { compactInWorker: false, compactEvents: 1e9 }, log: line => void logs.push(line) });
-        await createDataset(t, 'd');
-        for (let from = 0; from < N; from += 500) {
-            const r = await t.raw('POST', '/v1/datasets/d/ingest', ndjson(events(from, 500)), { 'content-type': 'application/x-ndjson' });
-            expect(r.status).toBe(200);
-            if ((from + 500) % 1500 === 0) await t.svc.data.store.compact('d');
-        }
-        await t.svc.data.store.compact('d');
+        t = await startColdService(line => void logs.push(line));
+        await ingestInBlocks(t, 'd', N, events);
     }, 120_000);
 
     afterAll(async () => {
@@ -87,48 +70,48 @@ describe('a dataset larger than the memory limit', () => {
         const line = logs.find(l => l.startsWith('dataset d: '));
         expect(line).toMatch(/the datasets in memory hold [\d,]+ bytes, past their share of 1,048,576 bytes \(half of --memory-limit 2,097,152\)/);
         const held = Number(/hold ([\d,]+) bytes/.exec(line!)![1].replaceAll(',', ''));
-        expect(held).toBeGreaterThan(LIMIT / 2);
+        expect(held).toBeGreaterThan(COLD_LIMIT / 2);
     });
 
     it('keeps its blocks on disk', () => {
         expect(t.svc.data.keepsOnDisk('d')).toBe(true);
         // What the engine holds of it is the WAL tail: well under the datasets' half of the limit.
-        expect(t.svc.data.engine.memoryBytes('d')).toBeLessThan(LIMIT / 2);
+        expect(t.svc.data.engine.memoryBytes('d')).toBeLessThan(COLD_LIMIT / 2);
         expect(readdirSync(path.join(t.dir, 'datasets', 'd', 'blocks')).length).toBe(N / 1500);
     });
 
     for (const apl of MERGEABLE) {
         it(`${apl} runs block by block`, async () => {
-            const r = await query(t, apl, ALL);
+            const r = await queryTabular(t, apl, ALL);
             expect(r.status).toBe(200);
-            onDisk[apl] = answer(r.json);
+            onDisk[apl] = comparable(r.json);
         });
     }
 
     for (const apl of STREAMED) {
         it(`${apl} streams the blocks`, async () => {
-            const r = await query(t, apl, ALL);
+            const r = await queryTabular(t, apl, ALL);
             expect(r.status, r.text).toBe(200);
-            onDisk[`streamed ${apl}`] = answer(r.json);
+            onDisk[`streamed ${apl}`] = comparable(r.json);
         });
     }
 
     for (const apl of NARROW) {
         it(`${apl} over the last two hours`, async () => {
-            const r = await query(t, apl, LAST_TWO_HOURS);
+            const r = await queryTabular(t, apl, LAST_TWO_HOURS);
             expect(r.status, r.text).toBe(200);
-            onDisk[`narrow ${apl}`] = answer(r.json);
+            onDisk[`narrow ${apl}`] = comparable(r.json);
         });
     }
 
     it("['d'] | summarize make_set(s) over 30 days needs more blocks at once than the limit allows: 400 limit", async () => {
-        const r = await query(t, "['d'] | summarize make_set(s)", ALL);
+        const r = await queryTabular(t, "['d'] | summarize make_set(s)", ALL);
         expect(r.status).toBe(400);
         expect((r.json as { detail: { errorType: string } }).detail.errorType).toBe('limit');
     });
 
     it("['d'] | count over the last hour reads the blocks of that hour only", async () => {
-        const r = await query(t, "['d'] | count", { startTime: new Date(T0 + DAYS * DAY - 3_600_000).toISOString(), endTime: END });
+        const r = await queryTabular(t, "['d'] | count", { startTime: new Date(T0 + DAYS * DAY - 3_600_000).toISOString(), endTime: END });
         expect(r.status).toBe(200);
         const body = r.json as { tables: { columns: unknown[][] }[]; status: { blocksExamined: number } };
         expect(body.tables[0].columns[0]).toEqual([Math.round(PER_DAY / 24)]);
@@ -138,7 +121,7 @@ describe('a dataset larger than the memory limit', () => {
     });
 
     it("['d'] | where i == 12345 | count reads the one block whose header range holds it", async () => {
-        const r = await query(t, "['d'] | where i == 12345 | count", ALL);
+        const r = await queryTabular(t, "['d'] | where i == 12345 | count", ALL);
         const body = r.json as { tables: { columns: unknown[][] }[]; status: { blocksExamined: number } };
         expect(body.tables[0].columns[0]).toEqual([1]);
         // i grows with time: the blocks' ranges of i do not overlap.
@@ -150,9 +133,9 @@ describe('a dataset larger than the memory limit', () => {
             const out: unknown[] = [];
             let cursor: string | undefined;
             for (let k = 0; k < 3; k++) {
-                const r = await query(s, "['d'] | project i, s", LAST_TWO_HOURS, { cursor, limit: 300 });
+                const r = await queryTabular(s, "['d'] | project i, s", LAST_TWO_HOURS, { cursor, limit: 300 });
                 const body = r.json as { status: { maxCursor?: string } };
-                out.push(answer(body));
+                out.push(comparable(body));
                 cursor = body.status.maxCursor;
             }
             return out;
@@ -160,13 +143,13 @@ describe('a dataset larger than the memory limit', () => {
         const pages = await pagesOf(t);
         const fields = (await t.call('GET', '/v2/datasets/d/fields')).json;
 
-        for (const limit of [Infinity, LIMIT]) {
+        for (const limit of [Infinity, COLD_LIMIT]) {
             await t.restart({ memoryLimit: limit });
             await t.svc.loaded;
             expect(t.svc.data.keepsOnDisk('d')).toBe(limit !== Infinity);
-            for (const apl of MERGEABLE) expect(answer((await query(t, apl, ALL)).json), `${apl}, limit ${limit}`).toEqual(onDisk[apl]);
-            for (const apl of STREAMED) expect(answer((await query(t, apl, ALL)).json), `${apl}, limit ${limit}`).toEqual(onDisk[`streamed ${apl}`]);
-            for (const apl of NARROW) expect(answer((await query(t, apl, LAST_TWO_HOURS)).json), `${apl}, limit ${limit}`).toEqual(onDisk[`narrow ${apl}`]);
+            for (const apl of MERGEABLE) expect(comparable((await queryTabular(t, apl, ALL)).json), `${apl}, limit ${limit}`).toEqual(onDisk[apl]);
+            for (const apl of STREAMED) expect(comparable((await queryTabular(t, apl, ALL)).json), `${apl}, limit ${limit}`).toEqual(onDisk[`streamed ${apl}`]);
+            for (const apl of NARROW) expect(comparable((await queryTabular(t, apl, LAST_TWO_HOURS)).json), `${apl}, limit ${limit}`).toEqual(onDisk[`narrow ${apl}`]);
             expect(await pagesOf(t)).toEqual(pages);
             expect((await t.call('GET', '/v2/datasets/d/fields')).json).toEqual(fields);
         }
