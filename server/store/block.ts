@@ -419,6 +419,8 @@ function kindOf(v: JsonValue): number {
 /** One block column from the parts of the batches that have it; the encoding follows its kinds. */
 async function mergedColumn(name: string, kinds: number, parts: { column: BatchColumn; rows: Int32Array }[], n: number, pace: Pace): Promise<BlockColumn> {
     if (kinds === KIND_STR) {
+        const byNumber = await mergedByNumber(name, parts, n, pace);
+        if (byNumber !== undefined) return byNumber;
         // Codes in order of first appearance in block rows.
         const dict: string[] = [];
         // At most the batches' dictionaries together (every value of a high-cardinality column).
@@ -463,13 +465,16 @@ async function mergedColumn(name: string, kinds: number, parts: { column: BatchC
         const values = new Float64Array(n);
         const present = new Uint8Array((n + 7) >> 3);
         for (const { column, rows } of parts) {
-            for (let r = 0; r < rows.length; r++) {
-                const o = rows[r];
-                if (o < 0) continue;
-                const v = columnValue(column, r);
-                if (v === undefined) continue;
-                values[o] = v as number;
-                present[o >> 3] |= 1 << (o & 7);
+            if (column.kind === 'f64') copyNumbers(column.values, column.present, rows, values, present);
+            else {
+                for (let r = 0; r < rows.length; r++) {
+                    const o = rows[r];
+                    if (o < 0) continue;
+                    const v = columnValue(column, r);
+                    if (v === undefined) continue;
+                    values[o] = v as number;
+                    present[o >> 3] |= 1 << (o & 7);
+                }
             }
             const due = pace.done(rows.length);
             if (due) await due;
@@ -502,6 +507,114 @@ async function mergedColumn(name: string, kinds: number, parts: { column: BatchC
         if (due) await due;
     }
     return { name, kind: 'json', values };
+}
+
+/** An f64 batch column's values at their block rows (`rows[r]`, -1 for a row not kept). */
+function copyNumbers(src: Float64Array, srcPresent: Uint8Array | null, rows: Int32Array, values: Float64Array, present: Uint8Array): void {
+    for (let r = 0; r < rows.length; r++) {
+        const o = rows[r];
+        if (o < 0 || (srcPresent !== null && ((srcPresent[r >> 3] >> (r & 7)) & 1) === 0)) continue;
+        values[o] = src[r];
+        present[o >> 3] |= 1 << (o & 7);
+    }
+}
+
+/**
+ * A str column merged by the numbers the engine gave its batches' entries (`numbered`, see
+ * `StringNumbering`): one number per distinct string across the batches, so the block's
+ * dictionary is built with integer lookups only. The same dictionary and codes as the merge by
+ * string (first appearance in block rows). Undefined when some part has no such numbers, or
+ * numbers from another dictionary (the caller merges by string).
+ */
+async function mergedByNumber(name: string, parts: { column: BatchColumn; rows: Int32Array }[], n: number, pace: Pace): Promise<BlockColumn | undefined> {
+    let dictRef: readonly string[] | undefined;
+    let lo = 0xffffffff;
+    let hi = 0;
+    let bound = 0;
+    for (const { column } of parts) {
+        if (column.kind !== 'str' || column.numbered === undefined) return undefined;
+        const { dict: d, codes: nums } = column.numbered;
+        if (dictRef === undefined) dictRef = d;
+        else if (d !== dictRef) return undefined;
+        if (nums.length !== column.dict.length + 1) return undefined;
+        bound += column.dict.length;
+        for (let k = 1; k < nums.length; k++) {
+            const e = nums[k];
+            if (e === 0xffffffff) continue;
+            if (e < lo) lo = e;
+            if (e > hi) hi = e;
+        }
+    }
+    // Block code by engine number: a dense table over the numbers' range when it is not much
+    // larger than the strings merged, else open addressing (a column of ids whose values recur
+    // from long ago spans the engine's whole dictionary).
+    const dense = hi < lo ? new Uint32Array(0) : hi - lo < 4 * bound + 4096 ? new Uint32Array(hi - lo + 1) : undefined;
+    const table = dense === undefined ? new NumberTable(bound) : undefined;
+    const dict: string[] = [];
+    const codes = new Uint32Array(n);
+    for (const { column, rows } of parts) {
+        if (column.kind !== 'str') return undefined; // checked above
+        const nums = column.numbered!.codes;
+        const remap = new Uint32Array(column.dict.length + 1);
+        const src = column.codes;
+        for (let r = 0; r < rows.length; r++) {
+            const o = rows[r];
+            const k = src[r];
+            if (o < 0 || k === 0) continue;
+            let c = remap[k];
+            if (c === 0) {
+                const e = nums[k];
+                if (e === 0xffffffff) throw new Error(`column ${JSON.stringify(name)}: entry ${k} has no number from the engine`);
+                if (dense !== undefined) {
+                    c = dense[e - lo];
+                    if (c === 0) {
+                        dict.push(column.dict[k - 1]);
+                        c = dense[e - lo] = dict.length;
+                    }
+                } else {
+                    c = table!.getOrAdd(e, dict.length + 1);
+                    if (c > dict.length) dict.push(column.dict[k - 1]);
+                }
+                remap[k] = c;
+            }
+            codes[o] = c;
+        }
+        const due = pace.done(rows.length);
+        if (due) await due;
+    }
+    return { name, kind: 'str', dict, codes };
+}
+
+/** No entry in a NumberTable slot (and no engine number: an unused entry's). */
+const EMPTY_KEY = 0xffffffff;
+
+/** Integer keys below 2^32 - 1 to positive values, open addressing (linear probing). */
+class NumberTable {
+    private readonly keys: Uint32Array;
+    private readonly vals: Uint32Array;
+    private readonly mask: number;
+
+    constructor(expected: number) {
+        let size = 16;
+        while (size < expected * 2) size *= 2;
+        this.keys = new Uint32Array(size).fill(EMPTY_KEY);
+        this.vals = new Uint32Array(size);
+        this.mask = size - 1;
+    }
+
+    /** The value of `key`, or `value` after adding it when new (at most `expected` keys). */
+    getOrAdd(key: number, value: number): number {
+        const { keys, mask } = this;
+        for (let s = (Math.imul(key, 0x9e3779b1) >>> 0) & mask; ; s = (s + 1) & mask) {
+            const k = keys[s];
+            if (k === key) return this.vals[s];
+            if (k === EMPTY_KEY) {
+                keys[s] = key;
+                this.vals[s] = value;
+                return value;
+            }
+        }
+    }
 }
 
 export class BlockCorruptError extends Error {}
