@@ -239,7 +239,8 @@ class BlockWriter {
  * LZ77 matching (deflate's costly part) finds little in binary columns: codes, times and numbers
  * get Huffman coding only (about 3× faster at level 1, within a few per cent of its size); batch
  * indexes, presence bitmaps and flags are long runs (RLE); row indexes repeat 0, 1, 2, … batch
- * after batch, which LZ77 finds at once, and JSON text keeps it where its repeats pay. Every
+ * after batch, which LZ77 finds at once, and JSON text keeps it where its repeats pay; numbers
+ * that Huffman coding would shrink by less than an eighth are stored (level 0). Every
  * choice is plain raw deflate: the reader does not need to know which was made.
  */
 type SectionContent = 'numbers' | 'runs' | 'repeats' | 'text';
@@ -253,7 +254,16 @@ function deflateOptions(raw: Buffer, content: SectionContent): ZlibOptions {
     const chunkSize = Math.min(8 * 1024 * 1024, Math.max(16 * 1024, raw.length + (raw.length >> 3) + 1024));
     let strategy = content === 'runs' ? zlibConstants.Z_RLE : content === 'numbers' ? zlibConstants.Z_HUFFMAN_ONLY : zlibConstants.Z_DEFAULT_STRATEGY;
     if (content === 'text' && raw.length > 4 * TEXT_SAMPLE_BYTES && !matchingPays(raw.subarray(0, TEXT_SAMPLE_BYTES))) strategy = zlibConstants.Z_HUFFMAN_ONLY;
+    // Numbers that Huffman coding hardly shrinks (random fractions, unique ids' codes, times spread
+    // over the range) are stored as they are (deflate's stored blocks: a copy, about 20× less CPU
+    // than coding them, and a copy again to read).
+    if (content === 'numbers' && raw.length > 4 * TEXT_SAMPLE_BYTES && !huffmanPays(raw.subarray(0, TEXT_SAMPLE_BYTES))) return { level: 0, chunkSize };
     return { level: 1, strategy, chunkSize };
+}
+
+/** Whether Huffman coding makes a sample at least an eighth smaller. */
+function huffmanPays(sample: Buffer): boolean {
+    return deflateRawSync(sample, { level: 1, strategy: zlibConstants.Z_HUFFMAN_ONLY }).length < sample.length * (7 / 8);
 }
 
 /** Whether LZ77 matching makes a sample at least a sixth smaller than Huffman coding alone. */
