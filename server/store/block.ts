@@ -347,6 +347,22 @@ async function encodeColumnarBlock(batches: ColumnarInput[], opts: EncodeOptions
         const out = new Int32Array(m);
         const bi = batchList.length;
         const first = n;
+        if (opts.keep === undefined && m > 0) {
+            // Every row kept (the WAL tail's columns always): copied whole, no BigInt made per row.
+            times.set(b.times, n);
+            batchIdx.fill(bi, n, n + m);
+            for (let r = 0; r < m; r++) {
+                rowIdx[n + r] = r;
+                out[r] = n + r;
+            }
+            const [lo, hi] = timeExtremes(b.times);
+            if (n === 0 || lo < minT) minT = lo;
+            if (n === 0 || hi > maxT) maxT = hi;
+            n += m;
+            rowMaps.push(out);
+            batchList.push([b.seq, b.sysTime.toString()]);
+            continue;
+        }
         for (let r = 0; r < m; r++) {
             const t = b.times[r];
             if (opts.keep && !opts.keep(b.seq, t)) {
@@ -383,6 +399,37 @@ async function encodeColumnarBlock(batches: ColumnarInput[], opts: EncodeOptions
     const pace = new Pace(opts.yieldEvery, opts.yieldRows ?? 8192);
     for (const [name, { kinds, parts }] of plan) writer.addColumn(await mergedColumn(name, kinds, parts, n, pace));
     return writer.finish({ rows: n, minT, maxT, batchList, covers: opts.covers });
+}
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/**
+ * The least and greatest of `times` (not empty), compared as (signed high word, unsigned low word)
+ * pairs so that no BigInt is made per value.
+ */
+function timeExtremes(times: BigInt64Array): [bigint, bigint] {
+    if (!LITTLE_ENDIAN) {
+        let lo = times[0];
+        let hi = lo;
+        for (let i = 1; i < times.length; i++) {
+            const t = times[i];
+            if (t < lo) lo = t;
+            if (t > hi) hi = t;
+        }
+        return [lo, hi];
+    }
+    const w = new Int32Array(times.buffer, times.byteOffset, times.length * 2);
+    let min = 0;
+    let max = 0;
+    for (let i = 1; i < times.length; i++) {
+        const h = w[2 * i + 1];
+        const l = w[2 * i] >>> 0;
+        const hMin = w[2 * min + 1];
+        if (h < hMin || (h === hMin && l < w[2 * min] >>> 0)) min = i;
+        const hMax = w[2 * max + 1];
+        if (h > hMax || (h === hMax && l > w[2 * max] >>> 0)) max = i;
+    }
+    return [times[min], times[max]];
 }
 
 /** Counts the rows encoded and yields to the event loop every `rows` of them (between batches). */

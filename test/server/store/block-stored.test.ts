@@ -49,3 +49,22 @@ describe('block sections deflate does not pay for', () => {
         expect([...decoded.times]).toEqual([...times]);
     });
 });
+
+describe('block time range', () => {
+    it('the least and greatest time of batches kept whole: negative times, and times that differ only in the low or only in the high word', async () => {
+        const lists: bigint[][] = [
+            [5n, -5n, 2n ** 40n, -(2n ** 40n), 2n ** 32n - 1n, 2n ** 32n],
+            [-(2n ** 40n) - 1n, 2n ** 40n + 1n, 0n],
+            [2n ** 32n + 7n, 2n ** 32n + 3n, -1n],
+            [2n ** 62n, -(2n ** 62n)],
+        ];
+        for (let n = 1; n <= lists.length; n++) {
+            const batches = lists.slice(0, n).map((times, i) => ({ seq: i + 1, sysTime: 1n, times: BigInt64Array.from(times), columns: toColumns(times.map(() => ({ a: 1 }))) }));
+            const all = lists.slice(0, n).flat();
+            const { header } = readBlockHeader((await encodeBlock(batches, { compress: false }))!.bytes);
+            const min = all.reduce((a, b) => (b < a ? b : a));
+            const max = all.reduce((a, b) => (b > a ? b : a));
+            expect([header.minTime, header.maxTime]).toEqual([min.toString(), max.toString()]);
+        }
+    });
+});
