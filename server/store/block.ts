@@ -581,7 +581,8 @@ function copyNumbers(src: Float64Array, srcPresent: Uint8Array | null, rows: Int
  * `StringNumbering`): one number per distinct string across the batches, so the block's
  * dictionary is built with integer lookups only. The same dictionary and codes as the merge by
  * string (first appearance in block rows). Undefined when some part has no such numbers, or
- * numbers from another dictionary (the caller merges by string).
+ * numbers from another dictionary, or an entry a kept row uses has none (the caller merges by
+ * string).
  */
 async function mergedByNumber(name: string, parts: { column: BatchColumn; rows: Int32Array }[], n: number, pace: Pace): Promise<BlockColumn | undefined> {
     let dictRef: readonly string[] | undefined;
@@ -621,7 +622,7 @@ async function mergedByNumber(name: string, parts: { column: BatchColumn; rows: 
             let c = remap[k];
             if (c === 0) {
                 const e = nums[k];
-                if (e === 0xffffffff) throw new Error(`column ${JSON.stringify(name)}: entry ${k} has no number from the engine`);
+                if (e === 0xffffffff) return undefined; // not numbered after all: the caller merges by string
                 if (dense !== undefined) {
                     c = dense[e - lo];
                     if (c === 0) {

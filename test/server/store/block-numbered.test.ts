@@ -108,6 +108,16 @@ describe('compaction merges strings by the engine numbers', () => {
         expect(Array.from({ length: block.rows }, (_, i) => block.columns[0]!.get(i))).toEqual(['x', 'y', undefined, 'y', 'z', 'x', 'w']);
     });
 
+    it('an entry a row uses that has no number: merged by string', async () => {
+        const engine = createEngine();
+        const inputs = fed(engine, [{ seq: 1, events: [{ a: 'x' }, { a: 'y' }] }, { seq: 2, events: [{ a: 'y' }, { a: 'z' }] }]);
+        const a = inputs[1]!.columns.find(c => c.name === 'a') as Extract<BatchColumn, { kind: 'str' }>;
+        a.numbered = { dict: a.numbered!.dict, codes: Uint32Array.from(a.numbered!.codes, (c, k) => (k === 2 ? 0xffffffff : c)) };
+        await expectSameBlock(inputs, { compress: false });
+        const block = decodeBlock((await encodeBlock(inputs, { compress: false }))!.bytes);
+        expect(Array.from({ length: block.rows }, (_, i) => block.columns[0]!.get(i))).toEqual(['x', 'y', 'y', 'z']);
+    });
+
     it('any events, with and without a retention filter (property)', async () => {
         const value: fc.Arbitrary<JsonValue | undefined> = fc.oneof(fc.constant(undefined), fc.integer({ min: -3, max: 3 }), fc.constantFrom('GET', 'POST', 'São Paulo', ''), fc.string({ maxLength: 3 }), fc.boolean());
         const event = fc.dictionary(fc.constantFrom('a', 'b', 'geo.city'), value, { maxKeys: 3 }) as fc.Arbitrary<FlatFields>;
