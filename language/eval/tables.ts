@@ -301,7 +301,7 @@ class FieldColumn {
      * Fast paths copy typed data when the column has no declared type and the chunk's kind fits
      * the column's storage; anything else goes value by value through `append` (same widening).
      */
-    appendChunk(row0: number, n: number, col: ColumnChunk, sel: ArrayLike<number> | null, flatStrings = false): void {
+    appendChunk(row0: number, n: number, col: ColumnChunk, sel: ArrayLike<number> | null, flatStrings = false, numberStrings = false): void {
         this.padTo(row0);
         if (this.declared === undefined) {
             if (col.kind === 'f64' && (this.kind === 'empty' || this.kind === 'long' || this.kind === 'real')) {
@@ -309,7 +309,7 @@ class FieldColumn {
                 return;
             }
             if (col.kind === 'str' && (this.kind === 'empty' || this.kind === 'string')) {
-                this.appendStr(row0, n, col, sel, flatStrings);
+                this.appendStr(row0, n, col, sel, flatStrings, numberStrings);
                 return;
             }
             if (col.kind === 'bool' && (this.kind === 'empty' || this.kind === 'bool')) {
@@ -359,7 +359,8 @@ class FieldColumn {
         this.length = end;
     }
 
-    private appendStr(row0: number, n: number, { dict, codes, hashes }: ColumnChunk & { kind: 'str' }, sel: ArrayLike<number> | null, flat: boolean): void {
+    private appendStr(row0: number, n: number, col: ColumnChunk & { kind: 'str' }, sel: ArrayLike<number> | null, flat: boolean, number: boolean): void {
+        const { dict, codes, hashes } = col;
         let any = false;
         for (let i = 0; i < n; i++) {
             if (codes[sel === null ? i : sel[i]] !== 0) {
@@ -390,6 +391,8 @@ class FieldColumn {
             out[row0 + i] = c;
         }
         this.length = end;
+        // Only a whole chunk: with a selection, entries of unselected rows have no code here.
+        if (number && sel === null) col.numbered = { dict: this.dict, codes: map };
     }
 
     private appendBool(row0: number, n: number, values: Uint8Array, sel: ArrayLike<number> | null): void {
@@ -554,8 +557,23 @@ export type ColumnChunk =
         codes: Uint32Array;
         /** `stringHash` of each entry of `dict`, when its maker knows them (the ingest workers do). */
         hashes?: Int32Array;
+        /** Written by the engine when the chunk asks for it (`ColumnarChunk.numberStrings`). */
+        numbered?: StringNumbering;
     }
     | { name: string; kind: 'json'; /** null = absent */ values: readonly unknown[] };
+
+/**
+ * What the engine's column made of a chunk's string column: `codes[k]` is entry k's code (1-based,
+ * as the chunk's) in `dict`, the engine column's dictionary, or 0xffffffff for an entry no row
+ * uses. `dict` is only ever appended to while the column uses it (a column that changes storage
+ * starts a new array), so codes given against one `dict` stay that string's code: another holder
+ * of several such chunks (the store compacting its WAL tail) can merge them by number, comparing
+ * `dict` by identity, without hashing or comparing a string again.
+ */
+export interface StringNumbering {
+    dict: readonly string[];
+    codes: Uint32Array;
+}
 
 /** Rows in columnar form: row i has id (times[i], batches[batchOf[i]].seq, rowInBatch[i]). */
 export interface ColumnarChunk {
@@ -572,6 +590,8 @@ export interface ColumnarChunk {
      * concatenation or cut from a larger text): kept as they are instead of copied (`ownString`).
      */
     flatStrings?: boolean;
+    /** Leave each string column's `numbered` (the codes its entries got here) on the column. */
+    numberStrings?: boolean;
 }
 
 function chunkValue(col: ColumnChunk, i: number): unknown {
@@ -919,7 +939,7 @@ export class DatasetStore {
         for (const col of chunk.columns) {
             const k = col.name;
             if (k === '_time' || k === '_sysTime' || k === '_rowId' || k === '_rowID') continue;
-            this.field(k).appendChunk(row0, n, col, sel, chunk.flatStrings === true);
+            this.field(k).appendChunk(row0, n, col, sel, chunk.flatStrings === true, chunk.numberStrings === true);
         }
         this.rows = end;
         this.checkOrder(row0, end);

@@ -77,12 +77,12 @@ function pendingLoad(): PendingLoad {
 class LoadStopped extends Error {}
 
 /** An ingest batch prepared as columns, as the engine's chunk: row r is (times[r], seq, r). */
-function columnsChunk(seq: number, sysTime: bigint, c: ColumnarBatch, select?: Uint32Array): ColumnarChunk {
+function columnsChunk(seq: number, sysTime: bigint, c: ColumnarBatch, select?: Uint32Array, numberStrings = false): ColumnarChunk {
     const n = c.times.length;
     const rowInBatch = new Uint32Array(n);
     for (let i = 0; i < n; i++) rowInBatch[i] = i;
     // The worker's dictionaries arrive through postMessage: fresh, flat strings.
-    return { rows: n, times: c.times, batchOf: new Uint32Array(n), rowInBatch, batches: [{ seq, sysTime }], columns: c.columns, select, flatStrings: true };
+    return { rows: n, times: c.times, batchOf: new Uint32Array(n), rowInBatch, batches: [{ seq, sysTime }], columns: c.columns, select, flatStrings: true, numberStrings };
 }
 
 /** Feeds a WAL tail batch (flat events or columns) to a dataset being loaded. */
@@ -680,7 +680,9 @@ export class DataPlane {
 
     /** The same as `feed`, for a batch a worker prepared as columns: row r is (times[r], seq, r). */
     private feedColumns(name: string, seq: number, c: ColumnarBatch, sys: bigint): void {
-        this.engine.appendColumns(name, columnsChunk(seq, sys, c));
+        // The engine leaves its numbers for the batch's strings on the columns, which the store's
+        // WAL tail holds too: compaction then merges the batches' dictionaries by number.
+        this.engine.appendColumns(name, columnsChunk(seq, sys, c, undefined, true));
         this.eventsLoaded += c.times.length;
     }
 

@@ -9,12 +9,22 @@ import { buildBatch, timeRange, type IngestParams } from './ingest.js';
 import type { FlatFields } from '../../language/ingest/normalize-event.js';
 import type { EventFailure } from '../../language/ingest/parse-events.js';
 import { hashSlot, MAX_PROBES, ProbeTable, stringHash } from '../../language/eval/string-index.js';
+import type { StringNumbering } from '../../language/eval/tables.js';
 
 /** One column, as `ColumnChunk` of language/eval/tables.ts. */
 export type BatchColumn =
     | { name: string; kind: 'f64'; values: Float64Array; present: Uint8Array | null }
     | { name: string; kind: 'bool'; values: Uint8Array }
-    | { name: string; kind: 'str'; dict: string[]; codes: Uint32Array; /** `stringHash` of each entry (always made here) */ hashes?: Int32Array }
+    | {
+        name: string;
+        kind: 'str';
+        dict: string[];
+        codes: Uint32Array;
+        /** `stringHash` of each entry (always made here) */
+        hashes?: Int32Array;
+        /** The engine's numbers for the entries, left here when the service's engine appended the batch (compaction merges by them). */
+        numbered?: StringNumbering;
+    }
     | { name: string; kind: 'json'; values: (JsonValue | null)[] };
 
 export interface ColumnarBatch {

@@ -239,7 +239,8 @@ class BlockWriter {
  * LZ77 matching (deflate's costly part) finds little in binary columns: codes, times and numbers
  * get Huffman coding only (about 3× faster at level 1, within a few per cent of its size); batch
  * indexes, presence bitmaps and flags are long runs (RLE); row indexes repeat 0, 1, 2, … batch
- * after batch, which LZ77 finds at once, and JSON text keeps it where its repeats pay. Every
+ * after batch, which LZ77 finds at once, and JSON text keeps it where its repeats pay; numbers
+ * that Huffman coding would shrink by less than an eighth are stored (level 0). Every
  * choice is plain raw deflate: the reader does not need to know which was made.
  */
 type SectionContent = 'numbers' | 'runs' | 'repeats' | 'text';
@@ -253,7 +254,16 @@ function deflateOptions(raw: Buffer, content: SectionContent): ZlibOptions {
     const chunkSize = Math.min(8 * 1024 * 1024, Math.max(16 * 1024, raw.length + (raw.length >> 3) + 1024));
     let strategy = content === 'runs' ? zlibConstants.Z_RLE : content === 'numbers' ? zlibConstants.Z_HUFFMAN_ONLY : zlibConstants.Z_DEFAULT_STRATEGY;
     if (content === 'text' && raw.length > 4 * TEXT_SAMPLE_BYTES && !matchingPays(raw.subarray(0, TEXT_SAMPLE_BYTES))) strategy = zlibConstants.Z_HUFFMAN_ONLY;
+    // Numbers that Huffman coding hardly shrinks (random fractions, unique ids' codes, times spread
+    // over the range) are stored as they are (deflate's stored blocks: a copy, about 20× less CPU
+    // than coding them, and a copy again to read).
+    if (content === 'numbers' && raw.length > 4 * TEXT_SAMPLE_BYTES && !huffmanPays(raw.subarray(0, TEXT_SAMPLE_BYTES))) return { level: 0, chunkSize };
     return { level: 1, strategy, chunkSize };
+}
+
+/** Whether Huffman coding makes a sample at least an eighth smaller. */
+function huffmanPays(sample: Buffer): boolean {
+    return deflateRawSync(sample, { level: 1, strategy: zlibConstants.Z_HUFFMAN_ONLY }).length < sample.length * (7 / 8);
 }
 
 /** Whether LZ77 matching makes a sample at least a sixth smaller than Huffman coding alone. */
@@ -337,6 +347,22 @@ async function encodeColumnarBlock(batches: ColumnarInput[], opts: EncodeOptions
         const out = new Int32Array(m);
         const bi = batchList.length;
         const first = n;
+        if (opts.keep === undefined && m > 0) {
+            // Every row kept (the WAL tail's columns always): copied whole, no BigInt made per row.
+            times.set(b.times, n);
+            batchIdx.fill(bi, n, n + m);
+            for (let r = 0; r < m; r++) {
+                rowIdx[n + r] = r;
+                out[r] = n + r;
+            }
+            const [lo, hi] = timeExtremes(b.times);
+            if (n === 0 || lo < minT) minT = lo;
+            if (n === 0 || hi > maxT) maxT = hi;
+            n += m;
+            rowMaps.push(out);
+            batchList.push([b.seq, b.sysTime.toString()]);
+            continue;
+        }
         for (let r = 0; r < m; r++) {
             const t = b.times[r];
             if (opts.keep && !opts.keep(b.seq, t)) {
@@ -373,6 +399,37 @@ async function encodeColumnarBlock(batches: ColumnarInput[], opts: EncodeOptions
     const pace = new Pace(opts.yieldEvery, opts.yieldRows ?? 8192);
     for (const [name, { kinds, parts }] of plan) writer.addColumn(await mergedColumn(name, kinds, parts, n, pace));
     return writer.finish({ rows: n, minT, maxT, batchList, covers: opts.covers });
+}
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/**
+ * The least and greatest of `times` (not empty), compared as (signed high word, unsigned low word)
+ * pairs so that no BigInt is made per value.
+ */
+function timeExtremes(times: BigInt64Array): [bigint, bigint] {
+    if (!LITTLE_ENDIAN) {
+        let lo = times[0];
+        let hi = lo;
+        for (let i = 1; i < times.length; i++) {
+            const t = times[i];
+            if (t < lo) lo = t;
+            if (t > hi) hi = t;
+        }
+        return [lo, hi];
+    }
+    const w = new Int32Array(times.buffer, times.byteOffset, times.length * 2);
+    let min = 0;
+    let max = 0;
+    for (let i = 1; i < times.length; i++) {
+        const h = w[2 * i + 1];
+        const l = w[2 * i] >>> 0;
+        const hMin = w[2 * min + 1];
+        if (h < hMin || (h === hMin && l < w[2 * min] >>> 0)) min = i;
+        const hMax = w[2 * max + 1];
+        if (h > hMax || (h === hMax && l > w[2 * max] >>> 0)) max = i;
+    }
+    return [times[min], times[max]];
 }
 
 /** Counts the rows encoded and yields to the event loop every `rows` of them (between batches). */
@@ -419,6 +476,8 @@ function kindOf(v: JsonValue): number {
 /** One block column from the parts of the batches that have it; the encoding follows its kinds. */
 async function mergedColumn(name: string, kinds: number, parts: { column: BatchColumn; rows: Int32Array }[], n: number, pace: Pace): Promise<BlockColumn> {
     if (kinds === KIND_STR) {
+        const byNumber = await mergedByNumber(name, parts, n, pace);
+        if (byNumber !== undefined) return byNumber;
         // Codes in order of first appearance in block rows.
         const dict: string[] = [];
         // At most the batches' dictionaries together (every value of a high-cardinality column).
@@ -463,13 +522,16 @@ async function mergedColumn(name: string, kinds: number, parts: { column: BatchC
         const values = new Float64Array(n);
         const present = new Uint8Array((n + 7) >> 3);
         for (const { column, rows } of parts) {
-            for (let r = 0; r < rows.length; r++) {
-                const o = rows[r];
-                if (o < 0) continue;
-                const v = columnValue(column, r);
-                if (v === undefined) continue;
-                values[o] = v as number;
-                present[o >> 3] |= 1 << (o & 7);
+            if (column.kind === 'f64') copyNumbers(column.values, column.present, rows, values, present);
+            else {
+                for (let r = 0; r < rows.length; r++) {
+                    const o = rows[r];
+                    if (o < 0) continue;
+                    const v = columnValue(column, r);
+                    if (v === undefined) continue;
+                    values[o] = v as number;
+                    present[o >> 3] |= 1 << (o & 7);
+                }
             }
             const due = pace.done(rows.length);
             if (due) await due;
@@ -502,6 +564,115 @@ async function mergedColumn(name: string, kinds: number, parts: { column: BatchC
         if (due) await due;
     }
     return { name, kind: 'json', values };
+}
+
+/** An f64 batch column's values at their block rows (`rows[r]`, -1 for a row not kept). */
+function copyNumbers(src: Float64Array, srcPresent: Uint8Array | null, rows: Int32Array, values: Float64Array, present: Uint8Array): void {
+    for (let r = 0; r < rows.length; r++) {
+        const o = rows[r];
+        if (o < 0 || (srcPresent !== null && ((srcPresent[r >> 3] >> (r & 7)) & 1) === 0)) continue;
+        values[o] = src[r];
+        present[o >> 3] |= 1 << (o & 7);
+    }
+}
+
+/**
+ * A str column merged by the numbers the engine gave its batches' entries (`numbered`, see
+ * `StringNumbering`): one number per distinct string across the batches, so the block's
+ * dictionary is built with integer lookups only. The same dictionary and codes as the merge by
+ * string (first appearance in block rows). Undefined when some part has no such numbers, or
+ * numbers from another dictionary, or an entry a kept row uses has none (the caller merges by
+ * string).
+ */
+async function mergedByNumber(name: string, parts: { column: BatchColumn; rows: Int32Array }[], n: number, pace: Pace): Promise<BlockColumn | undefined> {
+    let dictRef: readonly string[] | undefined;
+    let lo = 0xffffffff;
+    let hi = 0;
+    let bound = 0;
+    for (const { column } of parts) {
+        if (column.kind !== 'str' || column.numbered === undefined) return undefined;
+        const { dict: d, codes: nums } = column.numbered;
+        if (dictRef === undefined) dictRef = d;
+        else if (d !== dictRef) return undefined;
+        if (nums.length !== column.dict.length + 1) return undefined;
+        bound += column.dict.length;
+        for (let k = 1; k < nums.length; k++) {
+            const e = nums[k];
+            if (e === 0xffffffff) continue;
+            if (e < lo) lo = e;
+            if (e > hi) hi = e;
+        }
+    }
+    // Block code by engine number: a dense table over the numbers' range when it is not much
+    // larger than the strings merged, else open addressing (a column of ids whose values recur
+    // from long ago spans the engine's whole dictionary).
+    const dense = hi < lo ? new Uint32Array(0) : hi - lo < 4 * bound + 4096 ? new Uint32Array(hi - lo + 1) : undefined;
+    const table = dense === undefined ? new NumberTable(bound) : undefined;
+    const dict: string[] = [];
+    const codes = new Uint32Array(n);
+    for (const { column, rows } of parts) {
+        if (column.kind !== 'str') return undefined; // checked above
+        const nums = column.numbered!.codes;
+        const remap = new Uint32Array(column.dict.length + 1);
+        const src = column.codes;
+        for (let r = 0; r < rows.length; r++) {
+            const o = rows[r];
+            const k = src[r];
+            if (o < 0 || k === 0) continue;
+            let c = remap[k];
+            if (c === 0) {
+                const e = nums[k];
+                if (e === 0xffffffff) return undefined; // not numbered after all: the caller merges by string
+                if (dense !== undefined) {
+                    c = dense[e - lo];
+                    if (c === 0) {
+                        dict.push(column.dict[k - 1]);
+                        c = dense[e - lo] = dict.length;
+                    }
+                } else {
+                    c = table!.getOrAdd(e, dict.length + 1);
+                    if (c > dict.length) dict.push(column.dict[k - 1]);
+                }
+                remap[k] = c;
+            }
+            codes[o] = c;
+        }
+        const due = pace.done(rows.length);
+        if (due) await due;
+    }
+    return { name, kind: 'str', dict, codes };
+}
+
+/** No entry in a NumberTable slot (and no engine number: an unused entry's). */
+const EMPTY_KEY = 0xffffffff;
+
+/** Integer keys below 2^32 - 1 to positive values, open addressing (linear probing). */
+class NumberTable {
+    private readonly keys: Uint32Array;
+    private readonly vals: Uint32Array;
+    private readonly mask: number;
+
+    constructor(expected: number) {
+        let size = 16;
+        while (size < expected * 2) size *= 2;
+        this.keys = new Uint32Array(size).fill(EMPTY_KEY);
+        this.vals = new Uint32Array(size);
+        this.mask = size - 1;
+    }
+
+    /** The value of `key`, or `value` after adding it when new (at most `expected` keys). */
+    getOrAdd(key: number, value: number): number {
+        const { keys, mask } = this;
+        for (let s = (Math.imul(key, 0x9e3779b1) >>> 0) & mask; ; s = (s + 1) & mask) {
+            const k = keys[s];
+            if (k === key) return this.vals[s];
+            if (k === EMPTY_KEY) {
+                keys[s] = key;
+                this.vals[s] = value;
+                return value;
+            }
+        }
+    }
 }
 
 export class BlockCorruptError extends Error {}
