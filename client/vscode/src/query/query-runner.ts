@@ -161,8 +161,8 @@ export class QueryRunner {
         void this.execute(run, cachedPages);
         // The request leaves first (fetch writes it a timer tick or two later), then the run is shown
         // running: the view's work for that (the grid drawn early, the Cancel button) otherwise held
-        // up the request on a 2-core machine (paired runs: the request 12 ms shorter in the median,
-        // docs/benchmarks.md). A run over by then is shown done only.
+        // up the request on a 2-core machine (4 sets of paired runs: the request 0–14 ms shorter in
+        // the median, docs/benchmarks.md). A run over by then is shown done only.
         setTimeout(() => {
             if (run.state === 'running' && this.current === run) this.emit(run);
         }, RUNNING_SHOWN_AFTER_MS);
