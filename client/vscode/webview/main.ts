@@ -1212,6 +1212,8 @@ function showRun(view: RunView): void {
         columnStatsBox.hidden = true;
         jsonPopup.close();
     }
+    // The hop of a small message (a running run carries no rows), beside the finished run's (benchmarks read both).
+    if (view.state === 'running' && view.postedAt !== undefined) status.dataset.runningHopMs = String(Date.now() - view.postedAt);
     const known = view.state === 'running' ? knownColumns.get(view.query) : undefined;
     if (known && drawnEarly !== view.runId) {
         // A query run before: its grid is drawn now with the columns of its last result, its rows
@@ -1232,6 +1234,7 @@ function showRun(view: RunView): void {
     if (view.state === 'running') return;
     if (view.state === 'done') {
         doneAt = Date.now();
+        const handling = performance.now();
         // From the start of the run to its end reaching the view (benchmarks read it).
         status.dataset.receivedMs = String(doneAt - view.startedAt);
         if (view.postedAt !== undefined) status.dataset.postedMs = String(view.postedAt - view.startedAt);
@@ -1253,6 +1256,8 @@ function showRun(view: RunView): void {
         view.firstRows = undefined;
         rememberColumns(view);
         updateStatus(0);
+        // The view's own work on the finished run (its first rows drawn into the grid), before the frame that shows them.
+        status.dataset.rowsJsMs = (performance.now() - handling).toFixed(1);
         // The rest waits for the frame that paints the first rows.
         afterPaint(view, () => {
             if (api && api.getGridOption('rowBuffer') !== ROW_BUFFER) api.setGridOption('rowBuffer', ROW_BUFFER);

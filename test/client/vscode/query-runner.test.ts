@@ -37,6 +37,29 @@ describe('QueryRunner', () => {
         expect(run.range).toEqual({ startTime: '2024-01-01T00:00:00.000Z', endTime: '2024-01-02T00:00:00.000Z', label: expect.any(String) });
     });
 
+    it("['events']: the request leaves before the run is shown as running (the view's work for it then does not delay the request)", async () => {
+        const seen: string[] = [];
+        const sub = runner.onDidChange(r => seen.push(`run ${r.state}`));
+        const real = globalThis.fetch;
+        // The network is the edge: the real request goes out, its start is noted.
+        globalThis.fetch = (input, init) => {
+            seen.push('request');
+            return real(input, init);
+        };
+        try {
+            const run = await runner.run(request("['events']"));
+            await run.done;
+            await new Promise(r => setTimeout(r, 20));
+        } finally {
+            globalThis.fetch = real;
+            sub.dispose();
+        }
+        expect(seen[0]).toBe('request');
+        // A quick run may be done before it would have been shown running: never running after done.
+        expect(seen.slice(1).filter(s => s !== 'request')).toEqual(expect.arrayContaining(['run done']));
+        expect(seen.lastIndexOf('run running')).toBeLessThan(seen.indexOf('run done'));
+    });
+
     it('a preset range is resolved once, from the clock at the start of the run', async () => {
         const run = await runner.run(request("['events'] | count", { pageable: false, timeRange: { preset: '1h' } }));
         await run.done;
