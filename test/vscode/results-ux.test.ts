@@ -258,6 +258,171 @@ describe.skipIf(SKIP)('the results view used as a user does, in the default pane
         }),
     3 * 60_000);
 
+    /** The cell is in the grid's viewport and on top at its centre: nothing (the row details) covers it. */
+    const uncovered = (row: number, col: string) =>
+        cell(row, col)
+            .evaluate(e => {
+                const r = e.getBoundingClientRect();
+                const hit = e.ownerDocument.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+                return !!hit && e.contains(hit);
+            }, undefined, { timeout: 2_000 })
+            .catch(() => false);
+    const details = () => frame().getByRole('complementary', { name: 'Row details' });
+    const detailsTitle = () => details().getByRole('heading').first().textContent({ timeout: 2_000 }).catch(() => undefined);
+    const detailsOpen = () => details().isVisible();
+
+    it("['events'] | where seq >= 0: the row details dock under the grid; a click at the right or at the left leaves the row's number, its _time and the clicked cell uncovered, and the sash gives them more height", () =>
+        step('details docked', async () => {
+            await runPaged();
+            const grid = frame().locator('.grid').first();
+            const before = (await grid.boundingBox())!;
+            // The lowest row wholly drawn, and its rightmost column wholly drawn: the details must not hide it.
+            const row = await frame()
+                .locator('.ag-center-cols-container .ag-row[row-index]')
+                .evaluateAll((es, bottom) => Math.max(...es.filter(e => e.getBoundingClientRect().bottom <= bottom - 14).map(e => Number(e.getAttribute('row-index')))), before.y + before.height);
+            expect(row).toBeGreaterThan(2);
+            const ids = await frame()
+                .locator('.ag-header-row-column .ag-header-cell[col-id]')
+                .evaluateAll((es, right) => es.filter(e => e.getBoundingClientRect().right <= right - 14 && e.getBoundingClientRect().width > 0).sort((a, b) => a.getBoundingClientRect().left - b.getBoundingClientRect().left).map(e => e.getAttribute('col-id')!), before.x + before.width);
+            const last = ids[ids.length - 1]!;
+            expect(last).not.toBe('_time');
+            await cell(row, last).click();
+            await expect.poll(detailsTitle, { timeout: T }).toBe(`Row ${row + 1}`);
+            for (const col of ['#', '_time', last]) await expect.poll(() => uncovered(row, col), { timeout: 10_000 }).toBe(true);
+            // Under the grid, which keeps its width and its left edge (nothing scrolled sideways).
+            const after = (await grid.boundingBox())!;
+            const box = (await details().boundingBox())!;
+            expect(box.y, JSON.stringify({ after, box })).toBeGreaterThanOrEqual(after.y + after.height - 1);
+            expect(Math.abs(after.width - before.width)).toBeLessThanOrEqual(1);
+            expect(await frame().locator('.ag-grid-viewport').first().evaluate(e => e.scrollLeft)).toBe(0);
+            await look('details-docked-right');
+            // A click at the left, on another row: the details follow, nothing covered either.
+            await cell(row - 1, 'seq').click();
+            await expect.poll(detailsTitle, { timeout: T }).toBe(`Row ${row}`);
+            for (const col of ['#', '_time', 'seq', last]) await expect.poll(() => uncovered(row - 1, col), { timeout: 10_000 }).toBe(true);
+            // The sash (a focusable splitter): Up gives the details more height, the row stays in view above them.
+            const sash = frame().getByRole('separator', { name: 'Resize the row details' });
+            const height = box.height;
+            await sash.focus();
+            for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowUp');
+            await expect.poll(async () => (await details().boundingBox())!.height, { timeout: T }).toBeGreaterThan(height + 40);
+            await expect.poll(() => uncovered(row - 1, 'seq'), { timeout: 10_000 }).toBe(true);
+            for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowDown');
+            await expect.poll(async () => (await details().boundingBox())!.height, { timeout: T }).toBeLessThan(height + 20);
+            await details().getByRole('button', { name: 'Close' }).click();
+            await expect.poll(detailsOpen, { timeout: T }).toBe(false);
+        }),
+    3 * 60_000);
+
+    it("['events'] | where seq >= 0 by keyboard: the arrows move the open row details from row to row, Escape closes them and the focus stays on the cell, Enter opens them again", () =>
+        step('details keyboard', async () => {
+            await runPaged();
+            await cell(1, 'seq').click();
+            await expect.poll(detailsTitle, { timeout: T }).toBe('Row 2');
+            await expect.poll(keyboardCell, { timeout: T }).toBe('1:seq');
+            // Past the rows the grid showed: the details follow and the focused row stays in view above them.
+            for (let i = 2; i <= 12; i++) {
+                await page.keyboard.press('ArrowDown');
+                await expect.poll(keyboardCell, { timeout: T }).toBe(`${i}:seq`);
+            }
+            await expect.poll(detailsTitle, { timeout: T }).toBe('Row 13');
+            expect(await details().textContent()).toContain(String(EVENTS - 13));
+            await expect.poll(() => uncovered(12, 'seq'), { timeout: 10_000 }).toBe(true);
+            await expect.poll(() => uncovered(12, '#'), { timeout: 10_000 }).toBe(true);
+            // Escape in the grid closes them; the arrows then move without opening them.
+            await page.keyboard.press('Escape');
+            await expect.poll(detailsOpen, { timeout: T }).toBe(false);
+            await expect.poll(keyboardCell, { timeout: T }).toBe('12:seq');
+            await page.keyboard.press('ArrowUp');
+            await expect.poll(keyboardCell, { timeout: T }).toBe('11:seq');
+            expect(await detailsOpen()).toBe(false);
+            // Enter opens them for the focused row, the focus staying in the grid.
+            await page.keyboard.press('Enter');
+            await expect.poll(detailsTitle, { timeout: T }).toBe('Row 12');
+            expect(await keyboardCell()).toBe('11:seq');
+            // Tab goes into them; Escape there closes them and gives the focus back to the cell.
+            await page.keyboard.press('Tab');
+            await expect.poll(() => details().evaluate(e => e.contains((e.ownerDocument as unknown as { activeElement: unknown }).activeElement as never)), { timeout: T }).toBe(true);
+            await page.keyboard.press('Escape');
+            await expect.poll(detailsOpen, { timeout: T }).toBe(false);
+            await expect.poll(keyboardCell, { timeout: T }).toBe('11:seq');
+        }),
+    3 * 60_000);
+
+    it("['events'] | where seq >= 0 in a panel 600 and 420 pixels wide: the toolbar keeps one row, the rest goes into More actions, and the named controls stay on screen", () =>
+        step('narrow panel', async () => {
+            await runPaged();
+            const start = page.viewportSize()!;
+            const frameWidth = () => frame().locator('body').evaluate(() => (globalThis as unknown as { innerWidth: number }).innerWidth);
+            /** The window narrowed (the side bar stays) until the results frame is `width` wide. */
+            async function panelWidth(width: number): Promise<void> {
+                for (let i = 0; i < 4; i++) {
+                    const now = await frameWidth();
+                    if (Math.abs(now - width) <= 3) return;
+                    const vp = page.viewportSize()!;
+                    await page.setViewportSize({ width: vp.width + width - now, height: vp.height });
+                    await expect.poll(frameWidth, { timeout: T }).not.toBe(now);
+                }
+                expect(Math.abs((await frameWidth()) - width)).toBeLessThanOrEqual(3);
+            }
+            const toolbarRows = () =>
+                frame()
+                    .getByRole('toolbar', { name: 'Results' })
+                    .evaluate(bar => {
+                        const kids = [...bar.children].filter(k => k.getBoundingClientRect().width > 0);
+                        const tops = new Set(kids.map(k => Math.round(k.getBoundingClientRect().top)));
+                        const tallest = Math.max(...kids.map(k => k.getBoundingClientRect().height));
+                        return { tops: tops.size, height: Math.round(bar.getBoundingClientRect().height), tallest: Math.round(tallest) };
+                    });
+            /** Shown, and wholly inside the panel. */
+            const onScreen = async (what: string, l: ReturnType<ReturnType<typeof frame>['getByRole']>, width: number) => {
+                const b = await l.boundingBox();
+                expect(b, what).not.toBeNull();
+                expect(b!.x, what).toBeGreaterThanOrEqual(0);
+                expect(b!.x + b!.width, what).toBeLessThanOrEqual(width + 1);
+            };
+            try {
+                for (const width of [600, 420]) {
+                    await panelWidth(width);
+                    await expect.poll(async () => (await toolbarRows()).tops, { timeout: T }).toBe(1);
+                    const r = await toolbarRows();
+                    expect(r.height, JSON.stringify(r)).toBeLessThanOrEqual(r.tallest + 2);
+                    await look(`narrow-${width}`);
+                    for (const name of ['Run', 'Cancel', 'Previous page', 'Next page', 'Export', 'More actions', 'Only matching rows']) {
+                        await onScreen(`${name} at ${width}`, frame().getByRole('button', { name, exact: true }), width);
+                    }
+                    await onScreen(`Search results at ${width}`, frame().getByRole('textbox', { name: 'Search results' }), width);
+                    for (const name of ['Results', 'Chart', 'Stats']) await onScreen(`${name} at ${width}`, tab(name), width);
+                    // The grid keeps rows in the panel.
+                    expect(await bottomOf('.ag-row[row-index="1"]')).toBeLessThanOrEqual(await frameHeight());
+                    // More actions, by keyboard: Enter opens it on its first control, Escape closes it and gives the focus back.
+                    const more = frame().getByRole('button', { name: 'More actions', exact: true });
+                    const menu = frame().getByRole('group', { name: 'More actions' });
+                    await more.focus();
+                    await page.keyboard.press('Enter');
+                    await menu.waitFor({ timeout: T });
+                    expect(await more.getAttribute('aria-expanded')).toBe('true');
+                    await expect.poll(() => menu.evaluate(e => e.contains((e.ownerDocument as unknown as { activeElement: unknown }).activeElement as never)), { timeout: T }).toBe(true);
+                    for (const name of ['Share…', 'Save result…', 'Copy rows', 'Open in editor']) await onScreen(`${name} in More actions at ${width}`, menu.getByRole('button', { name, exact: true }), width);
+                    await look(`narrow-${width}-more`);
+                    await page.keyboard.press('Escape');
+                    await expect.poll(() => menu.isVisible(), { timeout: T }).toBe(false);
+                    expect(await more.evaluate(e => (e.ownerDocument as unknown as { activeElement: unknown }).activeElement === e)).toBe(true);
+                    // The Chart tab's Chart type.
+                    await tab('Chart').click();
+                    await onScreen(`Chart type at ${width}`, frame().getByRole('combobox', { name: 'Chart type' }), width);
+                    await tab('Results').click();
+                }
+                // Wide again: everything back on the toolbar, no More actions.
+                await page.setViewportSize(start);
+                await expect.poll(() => frame().getByRole('button', { name: 'More actions', exact: true }).isVisible(), { timeout: T }).toBe(false);
+                expect(await frame().getByRole('toolbar', { name: 'Results' }).getByRole('button', { name: 'Share…', exact: true }).isVisible()).toBe(true);
+            } finally {
+                await page.setViewportSize(start);
+            }
+        }),
+    3 * 60_000);
+
     it("['events'] | where seq >= 0 with Filters and columns open (values of level listed): the grid's first rows stay in the panel", () =>
         step('filters keep the grid', async () => {
             await runPaged();

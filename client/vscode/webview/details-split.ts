@@ -1,0 +1,96 @@
+/**
+ * The row details docked under the grid, in a split with a sash between them (as VS Code's own
+ * panels, Kusto Explorer's row details and the ADX web UI's details pane): the grid keeps its whole
+ * width, so no column and no row number is ever covered, and gives up only height, the row shown
+ * being scrolled into view above the details.
+ *
+ * The sash is an ARIA window splitter (role="separator", focusable): drag it, or Up/Down (Page Up /
+ * Page Down for bigger steps, Home / End for the smallest and largest) while it has the focus. The
+ * height chosen is kept for the next details (and the webview's state).
+ */
+
+/** The details' and the grid's least heights (px): a few rows of each stay whatever the sash. */
+const MIN_DETAILS = 72;
+const MIN_GRID = 90;
+/** The details' share of the split before the user sets one. */
+const DEFAULT_SHARE = 0.45;
+
+export interface DetailsSplit {
+    /** The grid and, under it, the sash and the details. */
+    readonly element: HTMLElement;
+    /** The height of the details (px) the user set, if any (kept in the webview's state). */
+    readonly chosenHeight: number | undefined;
+}
+
+export function detailsSplit(grid: HTMLElement, details: HTMLElement, options: { chosenHeight?: number; onResize: (height: number) => void }): DetailsSplit {
+    const element = document.createElement('div');
+    element.className = 'grid-column';
+    const sash = document.createElement('div');
+    sash.className = 'details-sash';
+    sash.tabIndex = 0;
+    sash.setAttribute('role', 'separator');
+    sash.setAttribute('aria-orientation', 'horizontal');
+    sash.setAttribute('aria-label', 'Resize the row details');
+    sash.title = 'Drag, or Up/Down with the focus here, to give the grid or the row details more height';
+    if (!details.id) details.id = 'apl-row-details';
+    sash.setAttribute('aria-controls', details.id);
+    // In the page's order after the details (Tab goes from the grid to the details first); drawn above them (styles.css).
+    element.append(grid, details, sash);
+    let chosen = options.chosenHeight;
+
+    const room = () => element.clientHeight - sash.offsetHeight;
+    const clamp = (h: number) => Math.round(Math.max(MIN_DETAILS, Math.min(h, room() - MIN_GRID)));
+    function apply(): void {
+        if (details.hidden) return;
+        const total = room();
+        if (total <= 0) return;
+        const height = Math.max(0, clamp(chosen ?? total * DEFAULT_SHARE));
+        details.style.height = `${height}px`;
+        sash.setAttribute('aria-valuemin', '0');
+        sash.setAttribute('aria-valuemax', '100');
+        sash.setAttribute('aria-valuenow', String(Math.round((100 * height) / total)));
+        sash.setAttribute('aria-valuetext', `row details ${height} pixels high`);
+    }
+    function set(height: number): void {
+        chosen = clamp(height);
+        apply();
+        options.onResize(chosen);
+    }
+
+    sash.addEventListener('pointerdown', e => {
+        if (e.button !== 0) return;
+        e.preventDefault();
+        sash.setPointerCapture(e.pointerId);
+        sash.classList.add('active');
+        const startY = e.clientY;
+        const start = details.getBoundingClientRect().height;
+        const move = (m: PointerEvent) => set(start + startY - m.clientY);
+        const up = () => {
+            sash.classList.remove('active');
+            sash.removeEventListener('pointermove', move);
+            sash.removeEventListener('pointerup', up);
+            sash.removeEventListener('pointercancel', up);
+        };
+        sash.addEventListener('pointermove', move);
+        sash.addEventListener('pointerup', up);
+        sash.addEventListener('pointercancel', up);
+    });
+    sash.addEventListener('keydown', e => {
+        const now = details.getBoundingClientRect().height;
+        const step = { ArrowUp: 20, ArrowDown: -20, PageUp: 100, PageDown: -100 }[e.key];
+        if (step !== undefined) set(now + step);
+        else if (e.key === 'Home') set(MIN_DETAILS);
+        else if (e.key === 'End') set(room() - MIN_GRID);
+        else return;
+        e.preventDefault();
+    });
+    // The panel's height changes (the user drags VS Code's panel): the details keep their height while there is room.
+    new ResizeObserver(() => apply()).observe(element);
+    new MutationObserver(() => apply()).observe(details, { attributes: true, attributeFilter: ['hidden'] });
+    return {
+        element,
+        get chosenHeight() {
+            return chosen;
+        },
+    };
+}
