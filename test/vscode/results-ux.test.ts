@@ -278,12 +278,19 @@ describe.skipIf(SKIP)('the results view used as a user does, in the default pane
             const before = (await grid.boundingBox())!;
             // The lowest row wholly drawn, and its rightmost column wholly drawn: the details must not hide it.
             const row = await frame()
-                .locator('.ag-center-cols-container .ag-row[row-index]')
-                .evaluateAll((es, bottom) => Math.max(...es.filter(e => e.getBoundingClientRect().bottom <= bottom - 14).map(e => Number(e.getAttribute('row-index')))), before.y + before.height);
+                .locator('.ag-row[row-index]')
+                .evaluateAll(es => {
+                    const grid = es[0]!.closest('.grid')!.getBoundingClientRect();
+                    const bottom = Math.min(grid.bottom, (globalThis as unknown as { innerHeight: number }).innerHeight) - 14;
+                    return Math.max(...es.filter(e => e.getBoundingClientRect().bottom <= bottom).map(e => Number(e.getAttribute('row-index'))));
+                });
             expect(row).toBeGreaterThan(2);
             const ids = await frame()
                 .locator('.ag-header-row-column .ag-header-cell[col-id]')
-                .evaluateAll((es, right) => es.filter(e => e.getBoundingClientRect().right <= right - 14 && e.getBoundingClientRect().width > 0).sort((a, b) => a.getBoundingClientRect().left - b.getBoundingClientRect().left).map(e => e.getAttribute('col-id')!), before.x + before.width);
+                .evaluateAll(es => {
+                    const right = es[0]!.closest('.grid')!.getBoundingClientRect().right - 14;
+                    return es.filter(e => e.getBoundingClientRect().right <= right && e.getBoundingClientRect().width > 0).sort((a, b) => a.getBoundingClientRect().left - b.getBoundingClientRect().left).map(e => e.getAttribute('col-id')!);
+                });
             const last = ids[ids.length - 1]!;
             expect(last).not.toBe('_time');
             await cell(row, last).click();
@@ -300,15 +307,17 @@ describe.skipIf(SKIP)('the results view used as a user does, in the default pane
             await cell(row - 1, 'seq').click();
             await expect.poll(detailsTitle, { timeout: T }).toBe(`Row ${row}`);
             for (const col of ['#', '_time', 'seq', last]) await expect.poll(() => uncovered(row - 1, col), { timeout: 10_000 }).toBe(true);
-            // The sash (a focusable splitter): Up gives the details more height, the row stays in view above them.
+            // The sash (a focusable splitter), in a taller panel: Up gives the details more height, the row stays in view above them.
+            await dragPanel(-200);
             const sash = frame().getByRole('separator', { name: 'Resize the row details' });
-            const height = box.height;
+            const height = (await details().boundingBox())!.height;
             await sash.focus();
             for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowUp');
             await expect.poll(async () => (await details().boundingBox())!.height, { timeout: T }).toBeGreaterThan(height + 40);
             await expect.poll(() => uncovered(row - 1, 'seq'), { timeout: 10_000 }).toBe(true);
             for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowDown');
             await expect.poll(async () => (await details().boundingBox())!.height, { timeout: T }).toBeLessThan(height + 20);
+            await dragPanel(200);
             await details().getByRole('button', { name: 'Close' }).click();
             await expect.poll(detailsOpen, { timeout: T }).toBe(false);
         }),
@@ -374,12 +383,13 @@ describe.skipIf(SKIP)('the results view used as a user does, in the default pane
                         const tallest = Math.max(...kids.map(k => k.getBoundingClientRect().height));
                         return { tops: tops.size, height: Math.round(bar.getBoundingClientRect().height), tallest: Math.round(tallest) };
                     });
-            /** Shown, and wholly inside the panel. */
+            /** Shown, and wholly inside the panel (the frame's own coordinates). */
             const onScreen = async (what: string, l: ReturnType<ReturnType<typeof frame>['getByRole']>, width: number) => {
-                const b = await l.boundingBox();
-                expect(b, what).not.toBeNull();
-                expect(b!.x, what).toBeGreaterThanOrEqual(0);
-                expect(b!.x + b!.width, what).toBeLessThanOrEqual(width + 1);
+                expect(await l.isVisible(), what).toBe(true);
+                const b = await l.evaluate(e => e.getBoundingClientRect().toJSON() as { left: number; right: number; width: number });
+                expect(b.width, what).toBeGreaterThan(0);
+                expect(b.left, what).toBeGreaterThanOrEqual(0);
+                expect(b.right, what).toBeLessThanOrEqual(width + 1);
             };
             try {
                 for (const width of [600, 420]) {

@@ -9,20 +9,17 @@
  * height chosen is kept for the next details (and the webview's state).
  */
 
-/** The details' and the grid's least heights (px): a few rows of each stay whatever the sash. */
+/** The details' and the grid's least heights (px): the grid keeps its header and a row (the one shown), the details their heading and a line. */
 const MIN_DETAILS = 72;
-const MIN_GRID = 90;
+const MIN_GRID = 64;
 /** The details' share of the split before the user sets one. */
-const DEFAULT_SHARE = 0.45;
+const DEFAULT_SHARE = 0.5;
 
-export interface DetailsSplit {
-    /** The grid and, under it, the sash and the details. */
-    readonly element: HTMLElement;
-    /** The height of the details (px) the user set, if any (kept in the webview's state). */
-    readonly chosenHeight: number | undefined;
-}
-
-export function detailsSplit(grid: HTMLElement, details: HTMLElement, options: { chosenHeight?: number; onResize: (height: number) => void }): DetailsSplit {
+/**
+ * The grid and, under it, the sash and the details; `chosenHeight` is the details' height the user set
+ * before (the webview's state), `onResize` is told each new one.
+ */
+export function detailsSplit(grid: HTMLElement, details: HTMLElement, options: { chosenHeight?: number; onResize: (height: number) => void }): HTMLElement {
     const element = document.createElement('div');
     element.className = 'grid-column';
     const sash = document.createElement('div');
@@ -38,7 +35,8 @@ export function detailsSplit(grid: HTMLElement, details: HTMLElement, options: {
     element.append(grid, details, sash);
     let chosen = options.chosenHeight;
 
-    const room = () => element.clientHeight - sash.offsetHeight;
+    // What is on screen of the split (a panel shorter than the view's least heights cuts its bottom off).
+    const room = () => Math.min(element.clientHeight, window.innerHeight - element.getBoundingClientRect().top - 4) - (sash.offsetHeight || 4);
     const clamp = (h: number) => Math.round(Math.max(MIN_DETAILS, Math.min(h, room() - MIN_GRID)));
     function apply(): void {
         if (details.hidden) return;
@@ -87,10 +85,5 @@ export function detailsSplit(grid: HTMLElement, details: HTMLElement, options: {
     // The panel's height changes (the user drags VS Code's panel): the details keep their height while there is room.
     new ResizeObserver(() => apply()).observe(element);
     new MutationObserver(() => apply()).observe(details, { attributes: true, attributeFilter: ['hidden'] });
-    return {
-        element,
-        get chosenHeight() {
-            return chosen;
-        },
-    };
+    return element;
 }

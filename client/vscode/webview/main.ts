@@ -103,6 +103,11 @@ const shareButton = button('Share…', 'Copy the query as an Axiom Console link,
 const saveResultButton = button('Save result…', 'Save the query, its time range and the loaded rows to a .aplr file', () => post({ type: 'command', command: 'apl.saveResult' }));
 const resetZoomButton = button('Reset zoom', 'Go back to the time range before the zoom (or double-click the chart)', () => resetZoom());
 resetZoomButton.hidden = true;
+/** A label that a narrow panel shortens (styles.css, by the view bar's width); the name stays the long one. */
+function shortLabel(b: HTMLElement, long: string, short: string): void {
+    b.setAttribute('aria-label', long);
+    b.replaceChildren(el('span', { class: 'long-label' }, long), el('span', { class: 'short-label' }, short));
+}
 const group = (...children: HTMLElement[]) => {
     const g = el('div', { class: 'group' });
     g.append(...children);
@@ -154,6 +159,8 @@ const toolsButton = button('Filters and columns', 'Show or hide the column filte
     filterBar.toggleEditor(open);
 });
 toolsButton.setAttribute('aria-expanded', 'false');
+shortLabel(toolsButton, 'Filters and columns', 'Filters');
+shortLabel(onlyMatchingButton, 'Only matching rows', 'Only matching');
 searchBar.append(searchField, prevMatchButton, nextMatchButton, onlyMatchingButton, toolsButton, searchInfo);
 /** The same search on the service: the query shown, run only when asked. */
 const serviceSearch = el('div', { class: 'service-search', 'data-testid': 'apl-service-search' });
@@ -170,7 +177,7 @@ const split = detailsSplit(gridBox, details, {
         revealDetailsRow();
     },
 });
-main.append(split.element);
+main.append(split);
 main.hidden = true;
 const filterBar = createFilterBar({
     onChange: filters => applyFilters(filters),
@@ -510,8 +517,8 @@ function showGrid(view: RunView): void {
                 const moved = movingFocus || (movedTo !== undefined && movedTo.row === e.rowIndex && movedTo.col === col);
                 if (!moved) {
                     movedTo = undefined;
-                    // Open row details follow the focused row (the arrows); a click opens them (onCellClicked).
-                    if (!details.hidden) showDetails(e.rowIndex ?? undefined, col ?? undefined);
+                    // Open row details follow the focused row (the arrows); a press of the mouse opens them.
+                    if (!details.hidden || pressing) showDetails(e.rowIndex ?? undefined, col ?? undefined);
                 }
                 updateSelectionStats(moved);
             },
@@ -537,6 +544,10 @@ function showGrid(view: RunView): void {
             ensureDomOrder: true,
             datasource: datasourceFor(view.runId),
         });
+        // The press, not the click, opens the details: the cell the mouse went down on may have moved
+        // before it comes up (the selection's statistics appear above the grid), and no click comes then.
+        gridBox.addEventListener('pointerdown', e => (pressing = e.button === 0 && !!(e.target as HTMLElement | null)?.closest('.ag-cell')), true);
+        window.addEventListener('pointerup', () => (pressing = false), true);
         gridBox.addEventListener('keydown', onGridKey);
         gridBox.addEventListener('keydown', onHeaderKey, true);
     } else {
@@ -1089,6 +1100,8 @@ function showExtraTables(tables: readonly ExtraTableView[]): void {
 
 // --------------------------------------------------------------------------------- details
 
+/** The mouse is down on a cell (a press opens the row details). */
+let pressing = false;
 /** The cell the row details were opened from or followed to: the focus goes back to it when they close. */
 let detailsCell: { row: number; col: string | undefined } | undefined;
 
@@ -1150,7 +1163,10 @@ function showDetails(rowIndex: number | undefined, colId?: string): void {
         const copy = button('Copy', `Copy the value of ${headerText(f.name)}`, () => post({ type: 'copyText', text: fullText(data[i]) }));
         const filter = button('Filter', `Keep the rows where ${headerText(f.name)} has this value (the query is run again)`, () => post({ type: 'filter', runId: shown.runId, field: f.name, value: data[i] ?? null }));
         dd.append(value, copy, filter);
-        list.append(dt, dd);
+        // A name and its value side by side, the fields in as many columns as the width holds (styles.css).
+        const field = el('div', { class: 'field' });
+        field.append(dt, dd);
+        list.append(field);
         // A JSON cell: its nested values, each with its value and its path (`['geo']['city']`) to copy.
         const leaves = data[i] !== null && typeof data[i] === 'object' ? jsonLeaves(f.name, data[i]) : [];
         if (leaves.length > 0) {

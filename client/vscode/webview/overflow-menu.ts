@@ -23,6 +23,7 @@ export interface OverflowToolbar {
  * put back where it was when there is room again.
  */
 export function overflowToolbar(bar: HTMLElement, overflowing: readonly HTMLElement[]): OverflowToolbar {
+    const inBarOrder = [...overflowing].sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
     // Where each control belongs: a marker left in its place, never moved.
     const homes = new Map(
         overflowing.map(item => {
@@ -51,6 +52,7 @@ export function overflowToolbar(bar: HTMLElement, overflowing: readonly HTMLElem
     const fits = () => bar.scrollWidth <= bar.clientWidth + 1;
 
     function update(): void {
+        width = bar.clientWidth;
         bar.classList.remove('wrapped');
         for (const [item, marker] of homes) if (item.parentElement === menu) marker.after(item);
         wrapper.hidden = false;
@@ -63,7 +65,7 @@ export function overflowToolbar(bar: HTMLElement, overflowing: readonly HTMLElem
             if (fits()) break;
         }
         // Put back in their toolbar order.
-        for (const item of overflowing) if (item.parentElement === menu) menu.append(item);
+        for (const item of inBarOrder) if (item.parentElement === menu) menu.append(item);
         if (!fits()) bar.classList.add('wrapped');
         if (menu.childElementCount === 0) {
             wrapper.hidden = true;
@@ -74,6 +76,8 @@ export function overflowToolbar(bar: HTMLElement, overflowing: readonly HTMLElem
     function open(): void {
         menu.hidden = false;
         more.setAttribute('aria-expanded', 'true');
+        // Down to the panel's bottom edge, scrolling past it.
+        menu.style.maxHeight = `${Math.max(80, window.innerHeight - menu.getBoundingClientRect().top - 4)}px`;
         const first = [...menu.querySelectorAll<HTMLElement>('vscode-button, vscode-single-select, vscode-checkbox, vscode-textfield')].find(c => !c.hidden && !(c as Control).disabled && c.offsetParent !== null);
         first?.focus();
     }
@@ -101,9 +105,11 @@ export function overflowToolbar(bar: HTMLElement, overflowing: readonly HTMLElem
     });
 
     // Fitted again when the panel's width changes, and when a control changes its own width.
+    // While the pop-up is open only a new width counts (showing its controls resizes them: no refit then).
     let queued = false;
+    let width = -1;
     const observer = new ResizeObserver(() => {
-        if (queued) return;
+        if (queued || (!menu.hidden && bar.clientWidth === width)) return;
         queued = true;
         requestAnimationFrame(() => {
             queued = false;
