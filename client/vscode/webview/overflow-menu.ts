@@ -89,12 +89,17 @@ export function overflowToolbar(bar: HTMLElement, overflowing: readonly HTMLElem
         if (focusButton) more.focus();
     }
 
-    menu.addEventListener('keydown', e => {
-        if (e.key !== 'Escape') return;
-        e.preventDefault();
-        e.stopPropagation();
-        close(true);
-    });
+    // Before the controls see it (a drop-down keeps its Escape), unless it closes that drop-down's own list.
+    menu.addEventListener(
+        'keydown',
+        e => {
+            if (e.key !== 'Escape' || (e.target as { open?: boolean } | null)?.open === true) return;
+            e.preventDefault();
+            e.stopPropagation();
+            close(true);
+        },
+        true,
+    );
     wrapper.addEventListener('focusout', e => {
         const to = e.relatedTarget as Node | null;
         // A control's own pop-up (a drop-down's list) is inside it: still in the menu.
