@@ -9,9 +9,11 @@
  * height chosen is kept for the next details (and the webview's state).
  */
 
-/** The details' and the grid's least heights (px): the grid keeps its header and a row (the one shown), the details their heading and a line. */
+/** The details' and the grid's least heights (px): the grid keeps its header, a row (the one shown) and its scroll bar, the details their heading and a line. */
 const MIN_DETAILS = 72;
-const MIN_GRID = 64;
+const MIN_GRID = 72;
+/** The details' heading (Row n, Copy JSON, Close): what they keep in the shortest panel. */
+const MIN_HEADING = 30;
 /** The details' share of the split before the user sets one. */
 const DEFAULT_SHARE = 0.5;
 
@@ -37,7 +39,15 @@ export function detailsSplit(grid: HTMLElement, details: HTMLElement, options: {
 
     // What is on screen of the split (a panel shorter than the view's least heights cuts its bottom off).
     const room = () => Math.min(element.clientHeight, window.innerHeight - element.getBoundingClientRect().top - 4) - (sash.offsetHeight || 4);
-    const clamp = (h: number) => Math.round(Math.max(MIN_DETAILS, Math.min(h, room() - MIN_GRID)));
+    /**
+     * The grid keeps MIN_GRID, the details the rest up to what is asked and at least MIN_DETAILS; in a
+     * panel too short for both, the grid's row wins and the details keep at least their heading.
+     */
+    const clamp = (h: number) => {
+        const most = room() - MIN_GRID;
+        const least = Math.max(MIN_HEADING, Math.min(MIN_DETAILS, most));
+        return Math.round(Math.max(least, Math.min(h, most)));
+    };
     function apply(): void {
         if (details.hidden) return;
         const total = room();
