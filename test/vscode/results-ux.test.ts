@@ -148,6 +148,27 @@ describe.skipIf(SKIP)('the results view used as a user does, in the default pane
         if ((await tools.getAttribute('aria-expanded')) === 'true') await tools.click();
     }
 
+    /** The toolbar's groups of controls: on how many lines, its height and its tallest group's. */
+    const toolbarRows = () =>
+        frame()
+            .getByRole('toolbar', { name: 'Results' })
+            .evaluate(bar => {
+                const kids = [...bar.children].filter(k => k.getBoundingClientRect().width > 0);
+                const tops = new Set(kids.map(k => Math.round(k.getBoundingClientRect().top)));
+                const tallest = Math.max(...kids.map(k => k.getBoundingClientRect().height));
+                return { tops: tops.size, height: Math.round(bar.getBoundingClientRect().height), tallest: Math.round(tallest) };
+            });
+    /** The rightmost column wholly drawn, left of the grid's vertical scroll bar (the frame's own coordinates). */
+    const rightmostColumn = async () => {
+        const ids = await frame()
+            .locator('.ag-header-row-column .ag-header-cell[col-id]')
+            .evaluateAll(es => {
+                const right = es[0]!.closest('.grid')!.getBoundingClientRect().right - 14;
+                return es.filter(e => e.getBoundingClientRect().right <= right && e.getBoundingClientRect().width > 0).sort((a, b) => a.getBoundingClientRect().left - b.getBoundingClientRect().left).map(e => e.getAttribute('col-id')!);
+            });
+        return ids[ids.length - 1]!;
+    };
+
     /** Drags the sash above the panel by `dy` pixels (up: negative). */
     async function dragPanel(dy: number): Promise<void> {
         const panel = (await page.locator('.part.panel').first().boundingBox())!;
@@ -213,16 +234,7 @@ describe.skipIf(SKIP)('the results view used as a user does, in the default pane
             await runPaged();
             await expect.poll(() => page.locator('.part.sidebar').isVisible(), { timeout: T }).toBe(true);
             // Every group of controls on the first row's line, and the toolbar no taller than its tallest control.
-            const rows = () =>
-                frame()
-                    .getByRole('toolbar', { name: 'Results' })
-                    .evaluate(bar => {
-                        const kids = [...bar.children].filter(k => k.getBoundingClientRect().width > 0);
-                        const tops = new Set(kids.map(k => Math.round(k.getBoundingClientRect().top)));
-                        const tallest = Math.max(...kids.map(k => k.getBoundingClientRect().height));
-                        return { tops: tops.size, height: Math.round(bar.getBoundingClientRect().height), tallest: Math.round(tallest) };
-                    });
-            const r = await rows();
+            const r = await toolbarRows();
             expect(r.tops, JSON.stringify(r)).toBe(1);
             expect(r.height, JSON.stringify(r)).toBeLessThanOrEqual(r.tallest + 2);
             await look('toolbar-side-bar');
@@ -237,12 +249,7 @@ describe.skipIf(SKIP)('the results view used as a user does, in the default pane
         step('details keep the cell', async () => {
             await runPaged();
             const viewport = frame().locator('.grid').first();
-            const vp = (await viewport.boundingBox())!;
-            // The rightmost column wholly drawn before the click.
-            const ids = await frame()
-                .locator('.ag-header-row-column .ag-header-cell[col-id]')
-                .evaluateAll((es, right) => es.filter(e => e.getBoundingClientRect().right <= right + 1 && e.getBoundingClientRect().width > 0).sort((a, b) => a.getBoundingClientRect().left - b.getBoundingClientRect().left).map(e => e.getAttribute('col-id')!), vp.x + vp.width);
-            const last = ids[ids.length - 1]!;
+            const last = await rightmostColumn();
             await cell(2, last).click();
             await frame().getByRole('complementary', { name: 'Row details' }).waitFor({ timeout: T });
             const inView = async () => {
@@ -285,13 +292,7 @@ describe.skipIf(SKIP)('the results view used as a user does, in the default pane
                     return Math.max(...es.filter(e => e.getBoundingClientRect().bottom <= bottom).map(e => Number(e.getAttribute('row-index'))));
                 });
             expect(row).toBeGreaterThan(2);
-            const ids = await frame()
-                .locator('.ag-header-row-column .ag-header-cell[col-id]')
-                .evaluateAll(es => {
-                    const right = es[0]!.closest('.grid')!.getBoundingClientRect().right - 14;
-                    return es.filter(e => e.getBoundingClientRect().right <= right && e.getBoundingClientRect().width > 0).sort((a, b) => a.getBoundingClientRect().left - b.getBoundingClientRect().left).map(e => e.getAttribute('col-id')!);
-                });
-            const last = ids[ids.length - 1]!;
+            const last = await rightmostColumn();
             expect(last).not.toBe('_time');
             await cell(row, last).click();
             await expect.poll(detailsTitle, { timeout: T }).toBe(`Row ${row + 1}`);
@@ -374,15 +375,6 @@ describe.skipIf(SKIP)('the results view used as a user does, in the default pane
                 }
                 expect(Math.abs((await frameWidth()) - width)).toBeLessThanOrEqual(3);
             }
-            const toolbarRows = () =>
-                frame()
-                    .getByRole('toolbar', { name: 'Results' })
-                    .evaluate(bar => {
-                        const kids = [...bar.children].filter(k => k.getBoundingClientRect().width > 0);
-                        const tops = new Set(kids.map(k => Math.round(k.getBoundingClientRect().top)));
-                        const tallest = Math.max(...kids.map(k => k.getBoundingClientRect().height));
-                        return { tops: tops.size, height: Math.round(bar.getBoundingClientRect().height), tallest: Math.round(tallest) };
-                    });
             /** Shown, and wholly inside the panel (the frame's own coordinates). */
             const onScreen = async (what: string, l: ReturnType<ReturnType<typeof frame>['getByRole']>, width: number) => {
                 expect(await l.isVisible(), what).toBe(true);
