@@ -148,6 +148,27 @@ describe.skipIf(SKIP)('the results view used as a user does, in the default pane
         if ((await tools.getAttribute('aria-expanded')) === 'true') await tools.click();
     }
 
+    /** The toolbar's groups of controls: on how many lines, its height and its tallest group's. */
+    const toolbarRows = () =>
+        frame()
+            .getByRole('toolbar', { name: 'Results' })
+            .evaluate(bar => {
+                const kids = [...bar.children].filter(k => k.getBoundingClientRect().width > 0);
+                const tops = new Set(kids.map(k => Math.round(k.getBoundingClientRect().top)));
+                const tallest = Math.max(...kids.map(k => k.getBoundingClientRect().height));
+                return { tops: tops.size, height: Math.round(bar.getBoundingClientRect().height), tallest: Math.round(tallest) };
+            });
+    /** The rightmost column wholly drawn, left of the grid's vertical scroll bar (the frame's own coordinates). */
+    const rightmostColumn = async () => {
+        const ids = await frame()
+            .locator('.ag-header-row-column .ag-header-cell[col-id]')
+            .evaluateAll(es => {
+                const right = es[0]!.closest('.grid')!.getBoundingClientRect().right - 14;
+                return es.filter(e => e.getBoundingClientRect().right <= right && e.getBoundingClientRect().width > 0).sort((a, b) => a.getBoundingClientRect().left - b.getBoundingClientRect().left).map(e => e.getAttribute('col-id')!);
+            });
+        return ids[ids.length - 1]!;
+    };
+
     /** Drags the sash above the panel by `dy` pixels (up: negative). */
     async function dragPanel(dy: number): Promise<void> {
         const panel = (await page.locator('.part.panel').first().boundingBox())!;
@@ -213,16 +234,7 @@ describe.skipIf(SKIP)('the results view used as a user does, in the default pane
             await runPaged();
             await expect.poll(() => page.locator('.part.sidebar').isVisible(), { timeout: T }).toBe(true);
             // Every group of controls on the first row's line, and the toolbar no taller than its tallest control.
-            const rows = () =>
-                frame()
-                    .getByRole('toolbar', { name: 'Results' })
-                    .evaluate(bar => {
-                        const kids = [...bar.children].filter(k => k.getBoundingClientRect().width > 0);
-                        const tops = new Set(kids.map(k => Math.round(k.getBoundingClientRect().top)));
-                        const tallest = Math.max(...kids.map(k => k.getBoundingClientRect().height));
-                        return { tops: tops.size, height: Math.round(bar.getBoundingClientRect().height), tallest: Math.round(tallest) };
-                    });
-            const r = await rows();
+            const r = await toolbarRows();
             expect(r.tops, JSON.stringify(r)).toBe(1);
             expect(r.height, JSON.stringify(r)).toBeLessThanOrEqual(r.tallest + 2);
             await look('toolbar-side-bar');
@@ -237,12 +249,7 @@ describe.skipIf(SKIP)('the results view used as a user does, in the default pane
         step('details keep the cell', async () => {
             await runPaged();
             const viewport = frame().locator('.grid').first();
-            const vp = (await viewport.boundingBox())!;
-            // The rightmost column wholly drawn before the click.
-            const ids = await frame()
-                .locator('.ag-header-row-column .ag-header-cell[col-id]')
-                .evaluateAll((es, right) => es.filter(e => e.getBoundingClientRect().right <= right + 1 && e.getBoundingClientRect().width > 0).sort((a, b) => a.getBoundingClientRect().left - b.getBoundingClientRect().left).map(e => e.getAttribute('col-id')!), vp.x + vp.width);
-            const last = ids[ids.length - 1]!;
+            const last = await rightmostColumn();
             await cell(2, last).click();
             await frame().getByRole('complementary', { name: 'Row details' }).waitFor({ timeout: T });
             const inView = async () => {
@@ -255,6 +262,166 @@ describe.skipIf(SKIP)('the results view used as a user does, in the default pane
             expect(await frame().locator('.ag-grid-viewport').first().evaluate(e => e.scrollLeft)).toBe(0);
             await look('details-right-column');
             await frame().getByRole('complementary', { name: 'Row details' }).getByRole('button', { name: 'Close' }).click();
+        }),
+    3 * 60_000);
+
+    /** The cell is in the grid's viewport and on top at its centre: nothing (the row details) covers it. */
+    const uncovered = (row: number, col: string) =>
+        cell(row, col)
+            .evaluate(e => {
+                const r = e.getBoundingClientRect();
+                const hit = e.ownerDocument.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+                return !!hit && e.contains(hit);
+            }, undefined, { timeout: 2_000 })
+            .catch(() => false);
+    const details = () => frame().getByRole('complementary', { name: 'Row details' });
+    const detailsTitle = () => details().getByRole('heading').first().textContent({ timeout: 2_000 }).catch(() => undefined);
+    const detailsOpen = () => details().isVisible();
+
+    it("['events'] | where seq >= 0: the row details dock under the grid; a click at the right or at the left leaves the row's number, its _time and the clicked cell uncovered, and the sash gives them more height", () =>
+        step('details docked', async () => {
+            await runPaged();
+            const grid = frame().locator('.grid').first();
+            const before = (await grid.boundingBox())!;
+            // The lowest row wholly drawn, and its rightmost column wholly drawn: the details must not hide it.
+            const row = await frame()
+                .locator('.ag-row[row-index]')
+                .evaluateAll(es => {
+                    const grid = es[0]!.closest('.grid')!.getBoundingClientRect();
+                    const bottom = Math.min(grid.bottom, (globalThis as unknown as { innerHeight: number }).innerHeight) - 14;
+                    return Math.max(...es.filter(e => e.getBoundingClientRect().bottom <= bottom).map(e => Number(e.getAttribute('row-index'))));
+                });
+            expect(row).toBeGreaterThan(2);
+            const last = await rightmostColumn();
+            expect(last).not.toBe('_time');
+            await cell(row, last).click();
+            await expect.poll(detailsTitle, { timeout: T }).toBe(`Row ${row + 1}`);
+            for (const col of ['#', '_time', last]) await expect.poll(() => uncovered(row, col), { timeout: 10_000 }).toBe(true);
+            // Under the grid, which keeps its width and its left edge (nothing scrolled sideways).
+            const after = (await grid.boundingBox())!;
+            const box = (await details().boundingBox())!;
+            expect(box.y, JSON.stringify({ after, box })).toBeGreaterThanOrEqual(after.y + after.height - 1);
+            expect(Math.abs(after.width - before.width)).toBeLessThanOrEqual(1);
+            expect(await frame().locator('.ag-grid-viewport').first().evaluate(e => e.scrollLeft)).toBe(0);
+            await look('details-docked-right');
+            // A click at the left, on another row: the details follow, nothing covered either.
+            await cell(row - 1, 'seq').click();
+            await expect.poll(detailsTitle, { timeout: T }).toBe(`Row ${row}`);
+            for (const col of ['#', '_time', 'seq', last]) await expect.poll(() => uncovered(row - 1, col), { timeout: 10_000 }).toBe(true);
+            // The sash (a focusable splitter), in a taller panel: Up gives the details more height, the row stays in view above them.
+            await dragPanel(-200);
+            const sash = frame().getByRole('separator', { name: 'Resize the row details' });
+            const height = (await details().boundingBox())!.height;
+            await sash.focus();
+            for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowUp');
+            await expect.poll(async () => (await details().boundingBox())!.height, { timeout: T }).toBeGreaterThan(height + 40);
+            await expect.poll(() => uncovered(row - 1, 'seq'), { timeout: 10_000 }).toBe(true);
+            for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowDown');
+            await expect.poll(async () => (await details().boundingBox())!.height, { timeout: T }).toBeLessThan(height + 20);
+            await dragPanel(200);
+            await details().getByRole('button', { name: 'Close' }).click();
+            await expect.poll(detailsOpen, { timeout: T }).toBe(false);
+        }),
+    3 * 60_000);
+
+    it("['events'] | where seq >= 0 by keyboard: the arrows move the open row details from row to row, Escape closes them and the focus stays on the cell, Enter opens them again", () =>
+        step('details keyboard', async () => {
+            await runPaged();
+            await cell(1, 'seq').click();
+            await expect.poll(detailsTitle, { timeout: T }).toBe('Row 2');
+            await expect.poll(keyboardCell, { timeout: T }).toBe('1:seq');
+            // Past the rows the grid showed: the details follow and the focused row stays in view above them.
+            for (let i = 2; i <= 12; i++) {
+                await page.keyboard.press('ArrowDown');
+                await expect.poll(keyboardCell, { timeout: T }).toBe(`${i}:seq`);
+            }
+            await expect.poll(detailsTitle, { timeout: T }).toBe('Row 13');
+            expect(await details().textContent()).toContain(String(EVENTS - 13));
+            await expect.poll(() => uncovered(12, 'seq'), { timeout: 10_000 }).toBe(true);
+            await expect.poll(() => uncovered(12, '#'), { timeout: 10_000 }).toBe(true);
+            // Escape in the grid closes them; the arrows then move without opening them.
+            await page.keyboard.press('Escape');
+            await expect.poll(detailsOpen, { timeout: T }).toBe(false);
+            await expect.poll(keyboardCell, { timeout: T }).toBe('12:seq');
+            await page.keyboard.press('ArrowUp');
+            await expect.poll(keyboardCell, { timeout: T }).toBe('11:seq');
+            expect(await detailsOpen()).toBe(false);
+            // Enter opens them for the focused row, the focus staying in the grid.
+            await page.keyboard.press('Enter');
+            await expect.poll(detailsTitle, { timeout: T }).toBe('Row 12');
+            expect(await keyboardCell()).toBe('11:seq');
+            // Tab goes into them; Escape there closes them and gives the focus back to the cell.
+            await page.keyboard.press('Tab');
+            await expect.poll(() => details().evaluate(e => e.contains((e.ownerDocument as unknown as { activeElement: unknown }).activeElement as never)), { timeout: T }).toBe(true);
+            await page.keyboard.press('Escape');
+            await expect.poll(detailsOpen, { timeout: T }).toBe(false);
+            await expect.poll(keyboardCell, { timeout: T }).toBe('11:seq');
+        }),
+    3 * 60_000);
+
+    it("['events'] | where seq >= 0 in a panel 600 and 420 pixels wide: the toolbar keeps one row, the rest goes into More actions, and the named controls stay on screen", () =>
+        step('narrow panel', async () => {
+            await runPaged();
+            const start = page.viewportSize()!;
+            const frameWidth = () => frame().locator('body').evaluate(() => (globalThis as unknown as { innerWidth: number }).innerWidth);
+            /** The window narrowed (the side bar stays) until the results frame is `width` wide. */
+            async function panelWidth(width: number): Promise<void> {
+                for (let i = 0; i < 4; i++) {
+                    const now = await frameWidth();
+                    if (Math.abs(now - width) <= 3) return;
+                    const vp = page.viewportSize()!;
+                    await page.setViewportSize({ width: vp.width + width - now, height: vp.height });
+                    await expect.poll(frameWidth, { timeout: T }).not.toBe(now);
+                }
+                expect(Math.abs((await frameWidth()) - width)).toBeLessThanOrEqual(3);
+            }
+            /** Shown, and wholly inside the panel (the frame's own coordinates). */
+            const onScreen = async (what: string, l: ReturnType<ReturnType<typeof frame>['getByRole']>, width: number) => {
+                expect(await l.isVisible(), what).toBe(true);
+                const b = await l.evaluate(e => e.getBoundingClientRect().toJSON() as { left: number; right: number; width: number });
+                expect(b.width, what).toBeGreaterThan(0);
+                expect(b.left, what).toBeGreaterThanOrEqual(0);
+                expect(b.right, what).toBeLessThanOrEqual(width + 1);
+            };
+            try {
+                for (const width of [600, 420]) {
+                    await panelWidth(width);
+                    await expect.poll(async () => (await toolbarRows()).tops, { timeout: T }).toBe(1);
+                    const r = await toolbarRows();
+                    expect(r.height, JSON.stringify(r)).toBeLessThanOrEqual(r.tallest + 2);
+                    await look(`narrow-${width}`);
+                    for (const name of ['Run', 'Cancel', 'Previous page', 'Next page', 'Export', 'More actions', 'Only matching rows']) {
+                        await onScreen(`${name} at ${width}`, frame().getByRole('button', { name, exact: true }), width);
+                    }
+                    await onScreen(`Search results at ${width}`, frame().getByRole('textbox', { name: 'Search results' }), width);
+                    for (const name of ['Results', 'Chart', 'Stats']) await onScreen(`${name} at ${width}`, tab(name), width);
+                    // The grid keeps rows in the panel.
+                    expect(await bottomOf('.ag-row[row-index="1"]')).toBeLessThanOrEqual(await frameHeight());
+                    // More actions, by keyboard: Enter opens it on its first control, Escape closes it and gives the focus back.
+                    const more = frame().getByRole('button', { name: 'More actions', exact: true });
+                    const menu = frame().getByRole('group', { name: 'More actions' });
+                    await more.focus();
+                    await page.keyboard.press('Enter');
+                    await menu.waitFor({ timeout: T });
+                    expect(await more.getAttribute('aria-expanded')).toBe('true');
+                    await expect.poll(() => menu.evaluate(e => e.contains((e.ownerDocument as unknown as { activeElement: unknown }).activeElement as never)), { timeout: T }).toBe(true);
+                    for (const name of ['Share…', 'Save result…', 'Copy rows', 'Open in editor']) await onScreen(`${name} in More actions at ${width}`, menu.getByRole('button', { name, exact: true }), width);
+                    await look(`narrow-${width}-more`);
+                    await page.keyboard.press('Escape');
+                    await expect.poll(() => menu.isVisible(), { timeout: T }).toBe(false);
+                    expect(await more.evaluate(e => (e.ownerDocument as unknown as { activeElement: unknown }).activeElement === e)).toBe(true);
+                    // The Chart tab's Chart type.
+                    await tab('Chart').click();
+                    await onScreen(`Chart type at ${width}`, frame().getByRole('combobox', { name: 'Chart type' }), width);
+                    await tab('Results').click();
+                }
+                // Wide again: everything back on the toolbar, no More actions.
+                await page.setViewportSize(start);
+                await expect.poll(() => frame().getByRole('button', { name: 'More actions', exact: true }).isVisible(), { timeout: T }).toBe(false);
+                expect(await frame().getByRole('toolbar', { name: 'Results' }).getByRole('button', { name: 'Share…', exact: true }).isVisible()).toBe(true);
+            } finally {
+                await page.setViewportSize(start);
+            }
         }),
     3 * 60_000);
 

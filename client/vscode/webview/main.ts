@@ -38,6 +38,8 @@ import { ChartView } from './chart-view.js';
 import { button, checkbox, select, setEnabled, textField } from './controls.js';
 import { createFilterBar, type ColumnAction } from './filter-bar.js';
 import { JsonPopup } from './json-popup.js';
+import { overflowToolbar } from './overflow-menu.js';
+import { detailsSplit } from './details-split.js';
 import { jsonLeaves } from '../src/results/json-path.js';
 import { renderStats } from './stats-view.js';
 import { fmt, runNotes, statusText, type SortShown } from './status-text.js';
@@ -69,7 +71,7 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string,
 // ------------------------------------------------------------------------------------ layout
 
 const app = document.getElementById('app')!;
-const toolbar = el('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Results' });
+const toolbar = el('div', { class: 'toolbar results-toolbar', role: 'toolbar', 'aria-label': 'Results' });
 const rangeSelect = select('Time range', [...TIME_PRESETS.map(p => [p, presetLabel(p)] as const), ['custom', 'Custom…']], { 'data-testid': 'apl-time-range' });
 const customStart = textField('Start time (RFC 3339)', 'start, e.g. 2026-01-01T00:00:00Z');
 const customEnd = textField('End time (RFC 3339)', 'end');
@@ -101,19 +103,27 @@ const shareButton = button('Share…', 'Copy the query as an Axiom Console link,
 const saveResultButton = button('Save result…', 'Save the query, its time range and the loaded rows to a .aplr file', () => post({ type: 'command', command: 'apl.saveResult' }));
 const resetZoomButton = button('Reset zoom', 'Go back to the time range before the zoom (or double-click the chart)', () => resetZoom());
 resetZoomButton.hidden = true;
+/** A label that a narrow panel shortens (styles.css, by the view bar's width); the name stays the long one. */
+function shortLabel(b: HTMLElement, long: string, short: string): void {
+    b.setAttribute('aria-label', long);
+    b.replaceChildren(el('span', { class: 'long-label' }, long), el('span', { class: 'short-label' }, short));
+}
 const group = (...children: HTMLElement[]) => {
     const g = el('div', { class: 'group' });
     g.append(...children);
     return g;
 };
-toolbar.append(
-    group(rangeSelect, customStart, customEnd, applyCustom, resetZoomButton),
-    group(runButton, cancelButton),
-    group(prevButton, nextButton),
-    group(exportFormat, exportButton),
-    group(copyFormat, copyHeaders, copyButton, editorButton),
-    group(shareButton, saveResultButton),
-);
+const rangeGroup = group(rangeSelect, customStart, customEnd, applyCustom, resetZoomButton);
+const copyGroup = group(copyFormat, copyHeaders, copyButton, editorButton);
+const shareGroup = group(shareButton, saveResultButton);
+toolbar.append(rangeGroup, group(runButton, cancelButton), group(prevButton, nextButton), group(exportFormat, exportButton), copyGroup, shareGroup);
+/**
+ * In a narrow panel the toolbar keeps one row: Share/Save go into More actions first, then copying, the
+ * export's format and the time range; Run, Cancel, paging and Export always stay.
+ */
+const toolbarFit = overflowToolbar(toolbar, [shareGroup, copyGroup, exportFormat, rangeGroup]);
+// Measured again once the controls have drawn themselves (web components: their width comes a moment later).
+void customElements.whenDefined('vscode-button').then(() => requestAnimationFrame(() => toolbarFit.update()));
 
 const status = el('div', { 'data-testid': 'apl-status', 'data-state': 'idle', role: 'status', 'aria-live': 'polite', class: 'status' }, 'No query run yet. Press Ctrl+Enter in an .apl file.');
 const notes = el('div', { class: 'notes', 'aria-live': 'polite' });
@@ -135,8 +145,11 @@ const statsPanel = el('div', { id: 'apl-stats-panel', class: 'panel stats-panel'
 const resultsPanel = el('div', { id: 'apl-results-panel', class: 'panel results-panel' });
 const searchBar = el('div', { class: 'search-bar', role: 'search' });
 const searchField = textField('Search results', 'Search the rows (Ctrl+F)');
-const prevMatchButton = button('Previous match', 'Go to the previous matching row (Shift+Enter)', () => goToMatch(-1));
-const nextMatchButton = button('Next match', 'Go to the next matching row (Enter)', () => goToMatch(1));
+// Arrows, as in VS Code's find widget (and short in a narrow panel), named in full.
+const prevMatchButton = button('↑', 'Go to the previous matching row (Shift+Enter)', () => goToMatch(-1));
+prevMatchButton.setAttribute('aria-label', 'Previous match');
+const nextMatchButton = button('↓', 'Go to the next matching row (Enter)', () => goToMatch(1));
+nextMatchButton.setAttribute('aria-label', 'Next match');
 const onlyMatchingButton = button('Only matching rows', 'Show only the rows that match the search', () => setOnlyMatching(!onlyMatching));
 onlyMatchingButton.setAttribute('aria-pressed', 'false');
 const searchInfo = el('span', { class: 'search-info', 'data-testid': 'apl-search-info', 'aria-live': 'polite' });
@@ -146,15 +159,25 @@ const toolsButton = button('Filters and columns', 'Show or hide the column filte
     filterBar.toggleEditor(open);
 });
 toolsButton.setAttribute('aria-expanded', 'false');
+shortLabel(toolsButton, 'Filters and columns', 'Filters');
+shortLabel(onlyMatchingButton, 'Only matching rows', 'Only matching');
 searchBar.append(searchField, prevMatchButton, nextMatchButton, onlyMatchingButton, toolsButton, searchInfo);
 /** The same search on the service: the query shown, run only when asked. */
 const serviceSearch = el('div', { class: 'service-search', 'data-testid': 'apl-service-search' });
 serviceSearch.hidden = true;
 const main = el('div', { class: 'main' });
 const gridBox = el('div', { class: 'grid' });
-const details = el('aside', { class: 'details', 'aria-label': 'Row details' });
+const details = el('aside', { class: 'details', id: 'apl-row-details', 'aria-label': 'Row details' });
 details.hidden = true;
-main.append(gridBox, details);
+/** The grid, and the row details docked under it (details-split.ts): they never cover a column or the row they show. */
+const split = detailsSplit(gridBox, details, {
+    chosenHeight: (vscode.getState() as { detailsHeight?: number } | undefined)?.detailsHeight,
+    onResize: height => {
+        vscode.setState({ ...((vscode.getState() as object | undefined) ?? {}), detailsHeight: height });
+        revealDetailsRow();
+    },
+});
+main.append(split);
 main.hidden = true;
 const filterBar = createFilterBar({
     onChange: filters => applyFilters(filters),
@@ -177,7 +200,7 @@ columnStatsBox.hidden = true;
  */
 const side = el('div', { class: 'side' });
 side.append(filterBar.element, columnStatsBox);
-main.insertBefore(side, details);
+main.append(side);
 resultsPanel.append(serviceSearch, main);
 const tabs = createTabs('Result views', id => onTabSelected(id));
 /** The tabs and, beside them, the search of the Results tab: one row, so a panel of default height keeps room for rows. */
@@ -494,17 +517,20 @@ function showGrid(view: RunView): void {
                 const moved = movingFocus || (movedTo !== undefined && movedTo.row === e.rowIndex && movedTo.col === col);
                 if (!moved) {
                     movedTo = undefined;
-                    showDetails(e.rowIndex ?? undefined, col ?? undefined);
+                    // Open row details follow the focused row (the arrows); a press of the mouse opens them.
+                    if (!details.hidden || pressing) showDetails(e.rowIndex ?? undefined, col ?? undefined);
                 }
                 updateSelectionStats(moved);
             },
-            // A click on the cell the view focused is the user's own choice of it.
+            // A click opens the row's details; on the cell the view focused, it is the user's own choice of it.
             onCellClicked: e => {
-                if (!movedTo) return;
+                const viewMoved = movedTo !== undefined;
                 movedTo = undefined;
                 showDetails(e.rowIndex ?? undefined, e.column.getColId());
-                updateSelectionStats();
+                if (viewMoved) updateSelectionStats();
             },
+            // The split gave the grid less (or more) height: the row in the details stays in view.
+            onGridSizeChanged: () => revealDetailsRow(),
             onSelectionChanged: () => {
                 updateStatus();
                 updateSelectionStats();
@@ -518,6 +544,10 @@ function showGrid(view: RunView): void {
             ensureDomOrder: true,
             datasource: datasourceFor(view.runId),
         });
+        // The press, not the click, opens the details: the cell the mouse went down on may have moved
+        // before it comes up (the selection's statistics appear above the grid), and no click comes then.
+        gridBox.addEventListener('pointerdown', e => (pressing = e.button === 0 && !!(e.target as HTMLElement | null)?.closest('.ag-cell')), true);
+        window.addEventListener('pointerup', () => (pressing = false), true);
         gridBox.addEventListener('keydown', onGridKey);
         gridBox.addEventListener('keydown', onHeaderKey, true);
     } else {
@@ -545,7 +575,13 @@ function onGridKey(e: KeyboardEvent): void {
     } else if (e.key === 'Enter' && !e.altKey && !e.ctrlKey && !e.metaKey && !e.shiftKey && api) {
         const focused = api.getFocusedCell();
         const target = e.target as HTMLElement | null;
-        if (focused && !target?.closest('.ag-header-cell') && openJson(focused.rowIndex, focused.column.getColId())) e.preventDefault();
+        if (!focused || target?.closest('.ag-header-cell')) return;
+        e.preventDefault();
+        // A JSON cell expands in place; any other opens the row's details (the focus stays in the grid).
+        if (!openJson(focused.rowIndex, focused.column.getColId())) showDetails(focused.rowIndex, focused.column.getColId());
+    } else if (e.key === 'Escape' && !details.hidden && !(e.target as HTMLElement | null)?.closest('.ag-header-cell')) {
+        e.preventDefault();
+        closeDetails(false);
     }
 }
 
@@ -1064,23 +1100,38 @@ function showExtraTables(tables: readonly ExtraTableView[]): void {
 
 // --------------------------------------------------------------------------------- details
 
-/**
- * Places the row details over the grid, on the side away from the cell they are for: the grid keeps
- * its width (no column leaves the drawn ones, nothing scrolls) and the clicked cell stays in view.
- */
-function placeDetails(rowIndex: number, colId: string | undefined): void {
-    const grid = gridBox.getBoundingClientRect();
-    const box = main.getBoundingClientRect();
-    // The grid's vertical scroll bar stays usable.
-    const bar = gridBox.querySelector('.ag-body-vertical-scroll')?.getBoundingClientRect().width ?? 0;
-    const width = details.getBoundingClientRect().width;
-    const atRight = grid.right - bar - width;
-    const cell = colId ? gridBox.querySelector(`.ag-row[row-index="${rowIndex}"] [col-id="${CSS.escape(colId)}"]`)?.getBoundingClientRect() : undefined;
-    // On the left only when the cell would be under the details on the right and is less so on the left.
-    const left = cell !== undefined && cell.right > atRight && Math.max(0, grid.left + width - cell.left) < cell.right - atRight;
-    details.classList.toggle('at-left', left);
-    details.style.left = `${(left ? grid.left : atRight) - box.left}px`;
+/** The mouse is down on a cell (a press opens the row details). */
+let pressing = false;
+/** The cell the row details were opened from or followed to: the focus goes back to it when they close. */
+let detailsCell: { row: number; col: string | undefined } | undefined;
+
+/** The row in the details, in view above them (the grid just gave them some of its height). */
+function revealDetailsRow(): void {
+    if (details.hidden || !detailsCell) return;
+    const row = detailsCell.row;
+    api?.ensureIndexVisible(row);
+    requestAnimationFrame(() => {
+        if (!details.hidden && detailsCell?.row === row) api?.ensureIndexVisible(row);
+    });
 }
+
+/** Closes the row details; `refocus` gives the focus back to the grid's cell (Escape, Close). */
+function closeDetails(refocus: boolean): void {
+    if (details.hidden) return;
+    details.hidden = true;
+    const cell = detailsCell;
+    if (refocus && cell && api) {
+        const col = cell.col ?? api.getAllDisplayedColumns()[0]?.getColId();
+        if (col) api.setFocusedCell(cell.row, col);
+    }
+}
+
+details.addEventListener('keydown', e => {
+    if (e.key !== 'Escape') return;
+    e.preventDefault();
+    e.stopPropagation();
+    closeDetails(true);
+});
 
 function showDetails(rowIndex: number | undefined, colId?: string): void {
     if (!run || rowIndex === undefined || !api) return;
@@ -1088,8 +1139,10 @@ function showDetails(rowIndex: number | undefined, colId?: string): void {
     const data = node?.data;
     if (!data) return;
     const shown = run;
+    const opening = details.hidden;
+    detailsCell = { row: rowIndex, col: colId };
     details.hidden = false;
-    placeDetails(rowIndex, colId);
+    if (opening) revealDetailsRow();
     details.replaceChildren();
     const title = el('h2', {}, `Row ${fmt(rowIndex + 1)}`);
     const object = Object.fromEntries(shown.fields.map((f, i) => [f.name, data[i] ?? null]));
@@ -1098,7 +1151,7 @@ function showDetails(rowIndex: number | undefined, colId?: string): void {
     head.append(
         title,
         button('Copy JSON', 'Copy this event as JSON', () => post({ type: 'copyText', text: json })),
-        button('Close', 'Close the row details', () => (details.hidden = true)),
+        button('Close', 'Close the row details (Escape)', () => closeDetails(true)),
     );
     const list = el('dl');
     shown.fields.forEach((f, i) => {
@@ -1110,7 +1163,10 @@ function showDetails(rowIndex: number | undefined, colId?: string): void {
         const copy = button('Copy', `Copy the value of ${headerText(f.name)}`, () => post({ type: 'copyText', text: fullText(data[i]) }));
         const filter = button('Filter', `Keep the rows where ${headerText(f.name)} has this value (the query is run again)`, () => post({ type: 'filter', runId: shown.runId, field: f.name, value: data[i] ?? null }));
         dd.append(value, copy, filter);
-        list.append(dt, dd);
+        // A name and its value side by side, the fields in as many columns as the width holds (styles.css).
+        const field = el('div', { class: 'field' });
+        field.append(dt, dd);
+        list.append(field);
         // A JSON cell: its nested values, each with its value and its path (`['geo']['city']`) to copy.
         const leaves = data[i] !== null && typeof data[i] === 'object' ? jsonLeaves(f.name, data[i]) : [];
         if (leaves.length > 0) {
