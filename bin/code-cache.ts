@@ -35,13 +35,31 @@ export function runWithCodeCache(bundlePath: string, cachePath: string): CodeCac
         save: () => writeCache(cachePath, sourceHash, script.createCachedData()),
     };
     if (process.env.APL_CODE_CACHE_DEBUG === '1') process.stderr.write(`code cache: ${run.cache} (${cachePath})\n`);
-    if (process.env.APL_WRITE_CODE_CACHE === '1') process.on('exit', run.save);
+    if (process.env.APL_WRITE_CODE_CACHE === '1') {
+        process.on('exit', run.save);
+        // A worker thread ended with `terminate()` gets no 'exit': it saves after its work instead
+        // (saveCodeCacheNow, below).
+        (globalThis as Record<symbol, unknown>)[SAVE] = run.save;
+    }
     const bundle = new Module(bundlePath, undefined);
     bundle.filename = bundlePath;
     bundle.loaded = true;
     const wrapper = script.runInThisContext() as (exports: unknown, require: NodeJS.Require, module: Module, filename: string, dirname: string) => void;
     wrapper.call(bundle.exports, bundle.exports, Module.createRequire(bundlePath), bundle, bundlePath, dirname(bundlePath));
     return run;
+}
+
+/** Where a bundle run with `APL_WRITE_CODE_CACHE=1` keeps its `save` (one per thread: each has its own globalThis). */
+const SAVE = Symbol.for('apl-tools.saveCodeCache');
+
+/**
+ * In the build's warm-up session (`APL_WRITE_CODE_CACHE=1`): writes the code cache of the bundle
+ * this thread runs, with everything compiled so far. Worker threads call it after their work,
+ * since a terminated worker never sees 'exit'. Otherwise it does nothing.
+ */
+export function saveCodeCacheNow(): void {
+    const save = (globalThis as Record<symbol, unknown>)[SAVE];
+    if (typeof save === 'function') (save as () => void)();
 }
 
 export interface CodeCacheRun {

@@ -32,6 +32,7 @@ import { JsonCollection } from '../store/json-collection.js';
 import { loadSamples, DEFAULT_SAMPLE_ROWS } from './samples.js';
 import { defaultMemoryLimit, memoryPlan } from './cold-tier.js';
 import { BODY_IDLE_TIMEOUT_MS, defaultMaxConnections, guardedHttpServer, HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS } from './connection-guard.js';
+import { startTrace } from '../start-trace.js';
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 8686;
@@ -148,9 +149,12 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 
     // A busy port is found before anything is written: no data directory, token or samples for a
     // start that cannot listen.
+    startTrace('createService');
     if (port !== 0) await probeListen(host, port);
+    startTrace('probed');
     await ensureDir(dataDir);
     const store: Store = await openStore(dataDir, { log, ...options.store, maxBodyBytes });
+    startTrace('store open');
     // The first start's token, until the service listens: a start that fails (a busy port) takes
     // it back, so that the next start generates and prints one again.
     let generated: { token: string; info: { id: string } } | undefined;
@@ -200,7 +204,9 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
         });
         dataToClose = data;
         // Metadata only: the events go into the engine after listening (loadInBackground below).
+        startTrace('engine+dataplane made');
         const recovered = await data.recover();
+        startTrace('recovered');
         // With no query workers, load the parser and evaluator now, so the first user query is not
         // the slow one. The workers load theirs as they start (query-worker.ts), and until one has,
         // queries run on the main thread (pool.ts, whileStarting): the first one there pays for it
@@ -228,7 +234,9 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 
         const user: LocalUser = { id: state.userId, name: 'Local User', email: 'local@localhost', created: state.created };
         const app = buildApp({ data, auth: new Authenticator(configured, store.tokens), user, maxBodyBytes, maxResultRows, log, annotations, monitors, maxQueryLength: options.maxQueryLength, maxConnections: options.maxConnections });
+        startTrace('app built');
         await app.listen({ host, port });
+        startTrace('listening');
         // Requests that need a dataset's events wait for its load; the lists answer meanwhile.
         const started = performance.now();
         const loaded = data.loadInBackground();

@@ -31,6 +31,7 @@ import type { ColumnarChunk, DatasetLoader, EngineAdapter } from './engine-adapt
 import type { TailPart } from '../store/store.js';
 import { blockChunk } from '../query/cold-reader.js';
 import { BlockDamagedError, BlockHeaders, EST_BYTES_PER_EVENT, coldBlock, memoryPlan } from './cold-tier.js';
+import { startTrace } from '../start-trace.js';
 
 export interface DataPlaneOptions {
     maxBodyBytes: number;
@@ -306,7 +307,9 @@ export class DataPlane {
             if (again.blocks === view.blocks) break;
             view = again;
         }
+        startTrace('headers read ' + name);
         await tailBuilt;
+        startTrace('tail built ' + name);
         const loader = this.engine.beginLoad(name, meta, view.tailEvents);
         for (const part of view.tail()) feedTailPart(loader, part);
         const mapFields = new Set(meta.mapFields);
@@ -317,6 +320,7 @@ export class DataPlane {
             epoch: this.generation.get(name),
         });
         loader.commit();
+        startTrace('view committed ' + name);
         this.servedFromDisk.add(name);
         return true;
     }

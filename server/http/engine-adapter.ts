@@ -14,6 +14,7 @@ import { runJob } from '../query/run-job.js';
 import { DEFAULT_PARALLEL_MIN_ROWS, runParallel } from '../query/parallel-run.js';
 import { DEFAULT_PAGE_SIZE } from './paging.js';
 import { coldBlockReader } from '../query/cold-reader.js';
+import { startTrace } from '../start-trace.js';
 
 export interface FieldInfo {
     name: string;
@@ -138,6 +139,7 @@ export function createEngineAdapter(opts: EngineAdapterOptions): EngineAdapter {
                       // once one has started (until then giving way would only make it wait, and
                       // throw away what this thread did: the first query builds its parser here).
                       const deadline = performance.now() + STARTING_SLICE_MS;
+                      startTrace('query on main thread');
                       let gaveWay = false;
                       return runJob(engine, { ...job, timeoutMs }, () => {
                           if (signal?.aborted) return interruption('cancelled', timeoutMs);

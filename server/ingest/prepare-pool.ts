@@ -21,6 +21,7 @@ import type { ColumnarBatch } from './columnar.js';
 import { PAD_BYTES, writePadding } from './ndjson-columns.js';
 import { IngestError } from '../../language/ingest/errors.js';
 import { decodeIngestRequest, prepareIngest, processedBytes, type IngestParams, type IngestRequest, type PreparedIngest, type PrepareOptions } from './ingest.js';
+import { startTrace } from '../start-trace.js';
 
 /** A request prepared on a worker: like PreparedIngest, with columns instead of per-event objects. */
 export interface ColumnarPrepared extends Omit<PreparedIngest, 'batch'> {
@@ -162,6 +163,7 @@ export class IngestWorkers {
         w.on('message', (msg: Reply) => {
             if ('ready' in msg) {
                 if (slot.worker === w) slot.ready = true;
+                startTrace('ingest worker ready');
                 return;
             }
             const p = slot.pending.get(msg.id);

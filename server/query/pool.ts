@@ -21,6 +21,7 @@ import { startWorker } from '../worker-boot.js';
 import { HttpError } from '../http/errors.js';
 import { INTERRUPT_CANCEL, INTERRUPT_NONE, INTERRUPT_TIMEOUT, interruption, type QueryJob, type QuerySpec, type WorkerReply, type WorkerRequest, type WorkerSetup } from './protocol.js';
 import { deserializeError } from './query-errors.js';
+import { startTrace } from '../start-trace.js';
 
 export const DEFAULT_QUERY_TIMEOUT_MS = 60_000;
 
@@ -269,6 +270,7 @@ export class QueryPool {
     private onReply(slot: Slot, msg: WorkerReply): void {
         if ('ready' in msg) {
             slot.ready = true;
+            startTrace('query worker ready');
             this.settleStarted();
             this.startFailures = 0;
             return;
