@@ -208,13 +208,8 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
         const recovered = await data.recover();
         startTrace('recovered');
         // With no query workers, load the parser and evaluator now, so the first user query is not
-        // the slow one. The workers load theirs as they start (query-worker.ts), and until one has,
-        // queries run on the main thread (pool.ts, whileStarting): the first one there pays for it
-        // rather than a request that merely lists datasets.
-        if (!engine.queryStats()) {
-            const warm = { format: 'tabular' as const, now: BigInt(Date.now()) * 1_000_000n, includeCursor: false, includeCursorField: false };
-            await engine.queryApl('print warm = 1', warm).catch(() => undefined);
-        }
+        // the slow one. With workers, right after listening (below).
+        if (!engine.queryStats()) await engine.warmUp();
 
         const samplesLoaded: string[] = [];
         if (!state.samplesLoaded && options.samples !== false) {
@@ -240,6 +235,11 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
         // Requests that need a dataset's events wait for its load; the lists answer meanwhile.
         const started = performance.now();
         const loaded = data.loadInBackground();
+        // The query workers start once the datasets' views from disk are in (loadInBackground), and
+        // until one has, queries run on this thread (pool.ts, whileStarting): it builds its parser
+        // now, while those views are read and their WAL tails parsed on the ingest workers, rather
+        // than when the first query comes.
+        if (engine.queryStats()) setImmediate(() => void engine.warmUp());
         void loaded.then((r) => {
             if (recovered.datasets > 0) log(`loaded ${r.events} events of ${r.datasets} dataset(s) into memory in ${Math.round(performance.now() - started)} ms`);
         }, () => undefined);

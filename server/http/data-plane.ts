@@ -216,6 +216,10 @@ export class DataPlane {
             names.push(meta.name);
         }
         const stats = await Promise.all(names.map((name) => this.store.stats(name)));
+        // The WAL tails are parsed on the ingest workers right after the server listens, before any
+        // query over them can answer: the workers start now, while the server is being built.
+        const tailBatches = names.reduce((n, name) => n + this.store.unparsedTail(name).length, 0);
+        this.workers?.prestart(tailBatches);
         return { datasets: names.length, events: stats.reduce((sum, s) => sum + s.events, 0) };
     }
 
@@ -242,6 +246,9 @@ export class DataPlane {
                     this.opts.log(`dataset ${name}: no view from disk while it loads (${String(err)}); its queries wait for the load`);
                 }
             }
+            // The first answers can be given now: the query workers start (issue 31: until here their
+            // start-up took the cores from this one's).
+            this.engine.startQueryWorkers();
             // Queries answer from those views meanwhile; the loads below (block decoding on this
             // thread) wait until a query worker has started, so that they take neither its
             // start-up's share of the cores nor the event loop from the first answers.

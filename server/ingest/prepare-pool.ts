@@ -119,6 +119,21 @@ export class IngestWorkers {
         }
     }
 
+    /**
+     * Starts up to `n` workers now rather than at their first body (the service does, when it has
+     * WAL tails to parse as it starts). A worker that cannot start is noted as at its first use.
+     */
+    prestart(n: number): void {
+        for (const slot of this.slots.slice(0, Math.max(0, n))) {
+            if (slot.broken || this.closed) continue;
+            try {
+                this.start(slot);
+            } catch {
+                slot.broken = true;
+            }
+        }
+    }
+
     private pick(): Slot | undefined {
         if (this.closed) return undefined;
         const n = this.slots.length;
