@@ -8,7 +8,6 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import * as net from 'node:net';
 import * as path from 'node:path';
 import { openStore, type Store, type StoreOptions } from '../store/store.js';
 import { ensureDir, readJsonIfExists, writeFileAtomic } from '../store/fsutil.js';
@@ -31,6 +30,7 @@ import { dataPlaneSchema, ServiceAplChecker } from './apl-check.js';
 import { JsonCollection } from '../store/json-collection.js';
 import { loadSamples, DEFAULT_SAMPLE_ROWS } from './samples.js';
 import { defaultMemoryLimit, memoryPlan } from './cold-tier.js';
+import { listenEarly, type EarlyServer } from './early-server.js';
 import { BODY_IDLE_TIMEOUT_MS, defaultMaxConnections, guardedHttpServer, HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS } from './connection-guard.js';
 import { startTrace } from '../start-trace.js';
 
@@ -124,19 +124,6 @@ export function resolveDataDir(dir?: string): string {
     return path.resolve(dir ?? process.env.APL_DATA_DIR ?? DEFAULT_DATA_DIR);
 }
 
-/**
- * Listens on `host:port` and closes again: throws the error (EADDRINUSE, EACCES, …) the real listen
- * would meet. A client that connects in that instant is reset rather than refused; before the
- * banner says the service listens, both mean "not ready" (docs/service.md).
- */
-function probeListen(host: string, port: number): Promise<void> {
-    return new Promise((resolve, reject) => {
-        const probe = net.createServer();
-        probe.once('error', reject);
-        probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
-    });
-}
-
 export async function createService(options: ServiceOptions = {}): Promise<Service> {
     const log = options.log ?? ((m: string) => process.stderr.write(`[apl serve] ${m}\n`));
     const dataDir = resolveDataDir(options.dataDir);
@@ -147,19 +134,30 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     if (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0) throw new Error(`maxBodyBytes must be a positive integer, got ${maxBodyBytes}`);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`port must be an integer between 0 and 65535, got ${port}`);
 
-    // A busy port is found before anything is written: no data directory, token or samples for a
-    // start that cannot listen.
+    const maxConnections = options.maxConnections ?? defaultMaxConnections();
+    if (!Number.isInteger(maxConnections) || maxConnections < 1) throw new Error(`maxConnections must be a positive integer, got ${maxConnections}`);
+
+    // The server listens first, answering 503 "starting" until the app is ready (early-server.ts): a
+    // busy port is found before anything is written (no data directory, token or samples for a
+    // start that cannot listen), and a client that connects meanwhile gets an answer.
     startTrace('createService');
-    if (port !== 0) await probeListen(host, port);
-    startTrace('probed');
-    await ensureDir(dataDir);
-    const store: Store = await openStore(dataDir, { log, ...options.store, maxBodyBytes });
+    const early = await listenEarly(host, port, maxConnections);
+    startTrace('listening early');
+    let store: Store;
+    try {
+        await ensureDir(dataDir);
+        store = await openStore(dataDir, { log, ...options.store, maxBodyBytes });
+    } catch (err) {
+        await early.close();
+        throw err;
+    }
     startTrace('store open');
     // The first start's token, until the service listens: a start that fails (a busy port) takes
     // it back, so that the next start generates and prints one again.
     let generated: { token: string; info: { id: string } } | undefined;
     let engineToClose: { close(): Promise<void> } | undefined;
     let dataToClose: { close(): Promise<void> } | undefined;
+    let appToClose: FastifyInstance | undefined;
     try {
         const statePath = path.join(dataDir, 'service.json');
         let state = await readJsonIfExists<ServiceState>(statePath);
@@ -228,9 +226,11 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
         const monitors = await JsonCollection.open<StoredMonitor>(dataDir, 'monitors', { log });
 
         const user: LocalUser = { id: state.userId, name: 'Local User', email: 'local@localhost', created: state.created };
-        const app = buildApp({ data, auth: new Authenticator(configured, store.tokens), user, maxBodyBytes, maxResultRows, log, annotations, monitors, maxQueryLength: options.maxQueryLength, maxConnections: options.maxConnections });
+        const app = buildApp({ data, auth: new Authenticator(configured, store.tokens), user, maxBodyBytes, maxResultRows, log, annotations, monitors, maxQueryLength: options.maxQueryLength, maxConnections, server: early });
+        appToClose = app;
         startTrace('app built');
-        await app.listen({ host, port });
+        await app.ready();
+        early.open();
         startTrace('listening');
         // Requests that need a dataset's events wait for its load; the lists answer meanwhile.
         const started = performance.now();
@@ -267,7 +267,8 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
                         // Stop accepting; running queries fail at once (503), in-flight ingests finish
                         // (each is acknowledged only once durable), and whatever still hangs after
                         // CLOSE_GRACE_MS is cut off.
-                        const stopped = app.close();
+                        // fastify closes a server only when its own listen() opened it: this one, early.
+                        const stopped = Promise.all([app.close(), closeServer(app.server)]);
                         await engine.close();
                         const cutoff = setTimeout(() => app.server.closeAllConnections(), CLOSE_GRACE_MS);
                         try {
@@ -283,11 +284,25 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     } catch (err) {
         // Query workers would keep the process alive after a failed start.
         await engineToClose?.close().catch(() => undefined);
+        await appToClose?.close().catch(() => undefined);
+        await early.close();
         if (generated) await store.tokens.deleteToken(generated.info.id).catch(() => undefined);
         await dataToClose?.close().catch(() => undefined);
         await store.close().catch(() => undefined);
         throw err;
     }
+}
+
+/**
+ * Stops listening: new connections are refused, idle kept-alive ones closed (fastify's
+ * `forceCloseConnections: 'idle'` applies only to a server its listen() opened).
+ */
+function closeServer(server: FastifyInstance['server']): Promise<void> {
+    return new Promise<void>((resolve) => {
+        if (!server.listening) return resolve();
+        server.close(() => resolve());
+        server.closeIdleConnections();
+    });
 }
 
 export interface AppDeps {
@@ -302,6 +317,8 @@ export interface AppDeps {
     maxQueryLength?: number;
     /** Open connections at most (connection-guard.ts); default from the descriptor limit. */
     maxConnections?: number;
+    /** The server, already listening (createService); absent: fastify's own (tests that `inject`). */
+    server?: EarlyServer;
 }
 
 /**
@@ -328,6 +345,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
         // which caps how much of the path it echoes.
         frameworkErrors: (err, _req, reply) => sendError(reply, err),
         serverFactory: (handler) => {
+            if (deps.server) return deps.server.factory(handler);
             const server = guardedHttpServer(handler, {
                 maxConnections,
                 // No limit on a whole request's time (a slow upload of a big body must succeed):
