@@ -342,12 +342,16 @@ export async function startServer(command: string[], dataDir: string, extraArgs:
             try {
                 const r = await call(base, 'GET', '/v2/datasets', undefined, undefined, true);
                 const ms = performance.now() - t0;
+                // 503: it listens, and says it is starting (server/http/early-server.ts).
+                if (r.status === 503) {
+                    await new Promise(r => setTimeout(r, 5));
+                    continue;
+                }
                 if (r.status !== 200) throw new Error(`GET /v2/datasets: HTTP ${r.status}`);
                 return { base, child, ms, peakRss: peakRss(child.pid), output: () => output, stop };
             } catch (err) {
-                // Not listening yet; or a reset: before it opens its data directory the service
-                // listens on the port for an instant to find it busy (probeListen), and a connection
-                // that lands in that instant is reset. Both mean "not ready".
+                // Not listening yet. (A reset was possible too until the service stopped probing
+                // its port before binding it: the builds before 2026-11-28 are still measured.)
                 const code = (err as { code?: string }).code;
                 if (code === 'ECONNREFUSED' || code === 'ECONNRESET') {
                     await new Promise(r => setTimeout(r, 5));
