@@ -8,6 +8,7 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import * as path from 'node:path';
 import { openStore, type Store, type StoreOptions } from '../store/store.js';
 import { ensureDir, readJsonIfExists, writeFileAtomic } from '../store/fsutil.js';
@@ -237,9 +238,19 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
         const loaded = data.loadInBackground();
         // The query workers start once the datasets' views from disk are in (loadInBackground), and
         // until one has, queries run on this thread (pool.ts, whileStarting): it builds its parser
-        // now, while those views are read and their WAL tails parsed on the ingest workers, rather
-        // than when the first query comes.
-        if (engine.queryStats()) setImmediate(() => void engine.warmUp());
+        // while those views are read and their WAL tails parsed on the ingest workers, rather than
+        // when the first query comes; after the first answer (a client polling the port gets it at
+        // once) or once the views are in, whichever comes first.
+        if (engine.queryStats()) {
+            let warming = false;
+            const warmUp = (): void => {
+                if (warming) return;
+                warming = true;
+                setImmediate(() => void engine.warmUp());
+            };
+            app.server.once('request', (_req: unknown, res: ServerResponse) => res.once('finish', warmUp));
+            if (recovered.datasets > 0) void data.allReadable().then(warmUp, () => undefined);
+        }
         void loaded.then((r) => {
             if (recovered.datasets > 0) log(`loaded ${r.events} events of ${r.datasets} dataset(s) into memory in ${Math.round(performance.now() - started)} ms`);
         }, () => undefined);
