@@ -31,8 +31,8 @@ import { dataPlaneSchema, ServiceAplChecker } from './apl-check.js';
 import { JsonCollection } from '../store/json-collection.js';
 import { loadSamples, DEFAULT_SAMPLE_ROWS } from './samples.js';
 import { defaultMemoryLimit, memoryPlan } from './cold-tier.js';
-import { listenEarly, type EarlyServer } from './early-server.js';
-import { BODY_IDLE_TIMEOUT_MS, defaultMaxConnections, guardedHttpServer, HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS } from './connection-guard.js';
+import { listenEarly, serviceHttpServer, type EarlyServer } from './early-server.js';
+import { BODY_IDLE_TIMEOUT_MS, defaultMaxConnections } from './connection-guard.js';
 import { startTrace } from '../start-trace.js';
 
 export const DEFAULT_HOST = '127.0.0.1';
@@ -357,14 +357,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
         frameworkErrors: (err, _req, reply) => sendError(reply, err),
         serverFactory: (handler) => {
             if (deps.server) return deps.server.factory(handler);
-            const server = guardedHttpServer(handler, {
-                maxConnections,
-                // No limit on a whole request's time (a slow upload of a big body must succeed):
-                // the headers have a deadline, and the body must keep moving (bodyIdleTimeout).
-                http: { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: 0, connectionsCheckingInterval: 1000 },
-            });
-            server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-            return server;
+            return serviceHttpServer(handler, maxConnections);
         },
     });
     bodyIdleTimeout(app, BODY_IDLE_TIMEOUT_MS);

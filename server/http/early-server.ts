@@ -25,17 +25,23 @@ export interface EarlyServer {
     close(): Promise<void>;
 }
 
-/** Listens on `host:port` (throws EADDRINUSE, EACCES, … as `listen` does) and answers 503 until `open()`. */
-export async function listenEarly(host: string, port: number, maxConnections: number): Promise<EarlyServer> {
-    let handle: http.RequestListener = answerStarting;
-    let app: http.RequestListener | undefined;
-    const server = guardedHttpServer((req, res) => handle(req, res), {
+/** The service's HTTP server (not yet listening): the connection guard and the timeouts. */
+export function serviceHttpServer(handler: http.RequestListener, maxConnections: number): http.Server {
+    const server = guardedHttpServer(handler, {
         maxConnections,
         // No limit on a whole request's time (a slow upload of a big body must succeed): the
         // headers have a deadline, and the body must keep moving (app.ts, bodyIdleTimeout).
         http: { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: 0, connectionsCheckingInterval: 1000 },
     });
     server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+    return server;
+}
+
+/** Listens on `host:port` (throws EADDRINUSE, EACCES, … as `listen` does) and answers 503 until `open()`. */
+export async function listenEarly(host: string, port: number, maxConnections: number): Promise<EarlyServer> {
+    let handle: http.RequestListener = answerStarting;
+    let app: http.RequestListener | undefined;
+    const server = serviceHttpServer((req, res) => handle(req, res), maxConnections);
     await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen({ host, port }, () => {
