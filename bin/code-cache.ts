@@ -24,12 +24,12 @@ import { crc32 } from 'node:zlib';
  * (same V8 version and flags); otherwise the bundle is compiled as usual. `APL_CODE_CACHE_DEBUG=1`
  * says on stderr which of the two happened.
  */
-export function runWithCodeCache(bundlePath: string, cachePath: string): CodeCacheRun {
+export function runWithCodeCache(bundlePath: string, cachePath: string, options: { nodeCompileCache?: boolean } = {}): CodeCacheRun {
     const bytes = readFileSync(bundlePath);
     const source = bytes.toString('utf8');
     const sourceHash = `${bytes.length}-${crc32(bytes).toString(16)}`;
     const cachedData = readCache(cachePath, sourceHash);
-    if (cachedData === undefined && process.env.APL_WRITE_CODE_CACHE !== '1' && runWithNodeCompileCache(bundlePath)) {
+    if (cachedData === undefined && options.nodeCompileCache !== false && process.env.APL_WRITE_CODE_CACHE !== '1' && runWithNodeCompileCache(bundlePath)) {
         if (process.env.APL_CODE_CACHE_DEBUG === '1') process.stderr.write(`code cache: node (${bundlePath})\n`);
         return { cache: 'node', save: () => undefined };
     }
