@@ -1,6 +1,5 @@
 import { parseArgs } from 'node:util';
-import { runServe } from '../../../server/http/serve.js';
-import { startTrace } from '../../../server/start-trace.js';
+import { runServe, startTrace } from '../../../server/http/serve.js';
 
 /** The service's data directory and its tokens, for `apl token` (this file is the CLI's one import from server/). */
 export { resolveDataDir, TokenStore } from '../../../server/http/serve.js';
