@@ -1,6 +1,7 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
-import { dirname } from 'node:path';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 import { crc32 } from 'node:zlib';
 
@@ -10,8 +11,9 @@ import { crc32 } from 'node:zlib';
  * Why: a new language-server process spends about a fifth of its start-up compiling the 1 MB
  * bundle and then, function by function, the code it runs on the way to the first diagnostics.
  * A cache taken at the end of a warm-up session (`createCachedData` after running, so it holds
- * the lazily compiled functions too) lets V8 skip all of that. Node 22 has
- * `module.enableCompileCache()`; Node 20, which we support, does not.
+ * the lazily compiled functions too) lets V8 skip all of that. Node ≥ 22.1 has a compile cache of
+ * its own (`module.enableCompileCache()`), used here when there is no cache of ours for the node
+ * that runs (runWithNodeCompileCache); Node 20 has none.
  *
  * The cache is written at build time (esbuild.mjs runs a warm-up session with
  * `APL_WRITE_CODE_CACHE=1`). It is used only when it is whole (its own length and CRC-32, and
@@ -22,11 +24,15 @@ import { crc32 } from 'node:zlib';
  * (same V8 version and flags); otherwise the bundle is compiled as usual. `APL_CODE_CACHE_DEBUG=1`
  * says on stderr which of the two happened.
  */
-export function runWithCodeCache(bundlePath: string, cachePath: string): CodeCacheRun {
+export function runWithCodeCache(bundlePath: string, cachePath: string, options: { nodeCompileCache?: boolean } = {}): CodeCacheRun {
     const bytes = readFileSync(bundlePath);
     const source = bytes.toString('utf8');
     const sourceHash = `${bytes.length}-${crc32(bytes).toString(16)}`;
     const cachedData = readCache(cachePath, sourceHash);
+    if (cachedData === undefined && options.nodeCompileCache !== false && process.env.APL_WRITE_CODE_CACHE !== '1' && runWithNodeCompileCache(bundlePath)) {
+        if (process.env.APL_CODE_CACHE_DEBUG === '1') process.stderr.write(`code cache: node (${bundlePath})\n`);
+        return { cache: 'node', save: () => undefined };
+    }
     // `require` would strip the shebang; a `//` comment keeps every position the same for stack traces.
     const body = source.startsWith('#!') ? `//${source.slice(2)}` : source;
     const script = new Script(Module.wrap(body), { filename: bundlePath, cachedData });
@@ -35,7 +41,12 @@ export function runWithCodeCache(bundlePath: string, cachePath: string): CodeCac
         save: () => writeCache(cachePath, sourceHash, script.createCachedData()),
     };
     if (process.env.APL_CODE_CACHE_DEBUG === '1') process.stderr.write(`code cache: ${run.cache} (${cachePath})\n`);
-    if (process.env.APL_WRITE_CODE_CACHE === '1') process.on('exit', run.save);
+    if (process.env.APL_WRITE_CODE_CACHE === '1') {
+        process.on('exit', run.save);
+        // A worker thread ended with `terminate()` gets no 'exit': it saves after its work instead
+        // (saveCodeCacheNow, below).
+        (globalThis as Record<symbol, unknown>)[SAVE] = run.save;
+    }
     const bundle = new Module(bundlePath, undefined);
     bundle.filename = bundlePath;
     bundle.loaded = true;
@@ -44,9 +55,50 @@ export function runWithCodeCache(bundlePath: string, cachePath: string): CodeCac
     return run;
 }
 
+/**
+ * Without a cache of ours for this node (the build's caches are made by the node that built it, and
+ * the package may run on another: Node 22 and 24 are both supported), a node that has
+ * `module.enableCompileCache` (≥ 22.1) keeps a compile cache of its own for the bundle, made at
+ * its first run and used from the second: `require` runs the bundle with it. Its folder is the
+ * user's own cache folder, not the shared temporary one Node would pick (where another user
+ * could leave a cache to be run), unless NODE_COMPILE_CACHE names one. False (nothing run) when
+ * this node has no compile cache or cannot enable it.
+ */
+function runWithNodeCompileCache(bundlePath: string): boolean {
+    const enable = (Module as { enableCompileCache?: (dir?: string) => { status: number } }).enableCompileCache;
+    const status = (Module as { constants?: { compileCacheStatus?: { ENABLED: number; ALREADY_ENABLED: number } } }).constants?.compileCacheStatus;
+    if (enable === undefined || status === undefined) return false;
+    const dir = process.env.NODE_COMPILE_CACHE ? undefined : join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'apl-tools', 'node-compile-cache');
+    let result: { status: number };
+    try {
+        result = enable(dir);
+    } catch {
+        return false;
+    }
+    if (result.status !== status.ENABLED && result.status !== status.ALREADY_ENABLED) return false;
+    Module.createRequire(bundlePath)(bundlePath);
+    return true;
+}
+
+/** Where a bundle run with `APL_WRITE_CODE_CACHE=1` keeps its `save` (one per thread: each has its own globalThis). */
+const SAVE = Symbol.for('apl-tools.saveCodeCache');
+
+/**
+ * In the build's warm-up session (`APL_WRITE_CODE_CACHE=1`): writes the code cache of the bundle
+ * this thread runs, with everything compiled so far. Worker threads call it after their work,
+ * since a terminated worker never sees 'exit'. Otherwise it does nothing.
+ */
+export function saveCodeCacheNow(): void {
+    const save = (globalThis as Record<symbol, unknown>)[SAVE];
+    if (typeof save === 'function') (save as () => void)();
+}
+
 export interface CodeCacheRun {
-    /** `none`: no cache for this exact bundle; `rejected`: V8 refused it (another Node version or flags). */
-    readonly cache: 'used' | 'rejected' | 'none';
+    /**
+     * `none`: no cache for this exact bundle and node; `rejected`: V8 refused it (other flags);
+     * `node`: none, and this node (≥ 22.1) compiled the bundle with its own compile cache instead.
+     */
+    readonly cache: 'used' | 'rejected' | 'none' | 'node';
     /** Writes the cache from everything compiled so far (the warm-up calls it at exit). */
     save(): void;
 }

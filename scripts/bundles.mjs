@@ -113,6 +113,9 @@ export const builds = [
     cjs({ entryPoints: ['server/ingest/prepare-worker.ts'], outfile: 'out/ingest-worker.cjs', banner: { js: WORKER_BUILD_CHECK } }),
     // Queries run on worker threads over replicas of the engine (server/query/pool.ts).
     cjs({ entryPoints: ['server/query/query-worker.ts'], outfile: 'out/query-worker.cjs', banner: { js: WORKER_BUILD_CHECK } }),
+    // The service's worker threads start through this launcher, which runs their bundle with a V8
+    // code cache made at build time (server/worker-launcher.ts).
+    cjs({ entryPoints: ['server/worker-launcher.ts'], outfile: 'out/worker-launcher.cjs' }),
     // The library bundles its dependencies too, so the package installs with no dependency to fetch
     // (test/e2e/npm-pack.test.ts installs it offline).
     { ...common, entryPoints: ['language/index.ts'], outfile: 'out/index.mjs', format: 'esm', banner: { js: ESM_REQUIRE } },

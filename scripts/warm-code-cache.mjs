@@ -4,7 +4,10 @@
 //   completion, hover, signature help, formatting, semantic tokens);
 // - out/apl-cli.v8-cache: `apl check` of a query with a problem in it;
 // - out/apl-cli.serve.v8-cache: `apl serve` restarted on a data directory it filled (recovery, a
-//   dataset list, an ingest, a query, a clean stop).
+//   dataset list, an ingest, a query, a clean stop);
+// - out/query-worker.v8-cache and out/ingest-worker.v8-cache: the service's worker threads in that
+//   same session (a query; the recovered WAL tail and an ingest parsed), which they save after
+//   their work (server/worker-launcher.ts).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,13 +46,17 @@ async function warmServe() {
         rmSync(data, { recursive: true, force: true });
     }
     expectCache(cache);
+    for (const worker of ['query-worker', 'ingest-worker']) expectCache(join(binDir, `${worker}.v8-cache`));
 }
 
-/** One `apl serve` on a loopback port: list, create (first time), ingest, query, then SIGTERM. */
+/**
+ * One `apl serve` on a loopback port: list, create (first time), ingest, query, then SIGTERM. One
+ * query worker, so that the worker whose cache is saved last is the one that ran the query.
+ */
 async function serveSession(data, writeCache) {
     const token = 'xaat-warm-up';
     const env = { ...process.env, AXIOM_TOKEN: token, APL_TOKEN: token, ...(writeCache ? { APL_WRITE_CODE_CACHE: '1' } : {}) };
-    const child = spawn(process.execPath, [join(binDir, 'apl.cjs'), 'serve', '--host', '127.0.0.1', '--port', '0', '--data', data, '--no-samples'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(binDir, 'apl.cjs'), 'serve', '--host', '127.0.0.1', '--port', '0', '--data', data, '--no-samples', '--query-workers', '1'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const exited = new Promise(resolve => child.on('exit', resolve));
     let out = '';
     child.stderr.on('data', d => (out += d));

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 
@@ -14,7 +15,8 @@ const BUILD_ID = typeof __APL_BUILD_ID__ === 'string' ? __APL_BUILD_ID__ : undef
  * - TypeScript sources (tests, tsx): the worker boots through tsx's ESM loader;
  * - compiled ESM: `<name>.js` beside the caller;
  * - the CommonJS bundles in out/: `import.meta.url` is the bundle's own URL there (esbuild defines
- *   it, see scripts/bundles.mjs), and the worker is bundled beside it as `<bundledName>.cjs`;
+ *   it, see scripts/bundles.mjs), and the worker is bundled beside it as `<bundledName>.cjs`, run
+ *   through `worker-launcher.cjs` (with its V8 code cache) when that is there too;
  * - the ESM bundle of `apl-tools/service` (out/service.mjs): the CommonJS worker bundles beside it;
  * - a CommonJS bundle made without that definition (`callerUrl` undefined): `<bundledName>.cjs`
  *   beside this module.
@@ -25,7 +27,13 @@ export function startWorker(callerUrl: string | undefined, name: string, bundled
     const argv = BUILD_ID === undefined ? [] : ['--apl-build', BUILD_ID];
     if (callerUrl === undefined) return new Worker(join(__dirname, `${bundledName}.cjs`), { resourceLimits, workerData, argv });
     // The CommonJS bundles, and the ESM bundle of `apl-tools/service` beside them (out/service.mjs).
-    if (callerUrl.endsWith('.cjs') || callerUrl.endsWith('/service.mjs')) return new Worker(new URL(`./${bundledName}.cjs`, callerUrl), { resourceLimits, workerData, argv });
+    if (callerUrl.endsWith('.cjs') || callerUrl.endsWith('/service.mjs')) {
+        // In out/, through the launcher that runs the bundle with its code cache (worker-launcher.ts);
+        // where there is none (the VS Code extension's dist/), the bundle itself.
+        const launcher = new URL('./worker-launcher.cjs', callerUrl);
+        if (existsSync(launcher)) return new Worker(launcher, { resourceLimits, workerData, argv: [...argv, '--apl-worker', bundledName] });
+        return new Worker(new URL(`./${bundledName}.cjs`, callerUrl), { resourceLimits, workerData, argv });
+    }
     if (!callerUrl.endsWith('.ts')) return new Worker(new URL(`./${name}.js`, callerUrl), { resourceLimits, workerData });
     const target = new URL(`./${name}.ts`, callerUrl).href;
     let tsx = 'tsx/esm/api';

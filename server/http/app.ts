@@ -8,7 +8,7 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import * as net from 'node:net';
+import type { ServerResponse } from 'node:http';
 import * as path from 'node:path';
 import { openStore, type Store, type StoreOptions } from '../store/store.js';
 import { ensureDir, readJsonIfExists, writeFileAtomic } from '../store/fsutil.js';
@@ -31,7 +31,9 @@ import { dataPlaneSchema, ServiceAplChecker } from './apl-check.js';
 import { JsonCollection } from '../store/json-collection.js';
 import { loadSamples, DEFAULT_SAMPLE_ROWS } from './samples.js';
 import { defaultMemoryLimit, memoryPlan } from './cold-tier.js';
-import { BODY_IDLE_TIMEOUT_MS, defaultMaxConnections, guardedHttpServer, HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS } from './connection-guard.js';
+import { listenEarly, serviceHttpServer, type EarlyServer } from './early-server.js';
+import { BODY_IDLE_TIMEOUT_MS, defaultMaxConnections } from './connection-guard.js';
+import { startTrace } from '../start-trace.js';
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 8686;
@@ -123,19 +125,6 @@ export function resolveDataDir(dir?: string): string {
     return path.resolve(dir ?? process.env.APL_DATA_DIR ?? DEFAULT_DATA_DIR);
 }
 
-/**
- * Listens on `host:port` and closes again: throws the error (EADDRINUSE, EACCES, …) the real listen
- * would meet. A client that connects in that instant is reset rather than refused; before the
- * banner says the service listens, both mean "not ready" (docs/service.md).
- */
-function probeListen(host: string, port: number): Promise<void> {
-    return new Promise((resolve, reject) => {
-        const probe = net.createServer();
-        probe.once('error', reject);
-        probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
-    });
-}
-
 export async function createService(options: ServiceOptions = {}): Promise<Service> {
     const log = options.log ?? ((m: string) => process.stderr.write(`[apl serve] ${m}\n`));
     const dataDir = resolveDataDir(options.dataDir);
@@ -146,16 +135,30 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     if (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0) throw new Error(`maxBodyBytes must be a positive integer, got ${maxBodyBytes}`);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`port must be an integer between 0 and 65535, got ${port}`);
 
-    // A busy port is found before anything is written: no data directory, token or samples for a
-    // start that cannot listen.
-    if (port !== 0) await probeListen(host, port);
-    await ensureDir(dataDir);
-    const store: Store = await openStore(dataDir, { log, ...options.store, maxBodyBytes });
+    const maxConnections = options.maxConnections ?? defaultMaxConnections();
+    if (!Number.isInteger(maxConnections) || maxConnections < 1) throw new Error(`maxConnections must be a positive integer, got ${maxConnections}`);
+
+    // The server listens first, answering 503 "starting" until the app is ready (early-server.ts): a
+    // busy port is found before anything is written (no data directory, token or samples for a
+    // start that cannot listen), and a client that connects meanwhile gets an answer.
+    startTrace('createService');
+    const early = await listenEarly(host, port, maxConnections);
+    startTrace('listening early');
+    let store: Store;
+    try {
+        await ensureDir(dataDir);
+        store = await openStore(dataDir, { log, ...options.store, maxBodyBytes });
+    } catch (err) {
+        await early.close();
+        throw err;
+    }
+    startTrace('store open');
     // The first start's token, until the service listens: a start that fails (a busy port) takes
     // it back, so that the next start generates and prints one again.
     let generated: { token: string; info: { id: string } } | undefined;
     let engineToClose: { close(): Promise<void> } | undefined;
     let dataToClose: { close(): Promise<void> } | undefined;
+    let appToClose: FastifyInstance | undefined;
     try {
         const statePath = path.join(dataDir, 'service.json');
         let state = await readJsonIfExists<ServiceState>(statePath);
@@ -200,15 +203,12 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
         });
         dataToClose = data;
         // Metadata only: the events go into the engine after listening (loadInBackground below).
+        startTrace('engine+dataplane made');
         const recovered = await data.recover();
+        startTrace('recovered');
         // With no query workers, load the parser and evaluator now, so the first user query is not
-        // the slow one. The workers load theirs as they start (query-worker.ts), and until one has,
-        // queries run on the main thread (pool.ts, whileStarting): the first one there pays for it
-        // rather than a request that merely lists datasets.
-        if (!engine.queryStats()) {
-            const warm = { format: 'tabular' as const, now: BigInt(Date.now()) * 1_000_000n, includeCursor: false, includeCursorField: false };
-            await engine.queryApl('print warm = 1', warm).catch(() => undefined);
-        }
+        // the slow one. With workers, right after listening (below).
+        if (!engine.queryStats()) await engine.warmUp();
 
         const samplesLoaded: string[] = [];
         if (!state.samplesLoaded && options.samples !== false) {
@@ -227,11 +227,30 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
         const monitors = await JsonCollection.open<StoredMonitor>(dataDir, 'monitors', { log });
 
         const user: LocalUser = { id: state.userId, name: 'Local User', email: 'local@localhost', created: state.created };
-        const app = buildApp({ data, auth: new Authenticator(configured, store.tokens), user, maxBodyBytes, maxResultRows, log, annotations, monitors, maxQueryLength: options.maxQueryLength, maxConnections: options.maxConnections });
-        await app.listen({ host, port });
+        const app = buildApp({ data, auth: new Authenticator(configured, store.tokens), user, maxBodyBytes, maxResultRows, log, annotations, monitors, maxQueryLength: options.maxQueryLength, maxConnections, server: early });
+        appToClose = app;
+        startTrace('app built');
+        await app.ready();
+        early.open();
+        startTrace('listening');
         // Requests that need a dataset's events wait for its load; the lists answer meanwhile.
         const started = performance.now();
         const loaded = data.loadInBackground();
+        // The query workers start once the datasets' views from disk are in (loadInBackground), and
+        // until one has, queries run on this thread (pool.ts, whileStarting): it builds its parser
+        // while those views are read and their WAL tails parsed on the ingest workers, rather than
+        // when the first query comes; after the first answer (a client polling the port gets it at
+        // once) or once the views are in, whichever comes first.
+        if (engine.queryStats()) {
+            let warming = false;
+            const warmUp = (): void => {
+                if (warming) return;
+                warming = true;
+                setImmediate(() => void engine.warmUp());
+            };
+            app.server.once('request', (_req: unknown, res: ServerResponse) => res.once('finish', warmUp));
+            if (recovered.datasets > 0) void data.allReadable().then(warmUp, () => undefined);
+        }
         void loaded.then((r) => {
             if (recovered.datasets > 0) log(`loaded ${r.events} events of ${r.datasets} dataset(s) into memory in ${Math.round(performance.now() - started)} ms`);
         }, () => undefined);
@@ -259,7 +278,8 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
                         // Stop accepting; running queries fail at once (503), in-flight ingests finish
                         // (each is acknowledged only once durable), and whatever still hangs after
                         // CLOSE_GRACE_MS is cut off.
-                        const stopped = app.close();
+                        // fastify closes a server only when its own listen() opened it: this one, early.
+                        const stopped = Promise.all([app.close(), closeServer(app.server)]);
                         await engine.close();
                         const cutoff = setTimeout(() => app.server.closeAllConnections(), CLOSE_GRACE_MS);
                         try {
@@ -275,11 +295,25 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     } catch (err) {
         // Query workers would keep the process alive after a failed start.
         await engineToClose?.close().catch(() => undefined);
+        await appToClose?.close().catch(() => undefined);
+        await early.close();
         if (generated) await store.tokens.deleteToken(generated.info.id).catch(() => undefined);
         await dataToClose?.close().catch(() => undefined);
         await store.close().catch(() => undefined);
         throw err;
     }
+}
+
+/**
+ * Stops listening: new connections are refused, idle kept-alive ones closed (fastify's
+ * `forceCloseConnections: 'idle'` applies only to a server its listen() opened).
+ */
+function closeServer(server: FastifyInstance['server']): Promise<void> {
+    return new Promise<void>((resolve) => {
+        if (!server.listening) return resolve();
+        server.close(() => resolve());
+        server.closeIdleConnections();
+    });
 }
 
 export interface AppDeps {
@@ -294,6 +328,8 @@ export interface AppDeps {
     maxQueryLength?: number;
     /** Open connections at most (connection-guard.ts); default from the descriptor limit. */
     maxConnections?: number;
+    /** The server, already listening (createService); absent: fastify's own (tests that `inject`). */
+    server?: EarlyServer;
 }
 
 /**
@@ -320,14 +356,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
         // which caps how much of the path it echoes.
         frameworkErrors: (err, _req, reply) => sendError(reply, err),
         serverFactory: (handler) => {
-            const server = guardedHttpServer(handler, {
-                maxConnections,
-                // No limit on a whole request's time (a slow upload of a big body must succeed):
-                // the headers have a deadline, and the body must keep moving (bodyIdleTimeout).
-                http: { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: 0, connectionsCheckingInterval: 1000 },
-            });
-            server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-            return server;
+            if (deps.server) return deps.server.factory(handler);
+            return serviceHttpServer(handler, maxConnections);
         },
     });
     bodyIdleTimeout(app, BODY_IDLE_TIMEOUT_MS);

@@ -31,6 +31,7 @@ import type { ColumnarChunk, DatasetLoader, EngineAdapter } from './engine-adapt
 import type { TailPart } from '../store/store.js';
 import { blockChunk } from '../query/cold-reader.js';
 import { BlockDamagedError, BlockHeaders, EST_BYTES_PER_EVENT, coldBlock, memoryPlan } from './cold-tier.js';
+import { startTrace } from '../start-trace.js';
 
 export interface DataPlaneOptions {
     maxBodyBytes: number;
@@ -215,6 +216,10 @@ export class DataPlane {
             names.push(meta.name);
         }
         const stats = await Promise.all(names.map((name) => this.store.stats(name)));
+        // The WAL tails are parsed on the ingest workers right after the server listens, before any
+        // query over them can answer: the workers start now, while the server is being built.
+        const tailBatches = names.reduce((n, name) => n + this.store.unparsedTail(name).length, 0);
+        this.workers?.prestart(tailBatches);
         return { datasets: names.length, events: stats.reduce((sum, s) => sum + s.events, 0) };
     }
 
@@ -241,6 +246,9 @@ export class DataPlane {
                     this.opts.log(`dataset ${name}: no view from disk while it loads (${String(err)}); its queries wait for the load`);
                 }
             }
+            // The first answers can be given now: the query workers start (issue 31: until here their
+            // start-up took the cores from this one's).
+            this.engine.startQueryWorkers();
             // Queries answer from those views meanwhile; the loads below (block decoding on this
             // thread) wait until a query worker has started, so that they take neither its
             // start-up's share of the cores nor the event loop from the first answers.
@@ -306,7 +314,9 @@ export class DataPlane {
             if (again.blocks === view.blocks) break;
             view = again;
         }
+        startTrace('headers read ' + name);
         await tailBuilt;
+        startTrace('tail built ' + name);
         const loader = this.engine.beginLoad(name, meta, view.tailEvents);
         for (const part of view.tail()) feedTailPart(loader, part);
         const mapFields = new Set(meta.mapFields);
@@ -317,6 +327,7 @@ export class DataPlane {
             epoch: this.generation.get(name),
         });
         loader.commit();
+        startTrace('view committed ' + name);
         this.servedFromDisk.add(name);
         return true;
     }

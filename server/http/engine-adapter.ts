@@ -14,6 +14,7 @@ import { runJob } from '../query/run-job.js';
 import { DEFAULT_PARALLEL_MIN_ROWS, runParallel } from '../query/parallel-run.js';
 import { DEFAULT_PAGE_SIZE } from './paging.js';
 import { coldBlockReader } from '../query/cold-reader.js';
+import { startTrace } from '../start-trace.js';
 
 export interface FieldInfo {
     name: string;
@@ -62,6 +63,16 @@ export interface EngineAdapter {
     queryLegacy(dataset: string, bodyJson: string, opts: { now: bigint; missing?: Record<string, string> }, signal?: AbortSignal): Promise<string>;
     /** Settles once queries run where they will (a query worker is ready; at once without workers). */
     queriesStarted(): Promise<void>;
+    /**
+     * Starts the query workers (they wait for this, or for a query that needs one: the service
+     * starts them once its first answers can be given, issue 31). Idempotent.
+     */
+    startQueryWorkers(): void;
+    /**
+     * Builds the main thread's parser and evaluator with a query of nothing, so that the first
+     * query answered here while the workers start (whileStarting) does not pay for it.
+     */
+    warmUp(): Promise<void>;
     /** The query pool's counters (undefined when queries run on the main thread). */
     queryStats(): QueryPoolStats | undefined;
     /** Bytes of a dataset's in-memory copy (its blocks on disk not counted). */
@@ -133,15 +144,20 @@ export function createEngineAdapter(opts: EngineAdapterOptions): EngineAdapter {
                   coldCacheBytes,
                   log: opts.log ?? (() => undefined),
                   fallback: inProcess,
+                  deferStart: true,
                   whileStarting: (job, signal) => {
                       // A slice of the main thread: a query that needs more gives way to the workers,
                       // once one has started (until then giving way would only make it wait, and
                       // throw away what this thread did: the first query builds its parser here).
                       const deadline = performance.now() + STARTING_SLICE_MS;
+                      startTrace('query on main thread');
                       let gaveWay = false;
                       return runJob(engine, { ...job, timeoutMs }, () => {
                           if (signal?.aborted) return interruption('cancelled', timeoutMs);
-                          if (performance.now() <= deadline || !pool?.workerStarted()) return undefined;
+                          if (performance.now() <= deadline) return undefined;
+                          // Too long for this thread: the workers start now if they have not yet.
+                          pool?.startWorkers();
+                          if (!pool?.workerStarted()) return undefined;
                           gaveWay = true;
                           return interruption('cancelled', timeoutMs);
                       }).catch((err: unknown) => {
@@ -193,6 +209,15 @@ export function createEngineAdapter(opts: EngineAdapterOptions): EngineAdapter {
         },
         queriesStarted() {
             return pool?.started ?? Promise.resolve();
+        },
+        startQueryWorkers() {
+            pool?.startWorkers();
+        },
+        async warmUp() {
+            const warm = { format: 'tabular' as const, now: BigInt(Date.now()) * 1_000_000n, includeCursor: false, includeCursorField: false };
+            startTrace('warm-up');
+            await inProcess({ kind: 'apl', apl: 'print warm = 1', request: warm }).catch(() => undefined);
+            startTrace('warmed up');
         },
         queryStats() {
             return pool?.stats();

@@ -20,6 +20,7 @@ import type { DataPlane } from './data-plane.js';
 import { badRequest, HttpError } from './errors.js';
 import { DEFAULT_MAX_QUERY_LENGTH } from '../../language/index.js';
 import { parseBool, parseCursorParam, parseLimit, parseTimeRange } from './paging.js';
+import { startTrace } from '../start-trace.js';
 
 export interface QueryRouteOptions {
     data: DataPlane;
@@ -91,7 +92,9 @@ export function registerQueryRoutes(app: FastifyInstance, opts: QueryRouteOption
         // Which datasets a query reads is only known once it is analysed (wildcards, union, let):
         // wait until every dataset found at start can be read whole (from its files while it
         // loads, data-plane.ts), so a query never sees a dataset missing or partly loaded.
+        startTrace('apl request');
         await data.allReadable();
+        startTrace('all readable');
         const signal = clientGone(reply);
         const json = await data.explainUnknownDataset(() => data.whileLoading(() => data.engine.queryApl(text, {
             format,
@@ -105,6 +108,7 @@ export function registerQueryRoutes(app: FastifyInstance, opts: QueryRouteOption
             variables,
             missing: data.store.missingData(),
         }, signal)));
+        startTrace('apl answered');
         return sendJson(reply, json);
     };
     const requestBytes = maxAplRequestBytes(maxQueryLength);

@@ -15,6 +15,8 @@ import { createService, DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, type
 
 export { resolveDataDir } from './app.js';
 export { TokenStore } from '../store/tokens.js';
+/** APL_START_TRACE=1's milestones (issue 31), from the CLI's serve command on. */
+export { startTrace } from '../start-trace.js';
 
 export interface ServeOptions {
     host?: string;

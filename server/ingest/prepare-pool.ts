@@ -21,6 +21,7 @@ import type { ColumnarBatch } from './columnar.js';
 import { PAD_BYTES, writePadding } from './ndjson-columns.js';
 import { IngestError } from '../../language/ingest/errors.js';
 import { decodeIngestRequest, prepareIngest, processedBytes, type IngestParams, type IngestRequest, type PreparedIngest, type PrepareOptions } from './ingest.js';
+import { startTrace } from '../start-trace.js';
 
 /** A request prepared on a worker: like PreparedIngest, with columns instead of per-event objects. */
 export interface ColumnarPrepared extends Omit<PreparedIngest, 'batch'> {
@@ -118,6 +119,21 @@ export class IngestWorkers {
         }
     }
 
+    /**
+     * Starts up to `n` workers now rather than at their first body (the service does, when it has
+     * WAL tails to parse as it starts). A worker that cannot start is noted as at its first use.
+     */
+    prestart(n: number): void {
+        for (const slot of this.slots.slice(0, Math.max(0, n))) {
+            if (slot.broken || this.closed) continue;
+            try {
+                this.start(slot);
+            } catch {
+                slot.broken = true;
+            }
+        }
+    }
+
     private pick(): Slot | undefined {
         if (this.closed) return undefined;
         const n = this.slots.length;
@@ -162,6 +178,7 @@ export class IngestWorkers {
         w.on('message', (msg: Reply) => {
             if ('ready' in msg) {
                 if (slot.worker === w) slot.ready = true;
+                startTrace('ingest worker ready');
                 return;
             }
             const p = slot.pending.get(msg.id);

@@ -4,6 +4,7 @@ import { transferList } from './columnar.js';
 import { prepareColumns } from './ndjson-columns.js';
 import { IngestError } from '../../language/ingest/errors.js';
 import type { IngestParams } from './ingest.js';
+import { saveCodeCacheNow } from '../../bin/code-cache.js';
 
 const port = parentPort;
 if (port) {
@@ -18,5 +19,7 @@ if (port) {
             if (err instanceof IngestError) port.postMessage({ id: msg.id, ok: false, status: err.status, error: err.message });
             else port.postMessage({ id: msg.id, ok: false, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
         }
+        // Only in the build's warm-up: the code cache then holds the parse path too.
+        saveCodeCacheNow();
     });
 }

@@ -21,6 +21,7 @@ import { startWorker } from '../worker-boot.js';
 import { HttpError } from '../http/errors.js';
 import { INTERRUPT_CANCEL, INTERRUPT_NONE, INTERRUPT_TIMEOUT, interruption, type QueryJob, type QuerySpec, type WorkerReply, type WorkerRequest, type WorkerSetup } from './protocol.js';
 import { deserializeError } from './query-errors.js';
+import { startTrace } from '../start-trace.js';
 
 export const DEFAULT_QUERY_TIMEOUT_MS = 60_000;
 
@@ -57,6 +58,12 @@ export interface QueryPoolOptions {
      * waits for a worker like any other. Absent: queries always wait for a worker.
      */
     whileStarting?: (spec: QuerySpec, signal?: AbortSignal) => Promise<string | undefined>;
+    /**
+     * Start no worker until `startWorkers()` (or a query that has to wait for one): the service
+     * starts them once its first answers can be given (issue 31), so that their start-up does not
+     * compete with its own for the cores. Default false: they start at once.
+     */
+    deferStart?: boolean;
 }
 
 export interface QueryPoolStats {
@@ -109,6 +116,8 @@ export class QueryPool {
     private readonly graceMs: number;
     private readonly maxQueued: number;
     private readonly heapMb: number;
+    /** Workers the pool runs (once started). */
+    private readonly size: number;
     private settleStarted!: () => void;
     /** Set by a worker (Atomics) once it can run queries: see `workerStarted`. */
     private readonly startedFlag = new Int32Array(new SharedArrayBuffer(4));
@@ -126,8 +135,17 @@ export class QueryPool {
         this.graceMs = opts.graceMs ?? 2000;
         this.maxQueued = opts.maxQueued ?? 256;
         this.heapMb = opts.workerHeapMb ?? Math.min(4096, Math.max(256, Math.floor(totalmem() / 4 / 2 ** 20)));
-        const n = Math.max(1, opts.workers ?? availableParallelism());
-        for (let i = 0; i < n; i++) this.slots.push(this.startSlot());
+        this.size = Math.max(1, opts.workers ?? availableParallelism());
+        if (!opts.deferStart) this.startWorkers();
+    }
+
+    /** Starts the workers, when they have not started yet (see `deferStart`). */
+    startWorkers(): void {
+        if (this.closed || this.broken || this.slots.length > 0) return;
+        startTrace('query workers starting');
+        for (let i = 0; i < this.size; i++) this.slots.push(this.startSlot());
+        // Jobs that gave way before there were workers.
+        this.dispatch();
     }
 
     /**
@@ -141,7 +159,7 @@ export class QueryPool {
 
     stats(): QueryPoolStats {
         const idle = this.broken ? 0 : this.slots.filter(s => s.ready && !s.current).length;
-        return { workers: this.broken ? 0 : this.slots.length, running: this.slots.filter(s => s.current).length, queued: this.queue.length, idle, ...this.counters };
+        return { workers: this.broken ? 0 : this.size, running: this.slots.filter(s => s.current).length, queued: this.queue.length, idle, ...this.counters };
     }
 
     /** Runs a job; resolves with the response body (JSON text). `signal` cancels it. */
@@ -166,6 +184,8 @@ export class QueryPool {
         }
         return new Promise<string>((resolve, reject) => {
             this.queue.push(this.newJob(job, resolve, reject, signal));
+            // A job that waits for a worker: they start now if they have not.
+            this.startWorkers();
             this.dispatch();
         });
     }
@@ -269,6 +289,7 @@ export class QueryPool {
     private onReply(slot: Slot, msg: WorkerReply): void {
         if ('ready' in msg) {
             slot.ready = true;
+            startTrace('query worker ready');
             this.settleStarted();
             this.startFailures = 0;
             return;

@@ -9,6 +9,7 @@ import { interruption, INTERRUPT_NONE, INTERRUPT_TIMEOUT, type WorkerReply, type
 import { serializeError } from './query-errors.js';
 import { runJob } from './run-job.js';
 import { coldBlockReader } from './cold-reader.js';
+import { saveCodeCacheNow } from '../../bin/code-cache.js';
 
 const WARM_UP_REQUEST = { format: 'tabular' as const, now: 0n, includeCursor: false, includeCursorField: false };
 
@@ -36,6 +37,7 @@ if (port) {
     const ready = (): void => {
         Atomics.store(setup.started, 0, 1);
         reply({ ready: true });
+        saveCodeCacheNow();
     };
     const warmUp = runJob(engine, { kind: 'apl', apl: 'print warm = 1', timeoutMs: 0, request: WARM_UP_REQUEST }).then(ready, ready);
     port.on('message', (msg: WorkerRequest) => {
@@ -48,6 +50,8 @@ if (port) {
             } catch (err) {
                 reply({ id: msg.id, ok: false, error: serializeError(err) });
             }
+            // Only in the build's warm-up: the code cache then holds the query path too.
+            saveCodeCacheNow();
         })();
     });
 }

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { startAplServe } from '../support/apl-serve.js';
 
 interface Seen { value: number; dirname: string; filename: string; sameExports: boolean; join: string }
 
@@ -85,6 +86,34 @@ describe('the built bins', () => {
         expect(r.stdout).toContain(usage);
         expect(r.stderr).toMatch(/^code cache: used /);
         expect(r.stderr).toContain(args[0] === 'serve' ? 'apl-cli.serve.v8-cache' : '.v8-cache');
+    });
+});
+
+/**
+ * Issue 31: the service's query and ingest workers start through out/worker-launcher.cjs with the
+ * caches the build's warm-up session made (a query worker compiled its 1.4 MB bundle on every
+ * start before), and answer as before.
+ */
+describe("apl serve's worker threads", () => {
+    it("['w'] | summarize count() by k after an ingest: the query and ingest workers start with their code caches", async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'apl-worker-cache-'));
+        const token = 'xaat-worker-code-cache';
+        const s = await startAplServe(['--data', dir, '--no-samples', '--query-workers', '1'], { AXIOM_TOKEN: token, APL_CODE_CACHE_DEBUG: '1' });
+        try {
+            const call = (route: string, body: string, type = 'application/json') =>
+                fetch(s.url + route, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': type }, body });
+            expect((await call('/v2/datasets', JSON.stringify({ name: 'w' }))).status).toBe(200);
+            expect((await call('/v1/datasets/w/ingest', '{"k":"a"}\n{"k":"b"}\n{"k":"a"}', 'application/x-ndjson')).status).toBe(200);
+            const r = await call('/v1/datasets/_apl?format=tabular', JSON.stringify({ apl: "['w'] | summarize n = count() by k | order by k asc" }));
+            expect(r.status).toBe(200);
+            const json = (await r.json()) as { tables: { columns: unknown[][] }[] };
+            expect(json.tables[0]!.columns).toEqual([['a', 'b'], [2, 1]]);
+        } finally {
+            await s.stop();
+        }
+        const root = fileURLToPath(new URL('../..', import.meta.url));
+        for (const worker of ['query-worker', 'ingest-worker']) expect(s.stderr()).toContain(`code cache: used (${join(root, 'out', `${worker}.v8-cache`)})`);
+        expect(s.stderr()).not.toMatch(/code cache: (none|rejected)/);
     });
 });
 

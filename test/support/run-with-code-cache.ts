@@ -4,6 +4,7 @@
 import { runWithCodeCache } from '../../bin/code-cache.js';
 
 const [bundle, cache, save] = process.argv.slice(2);
-const run = runWithCodeCache(bundle!, cache!);
+// Our own cache only: on node ≥ 22.1 a bundle without one would otherwise run with node's compile cache.
+const run = runWithCodeCache(bundle!, cache!, { nodeCompileCache: false });
 if (save === '--save') run.save();
 process.stdout.write(JSON.stringify({ cache: run.cache, seen: (globalThis as { __codeCacheTest?: unknown }).__codeCacheTest }));

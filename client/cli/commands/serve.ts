@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { runServe } from '../../../server/http/serve.js';
+import { runServe, startTrace } from '../../../server/http/serve.js';
 
 /** The service's data directory and its tokens, for `apl token` (this file is the CLI's one import from server/). */
 export { resolveDataDir, TokenStore } from '../../../server/http/serve.js';
@@ -41,6 +41,7 @@ directory. Point the official clients (or apl query / apl ingest) at the URL it 
 Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.`;
 
 export async function runServeCommand(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
+    startTrace('serve command');
     const { values, positionals } = parseArgs({
         args: argv,
         allowPositionals: true,
