@@ -145,8 +145,16 @@ export function physicalWalk(sel: Uint32Array, n: number, valsLength: number, k 
     if (run === undefined || run.rows > valsLength) return undefined;
     const [lo, hi] = run.span?.() ?? [0, run.rows];
     const span = hi - lo;
-    if (span * 2 > n * 3 && !(span <= n * 8 && k * 8 <= span / zoneRows)) return undefined;
+    if (span * 2 > n * 3 && !(span <= n * 8 && zonesPrune(k, span, zoneRows))) return undefined;
     return { rank: run.rank(), off: run.off, lo, hi };
+}
+
+/**
+ * Whether a top of `k` rows over `rows` physical rows is expected to read few of their zones: the
+ * k winners lie in at most k zones, and the walk stops once the zones left cannot beat them.
+ */
+export function zonesPrune(k: number, rows: number, zoneRows = ZONE_ROWS): boolean {
+    return k * 8 <= rows / zoneRows;
 }
 
 /** Selections known to be `top, top - 1, …` (physical rows), by array: see markReverseRun. */
