@@ -20,7 +20,7 @@ import { isTimeSort, parseCached, runQuery, type DataAccess, type ExternalDataRe
 import { fieldsUpTo, neededFields } from './needed-columns.js';
 import { ColdBlockCache, blockKey, mergeColdFields, type ColdAccess, type ColdBlockReader, type ColdDataset } from './cold-blocks.js';
 export type { ColdBlock, ColdBlockReader, ColdDataset, ColdField, ColdKeep } from './cold-blocks.js';
-import { SummaryFold, planPartition, type PartialResult, type PartitionPlan, type PartitionSpec } from './parallel.js';
+import { SummaryFold, planPartition, topWalksFewZones, type PartialResult, type PartitionPlan, type PartitionSpec } from './parallel.js';
 export { deserializePartial, partialIsUnsupported, serializePartial, type PartialResult, type PartitionPlan, type PartitionSpec } from './parallel.js';
 import { renderLegacy, renderTabular, type AplLegacyResult, type FieldMeta, type RenderContext, type TabularResult } from './result.js';
 import { AplQueryError } from './errors.js';
@@ -390,7 +390,12 @@ export function createEngine(options: EngineOptions = {}): Engine {
             const { model, problems } = parseCached(apl);
             const plan = problems.length > 0 ? undefined : planPartition(model, name => stores.has(name));
             // A dataset with blocks on disk runs its parts block by block in one job (runColdParts).
-            return plan && !colds.has(plan.dataset) && stores.get(plan.dataset)!.rows >= minRows ? plan : undefined;
+            if (!plan || colds.has(plan.dataset)) return undefined;
+            const store = stores.get(plan.dataset)!;
+            if (store.rows < minRows) return undefined;
+            // A small top over a numeric field reads a few zones in one run (parallel.ts topWalksFewZones).
+            if (plan.kind === 'top' && topWalksFewZones(model, plan, name => store.snapshot().column(name), store.rows)) return undefined;
+            return plan;
         },
         async query(apl, opts) {
             const started = performance.now();

@@ -22,6 +22,7 @@ import { canonicalKey, compareValues } from '../runtime-values.js';
 import type { AplValue } from '../values.js';
 import { type Column, ConstColumn, NumColumn, type ScalarType, columnFromValues } from './columns.js';
 import { sumCountByGroup } from './kernels/aggregate.js';
+import { zonesPrune } from './kernels/topn.js';
 import { compileAggregate, groupRows, keyColumn, permute, runAggregate, sortGroupsByKeys, type Grouping } from './aggregate.js';
 import { type QueryEnv, type Vec, vget } from './expr.js';
 import { Frame, ROWID, type AggInfo, type FrameCol, type FrameMeta } from './frame.js';
@@ -92,6 +93,26 @@ export function planPartition(model: ast.Model, isDataset: (name: string) => boo
     if (op.$type === 'SortOperator' && take?.$type === 'TakeOperator' && whereOnly && smallCount((take as ast.TakeOperator).count)) return { kind: 'top', dataset, opIndex: k + 1 };
     if (op.$type === 'SummarizeOperator' && summarizeIsMergeable(op as ast.SummarizeOperator, inThread ? MERGEABLE_IN_THREAD : MERGEABLE)) return { kind: 'summarize', dataset, opIndex: k };
     return undefined;
+}
+
+/**
+ * Whether a `top` plan is better run in one thread: `top N by <numeric field>` (or `sort by … |
+ * take N`) right on the dataset, over a key without nulls, with N small beside the dataset's zones.
+ * One run walks the zones that hold the winners (kernels/topn.ts, a few of them); the parts would
+ * each walk as many, and their dispatch and merge cost more than the walk.
+ */
+export function topWalksFewZones(model: ast.Model, plan: PartitionPlan, column: (name: string) => Column | undefined, rows: number): boolean {
+    if (plan.kind !== 'top') return false;
+    const ops = ((model.statements[0] as ast.QueryStatement).body as ast.Pipeline).operators;
+    const op = ops[plan.opIndex];
+    const sorter = op.$type === 'TopOperator' ? (op as ast.TopOperator) : (ops[plan.opIndex - 1] as ast.SortOperator | undefined);
+    const count = op.$type === 'TopOperator' ? (op as ast.TopOperator).count : (op as ast.TakeOperator).count;
+    // Only the top (or the sort and its take) on the dataset's own rows: a `where` before reads every row.
+    if (sorter === undefined || ops.indexOf(sorter) !== 0 || sorter.items.length !== 1) return false;
+    const key = unparen(sorter.items[0].expression);
+    if (key.$type !== 'NameReference' && key.$type !== 'BracketReference') return false;
+    const col = column((key as ast.NameReference).name);
+    return col instanceof NumColumn && col.nulls === null && count.$type === 'LongLiteral' && zonesPrune(Number((count as ast.LongLiteral).value), rows);
 }
 
 /** Each part of a `top` returns up to N rows: only a literal N up to MAX_TOP_ROWS is split. */

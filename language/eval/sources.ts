@@ -321,6 +321,12 @@ function scanDataset(snap: Snapshot, need: OrderNeed, state: RunState, terms: re
     if (endTime !== undefined && !whole) hi = lowerBound(lo, n, i => nsAt(i) >= endTime);
     // A part of a parallel run covers its share of the range, in time order (parallel.ts).
     const part = state.opts.partial;
+    // A part of a count or an order-free summarize over every row covers a range of physical rows,
+    // read in storage order, when the rows were stored far out of time order: a range of the time
+    // order gathers its rows from anywhere then (the merge orders the groups itself). Rows stored
+    // nearly in order (a zone or a sixteenth apart at most) keep their time ranges, read nearly in storage order.
+    const physical = part !== undefined && part.plan.dataset === snap.dataset && part.plan.kind !== 'top' && need === 'none' && asc !== undefined
+        && state.cursor === undefined && lo === 0 && hi === n && n > 0 && !isIdentity(asc) && snap.orderSpread() > Math.min(ZONE_ROWS, n / 16);
     if (part && part.plan.dataset === snap.dataset) [lo, hi] = partitionRange(lo, hi, part.part);
     state.stats.rowsExamined += hi - lo;
     if (!state.stats.datasets.includes(snap.dataset)) state.stats.datasets.push(snap.dataset);
@@ -349,6 +355,8 @@ function scanDataset(snap: Snapshot, need: OrderNeed, state: RunState, terms: re
         }
     } else if (asc === undefined) {
         sel = null;
+    } else if (physical) {
+        sel = identityRows(n).subarray(lo, hi);
     } else {
         sel = asc.subarray(lo, hi);
         if (lo === 0 && hi === n && isIdentity(asc)) sel = null;
@@ -362,7 +370,9 @@ function scanDataset(snap: Snapshot, need: OrderNeed, state: RunState, terms: re
         const zoneRows = state.opts.zoneRows ?? ZONE_ROWS;
         const keep = terms.length > 0 && m > 0 ? survivingBlocks(snap, terms, zoneRows) : undefined;
         // The blocks the scan would read without pruning: those pruning ruled out are `status.blocksSkipped`.
-        const unpruned = keep && keep.includes(0) ? (whole ? everyZone(n, undefined, zoneRows) : blocksRead(snap, sel, lo, m, undefined, zoneRows)) : undefined;
+        // A whole block, or a physical part of every row: the zones of all rows (the part's rows have no time span of their own).
+        const allZones = whole || physical;
+        const unpruned = keep && keep.includes(0) ? (allZones ? everyZone(n, undefined, zoneRows) : blocksRead(snap, sel, lo, m, undefined, zoneRows)) : undefined;
         if (keep && keep.includes(0)) {
             const kept = keptRows(sel, lo, m, keep, zoneRows);
             state.stats.rowsExamined -= m - kept.length;
@@ -370,7 +380,7 @@ function scanDataset(snap: Snapshot, need: OrderNeed, state: RunState, terms: re
             m = kept.length;
         }
         // Unordered rows (a whole block) have no first and last row in time: all their zones are read.
-        const blocks = whole ? (m === 0 ? [] : everyZone(n, keep, zoneRows)) : blocksRead(snap, sel, lo, m, keep, zoneRows);
+        const blocks = physical ? everyZone(n, keep, zoneRows) : whole ? (m === 0 ? [] : everyZone(n, keep, zoneRows)) : blocksRead(snap, sel, lo, m, keep, zoneRows);
         state.stats.blocksExamined += blocks.length;
         const skipped = unpruned?.filter(b => keep![b] === 0) ?? [];
         if (state.opts.partial) for (const b of skipped) (state.stats.partSkipped ??= new Set()).add(b);
@@ -461,6 +471,16 @@ function onlyRows(snap: Snapshot, rows: readonly number[], desc: boolean): Uint3
 function physicalSpan(snap: Snapshot, lo: number, hi: number): [number, number] {
     const spread = snap.orderSpread();
     return [Math.max(0, lo - spread), Math.min(snap.rows, hi + spread)];
+}
+
+/** Rows 0, 1, 2, …: the selection of a physical row range (grown to the largest dataset scanned so). */
+let identity = new Uint32Array(0);
+function identityRows(n: number): Uint32Array {
+    if (identity.length < n) {
+        identity = new Uint32Array(n);
+        for (let i = 0; i < n; i++) identity[i] = i;
+    }
+    return identity;
 }
 
 const identityCache = new WeakMap<Uint32Array, boolean>();

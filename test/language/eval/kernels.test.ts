@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { binnedTimeGroupIds, codeGroupIds } from '../../../language/eval/kernels/group.js';
 import { countByGroup, extremeByGroup, sumCountByGroup } from '../../../language/eval/kernels/aggregate.js';
 import { tableMatchRows, trueIndexes } from '../../../language/eval/kernels/select.js';
-import { markPermutedRun, markReverseRun, physicalWalk, topNumeric } from '../../../language/eval/kernels/topn.js';
+import { lastWalk, markPermutedRun, markReverseRun, physicalWalk, topNumeric } from '../../../language/eval/kernels/topn.js';
 import { ascendingPerm } from '../../../language/eval/kernels/sort.js';
 
 /** A small deterministic generator (mulberry32), so failures replay. */
@@ -244,6 +244,72 @@ describe('ordering kernels', () => {
         const part = shuffled.subarray(0, 3000);
         markPermutedRun(part, () => new Uint32Array(6000), 0, 6000);
         expect(physicalWalk(part, 3000, 6000)).toBeUndefined();
+    });
+
+    /** A shuffled order of `rows` rows, its inverse, and its runs for `parts` parts of a parallel scan, newest first. */
+    function shuffledParts(rows: number, parts: number, r: () => number): Uint32Array[] {
+        const order = Uint32Array.from({ length: rows }, (_, i) => i);
+        for (let i = rows - 1; i > 0; i--) {
+            const j = Math.floor(r() * (i + 1));
+            [order[i], order[j]] = [order[j], order[i]];
+        }
+        const rank = new Uint32Array(rows);
+        order.forEach((row, pos) => (rank[row] = pos));
+        return Array.from({ length: parts }, (_, k) => {
+            const lo = Math.floor((rows * k) / parts);
+            const hi = Math.floor((rows * (k + 1)) / parts);
+            const run = order.subarray(lo, hi);
+            markPermutedRun(run, () => rank, lo, rows);
+            return run;
+        });
+    }
+
+    for (const sgn of [1, -1]) {
+        it(`topNumeric ${sgn > 0 ? 'ascending' : 'descending'} walks zones best first: sorted, nearly sorted and shuffled rows, 1-7 parts (ties, NaN)`, () => {
+            const r = rng(sgn > 0 ? 11 : 12);
+            const ROWS = 6000;
+            const datasets: [string, Float64Array][] = [
+                ['few values (ties)', Float64Array.from({ length: ROWS }, () => (r() < 0.01 ? NaN : Math.floor(r() * 40)))],
+                ['spread values', Float64Array.from({ length: ROWS }, () => (r() < 0.002 ? NaN : r() * 1e6))],
+                ['NaN in one zone only', Float64Array.from({ length: ROWS }, (_, i) => (i >= 4000 && i < 4003 ? NaN : Math.floor(r() * 1000)))],
+                ['rising values', Float64Array.from({ length: ROWS }, (_, i) => i % 997)],
+                ['all NaN but a few', Float64Array.from({ length: ROWS }, (_, i) => (i % 1500 === 7 ? i : NaN))],
+            ];
+            for (const [name, vals] of datasets) {
+                for (const zoneRows of [64, 500, 7]) {
+                    // A newest-first scan of rows in time order (a reverse run), whole and cut by a time range.
+                    for (const [top, n] of [[ROWS - 1, ROWS], [4321, 3000]]) {
+                        const reverse = Uint32Array.from({ length: n }, (_, i) => top - i);
+                        markReverseRun(reverse, top);
+                        for (const k of [1, 10, 57]) expect([...topNumeric(vals, reverse, n, k, sgn, zoneRows)], `${name}, reverse run, zones of ${zoneRows}`).toEqual(refTop(vals, reverse, n, k, sgn));
+                    }
+                    for (const parts of [1, 2, 3, 7]) {
+                        const runs = [...nearlyOrderedParts(ROWS, parts, r).runs, ...shuffledParts(ROWS, parts, r)];
+                        for (const run of runs) {
+                            for (const k of [1, 10, 57]) expect([...topNumeric(vals, run, run.length, k, sgn, zoneRows)], `${name}, ${parts} parts, zones of ${zoneRows}`).toEqual(refTop(vals, run, run.length, k, sgn));
+                        }
+                    }
+                }
+            }
+        });
+    }
+
+    it('a top 10 of a newest-first scan reads the zones that hold a winner, not all of them', () => {
+        const r = rng(21);
+        // 100 zones of 64 rows; the values of a skewed distribution (durations, say).
+        const vals = Float64Array.from({ length: 6400 }, () => Math.exp(3 * r()) * 10);
+        const reverse = Uint32Array.from({ length: 6400 }, (_, i) => 6399 - i);
+        markReverseRun(reverse, 6399);
+        expect([...topNumeric(vals, reverse, 6400, 10, -1, 64)]).toEqual(refTop(vals, reverse, 6400, 10, -1));
+        expect(lastWalk.zones).toBeLessThanOrEqual(10);
+        expect([...topNumeric(vals, reverse, 6400, 10, 1, 64)]).toEqual(refTop(vals, reverse, 6400, 10, 1));
+        expect(lastWalk.zones).toBeLessThanOrEqual(10);
+        // A part of a shuffled order (its rows anywhere in the table) walks zones too when its top is small.
+        const [part] = shuffledParts(6400, 2, r);
+        expect(physicalWalk(part, part.length, 6400, 10, 64)).toBeDefined();
+        expect(physicalWalk(part, part.length, 6400, 57, 64)).toBeUndefined();
+        expect([...topNumeric(vals, part, part.length, 10, -1, 64)]).toEqual(refTop(vals, part, part.length, 10, -1));
+        expect(lastWalk.zones).toBeLessThanOrEqual(20);
     });
 
     it('ascendingPerm orders distinct values, and declines NaN and duplicates', () => {

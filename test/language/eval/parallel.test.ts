@@ -130,6 +130,31 @@ describe('queries that run as one job', () => {
         expect(e.planParallel("['d'] | summarize count()", 5000)?.kind).toBe('summarize');
     });
 
+    it("['big'] | top 1 by n: one run walks the few zones that hold the winners, so it is not split", async () => {
+        // 1.5M rows: 23 zones of 64k rows. A top whose rows lie in few zones runs in one thread.
+        const big = createEngine();
+        const t0 = Date.parse('2026-11-01T00:00:00Z');
+        for (let c = 0; c < 15; c++) {
+            big.ingest('big', Array.from({ length: 100_000 }, (_, j) => {
+                const i = c * 100_000 + j;
+                return { _time: new Date(t0 + i).toISOString(), n: (i * 7919) % 100_003, s: `s${i % 50}`, w: i % 3 === 0 ? null : i };
+            }));
+        }
+        expect(big.planParallel("['big'] | top 1 by n")).toBeUndefined();
+        // Its answer: of the rows with the largest n (one in about every 100k), the newest wins the tie.
+        let newest = -1;
+        for (let i = 0; i < 1_500_000; i++) if ((i * 7919) % 100_003 === 100_002) newest = i;
+        const top = await big.query("['big'] | top 1 by n", { startTime: '2026-10-01T00:00:00Z', endTime: '2026-12-01T00:00:00Z' });
+        const fields = top.tables[0].fields.map(f => f.name);
+        expect(top.tables[0].columns[fields.indexOf('n')]).toEqual([100_002]);
+        expect(top.tables[0].columns[fields.indexOf('_time')]).toEqual([new Date(t0 + newest).toISOString()]);
+        expect(big.planParallel("['big'] | sort by n asc | take 2")).toBeUndefined();
+        // More winners than zones/8, a `where` first (it reads every row), a string key or one with nulls: in parts.
+        for (const apl of ["['big'] | top 10 by n", "['big'] | where n > 5 | top 1 by n", "['big'] | top 1 by s", "['big'] | top 1 by w", "['big'] | top 1 by n, s"]) {
+            expect(big.planParallel(apl)?.kind, apl).toBe('top');
+        }
+    });
+
     it("['d'] | summarize sum(ok) (a part finds that a bool argument does not fit the plan)", () => {
         const apl = "['d'] | summarize sum(ok)";
         const plan = e.planParallel(apl)!;
