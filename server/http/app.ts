@@ -17,6 +17,7 @@ import { DataPlane } from './data-plane.js';
 import { createEngineAdapter } from './engine-adapter.js';
 import { installErrorHandlers, sendError } from './errors.js';
 import { drainRefusedBodies } from './refused-body.js';
+import { readRawBody } from './body.js';
 import { DEFAULT_MAX_RESULT_ROWS } from './paging.js';
 import { registerDatasetRoutes } from './routes-datasets.js';
 import { registerIngestRoutes } from './routes-ingest.js';
@@ -362,7 +363,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     });
     bodyIdleTimeout(app, BODY_IDLE_TIMEOUT_MS);
     app.removeAllContentTypeParsers();
-    app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+    app.addContentTypeParser('*', (req, payload, done) => readRawBody(req, payload, done));
     installErrorHandlers(app, deps.log);
     drainRefusedBodies(app);
     app.addHook('onRequest', authHook(deps.auth));

@@ -134,6 +134,11 @@ function nonEmpty(s: string | null | undefined): string | undefined {
 /** Decodes and normalises one request. Throws IngestError (400/413/415) for whole-request problems. */
 export async function prepareIngest(req: IngestRequest, opts: PrepareOptions = {}): Promise<PreparedIngest> {
     const { params, body } = await decodeIngestRequest(req, opts);
+    return prepareDecoded(params, body);
+}
+
+/** The second half of prepareIngest: parse + normalise a decoded body (throws its 400 for bad labels). */
+export function prepareDecoded(params: IngestParams, body: Buffer): PreparedIngest {
     const parsed = parseEvents(body, params.format, { csvDelimiter: params.csvDelimiter, csvFields: params.csvFields });
     const labels = parseEventLabels(params.labels); // a bad header is a 400 for the whole request
     // The same steps as buildBatch, on the one parse of the body.

@@ -20,8 +20,9 @@ import { startWorker } from '../worker-boot.js';
 import type { ColumnarBatch } from './columnar.js';
 import { PAD_BYTES, writePadding } from './ndjson-columns.js';
 import { IngestError } from '../../language/ingest/errors.js';
-import { decodeIngestRequest, prepareIngest, processedBytes, type IngestParams, type IngestRequest, type PreparedIngest, type PrepareOptions } from './ingest.js';
+import { decodeIngestRequest, prepareDecoded, prepareIngest, processedBytes, type IngestParams, type IngestRequest, type PreparedIngest, type PrepareOptions } from './ingest.js';
 import { startTrace } from '../start-trace.js';
+import { returnedBody, transferableBody } from './padded-body.js';
 
 /** A request prepared on a worker: like PreparedIngest, with columns instead of per-event objects. */
 export interface ColumnarPrepared extends Omit<PreparedIngest, 'batch'> {
@@ -29,18 +30,59 @@ export interface ColumnarPrepared extends Omit<PreparedIngest, 'batch'> {
     columnar: ColumnarBatch;
 }
 
-type Reply = { ready: true } | { id: number; ok: true; result: ColumnarBatch } | { id: number; ok: false; status?: 400 | 404 | 413 | 415; error: string };
+/** What the pool posts: the body's bytes (its memory transferred), and whether to hand that memory back. */
+export interface Request {
+    id: number;
+    body: Uint8Array;
+    params: IngestParams;
+    returnBody: boolean;
+}
+
+/**
+ * What a worker answers. A body handed over whole comes back first in a message of its own, so
+ * that it is here even when the result cannot be read (the request is then parsed here).
+ */
+export type Reply =
+    | { ready: true }
+    | { id: number; body: Uint8Array }
+    | { id: number; ok: true; result: ColumnarBatch }
+    | { id: number; ok: false; status?: 400 | 404 | 413 | 415; error: string };
+
+/** A worker's columns, with the body as it is here now (the same bytes, maybe other memory). */
+interface Parsed {
+    columnar: ColumnarBatch;
+    body: Buffer;
+}
 
 interface Pending {
-    resolve: (r: ColumnarBatch) => void;
+    resolve: (r: Parsed) => void;
     reject: (e: unknown) => void;
+    /** The body, once it is here: at once when a copy was posted, else when the worker hands it back. */
+    returned: Buffer | undefined;
+}
+
+/** The reply could not be read, and the request's body is here again: parse it on the main thread. */
+class ReplyUnreadable extends Error {
+    constructor(
+        message: string,
+        readonly body: Buffer,
+    ) {
+        super(message);
+    }
+}
+
+/** The worker failed the body with something but an IngestError: parse it on the main thread. */
+class WorkerFailed extends Error {
+    constructor(
+        message: string,
+        readonly body: Buffer,
+    ) {
+        super(message);
+    }
 }
 
 /** The worker could not start: parse on the main thread from now on. */
 class WorkerUnavailable extends Error {}
-
-/** The reply could not be read: parse this request on the main thread. */
-class ReplyUnreadable extends Error {}
 
 /** A started worker died with this request in hand. */
 export class IngestWorkerDied extends Error {
@@ -78,9 +120,9 @@ export class IngestWorkers {
         const slot = this.pick();
         if (slot === undefined) return prepareIngest(req, opts);
         const { params, body } = await decodeIngestRequest(req, opts);
-        let columnar: ColumnarBatch;
+        let parsed: Parsed;
         try {
-            columnar = await this.run(slot, body, params);
+            parsed = await this.run(slot, body, params);
         } catch (err) {
             if (err instanceof IngestError || err instanceof IngestWorkerDied) throw err;
             if (err instanceof WorkerUnavailable) {
@@ -89,17 +131,20 @@ export class IngestWorkers {
                 slot.reported = true;
                 slot.broken = true;
             } else this.log(`ingest worker failed (${String(err)}); parsing on the main thread`);
-            return prepareIngest(req, { ...opts, receiveTimeNs: params.receiveTimeNs });
+            // The body as it is now (a body handed over whole came back in other memory).
+            const here = err instanceof ReplyUnreadable || err instanceof WorkerFailed ? err.body : body;
+            return prepareDecoded(params, here);
         }
+        const { columnar } = parsed;
         return {
             params,
-            body,
+            body: parsed.body,
             columnar,
             count: columnar.times.length,
             failures: columnar.failures,
             minTime: columnar.minTime,
             maxTime: columnar.maxTime,
-            processedBytes: processedBytes(body, params),
+            processedBytes: processedBytes(parsed.body, params),
         };
     }
 
@@ -112,7 +157,7 @@ export class IngestWorkers {
         const slot = this.pick();
         if (slot === undefined) return undefined;
         try {
-            return await this.run(slot, body, params);
+            return (await this.run(slot, body, params)).columnar;
         } catch (err) {
             if (err instanceof WorkerUnavailable) slot.broken = true;
             return undefined;
@@ -147,7 +192,7 @@ export class IngestWorkers {
         return best;
     }
 
-    private run(slot: Slot, body: Buffer, params: IngestParams): Promise<ColumnarBatch> {
+    private run(slot: Slot, body: Buffer, params: IngestParams): Promise<Parsed> {
         let w: Worker;
         try {
             w = this.start(slot);
@@ -155,17 +200,25 @@ export class IngestWorkers {
             return Promise.reject(new WorkerUnavailable(err instanceof Error ? err.message : String(err)));
         }
         const id = this.nextId++;
-        // A private copy of the bytes, transferred (the body itself stays here for the WAL): its own
-        // memory (never the shared pool), not zeroed first since every byte is written, with the
-        // padding the worker's byte scanner reads the body in place with.
-        const mem = Buffer.allocUnsafeSlow(body.length + PAD_BYTES);
-        body.copy(mem);
-        writePadding(mem, body.length);
-        const copy = mem.subarray(0, body.length);
-        return new Promise<ColumnarBatch>((resolve, reject) => {
-            slot.pending.set(id, { resolve, reject });
+        // A body in memory of its own (padded-body.ts) goes over as it is and comes back for the WAL,
+        // once the worker is known to have started (a worker that cannot start would lose it, and
+        // the request is then parsed here). Else a private copy of the bytes, transferred (the body
+        // itself stays here for the WAL): its own memory (never the shared pool), not zeroed first
+        // since every byte is written, with the padding the worker's byte scanner reads it in place with.
+        const whole = slot.ready ? transferableBody(body) : undefined;
+        let mem: ArrayBuffer;
+        if (whole !== undefined) mem = whole;
+        else {
+            const copy = Buffer.allocUnsafeSlow(body.length + PAD_BYTES);
+            body.copy(copy);
+            writePadding(copy, body.length);
+            mem = copy.buffer as ArrayBuffer;
+        }
+        const msg: Request = { id, body: new Uint8Array(mem, 0, body.length), params, returnBody: whole !== undefined };
+        return new Promise<Parsed>((resolve, reject) => {
+            slot.pending.set(id, { resolve, reject, returned: whole === undefined ? body : undefined });
             w.ref();
-            w.postMessage({ id, body: copy, params }, [copy.buffer]);
+            w.postMessage(msg, [mem]);
         });
     }
 
@@ -183,11 +236,17 @@ export class IngestWorkers {
             }
             const p = slot.pending.get(msg.id);
             if (!p) return;
+            if ('body' in msg) {
+                p.returned = returnedBody(msg.body.buffer as ArrayBuffer, msg.body.byteLength);
+                return;
+            }
             slot.pending.delete(msg.id);
             if (slot.pending.size === 0) w.unref();
-            if (msg.ok) p.resolve(msg.result);
+            const body = p.returned;
+            if (body === undefined) p.reject(new IngestWorkerDied('the ingest worker answered without handing the body back; nothing of it was stored'));
+            else if (msg.ok) p.resolve({ columnar: msg.result, body });
             else if (msg.status !== undefined) p.reject(new IngestError(msg.status, msg.error));
-            else p.reject(new Error(msg.error));
+            else p.reject(new WorkerFailed(msg.error, body));
         });
         const fail = (why: string): void => {
             if (slot.worker !== w) return;
@@ -213,7 +272,10 @@ export class IngestWorkers {
             const [id, p] = first.value;
             slot.pending.delete(id);
             if (slot.pending.size === 0) w.unref();
-            p.reject(new ReplyUnreadable(`unreadable reply (${err instanceof Error ? err.message : String(err)})`));
+            const why = `unreadable reply (${err instanceof Error ? err.message : String(err)})`;
+            // The body's own message was the unreadable one: it is lost, and nothing was stored.
+            if (p.returned === undefined) p.reject(new IngestWorkerDied(`the ingest worker's ${why} lost the request's body; nothing of it was stored`));
+            else p.reject(new ReplyUnreadable(why, p.returned));
         });
         slot.worker = w;
         return w;

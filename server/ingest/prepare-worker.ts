@@ -1,19 +1,25 @@
 /** Worker-thread entry: parses + normalises ingest bodies posted by IngestWorker (prepare-pool.ts). */
 import { parentPort } from 'node:worker_threads';
-import { transferList } from './columnar.js';
+import { transferList, type ColumnarBatch } from './columnar.js';
 import { prepareColumns } from './ndjson-columns.js';
 import { IngestError } from '../../language/ingest/errors.js';
-import type { IngestParams } from './ingest.js';
+import type { Reply, Request } from './prepare-pool.js';
 import { saveCodeCacheNow } from '../../bin/code-cache.js';
 
 const port = parentPort;
 if (port) {
     // Tells the pool the module loaded (a worker that dies before this could not start at all).
     port.postMessage({ ready: true });
-    port.on('message', (msg: { id: number; body: Uint8Array; params: IngestParams }) => {
+    port.on('message', (msg: Request) => {
         try {
             const body = Buffer.from(msg.body.buffer, msg.body.byteOffset, msg.body.byteLength);
-            const result = prepareColumns(body, msg.params);
+            let result: ColumnarBatch;
+            try {
+                result = prepareColumns(body, msg.params);
+            } finally {
+                // The body's memory back to the pool, for the WAL (the result holds none of it).
+                if (msg.returnBody) port.postMessage({ id: msg.id, body: msg.body } satisfies Reply, [msg.body.buffer as ArrayBuffer]);
+            }
             port.postMessage({ id: msg.id, ok: true, result }, transferList(result));
         } catch (err) {
             if (err instanceof IngestError) port.postMessage({ id: msg.id, ok: false, status: err.status, error: err.message });
