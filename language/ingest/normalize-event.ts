@@ -267,10 +267,20 @@ function b2(b: Uint8Array, i: number): number {
  * `_time` without making a string); undefined when the bytes are not exactly that form.
  */
 export function parseRfc3339Bytes(b: Uint8Array, s: number, e: number): bigint | undefined {
+    if (!parseRfc3339Parts(b, s, e, rfc3339Parts)) return undefined;
+    return BigInt(rfc3339Parts[0]) * NS_PER_SEC + BigInt(rfc3339Parts[1]);
+}
+const rfc3339Parts = new Float64Array(2);
+
+/**
+ * `parseRfc3339Bytes` without a BigInt: the time as whole seconds since the epoch (`out[0]`) and
+ * nanoseconds past them (`out[1]`, 0 to 999,999,999); false when the bytes are not that form.
+ */
+export function parseRfc3339Parts(b: Uint8Array, s: number, e: number, out: Float64Array): boolean {
     const n = e - s;
-    if (n < 20 || b[s + 4] !== 45 || b[s + 7] !== 45 || b[s + 13] !== 58 || b[s + 16] !== 58) return undefined;
+    if (n < 20 || b[s + 4] !== 45 || b[s + 7] !== 45 || b[s + 13] !== 58 || b[s + 16] !== 58) return false;
     const t = b[s + 10];
-    if (t !== 84 && t !== 116 && t !== 32) return undefined;
+    if (t !== 84 && t !== 116 && t !== 32) return false;
     const y1 = b2(b, s);
     const y2 = b2(b, s + 2);
     const mo = b2(b, s + 5);
@@ -278,7 +288,7 @@ export function parseRfc3339Bytes(b: Uint8Array, s: number, e: number): bigint |
     const h = b2(b, s + 11);
     const mi = b2(b, s + 14);
     const se = b2(b, s + 17);
-    if (y1 < 0 || y2 < 0 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y1 * 100 + y2, mo) || h < 0 || h > 23 || mi < 0 || mi > 59 || se < 0 || se > 60) return undefined;
+    if (y1 < 0 || y2 < 0 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y1 * 100 + y2, mo) || h < 0 || h > 23 || mi < 0 || mi > 59 || se < 0 || se > 60) return false;
     let i = s + 19;
     let nanos = 0;
     if (i < e && b[i] === 46) {
@@ -290,24 +300,25 @@ export function parseRfc3339Bytes(b: Uint8Array, s: number, e: number): bigint |
             if (digits < 9) nanos = nanos * 10 + c;
             digits++;
         }
-        if (digits === 0) return undefined;
+        if (digits === 0) return false;
         for (let k = digits; k < 9; k++) nanos *= 10;
     }
     let offsetMin = 0;
     const z = i < e ? b[i] : -1;
     if (z === 90 || z === 122) {
-        if (i + 1 !== e) return undefined;
+        if (i + 1 !== e) return false;
     } else if (z === 43 || z === 45) {
-        if (i + 6 !== e || b[i + 3] !== 58) return undefined;
+        if (i + 6 !== e || b[i + 3] !== 58) return false;
         const oh = b2(b, i + 1);
         const om = b2(b, i + 4);
-        if (oh < 0 || om < 0) return undefined;
+        if (oh < 0 || om < 0) return false;
         offsetMin = (oh * 60 + om) * (z === 45 ? -1 : 1);
-    } else return undefined;
+    } else return false;
     // What Date.UTC gives (second 60 included: the next minute's second 0), without calling it:
     // exact integer arithmetic for every year 0000-9999, and cheaper per event.
-    const secs = daysFromCivil(y1 * 100 + y2, mo, d) * 86_400 + h * 3600 + mi * 60 + se - offsetMin * 60;
-    return BigInt(secs) * NS_PER_SEC + BigInt(nanos);
+    out[0] = daysFromCivil(y1 * 100 + y2, mo, d) * 86_400 + h * 3600 + mi * 60 + se - offsetMin * 60;
+    out[1] = nanos;
+    return true;
 }
 
 const DIGITS = /^-?\d+(\.\d+)?$/;

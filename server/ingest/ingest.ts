@@ -149,18 +149,35 @@ export function prepareDecoded(params: IngestParams, body: Buffer): PreparedInge
 
 /** The earliest and latest event time of a batch (0n for both when it is empty). */
 export function timeRange(times: BigInt64Array): { minTime: bigint; maxTime: bigint } {
-    let minTime = 0n;
-    let maxTime = 0n;
-    if (times.length > 0) {
-        minTime = maxTime = times[0];
-        for (let i = 1; i < times.length; i++) {
-            const t = times[i];
-            if (t < minTime) minTime = t;
-            else if (t > maxTime) maxTime = t;
+    const n = times.length;
+    if (n === 0) return { minTime: 0n, maxTime: 0n };
+    // Compared as 32-bit halves (high signed, low unsigned): reading an element as a bigint makes one.
+    const w = new Int32Array(times.buffer, times.byteOffset, n * 2);
+    let minAt = 0;
+    let maxAt = 0;
+    let minHi = w[HI];
+    let minLo = w[LO] >>> 0;
+    let maxHi = minHi;
+    let maxLo = minLo;
+    for (let i = 1; i < n; i++) {
+        const hi = w[2 * i + HI];
+        const lo = w[2 * i + LO] >>> 0;
+        if (hi < minHi || (hi === minHi && lo < minLo)) {
+            minAt = i;
+            minHi = hi;
+            minLo = lo;
+        } else if (hi > maxHi || (hi === maxHi && lo > maxLo)) {
+            maxAt = i;
+            maxHi = hi;
+            maxLo = lo;
         }
     }
-    return { minTime, maxTime };
+    return { minTime: times[minAt], maxTime: times[maxAt] };
 }
+
+/** Where an int64's low and high 32-bit halves are in an Int32Array over it (native byte order). */
+export const LO = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1 ? 0 : 1;
+export const HI = 1 - LO;
 
 /**
  * The first half of prepareIngest: receive time, format, decompressed body and validated

@@ -17,10 +17,10 @@
  * differential test (test/server/ingest/ndjson-columns.test.ts) holds the two to equality.
  */
 import { buildColumnarBatch, ColumnSet, fitted, sameBytes, type Column, type ColumnarBatch } from './columnar.js';
-import { timeRange, type IngestParams } from './ingest.js';
+import { HI, LO, timeRange, type IngestParams } from './ingest.js';
 import type { JsonValue } from '../../language/values.js';
 import { decodeLines, parseNdjsonLine, skipWsBytes, type EventFailure, type ParsedEvents, type RawEvent } from '../../language/ingest/parse-events.js';
-import { epochToNs, MAX_STRING_BYTES, normalizeEvents, parseRfc3339Bytes, parseTimeValue, renameReserved, type NormalizeOptions } from '../../language/ingest/normalize-event.js';
+import { epochToNs, MAX_STRING_BYTES, normalizeEvents, parseRfc3339Bytes, parseRfc3339Parts, parseTimeValue, renameReserved, type NormalizeOptions } from '../../language/ingest/normalize-event.js';
 import { MAX_FIELDS_PER_EVENT, MAX_TIME_NS, MIN_TIME_NS } from '../../language/ingest/limits.js';
 
 /** A flattened name met in this body: a column's, or a nested object's (the prefix of its fields). */
@@ -47,6 +47,16 @@ const MAX_STRING = MAX_STRING_BYTES / 3;
 const EXACT = 9007199254740992;
 /** 10^k, exact as doubles for k ≤ 22: m / 10^k is then correctly rounded, as JSON.parse rounds. */
 const POW10 = Array.from({ length: 23 }, (_, k) => 10 ** k);
+/**
+ * Seconds from the epoch whose nanoseconds fit an int64 with room to spare (about the years
+ * 1685-2255): their time is made from numbers, without a BigInt. Others go the BigInt way, which
+ * also checks the range.
+ */
+const SAFE_SECS = 9_000_000_000;
+const TWO32 = 4294967296;
+/** One int64 and its 32-bit halves, to split a BigInt time without arithmetic. */
+const scratchTime = new BigInt64Array(1);
+const scratchHalves = new Int32Array(scratchTime.buffer);
 
 const enum Line {
     Fallback,
@@ -136,6 +146,8 @@ class BodyScanner {
     private readonly view: DataView;
     private readonly set: ColumnSet;
     private times: BigInt64Array;
+    /** `times` as 32-bit halves (LO, HI of each row): a time is written without making a BigInt. */
+    private halves: Int32Array;
     /** Cursor. */
     private p = 0;
     private stamp = 0;
@@ -143,8 +155,13 @@ class BodyScanner {
     private strHash = 0;
     private strHigh = false;
     private strEscaped = false;
-    /** The line's time (the receive time unless it has `_time`). */
-    private time: bigint;
+    /** The line's time (the receive time unless it has `_time`), as the halves of its int64. */
+    private timeLo = 0;
+    private timeHi = 0;
+    private readonly receiveLo: number;
+    private readonly receiveHi: number;
+    /** What `parseRfc3339Parts` read: seconds and nanoseconds. */
+    private readonly parts = new Float64Array(2);
     /** The fields of the line being read, committed only once the whole line has been read. */
     private m = 0;
     private readonly recSlot: Slot[] = [];
@@ -177,7 +194,38 @@ class BodyScanner {
         const rows = first < 0 ? 1 : Math.ceil(original.length / Math.max(first + 1, 16)) + 16;
         this.set = new ColumnSet(rows);
         this.times = new BigInt64Array(rows);
-        this.time = params.receiveTimeNs;
+        this.halves = new Int32Array(this.times.buffer);
+        this.setTime(params.receiveTimeNs);
+        this.receiveLo = this.timeLo;
+        this.receiveHi = this.timeHi;
+    }
+
+    /** The line's time from a BigInt. */
+    private setTime(t: bigint): void {
+        scratchTime[0] = t;
+        this.timeLo = scratchHalves[LO];
+        this.timeHi = scratchHalves[HI];
+    }
+
+    /**
+     * The line's time from whole seconds (|secs| < SAFE_SECS) and nanoseconds, exactly: secs * 1e9
+     * passes 2^53, so it is made as (x * 2^22 + y) with x = ⌊secs / 2^22⌋ * 1e9 and
+     * y = (secs mod 2^22) * 1e9 + nanos, both exact doubles, and then split at 2^32.
+     */
+    private setTimeParts(secs: number, nanos: number): void {
+        const a = Math.floor(secs / 4194304);
+        const x = a * 1e9;
+        const y = (secs - a * 4194304) * 1e9 + nanos;
+        const xh = Math.floor(x / 1024);
+        const yh = Math.floor(y / TWO32);
+        let lo = (x - xh * 1024) * 4194304 + (y - yh * TWO32);
+        let hi = xh + yh;
+        if (lo >= TWO32) {
+            lo -= TWO32;
+            hi++;
+        }
+        this.timeLo = lo | 0;
+        this.timeHi = hi;
     }
 
     scan(): ColumnarBatch | undefined {
@@ -236,6 +284,7 @@ class BodyScanner {
             const times = new BigInt64Array(Math.max(rows, this.times.length * 2));
             times.set(this.times);
             this.times = times;
+            this.halves = new Int32Array(times.buffer);
         }
     }
 
@@ -251,7 +300,8 @@ class BodyScanner {
             else if (kind === Rec.Ascii) set.putAscii(col, this.body, this.view, this.recStart[i], this.recEnd[i], this.recHash[i], row);
             else set.put(col, this.recValue[i], row);
         }
-        this.times[row] = this.time;
+        this.halves[2 * row + LO] = this.timeLo;
+        this.halves[2 * row + HI] = this.timeHi;
     }
 
     /**
@@ -263,7 +313,8 @@ class BodyScanner {
         this.m = 0;
         this.j = 0;
         this.stamp++;
-        this.time = this.params.receiveTimeNs;
+        this.timeLo = this.receiveLo;
+        this.timeHi = this.receiveHi;
         this.ws();
         if (this.body[this.p] === 0x0a) return Line.Blank;
         if (this.body[this.p] !== 0x7b /* { */ || !this.object(this.root, 1)) return Line.Fallback;
@@ -464,6 +515,11 @@ class BodyScanner {
         this.p = k + 1;
         if (k - s > MAX_STRING) return false;
         if (slot.isTime) {
+            const parts = this.parts;
+            if (!escaped && !high && parseRfc3339Parts(body, s, k, parts) && Math.abs(parts[0]) < SAFE_SECS) {
+                this.setTimeParts(parts[0], parts[1]);
+                return true;
+            }
             let t = escaped || high ? undefined : parseRfc3339Bytes(body, s, k);
             if (t === undefined) {
                 const text = escaped ? this.unescaped(s, k) : body.toString(high ? 'utf8' : 'latin1', s, k);
@@ -471,7 +527,7 @@ class BodyScanner {
                 t = parseTimeValue(text, null);
             }
             if (t === undefined || t < MIN_TIME_NS || t > MAX_TIME_NS) return false;
-            this.time = t;
+            this.setTime(t);
             return true;
         }
         if (escaped) {
@@ -536,7 +592,7 @@ class BodyScanner {
         if (slot.isTime) {
             const t = epochToNs(v);
             if (t === undefined || t < MIN_TIME_NS || t > MAX_TIME_NS) return false;
-            this.time = t;
+            this.setTime(t);
             return true;
         }
         const i = this.m;

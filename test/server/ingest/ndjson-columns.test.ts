@@ -88,6 +88,23 @@ describe('scanNdjsonColumns gives what the general path gives', () => {
         });
     }
 
+    // The scanner makes these times from numbers (no BigInt) within about 1685-2255, and the BigInt
+    // way past that window; either way the same int64 nanoseconds as the general path.
+    const times = [
+        '1970-01-01T00:00:00Z', '1970-01-01T00:00:00.000000001Z', '1969-12-31T23:59:59.999999999Z', '1969-12-31T23:59:59Z',
+        '1900-02-28T12:34:56.5Z', '1686-01-01T00:00:00.123456789Z', '1677-09-21T00:12:43.145224192Z', '1677-09-21T00:12:43.145224191Z',
+        '2024-12-07T14:51:08.311157192Z', '2038-01-19T03:14:08Z', '2106-02-07T06:28:16Z', '2106-02-07T06:28:15.999999999Z',
+        '2255-06-05T23:47:34.999999999Z', '2262-04-11T23:47:16.854775807Z', '2262-04-11T23:47:16.854775808Z', '0001-01-01T00:00:00Z',
+        '9999-12-31T23:59:59Z', '2024-05-01T10:00:00+14:00', '2024-05-01T10:00:00-12:30', '2000-02-29T00:00:60Z',
+    ];
+    it(`{"_time":…} for ${times.length} times around 1970, 2106, 2262 and the ends of the range`, () => {
+        const batch = expectSame(times.map((t, i) => JSON.stringify({ _time: t, i })).join('\n'));
+        expect(batch.times.length + batch.failures.length).toBe(times.length);
+        expect(batch.failures.length).toBeGreaterThan(0); // past 2262-04-11T23:47:16.854775807Z, and before 1677-09-21T00:12:43.145224192Z
+        expect(batch.minTime).toBe(-9_223_372_036_854_775_808n);
+        expect(batch.maxTime).toBe(9_223_372_036_854_775_807n);
+    });
+
     const numbers = [
         '0', '-0', '1', '-1', '0.1', '0.30000000000000004', '1e3', '1E+2', '1e-7', '-2.5e-3', '5e-324', '1.7976931348623157e308',
         '1e999', '-1e999', '9007199254740991', '9007199254740992', '9007199254740993', '12345678901234567890', '0.1234567890123456789',
