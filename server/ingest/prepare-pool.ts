@@ -3,8 +3,8 @@
  * HTTP, the WAL append, the engine append and the reply. The worker hands back the events as
  * columns (typed arrays, transferred; strings as a per-column dictionary + Uint32Array codes), which
  * the engine appends with `appendColumns`. The raw (decompressed) body still goes to the WAL
- * unchanged; the store keeps it for the batch (no parsed events), so compaction of such batches
- * rebuilds them from the WAL on the compaction worker.
+ * unchanged. A body read into memory of its own (padded-body.ts: the service's body parser does so
+ * for large ones) is transferred to the worker, not copied, and handed back for the WAL.
  *
  * Every whole-request error (415/413/400) is thrown in the same order as `prepareIngest`. If a
  * worker cannot start, or fails a body with anything but an IngestError, or its reply cannot be

@@ -6,18 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { IngestWorkers } from '../../../server/ingest/prepare-pool.js';
 import { paddedBody, transferableBody, PADDED_BODY_MIN } from '../../../server/ingest/padded-body.js';
-import type { IngestRequest } from '../../../server/ingest/ingest.js';
-
-const request = (body: Buffer): IngestRequest => ({
-    body,
-    contentType: 'application/x-ndjson',
-    contentEncoding: null,
-    timestampField: null,
-    timestampFormat: null,
-    csvDelimiter: null,
-    csvFields: null,
-    eventLabels: null,
-});
+import { ndjsonRequest as request } from './ndjson-request.js';
 
 /** NDJSON of `n` events past PADDED_BODY_MIN bytes, each with a distinct id. */
 function bigNdjson(n: number): string {

@@ -4,18 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { IngestWorkers } from '../../../server/ingest/prepare-pool.js';
-import type { IngestRequest } from '../../../server/ingest/ingest.js';
-
-const request = (body: string): IngestRequest => ({
-    body: Buffer.from(body),
-    contentType: 'application/x-ndjson',
-    contentEncoding: null,
-    timestampField: null,
-    timestampFormat: null,
-    csvDelimiter: null,
-    csvFields: null,
-    eventLabels: null,
-});
+import { ndjsonRequest as request } from './ndjson-request.js';
 
 let pool: IngestWorkers | undefined;
 afterEach(async () => {
