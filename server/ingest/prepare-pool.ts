@@ -31,7 +31,7 @@ export interface ColumnarPrepared extends Omit<PreparedIngest, 'batch'> {
 }
 
 /** What the pool posts: the body's bytes (its memory transferred), and whether to hand that memory back. */
-export interface Request {
+export interface BodyRequest {
     id: number;
     body: Uint8Array;
     params: IngestParams;
@@ -42,7 +42,7 @@ export interface Request {
  * What a worker answers. A body handed over whole comes back first in a message of its own, so
  * that it is here even when the result cannot be read (the request is then parsed here).
  */
-export type Reply =
+export type WorkerReply =
     | { ready: true }
     | { id: number; body: Uint8Array }
     | { id: number; ok: true; result: ColumnarBatch }
@@ -214,7 +214,7 @@ export class IngestWorkers {
             writePadding(copy, body.length);
             mem = copy.buffer as ArrayBuffer;
         }
-        const msg: Request = { id, body: new Uint8Array(mem, 0, body.length), params, returnBody: whole !== undefined };
+        const msg: BodyRequest = { id, body: new Uint8Array(mem, 0, body.length), params, returnBody: whole !== undefined };
         return new Promise<Parsed>((resolve, reject) => {
             slot.pending.set(id, { resolve, reject, returned: whole === undefined ? body : undefined });
             w.ref();
@@ -228,7 +228,7 @@ export class IngestWorkers {
         const w = startWorker(import.meta.url, 'prepare-worker', 'ingest-worker', limits);
         slot.ready = false;
         w.unref();
-        w.on('message', (msg: Reply) => {
+        w.on('message', (msg: WorkerReply) => {
             if ('ready' in msg) {
                 if (slot.worker === w) slot.ready = true;
                 startTrace('ingest worker ready');

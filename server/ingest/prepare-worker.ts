@@ -3,14 +3,14 @@ import { parentPort } from 'node:worker_threads';
 import { transferList, type ColumnarBatch } from './columnar.js';
 import { prepareColumns } from './ndjson-columns.js';
 import { IngestError } from '../../language/ingest/errors.js';
-import type { Reply, Request } from './prepare-pool.js';
+import type { BodyRequest, WorkerReply } from './prepare-pool.js';
 import { saveCodeCacheNow } from '../../bin/code-cache.js';
 
 const port = parentPort;
 if (port) {
     // Tells the pool the module loaded (a worker that dies before this could not start at all).
     port.postMessage({ ready: true });
-    port.on('message', (msg: Request) => {
+    port.on('message', (msg: BodyRequest) => {
         try {
             const body = Buffer.from(msg.body.buffer, msg.body.byteOffset, msg.body.byteLength);
             let result: ColumnarBatch;
@@ -18,7 +18,7 @@ if (port) {
                 result = prepareColumns(body, msg.params);
             } finally {
                 // The body's memory back to the pool, for the WAL (the result holds none of it).
-                if (msg.returnBody) port.postMessage({ id: msg.id, body: msg.body } satisfies Reply, [msg.body.buffer as ArrayBuffer]);
+                if (msg.returnBody) port.postMessage({ id: msg.id, body: msg.body } satisfies WorkerReply, [msg.body.buffer as ArrayBuffer]);
             }
             port.postMessage({ id: msg.id, ok: true, result }, transferList(result));
         } catch (err) {
