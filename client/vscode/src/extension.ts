@@ -42,13 +42,12 @@ import { earlierPeriodRows } from './results/earlier-period.js';
 import { EXPORT_FORMATS, ExportIncompleteError, exportPages, isExportFormat, type ExportFormat } from './results/export-writer.js';
 import { CHART_MAX_ROWS, csvFormulaGuard, ResultsPanel } from './results/results-panel.js';
 import { registerNotebooks } from './notebook/notebook-extension.js';
+import { reportedByLanguageServer, yieldToLanguageServer } from './run-diagnostics.js';
 import { fetchSchema, schemaPayload } from './schema/schema-manager.js';
 import { INSERT_COMMAND, insertText, SchemaTree, type SchemaNode } from './schema/schema-tree.js';
 import { parseTimeRangeSpec, resolveTimeRange, TIME_PRESETS, type TimeRangeSpec } from './time-range.js';
 
 const TIME_RANGE_KEY = 'apl.timeRange';
-/** The `source` of the language server's diagnostics (Langium's: the language id). */
-const LANGUAGE_SERVER_SOURCE = 'apl';
 
 /** What the extension returns from `activate`: read-only views for tests and other extensions (never a token). */
 export interface AplExtensionApi {
@@ -271,26 +270,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         vscode.workspace.onDidChangeTextDocument(e => {
             if (e.document.languageId === 'apl' && e.contentChanges.length > 0) runDiagnostics.delete(e.document.uri);
         }),
-        // The language server may report the same problem after the run did: then its diagnostic stays, the run's goes.
-        vscode.languages.onDidChangeDiagnostics(e => {
-            for (const uri of e.uris) {
-                const mine = runDiagnostics.get(uri);
-                if (!mine || mine.length === 0) continue;
-                const kept = mine.filter(d => !reportedByLanguageServer(uri, d.range));
-                if (kept.length !== mine.length) runDiagnostics.set(uri, kept);
-            }
-        }),
+        yieldToLanguageServer(runDiagnostics),
     );
-
-    /** A diagnostic of another source (the language server) on the same line, overlapping `range`. */
-    function reportedByLanguageServer(uri: vscode.Uri, range: vscode.Range): boolean {
-        return vscode.languages.getDiagnostics(uri).some(d => {
-            if (d.source !== LANGUAGE_SERVER_SOURCE || d.range.start.line !== range.start.line) return false;
-            // Ranges that only touch (one ends where the other starts) are two problems side by side.
-            const common = d.range.intersection(range);
-            return common !== undefined && (!common.isEmpty || range.isEmpty || d.range.isEmpty);
-        });
-    }
 
     // ------------------------------------------------------------------------------ running
     async function requestFor(document: vscode.TextDocument, selection: vscode.Selection | undefined, line: number | undefined): Promise<RunRequest | undefined> {
