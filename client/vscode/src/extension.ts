@@ -48,6 +48,8 @@ import { INSERT_COMMAND, insertText, SchemaTree, type SchemaNode } from './schem
 import { parseTimeRangeSpec, resolveTimeRange, TIME_PRESETS, type TimeRangeSpec } from './time-range.js';
 
 const TIME_RANGE_KEY = 'apl.timeRange';
+/** At most this long after a run ends, the `apl.running` context key says so (sooner once its rows are painted). */
+const RUNNING_KEY_AFTER_MS = 100;
 
 /** What the extension returns from `activate`: read-only views for tests and other extensions (never a token). */
 export interface AplExtensionApi {
@@ -93,17 +95,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         },
     );
     /** Runs whose first paint something waits for (paintedOrAfter). */
-    const paintWaiters = new Map<number, () => void>();
+    const paintWaiters = new Map<number, Set<() => void>>();
     /** Resolves when the results view painted run `runId`'s first rows, or after `ms` (no view open, no rows). */
     const paintedOrAfter = (runId: number, ms: number) =>
         new Promise<void>(resolve => {
             const done = () => {
                 clearTimeout(timer);
-                if (paintWaiters.get(runId) === done) paintWaiters.delete(runId);
+                const waiters = paintWaiters.get(runId);
+                waiters?.delete(done);
+                if (waiters?.size === 0) paintWaiters.delete(runId);
                 resolve();
             };
             const timer = setTimeout(done, ms);
-            paintWaiters.set(runId, done);
+            paintWaiters.set(runId, (paintWaiters.get(runId) ?? new Set()).add(done));
         });
     const history = new HistoryManager(join(storage, 'history.jsonl'), () => config().get<number>('history.maxEntries', 500));
     const resultHistory = new ResultHistory(join(storage, 'results'), () => ({
@@ -181,7 +185,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         painted: (runId, at) => {
             const run = runner.current;
             if (run && run.id === runId && (!lastPaint || lastPaint.runId !== runId)) lastPaint = { runId, ms: Math.max(0, at - run.startedAt) };
-            paintWaiters.get(runId)?.();
+            for (const done of [...(paintWaiters.get(runId) ?? [])]) done();
         },
     });
     context.subscriptions.push(vscode.window.registerWebviewViewProvider(ResultsPanel.viewType, panel, { webviewOptions: { retainContextWhenHidden: true } }), panel);
@@ -206,7 +210,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
 
     runner.onDidChange(run => {
         panel.show(run);
-        void vscode.commands.executeCommand('setContext', 'apl.running', run.state === 'running');
+        const setRunning = (running: boolean) => void vscode.commands.executeCommand('setContext', 'apl.running', running);
+        // A finished run's rows are painted first: the workbench updates its menus for the context key
+        // on the thread the results view runs on, in the way of the rows' message (docs/benchmarks.md).
+        if (run.state === 'running') setRunning(true);
+        else void paintedOrAfter(run.id, RUNNING_KEY_AFTER_MS).then(() => runner.current?.state !== 'running' && setRunning(false));
         if (run.state === 'error') showRunError(run);
         if (run.state === 'done' && run.result?.rowCount === 0) void explainEmpty(run);
     });
