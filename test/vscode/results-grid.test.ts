@@ -10,6 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AplClient } from '../../client/api/client.js';
 import { forward } from './forward.js';
 import {
     openFile,
@@ -54,9 +55,12 @@ const QUERIES = [
     '', // 18
     // Every event; the proxy below holds its requests while the test says so (rows still on their way).
     "['events'] | where seq >= 0 and level != 'held-by-the-test'", // 19
+    '', // 20
+    // A dataset of its own, which the test adds an event to between two runs.
+    "['refill'] | where tag != 'held-by-the-test'", // 21
     '',
 ].join('\n');
-const LINE = { paged: 2, failing: 5, levels: 7, chart: 9, ratio: 11, slow: 13, bidi: 15, json: 17, held: 19 };
+const LINE = { paged: 2, failing: 5, levels: 7, chart: 9, ratio: 11, slow: 13, bidi: 15, json: 17, held: 19, refill: 21 };
 const HELD = 'held-by-the-test';
 
 /** Requests the proxy holds until the test lets them go. */
@@ -309,6 +313,36 @@ describe.skipIf(SKIP)('the results view in a real VS Code, over 30,000 events', 
             await expect.poll(rowCount, { timeout: T }).toBe('3');
             await expect.poll(async () => [await cellText(0, 'level'), await cellText(1, 'level')].sort().join(','), { timeout: T }).toBe('error,info');
             await look('summarize-after-sorts');
+        }),
+    5 * 60_000);
+
+    it("['refill'] | where tag != 'held-by-the-test' run again after an event came: the last rows stay on screen, dimmed, until the new rows refill the grid in place", () =>
+        step('refill in place', async () => {
+            const client = new AplClient({ url: session!.service.url, token: session!.service.token });
+            const event = (n: number) => ({ _time: new Date(Date.now() - 60_000 + n * 1000).toISOString(), n, tag: `t${n}` });
+            await client.datasets.create({ name: 'refill' });
+            await client.ingest('refill', [event(1), event(2), event(3)]);
+            await runAndWait(LINE.refill);
+            await expect.poll(() => cellText(0, 'n'), { timeout: T }).toBe('3');
+            expect(await rowCount()).toBe('4');
+            await client.ingest('refill', [event(4)]);
+            const gate = proxy.hold(HELD);
+            try {
+                const before = await status().getAttribute('data-run-id');
+                await runLine(LINE.refill);
+                await expect.poll(async () => (await status().getAttribute('data-run-id')) !== before && (await status().getAttribute('data-state')), { timeout: T }).toBe('running');
+                await expect.poll(() => gate.held, { timeout: T }).toBe(1);
+                // Running: the last result's rows, dimmed.
+                expect(await cellText(0, 'n')).toBe('3');
+                expect(await frame().locator('.main.stale').count()).toBe(1);
+            } finally {
+                gate.release();
+            }
+            await expect.poll(() => status().getAttribute('data-state'), { timeout: T }).toBe('done');
+            await expect.poll(() => cellText(0, 'n'), { timeout: T }).toBe('4');
+            expect(await cellText(3, 'n')).toBe('1');
+            expect(await rowCount()).toBe('5');
+            expect(await frame().locator('.main.stale').count()).toBe(0);
         }),
     5 * 60_000);
 

@@ -359,7 +359,7 @@ describe.skipIf(SKIP)('the results view used as a user does, in the default pane
         }),
     3 * 60_000);
 
-    it("['events'] | where seq >= 0 in a panel 600 and 420 pixels wide: the toolbar keeps one row, the rest goes into More actions, and the named controls stay on screen", () =>
+    it("['events'] | where seq >= 0 in a panel 600 and 420 pixels wide: the toolbar keeps one row, the rest goes into More actions, the named controls and the whole status line stay on screen", () =>
         step('narrow panel', async () => {
             await runPaged();
             const start = page.viewportSize()!;
@@ -395,6 +395,8 @@ describe.skipIf(SKIP)('the results view used as a user does, in the default pane
                     }
                     await onScreen(`Search results at ${width}`, frame().getByRole('textbox', { name: 'Search results' }), width);
                     for (const name of ['Results', 'Chart', 'Stats']) await onScreen(`${name} at ${width}`, tab(name), width);
+                    // The status line wraps, it is never cut off at the panel's edge.
+                    await onScreen(`the status at ${width}`, frame().locator('[data-testid="apl-status"]'), width);
                     // The grid keeps rows in the panel.
                     expect(await bottomOf('.ag-row[row-index="1"]')).toBeLessThanOrEqual(await frameHeight());
                     // More actions, by keyboard: Enter opens it on its first control, Escape closes it and gives the focus back.

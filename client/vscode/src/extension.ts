@@ -42,13 +42,14 @@ import { earlierPeriodRows } from './results/earlier-period.js';
 import { EXPORT_FORMATS, ExportIncompleteError, exportPages, isExportFormat, type ExportFormat } from './results/export-writer.js';
 import { CHART_MAX_ROWS, csvFormulaGuard, ResultsPanel } from './results/results-panel.js';
 import { registerNotebooks } from './notebook/notebook-extension.js';
+import { reportedByLanguageServer, yieldToLanguageServer } from './run-diagnostics.js';
 import { fetchSchema, schemaPayload } from './schema/schema-manager.js';
 import { INSERT_COMMAND, insertText, SchemaTree, type SchemaNode } from './schema/schema-tree.js';
 import { parseTimeRangeSpec, resolveTimeRange, TIME_PRESETS, type TimeRangeSpec } from './time-range.js';
 
 const TIME_RANGE_KEY = 'apl.timeRange';
-/** The `source` of the language server's diagnostics (Langium's: the language id). */
-const LANGUAGE_SERVER_SOURCE = 'apl';
+/** At most this long after a run ends, the `apl.running` context key says so (sooner once its rows are painted). */
+const RUNNING_KEY_AFTER_MS = 100;
 
 /** What the extension returns from `activate`: read-only views for tests and other extensions (never a token). */
 export interface AplExtensionApi {
@@ -94,17 +95,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         },
     );
     /** Runs whose first paint something waits for (paintedOrAfter). */
-    const paintWaiters = new Map<number, () => void>();
+    const paintWaiters = new Map<number, Set<() => void>>();
     /** Resolves when the results view painted run `runId`'s first rows, or after `ms` (no view open, no rows). */
     const paintedOrAfter = (runId: number, ms: number) =>
         new Promise<void>(resolve => {
             const done = () => {
                 clearTimeout(timer);
-                if (paintWaiters.get(runId) === done) paintWaiters.delete(runId);
+                const waiters = paintWaiters.get(runId);
+                waiters?.delete(done);
+                if (waiters?.size === 0) paintWaiters.delete(runId);
                 resolve();
             };
             const timer = setTimeout(done, ms);
-            paintWaiters.set(runId, done);
+            paintWaiters.set(runId, (paintWaiters.get(runId) ?? new Set()).add(done));
         });
     const history = new HistoryManager(join(storage, 'history.jsonl'), () => config().get<number>('history.maxEntries', 500));
     const resultHistory = new ResultHistory(join(storage, 'results'), () => ({
@@ -182,7 +185,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         painted: (runId, at) => {
             const run = runner.current;
             if (run && run.id === runId && (!lastPaint || lastPaint.runId !== runId)) lastPaint = { runId, ms: Math.max(0, at - run.startedAt) };
-            paintWaiters.get(runId)?.();
+            for (const done of [...(paintWaiters.get(runId) ?? [])]) done();
         },
     });
     context.subscriptions.push(vscode.window.registerWebviewViewProvider(ResultsPanel.viewType, panel, { webviewOptions: { retainContextWhenHidden: true } }), panel);
@@ -207,7 +210,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
 
     runner.onDidChange(run => {
         panel.show(run);
-        void vscode.commands.executeCommand('setContext', 'apl.running', run.state === 'running');
+        const setRunning = (running: boolean) => void vscode.commands.executeCommand('setContext', 'apl.running', running);
+        // A finished run's rows are painted first: the workbench updates its menus for the context key
+        // on the thread the results view runs on, in the way of the rows' message (docs/benchmarks.md).
+        if (run.state === 'running') setRunning(true);
+        else void paintedOrAfter(run.id, RUNNING_KEY_AFTER_MS).then(() => runner.current?.state !== 'running' && setRunning(false));
         if (run.state === 'error') showRunError(run);
         if (run.state === 'done' && run.result?.rowCount === 0) void explainEmpty(run);
     });
@@ -271,26 +278,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         vscode.workspace.onDidChangeTextDocument(e => {
             if (e.document.languageId === 'apl' && e.contentChanges.length > 0) runDiagnostics.delete(e.document.uri);
         }),
-        // The language server may report the same problem after the run did: then its diagnostic stays, the run's goes.
-        vscode.languages.onDidChangeDiagnostics(e => {
-            for (const uri of e.uris) {
-                const mine = runDiagnostics.get(uri);
-                if (!mine || mine.length === 0) continue;
-                const kept = mine.filter(d => !reportedByLanguageServer(uri, d.range));
-                if (kept.length !== mine.length) runDiagnostics.set(uri, kept);
-            }
-        }),
+        yieldToLanguageServer(runDiagnostics),
     );
-
-    /** A diagnostic of another source (the language server) on the same line, overlapping `range`. */
-    function reportedByLanguageServer(uri: vscode.Uri, range: vscode.Range): boolean {
-        return vscode.languages.getDiagnostics(uri).some(d => {
-            if (d.source !== LANGUAGE_SERVER_SOURCE || d.range.start.line !== range.start.line) return false;
-            // Ranges that only touch (one ends where the other starts) are two problems side by side.
-            const common = d.range.intersection(range);
-            return common !== undefined && (!common.isEmpty || range.isEmpty || d.range.isEmpty);
-        });
-    }
 
     // ------------------------------------------------------------------------------ running
     async function requestFor(document: vscode.TextDocument, selection: vscode.Selection | undefined, line: number | undefined): Promise<RunRequest | undefined> {

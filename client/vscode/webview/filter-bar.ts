@@ -168,6 +168,8 @@ export function createFilterBar(host: FilterBarHost): FilterBar {
             return filters;
         },
         reset(next) {
+            // The same columns and nothing chosen: the controls stay (a re-run of a query rebuilds nothing).
+            if (filters.length === 0 && distinct === undefined && sameFields(fields, next)) return;
             fields = next;
             filters = [];
             distinct = undefined;
@@ -208,4 +210,8 @@ export function createFilterBar(host: FilterBarHost): FilterBar {
         },
         add,
     };
+}
+
+function sameFields(a: readonly TableField[], b: readonly TableField[]): boolean {
+    return a.length === b.length && a.every((f, i) => f.name === b[i]!.name && f.type === b[i]!.type);
 }

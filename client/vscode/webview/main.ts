@@ -409,10 +409,23 @@ let preloaded: { runId: number; rows: unknown[][] } | undefined;
  */
 let waiting: { runId: number; params: IGetRowsParams; source: IDatasource }[] = [];
 
+/** A run's data source; `runId` moves to the next run when its grid is refreshed in place (showGrid). */
+interface RunSource extends IDatasource {
+    runId: number;
+    /** Every row of the run, in its own order: no search's matches, no filter. */
+    readonly plain: boolean;
+}
+
+/** The data source the grid has now. */
+let gridSource: RunSource | undefined;
+
 /** The data source of one run (`only`: the matches of that search): blocks asked for another run are failed at once. */
-function datasourceFor(runId: number, only?: number, filter?: number): IDatasource {
-    const source: IDatasource = {
+function datasourceFor(runId: number, only?: number, filter?: number): RunSource {
+    const source: RunSource = {
+        runId,
+        plain: only === undefined && filter === undefined,
         getRows(params: IGetRowsParams) {
+            const runId = source.runId;
             if (run && run.runId === runId && run.state === 'running') {
                 waiting.push({ runId, params, source });
                 return;
@@ -431,6 +444,7 @@ function datasourceFor(runId: number, only?: number, filter?: number): IDatasour
             post({ type: 'getRows', runId, requestId: id, start: params.startRow, end: params.endRow, sort, only, filter });
         },
     };
+    gridSource = source;
     return source;
 }
 
@@ -486,9 +500,26 @@ function rememberColumns(view: RunView): void {
     for (const k of [...knownColumns.keys()].slice(0, Math.max(0, knownColumns.size - 50))) knownColumns.delete(k);
 }
 
-function showGrid(view: RunView): void {
+/**
+ * Draws the grid of `view` (a running run's with the columns of its query's last result, or a
+ * finished run's with its first rows). True when the grid was refreshed in place.
+ */
+function showGrid(view: RunView): boolean {
     const rows = view.firstRows;
     const signature = columnsSignature(view);
+    if (api && !rows && signature === columnsShown && gridSource?.plain && !api.getColumnState().some(c => c.sort)) {
+        // The same columns, unsorted, every row: the rows on screen stay (the view dims them) and are
+        // refilled in place when the run's rows come. A new data source would throw every row's
+        // cells away now and build them again then: about 10 ms on the thread the workbench shares,
+        // in the way of the rows' own message (docs/benchmarks.md, first rows).
+        gridSource.runId = view.runId;
+        api.deselectAll();
+        api.clearFocusedCell();
+        api.refreshInfiniteCache();
+        api.ensureIndexVisible(0, 'top');
+        sortShown = undefined;
+        return true;
+    }
     if (!api) {
         api = createGrid<unknown[]>(gridBox, {
             theme,
@@ -566,6 +597,7 @@ function showGrid(view: RunView): void {
     restoreColumns(view);
     columnsShown = signature;
     sortShown = undefined;
+    return false;
 }
 
 function onGridKey(e: KeyboardEvent): void {
@@ -1264,7 +1296,7 @@ function showRun(view: RunView): void {
         selectionLine.textContent = '';
         selectionBar.hidden = true;
         applied = undefined;
-        filterBar.reset([]);
+        // The filter bar is set to the new result's columns once its rows are painted (afterPaint).
         columnStatsBox.hidden = true;
         jsonPopup.close();
     }
@@ -1276,14 +1308,17 @@ function showRun(view: RunView): void {
         // asked for when the run is done; a sort chosen meanwhile is kept.
         drawnEarly = view.runId;
         main.hidden = false;
-        showGrid({ ...view, ...known });
-        // The first rows paint sooner without the rows drawn past the viewport: they come back after.
-        api?.setGridOption('rowBuffer', 0);
+        // The first rows paint sooner without the rows drawn past the viewport: they come back after
+        // (rows refreshed in place are refilled, not drawn: they stay).
+        if (!showGrid({ ...view, ...known })) api?.setGridOption('rowBuffer', 0);
     } else if (view.state !== 'done' && drawnEarly !== view.runId) main.hidden = true;
     if (view.state !== 'done' && view.state !== 'running') {
         main.hidden = true;
         failWaiting();
     }
+    // While it runs, the rows on screen may be the last result's (refilled in place when the rows
+    // come): dimmed. The grid stays usable (a sort chosen now applies to the rows that come).
+    main.classList.toggle('stale', view.state === 'running' && !main.hidden);
     updateStatus();
     // A chart belongs to the run that drew it.
     if (view.state !== 'done') chartView.clear();

@@ -18,6 +18,7 @@ import { cellPreludes } from './cell-preludes.js';
 import { importedNotebookPath } from './import-name.js';
 import { runCell } from './cell-runner.js';
 import { NOTEBOOK_TYPE, OUTPUT_MIME, readNotebookRecord, toAplNotebook, writeNotebookRecord, type CellOutputData, type CellRecord, type NotebookRecord } from './notebook-model.js';
+import { reportedByLanguageServer, yieldToLanguageServer } from '../run-diagnostics.js';
 
 export const RENDERER_ID = 'apl-tools.notebook-renderer';
 
@@ -152,7 +153,7 @@ export function registerNotebooks(context: vscode.ExtensionContext, host: Notebo
     const subs = context.subscriptions;
     subs.push(vscode.workspace.registerNotebookSerializer(NOTEBOOK_TYPE, new AplNotebookSerializer()));
     const diagnostics = vscode.languages.createDiagnosticCollection('apl-notebook');
-    subs.push(diagnostics);
+    subs.push(diagnostics, yieldToLanguageServer(diagnostics));
     const live = new Map<number, LiveRun>();
     const runOfCell = new Map<string, number>();
     let nextRunId = 1;
@@ -257,7 +258,8 @@ export function registerNotebooks(context: vscode.ExtensionContext, host: Notebo
                 const where = result.error.line === undefined ? ' (in the statements this cell takes from the cells above it)' : '';
                 const d = new vscode.Diagnostic(range, `${result.error.message}${where}`, vscode.DiagnosticSeverity.Error);
                 d.source = 'apl service';
-                diagnostics.set(cell.document.uri, [d]);
+                // The cell's output says it either way; the squiggle is the language server's when it has one there.
+                if (!reportedByLanguageServer(cell.document.uri, range)) diagnostics.set(cell.document.uri, [d]);
             }
             execution.end(!result.error, Date.now());
         } catch (e) {
