@@ -177,6 +177,7 @@ export class DataPlane {
      * when the datasets in memory have outgrown their share.
      */
     private afterCompaction(name: string): void {
+        if (this.stopping) return; // the shutdown checkpoint: nothing to reload
         let target: string | undefined = this.onDisk.has(name) ? name : undefined;
         if (target === undefined) {
             const { bytes: held, largest } = this.heldInMemory();

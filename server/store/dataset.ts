@@ -172,6 +172,11 @@ export interface DatasetOptions {
     blockCache: BlockCache;
     compactor: Compactor;
     log: (msg: string) => void;
+    /**
+     * A WAL tail of at least this many events is written into a block when the store closes (a
+     * shutdown checkpoint, see `close`); 0: never.
+     */
+    checkpointEvents?: number;
     /** Called when a compaction has moved tail batches into a new block (after its manifest commit). */
     compacted?: (dataset: string) => void;
 }
@@ -764,8 +769,16 @@ export class Dataset {
         return this.opts.now() - BigInt(Math.floor(m.retentionDays)) * NS_PER_DAY;
     }
 
-    private async compactNow(): Promise<void> {
-        if (this.closed || this.tail.length === 0) return;
+    /** Whether `close(true)` compacts the tail: big enough to be worth it, and at most what two compactions would take. */
+    private checkpointDue(): boolean {
+        const min = this.opts.checkpointEvents ?? 0;
+        if (min <= 0 || this.tailEvents < min || this.compactFailures > 0) return false;
+        return this.tailEvents <= 2 * this.opts.compactEvents && this.tailBytes <= 2 * this.opts.compactBytes;
+    }
+
+    /** `closing`: the shutdown checkpoint, which runs after `close` has begun. */
+    private async compactNow(closing = false): Promise<void> {
+        if ((this.closed && !closing) || this.tail.length === 0) return;
         const afterSeq = this.manifest.coveredSeq;
         let coveredSeq = afterSeq;
         const noteCovered = (): void => {
@@ -1017,14 +1030,30 @@ export class Dataset {
         return { blocksDeleted: gone.length };
     }
 
-    /** Stops accepting writes, waits for in-flight appends and maintenance, closes the WAL. */
-    async close(): Promise<void> {
+    /**
+     * Stops accepting writes, waits for in-flight appends and maintenance, closes the WAL.
+     * `checkpoint` (a store closing, not a dataset being deleted): a WAL tail of at least
+     * `checkpointEvents` events is first compacted into a block, so that the next open reads block
+     * headers and parses no tail (like PostgreSQL's shutdown checkpoint). A crash skips this and
+     * leaves the tail, which is replayed as before. The shutdown's extra time is one compaction
+     * (the tail is at most a compaction's worth unless compaction had fallen behind: then, and
+     * after a failed compaction, nothing is done here).
+     */
+    async close(checkpoint = false): Promise<void> {
         if (this.closed) return;
         this.closed = true;
         if (this.retryTimer) clearTimeout(this.retryTimer);
         this.retryTimer = undefined;
         await this.wal.drain();
         await this.maintenance;
+        if (checkpoint && this.checkpointDue()) {
+            const started = performance.now();
+            const events = this.tailEvents;
+            await this.exclusive(() => this.compactNow(true)).then(
+                () => this.opts.log(`dataset ${this.meta.name}: wrote its write-ahead log tail of ${events} events into a block at shutdown (${Math.round(performance.now() - started)} ms)`),
+                (err: unknown) => this.opts.log(`dataset ${this.meta.name}: the shutdown checkpoint failed (${describeError(err)}); its write-ahead log tail is replayed at the next start`),
+            );
+        }
         await this.wal.close();
         await this.noOpeningSnapshots();
         this.opts.blockCache.evictPrefix(this.cacheKey);
