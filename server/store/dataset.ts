@@ -487,12 +487,15 @@ export class Dataset {
 
     /** Every block the manifest lists must exist with its recorded size (checked whole when read). */
     private async checkManifestBlocks(): Promise<void> {
-        for (const b of this.manifest.blocks) {
+        // All at once: one round trip to the thread pool per block, one after the other, is what
+        // made opening a dataset of many blocks slow (issue 31: 153 blocks at 10M events).
+        const sizes = await Promise.all(this.manifest.blocks.map((b) => fsp.stat(path.join(this.blockDir, b.file)).then((st) => st.size, () => undefined)));
+        this.manifest.blocks.forEach((b, i) => {
             const file = path.join(this.blockDir, b.file);
-            const st = await fsp.stat(file).catch(() => undefined);
-            if (!st) throw new DatasetOpenError(`${file} is missing (listed in ${this.manifestFile})`);
-            if (st.size !== b.bytes) throw new DatasetOpenError(`${file} has ${st.size} bytes, ${this.manifestFile} says ${b.bytes}: the block is damaged`);
-        }
+            const size = sizes[i];
+            if (size === undefined) throw new DatasetOpenError(`${file} is missing (listed in ${this.manifestFile})`);
+            if (size !== b.bytes) throw new DatasetOpenError(`${file} has ${size} bytes, ${this.manifestFile} says ${b.bytes}: the block is damaged`);
+        });
     }
 
     /** Reads every segment: intact records in seq order, and the damaged regions. */
@@ -933,6 +936,17 @@ export class Dataset {
      * hide are not counted and do not widen the time range (they stay on disk until a compaction).
      */
     async stats(): Promise<DatasetStats> {
+        const { events, minTime, maxTime } = await this.kept();
+        const walBytes = await sumSizes(this.walDir);
+        const bytesOnDisk = walBytes + (await sumSizes(this.blockDir)) + (await sumSizes(this.dir));
+        return { name: this.meta.name, events, bytesOnDisk, blocks: this.manifest.blocks.length, walLength: this.tailEvents, walBytes, minTime, maxTime };
+    }
+
+    /**
+     * The events queries see and their time range, as `stats()` gives them, without the sizes on
+     * disk (a stat of every file: the start-up's count of the events on disk needs none).
+     */
+    async kept(): Promise<Pick<DatasetStats, 'events' | 'minTime' | 'maxTime'>> {
         this.checkOpen();
         let events = this.tailEvents;
         let minTime: bigint | null = null;
@@ -955,10 +969,7 @@ export class Dataset {
                 await snapshot.release();
             }
         }
-        let bytesOnDisk = 0;
-        const walBytes = await sumSizes(this.walDir);
-        bytesOnDisk += walBytes + (await sumSizes(this.blockDir)) + (await sumSizes(this.dir));
-        return { name: this.meta.name, events, bytesOnDisk, blocks: this.manifest.blocks.length, walLength: this.tailEvents, walBytes, minTime, maxTime };
+        return { events, minTime, maxTime };
     }
 
     async writeMeta(meta: DatasetMeta): Promise<void> {

@@ -393,6 +393,11 @@ export class Store {
         return this.ds(name).stats();
     }
 
+    /** `stats()` without the sizes on disk (see Dataset.kept). */
+    kept(name: string): Promise<Pick<DatasetStats, 'events' | 'minTime' | 'maxTime'>> {
+        return this.ds(name).kept();
+    }
+
     /** See Dataset.eventCount. */
     eventCount(name: string): number {
         return this.ds(name).eventCount();
