@@ -6,6 +6,7 @@ import { parseLimitOf } from './parser/apl-parser.js';
 import { Issues } from './apl-issue-codes.js';
 
 let shared: AplServices | undefined;
+let provider: (() => AplServices) | undefined;
 
 /**
  * Services for parsing only, created once per process. They read a text as one query (blank lines
@@ -13,8 +14,20 @@ let shared: AplServices | undefined;
  * (language/query-blocks.ts).
  */
 export function parsingServices(): AplServices {
-    shared ??= createAplServices({ ...EmptyFileSystem, module: OneQueryPerTextModule }).Apl;
+    shared ??= provider?.() ?? createAplServices({ ...EmptyFileSystem, module: OneQueryPerTextModule }).Apl;
     return shared;
+}
+
+/**
+ * Makes `parsingServices()` the services `provide` returns (built when first needed), for a thread
+ * that builds such services anyway: the HTTP service's query check (server/query/run-job.ts). Each
+ * set of services builds its own parser (about 40 ms of CPU), and the evaluator does not need one of
+ * its own: a parse uses only the grammar and the token builder, and the evaluator never resolves
+ * references (which would go through the provider's scoping). `provide` must read a text as one
+ * query (`OneQueryPerTextModule`). No effect once something has parsed.
+ */
+export function provideParsingServices(provide: () => AplServices): void {
+    if (shared === undefined) provider = provide;
 }
 
 export interface SyntaxProblem {

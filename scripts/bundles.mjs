@@ -51,6 +51,26 @@ export const noSketchProtobuf = {
 };
 
 /**
+ * fastify's `lib/server.js` requires `node:http2` at load, for the `http2: true` option only, which
+ * the service never sets; node 20 compiles that built-in module on first require (5-15 ms of every
+ * `apl serve` start, on the way to its first answer: issue 31). Here it is required on first use.
+ */
+const FASTIFY_HTTP2 = "const http2 = require('node:http2')";
+export const lazyFastifyHttp2 = {
+    name: 'lazy-fastify-http2',
+    setup(build) {
+        build.onLoad({ filter: /[\\/]fastify[\\/]lib[\\/]server\.js$/ }, args => {
+            const source = readFileSync(args.path, 'utf8');
+            if (!source.includes(FASTIFY_HTTP2)) {
+                return { contents: source, loader: 'js', warnings: [{ text: `${args.path} no longer has "${FASTIFY_HTTP2}": lazy-fastify-http2 does nothing (scripts/bundles.mjs)` }] };
+            }
+            const lazy = "const http2 = { createServer: (...a) => require('node:http2').createServer(...a), createSecureServer: (...a) => require('node:http2').createSecureServer(...a) }";
+            return { contents: source.replace(FASTIFY_HTTP2, lazy), loader: 'js' };
+        });
+    },
+};
+
+/**
  * This build's id, written into every bundle. A rebuild replaces out/ under a running service
  * (scripts/install-build.mjs), which starts its worker threads from the files later: the service
  * passes its id to each worker (server/worker-boot.ts), and a worker bundle of another build
@@ -63,7 +83,7 @@ export const BUILD_ID = randomUUID();
 export const WORKER_BUILD_CHECK = `{const i=process.argv.indexOf("--apl-build");if(i>=0&&process.argv[i+1]!==${JSON.stringify(BUILD_ID)})throw new Error("apl-tools was rebuilt while this process ran: its worker files (build ${BUILD_ID}) are not those of the running process (build "+process.argv[i+1]+"); restart it (apl serve, or the editor's language server)");}`;
 
 const common = {
-    plugins: [cjsImportedOnce, noSketchProtobuf],
+    plugins: [cjsImportedOnce, noSketchProtobuf, lazyFastifyHttp2],
     bundle: true,
     platform: 'node',
     target: 'node20',

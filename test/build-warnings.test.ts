@@ -4,10 +4,14 @@
  * A warning is a real problem more often than not: `"import.meta" is not available with the "cjs"
  * output format` meant the bundled service found its worker files only by a fallback.
  */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import * as esbuild from 'esbuild';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs module without type declarations
-import { builds } from '../scripts/bundles.mjs';
+import { builds, lazyFastifyHttp2 } from '../scripts/bundles.mjs';
 import { REPO_ROOT } from './support/cli.js';
 
 describe('npm run bundle', () => {
@@ -42,3 +46,23 @@ function firstWide(text: string): number {
     for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0xff) return i;
     return -1;
 }
+
+describe('the lazy-fastify-http2 plugin', () => {
+    // The service never serves HTTP/2; compiling node's http2 module costs every start 5-15 ms.
+    it('a bundle that builds a fastify server does not load node:http2', async () => {
+        const dir = mkdtempSync(path.join(tmpdir(), 'apl-lazy-http2-'));
+        try {
+            const outfile = path.join(dir, 'probe.cjs');
+            await esbuild.build({
+                stdin: { contents: "import Fastify from 'fastify'; await Fastify().ready(); console.log(JSON.stringify(process.moduleLoadList.filter(m => /http2/.test(m))));", resolveDir: REPO_ROOT, loader: 'ts' },
+                bundle: true, platform: 'node', format: 'esm', outfile, logLevel: 'silent', plugins: [lazyFastifyHttp2],
+                banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+            });
+            const mjs = outfile.replace(/\.cjs$/, '.mjs');
+            renameSync(outfile, mjs);
+            expect(JSON.parse(execFileSync(process.execPath, [mjs], { encoding: 'utf8' }))).toEqual([]);
+        } finally {
+            rmSync(dir, { recursive: true, force: true });
+        }
+    });
+});

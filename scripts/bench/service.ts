@@ -9,14 +9,16 @@
  * - start-up with 1M events on disk: spawn → first answer, and the peak resident memory of the
  *   server process during it; and spawn → the first answer of a count query over those events
  *   (issue 31's bar: 0.5 s; they load into memory after the server listens, and queries answer
- *   meanwhile from the block files); the same on an empty data directory (`print`), and with 10M
+ *   meanwhile from the block files; a SIGTERM stop writes the WAL tail into a block, so this is
+ *   reported again after a crash, a SIGKILL that leaves a WAL tail); the same on an empty data
+ *   directory (`print`), and with 10M
  *   events on disk (filled over HTTP first, a few minutes; not with --quick;
  *   `APL_BENCH_START_10M=0` leaves it out).
  * `APL_BENCH_SERVICE=ingest` runs the ingest part only; `APL_BENCH_SERVICE=start` skips the ingest
  * ratio and Q2 (for iterating on the start-up).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
@@ -39,6 +41,11 @@ const INGEST_BAR = 1.0;
 /** Requests in flight during the ingest test (a client that pipelines a few batches). */
 const INGEST_CONCURRENCY = 4;
 const FILL_BATCH = 10_000;
+/**
+ * The WAL tail a crash leaves for the "after a crash" start-up figure: events ingested after the
+ * last clean stop, then SIGKILL (a compaction is 65,536 events, so a crash leaves 0 to about that).
+ */
+const CRASH_TAIL = 50_000;
 
 interface EngineModule {
     createEngine(): {
@@ -197,14 +204,21 @@ export async function serviceSection(ctx: BenchContext): Promise<SectionResult> 
         service = undefined;
         ctx.log(`service: start-up with ${label} events on disk`);
         const emptyDir = mkdtempSync(path.join(tmpdir(), 'apl-bench-empty-'));
+        const crashDir = mkdtempSync(path.join(tmpdir(), 'apl-bench-crash-'));
         try {
             await startOnce(bundle, dataDir, fillEvents); // warms the file-system cache
+            // A copy that ends in a crash: a WAL tail of CRASH_TAIL events, never checkpointed.
+            cpSync(dataDir, crashDir, { recursive: true });
+            await leaveCrashTail(bundle, crashDir, fillEvents);
+            await startOnce(bundle, crashDir, fillEvents + CRASH_TAIL, true);
             const full: StartFigures[] = [];
             const empty: StartFigures[] = [];
+            const crashed: StartFigures[] = [];
             for (let i = 0; i < 5; i++) {
                 // Alternating, like the in-process pairs.
                 full.push(await startOnce(bundle, dataDir, fillEvents));
                 empty.push(await startOnce(bundle, emptyDir, 0));
+                crashed.push(await startOnce(bundle, crashDir, fillEvents + CRASH_TAIL, true));
             }
             const f = summarize(full.map(x => x.ms));
             const e = summarize(empty.map(x => x.ms));
@@ -212,9 +226,11 @@ export async function serviceSection(ctx: BenchContext): Promise<SectionResult> 
             const qe = summarize(empty.map(x => x.firstAnswerMs ?? NaN));
             rows.push({ name: `start-up with ${label} events on disk`, ours: fmtMs(f.median), baseline: `${fmtMs(e.median)} empty dir`, ratio: f.median / e.median, bar: '≤ 0.5 s', pass: f.median <= 500 });
             rows.push(firstAnswerRow(label, q, f.median));
+            const qc = summarize(crashed.map(x => x.firstAnswerMs ?? NaN));
+            rows.push(crashRow(label, qc, q.median));
             rows.push({ name: 'first query answer after start-up, empty data dir', ours: fmtMs(qe.median), baseline: `${fmtMs(e.median)} start-up`, ratio: qe.median / e.median, bar: '≤ 0.5 s', pass: qe.median <= 500 });
             notes.push(`start-up: spawn of \`node out/apl.cjs serve\` → first 200 on GET /v2/datasets (metadata only before it is ready, answering 503 "starting" until then; the events load into memory right after, in the background), then a count check; median of ${full.length} (min ${fmtMs(f.min)}, max ${fmtMs(f.max)}); baseline: the same start on an empty data dir`);
-            notes.push(`first query answer: spawn → the answer of \`['sample-http-logs'] | count\`, sent right after that first 200 and a list; it answers from the block files and the WAL tail while the dataset loads into memory (median of ${full.length}, min ${fmtMs(q.min)}, max ${fmtMs(q.max)}); on the empty data dir, spawn → the answer of \`print x = 1\` (min ${fmtMs(qe.min)}, max ${fmtMs(qe.max)}); load average ${loadavg().map(l => l.toFixed(2)).join(' ')} after these runs`);
+            notes.push(`first query answer: spawn → the answer of \`['sample-http-logs'] | count\`, sent right after that first 200 and a list; it answers from the block files and the WAL tail while the dataset loads into memory (median of ${full.length}, min ${fmtMs(q.min)}, max ${fmtMs(q.max)}); the service was stopped by SIGTERM before each start, which writes the WAL tail into a block (the shutdown checkpoint); ${crashNote(qc)}; on the empty data dir, spawn → the answer of \`print x = 1\` (min ${fmtMs(qe.min)}, max ${fmtMs(qe.max)}); load average ${loadavg().map(l => l.toFixed(2)).join(' ')} after these runs`);
             const fr = full.map(x => x.peakRss).filter((x): x is number => x !== undefined);
             const er = empty.map(x => x.peakRss).filter((x): x is number => x !== undefined);
             if (fr.length && er.length) {
@@ -225,6 +241,7 @@ export async function serviceSection(ctx: BenchContext): Promise<SectionResult> 
             }
         } finally {
             rmSync(emptyDir, { recursive: true, force: true });
+            rmSync(crashDir, { recursive: true, force: true });
         }
         if (!ctx.quick && process.env.APL_BENCH_START_10M !== '0') await firstAnswerAt10M(ctx, bundle, rows, notes);
     } finally {
@@ -237,6 +254,29 @@ export async function serviceSection(ctx: BenchContext): Promise<SectionResult> 
 /** Issue 31's bar: the first query answer within 0.5 s of spawn. */
 function firstAnswerRow(label: string, q: { median: number }, startMs: number): Row {
     return { name: `first query answer after start-up with ${label} events`, ours: fmtMs(q.median), baseline: `${fmtMs(startMs)} start-up`, ratio: q.median / startMs, bar: '≤ 0.5 s', pass: q.median <= 500 };
+}
+
+/** The first answer after a crash: what a WAL tail left unparsed costs, beside the clean restart's. */
+function crashRow(label: string, q: { median: number }, cleanMs: number): Row {
+    return { name: `first query answer after a crash with ${label} events (a WAL tail of ${CRASH_TAIL / 1000}k)`, ours: fmtMs(q.median), baseline: `${fmtMs(cleanMs)} after a clean stop`, ratio: q.median / cleanMs, bar: 'reported', pass: null };
+}
+
+function crashNote(q: { min: number; max: number }): string {
+    return `after a crash: the same start on a copy where ${CRASH_TAIL.toLocaleString('en-US')} more events were ingested and the service then SIGKILLed (so the start parses that WAL tail; each run ends in SIGKILL too, which keeps it), min ${fmtMs(q.min)}, max ${fmtMs(q.max)}`;
+}
+
+/** Ingests CRASH_TAIL more events into `dataDir` (holding `from` events) and SIGKILLs the service: they stay in the WAL tail. */
+async function leaveCrashTail(bundle: string[], dataDir: string, from: number): Promise<void> {
+    const s = await startServer(bundle, dataDir);
+    try {
+        for (const batch of batches(CRASH_TAIL, FILL_BATCH, 13)) {
+            const r = (await api(s.base, 'POST', '/v1/datasets/sample-http-logs/ingest', ndjson(batch), 'application/x-ndjson')) as { ingested?: number };
+            if (r.ingested !== batch.length) throw new Error(`the crash tail: ingested ${r.ingested} of ${batch.length} (after ${from})`);
+        }
+    } finally {
+        s.child.kill('SIGKILL');
+        await s.stop();
+    }
 }
 
 /** The first query answer with 10M events on disk (filled over HTTP first, 2 requests in flight). */
@@ -262,11 +302,17 @@ async function firstAnswerAt10M(ctx: BenchContext, bundle: string[], rows: Row[]
         await startOnce(bundle, dir, events); // warms the file-system cache
         const runs: StartFigures[] = [];
         for (let i = 0; i < 3; i++) runs.push(await startOnce(bundle, dir, events));
+        // Then the same directory after a crash (it is not used again).
+        await leaveCrashTail(bundle, dir, events);
+        const crashed: StartFigures[] = [];
+        for (let i = 0; i < 3; i++) crashed.push(await startOnce(bundle, dir, events + CRASH_TAIL, true));
         const f = summarize(runs.map(x => x.ms));
         const q = summarize(runs.map(x => x.firstAnswerMs ?? NaN));
+        const qc = summarize(crashed.map(x => x.firstAnswerMs ?? NaN));
         rows.push({ name: 'start-up with 10M events on disk', ours: fmtMs(f.median), baseline: '—', ratio: null, bar: '≤ 0.5 s', pass: f.median <= 500 });
         rows.push(firstAnswerRow('10M', q, f.median));
-        notes.push(`10M: filled in ${fmtMs(fillMs)} (generation included); start-up and the first \`count\` answer as at 1M, median of ${runs.length} (first answer min ${fmtMs(q.min)}, max ${fmtMs(q.max)}); load average ${loadavg().map(l => l.toFixed(2)).join(' ')} after these runs`);
+        rows.push(crashRow('10M', qc, q.median));
+        notes.push(`10M: filled in ${fmtMs(fillMs)} (generation included); start-up and the first \`count\` answer as at 1M, median of ${runs.length} (first answer min ${fmtMs(q.min)}, max ${fmtMs(q.max)}); ${crashNote(qc)}; load average ${loadavg().map(l => l.toFixed(2)).join(' ')} after these runs`);
     } finally {
         rmSync(dir, { recursive: true, force: true });
     }
@@ -384,7 +430,8 @@ export function procBytes(pid: number | undefined, field: 'VmRSS' | 'VmHWM'): nu
 /** VmHWM (peak resident memory) of a process in bytes (Linux), else undefined. */
 const peakRss = (pid: number | undefined): number | undefined => procBytes(pid, 'VmHWM');
 
-async function startOnce(bundle: string[], dataDir: string, expectEvents: number): Promise<StartFigures> {
+/** `crash`: end by SIGKILL, as a crash would (a WAL tail stays); else by SIGTERM (which checkpoints it). */
+async function startOnce(bundle: string[], dataDir: string, expectEvents: number, crash = false): Promise<StartFigures> {
     const s = await startServer(bundle, dataDir);
     const spawnedAt = performance.now() - s.ms;
     try {
@@ -410,6 +457,7 @@ async function startOnce(bundle: string[], dataDir: string, expectEvents: number
         }
         return { ms: s.ms, peakRss: peakRss(s.child.pid), firstAnswerMs };
     } finally {
+        if (crash) s.child.kill('SIGKILL');
         await s.stop();
     }
 }

@@ -11,6 +11,8 @@ import {
     check as checkText, Issues, MutableSchemaProvider, typeFromAxiomFieldType,
     type AplDiagnostic, type AplDiagnosticData, type DatasetSchema,
 } from '../../language/index.js';
+import type { AplServices } from '../../language/apl-module.js';
+import { checkServices } from '../../language/check.js';
 import type { DataPlane } from './data-plane.js';
 import { badRequest, HttpError, queryErrorBody } from './errors.js';
 
@@ -44,6 +46,11 @@ export class ServiceAplChecker {
     private schemaKey = '';
 
     constructor(private readonly source: AplSchemaSource) {}
+
+    /** The Langium services this checker validates with (built on first use; they read a text as one query). */
+    services(): AplServices {
+        return checkServices(this.schema, false);
+    }
 
     /** The problems that make `text` unusable as a stored query (errors, unknown datasets). */
     async problems(text: string): Promise<AplDiagnostic[]> {

@@ -69,6 +69,9 @@ export function coldBlock(info: BlockInfo, h: BlockHeader, mapFields: ReadonlySe
     return { id: info.file, rows: info.rows, minTime: BigInt(info.minTime), maxTime: BigInt(info.maxTime), fields: h.columns.map((c) => coldField(c, mapFields)), ranges };
 }
 
+/** Block header reads in flight at once (BlockHeaders.readAll). */
+const HEADER_READS_IN_FLIGHT = 16;
+
 /**
  * The headers of the blocks of datasets kept on disk, read once per block (two small reads; the
  * block's data is checked when a query reads it). Blocks never change; a dataset deleted and made
@@ -108,6 +111,29 @@ export class BlockHeaders {
         if (!checked) await readBlockFileHeader(file).catch(damaged);
         if (h.rows !== info.rows) throw new BlockDamagedError(info.file, `holds ${h.rows} rows, the manifest says ${info.rows}`);
         this.headers.set(this.key(dataset, info.file), h);
+    }
+
+    /**
+     * `read` for each of `blocks` not read yet, several at once (each is a few round trips to the
+     * thread pool, and a dataset can have hundreds of blocks: issue 31). A header that fails its
+     * check rejects with its BlockDamagedError, unless `damaged` takes it (the others are read on);
+     * `stop` ends it early.
+     */
+    async readAll(dataset: string, blocks: readonly BlockInfo[], damaged?: (err: BlockDamagedError) => Promise<void>, stop?: () => boolean): Promise<void> {
+        const todo = blocks.filter((b) => !this.has(dataset, b.file));
+        let next = 0;
+        const lane = async (): Promise<void> => {
+            while (next < todo.length && !stop?.()) {
+                const b = todo[next++];
+                try {
+                    await this.read(dataset, b);
+                } catch (err) {
+                    if (!(damaged && err instanceof BlockDamagedError)) throw err;
+                    await damaged(err);
+                }
+            }
+        };
+        await Promise.all(Array.from({ length: Math.min(HEADER_READS_IN_FLIGHT, todo.length) }, lane));
     }
 
     forget(dataset: string): void {

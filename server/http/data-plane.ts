@@ -177,6 +177,7 @@ export class DataPlane {
      * when the datasets in memory have outgrown their share.
      */
     private afterCompaction(name: string): void {
+        if (this.stopping) return; // the shutdown checkpoint: nothing to reload
         let target: string | undefined = this.onDisk.has(name) ? name : undefined;
         if (target === undefined) {
             const { bytes: held, largest } = this.heldInMemory();
@@ -215,7 +216,7 @@ export class DataPlane {
             this.readablePending.set(meta.name, pendingLoad());
             names.push(meta.name);
         }
-        const stats = await Promise.all(names.map((name) => this.store.stats(name)));
+        const stats = await Promise.all(names.map((name) => this.store.kept(name)));
         // The WAL tails are parsed on the ingest workers right after the server listens, before any
         // query over them can answer: the workers start now, while the server is being built.
         const tailBatches = names.reduce((n, name) => n + this.store.unparsedTail(name).length, 0);
@@ -300,16 +301,13 @@ export class DataPlane {
         // The WAL tail's batches are built on the ingest workers while the headers are read.
         const tailBuilt = this.buildTailOnWorkers(name);
         for (;;) {
-            for (const b of view.blocks) {
-                if (headers.has(name, b.file)) continue;
-                try {
-                    await headers.read(name, b);
-                } catch (err) {
-                    if (err instanceof BlockDamagedError) return false;
-                    throw err;
-                }
-                if (this.stopping) return false;
+            try {
+                await headers.readAll(name, view.blocks, undefined, () => this.stopping);
+            } catch (err) {
+                if (err instanceof BlockDamagedError) return false;
+                throw err;
             }
+            if (this.stopping) return false;
             const again = this.store.tieredView(name, true);
             if (again.blocks === view.blocks) break;
             view = again;
@@ -478,19 +476,12 @@ export class DataPlane {
         const meta = this.store.getDataset(name);
         let view = this.store.tieredView(name);
         for (;;) {
-            const missing = view.blocks.filter((b) => !headers.has(name, b.file));
-            if (missing.length === 0) break;
-            for (const b of missing) {
-                try {
-                    await headers.read(name, b);
-                } catch (err) {
-                    // A header that fails its check decides nothing: the block leaves service,
-                    // reported, and answers over the dataset say what they lack.
-                    if (!(err instanceof BlockDamagedError)) throw err;
-                    await this.store.quarantineBlock(name, err.file, `is damaged (${err.why})`);
-                }
-                if (background && this.stopping) throw new LoadStopped();
-            }
+            if (view.blocks.every((b) => headers.has(name, b.file))) break;
+            // A header that fails its check decides nothing: the block leaves service, reported,
+            // and answers over the dataset say what they lack.
+            const quarantine = (err: BlockDamagedError) => this.store.quarantineBlock(name, err.file, `is damaged (${err.why})`);
+            await headers.readAll(name, view.blocks, quarantine, () => background && this.stopping);
+            if (background && this.stopping) throw new LoadStopped();
             view = this.store.tieredView(name); // a compaction may have added a block meanwhile
         }
         const loader = this.engine.beginLoad(name, meta, view.tailEvents);

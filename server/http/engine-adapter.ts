@@ -10,7 +10,7 @@ import { availableParallelism } from 'node:os';
 import { AplQueryError, createEngine, SAMPLE_DATASETS, type ColumnarChunk, type DatasetLoader, type Engine, type FlatBatch, type QueryLimits } from '../../language/index.js';
 import { DEFAULT_QUERY_TIMEOUT_MS, QueryPool, type QueryPoolStats } from '../query/pool.js';
 import { interruption, type QuerySpec } from '../query/protocol.js';
-import { runJob } from '../query/run-job.js';
+import { runJob, shareParser } from '../query/run-job.js';
 import { DEFAULT_PARALLEL_MIN_ROWS, runParallel } from '../query/parallel-run.js';
 import { DEFAULT_PAGE_SIZE } from './paging.js';
 import { coldBlockReader } from '../query/cold-reader.js';
@@ -125,6 +125,7 @@ export function createEngineAdapter(opts: EngineAdapterOptions): EngineAdapter {
     // Each query thread has its own cache (the main thread's serves queries only without workers).
     const coldCacheBytes = opts.coldCacheBytes === undefined ? undefined : Math.floor(opts.coldCacheBytes / Math.max(1, workers));
     const engine: Engine = createEngine({ maxLimit: opts.maxResultRows, defaultLimit, limits: opts.limits, sharedMemory: workers > 0, coldReader, coldCacheBytes });
+    shareParser(engine);
     /** Without workers: the deadline and the client's going away are checked between operators. */
     const inProcess = (job: QuerySpec, signal?: AbortSignal): Promise<string> => {
         const deadline = performance.now() + timeoutMs;

@@ -143,8 +143,23 @@ export class QueryPool {
     startWorkers(): void {
         if (this.closed || this.broken || this.slots.length > 0) return;
         startTrace('query workers starting');
-        for (let i = 0; i < this.size; i++) this.slots.push(this.startSlot());
+        // One now, the others once it is ready (onReply): each start is 150-250 ms of CPU, and on a
+        // machine of two cores all of them at once would leave the main thread, answering the
+        // first queries meanwhile (whileStarting), a share of one core (issue 31).
+        this.slots.push(this.startSlot());
         // Jobs that gave way before there were workers.
+        this.dispatch();
+    }
+
+    /** Worker threads started so far, ready or not (for tests and diagnostics). */
+    get startedWorkers(): number {
+        return this.slots.length;
+    }
+
+    /** The workers after the first (see startWorkers). */
+    private startTheRest(): void {
+        if (this.closed || this.broken) return;
+        while (this.slots.length < this.size) this.slots.push(this.startSlot());
         this.dispatch();
     }
 
@@ -292,6 +307,7 @@ export class QueryPool {
             startTrace('query worker ready');
             this.settleStarted();
             this.startFailures = 0;
+            this.startTheRest();
             return;
         }
         const j = slot.current;

@@ -7,7 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { createEngine, type QueryInterruption } from '../../language/index.js';
 import { interruption, INTERRUPT_NONE, INTERRUPT_TIMEOUT, type WorkerReply, type WorkerRequest, type WorkerSetup } from './protocol.js';
 import { serializeError } from './query-errors.js';
-import { runJob } from './run-job.js';
+import { runJob, shareParser } from './run-job.js';
 import { coldBlockReader } from './cold-reader.js';
 import { saveCodeCacheNow } from '../../bin/code-cache.js';
 
@@ -24,6 +24,7 @@ if (port) {
         coldReader: setup.datasetsDir === undefined ? undefined : coldBlockReader(setup.datasetsDir),
         coldCacheBytes: setup.coldCacheBytes,
     });
+    shareParser(engine);
     let timeoutMs = 0;
     const interrupt = (): QueryInterruption | undefined => {
         const v = Atomics.load(setup.interrupt, 0);

@@ -718,20 +718,31 @@ export function readBlockHeader(buf: Buffer, checksum = true): { header: BlockHe
     return { header, dataStart: 12 + hlen };
 }
 
+/** What readBlockHeaderOnly reads first: the 12-byte prefix and, most often, the whole header. */
+const HEADER_READ_BYTES = 16 * 1024;
+
 /**
- * A block file's header alone (two small reads), checked by its own checksum (version 2; the data
+ * A block file's header alone (one small read, two for a header past 16 KB), checked by its own checksum (version 2; the data
  * is checked when a query reads the block). For what a dataset's schema and block list need at
  * start-up. `checked` is false for a version 1 header, which has no checksum of its own.
  */
 export async function readBlockHeaderOnly(file: string): Promise<BlockHeader & { checked: boolean }> {
     const fh = await open(file, 'r');
     try {
-        const prefix = Buffer.alloc(12);
-        await fh.read(prefix, 0, 12, 0);
-        if (prefix.toString('latin1', 0, 8) !== BLOCK_MAGIC) throw new BlockCorruptError(`${file}: not a block file (bad magic)`);
-        const hlen = prefix.readUInt32LE(8);
-        const h = Buffer.alloc(hlen);
-        const { bytesRead } = await fh.read(h, 0, hlen, 12);
+        // One read holds the prefix and a header of the usual size (a few KB); a larger header takes a second.
+        const first = Buffer.alloc(HEADER_READ_BYTES);
+        const { bytesRead: got } = await fh.read(first, 0, HEADER_READ_BYTES, 0);
+        if (got < 12 || first.toString('latin1', 0, 8) !== BLOCK_MAGIC) throw new BlockCorruptError(`${file}: not a block file (bad magic)`);
+        const hlen = first.readUInt32LE(8);
+        let h: Buffer;
+        let bytesRead: number;
+        if (12 + hlen <= got) {
+            h = first.subarray(12, 12 + hlen);
+            bytesRead = hlen;
+        } else {
+            h = Buffer.alloc(hlen);
+            ({ bytesRead } = await fh.read(h, 0, hlen, 12));
+        }
         if (bytesRead !== hlen) throw new BlockCorruptError(`${file}: unreadable block header (the file ends inside its header)`);
         try {
             const { header, checked } = parseHeader(h.toString('utf8'));

@@ -43,6 +43,11 @@ export interface StoreOptions {
     compactInWorker?: boolean;
     /** Where background problems are reported (default console.error). */
     log?: (msg: string) => void;
+    /**
+     * `close()` compacts a dataset's WAL tail of at least this many events into a block, so that the
+     * next open parses no tail (default 4,096; 0: never). See Dataset.close.
+     */
+    checkpointEvents?: number;
 }
 
 export interface CreateDatasetInput {
@@ -69,6 +74,12 @@ interface UnavailableDataset {
     meta: DatasetMeta;
     reason: string;
 }
+
+/**
+ * The smallest WAL tail `close()` writes into a block: below it, parsing the tail at the next start
+ * costs less than a block would (a few ms).
+ */
+const DEFAULT_CHECKPOINT_EVENTS = 4096;
 
 export class Store {
     private datasets = new Map<string, Dataset>();
@@ -98,6 +109,7 @@ export class Store {
             now: options.now ?? nowNs,
             compactInWorker: options.compactInWorker ?? true,
             log: options.log ?? ((m) => console.error(`[apl-store] ${m}`)),
+            checkpointEvents: options.checkpointEvents ?? DEFAULT_CHECKPOINT_EVENTS,
         };
         const root = path.resolve(dir);
         await ensureDir(path.join(root, 'datasets'));
@@ -164,6 +176,7 @@ export class Store {
             blockCache: this.blockCache,
             compactor: this.compactor,
             log: this.opts.log,
+            checkpointEvents: this.opts.checkpointEvents,
             compacted: (name: string) => {
                 for (const fn of this.compactedListeners) fn(name);
             },
@@ -380,6 +393,11 @@ export class Store {
         return this.ds(name).stats();
     }
 
+    /** `stats()` without the sizes on disk (see Dataset.kept). */
+    kept(name: string): Promise<Pick<DatasetStats, 'events' | 'minTime' | 'maxTime'>> {
+        return this.ds(name).kept();
+    }
+
     /** See Dataset.eventCount. */
     eventCount(name: string): number {
         return this.ds(name).eventCount();
@@ -408,7 +426,7 @@ export class Store {
         if (this.closed) return;
         this.closed = true;
         if (this.sweepTimer) clearInterval(this.sweepTimer);
-        for (const ds of this.datasets.values()) await ds.close();
+        for (const ds of this.datasets.values()) await ds.close(true);
         this.datasets.clear();
         await this.compactor.close();
         await this.lock.release();

@@ -1,11 +1,12 @@
 /**
  * Issue 31, end to end: `apl serve` in a child process restarted over a data directory with block
- * files and a WAL tail answers the queries sent right after it listens (while its events load into
+ * files (after a clean stop, which writes the WAL tail into a block) and again with a WAL tail (after
+ * a crash) answers the queries sent right after it listens (while its events load into
  * memory they are read from the files) exactly as it answers them once everything is loaded. The
  * in-process test (test/server/http/answers-during-load.test.ts) holds the load to prove the "while";
  * here the real process runs free, and every answer must equal the loaded one either way.
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -15,6 +16,8 @@ const TOKEN = 'xaat-e2e-first-answer';
 const DS = 'first';
 /** Two blocks of 65,536 events (the store's compaction size) and a WAL tail. */
 const EVENTS = 150_000;
+/** Events ingested before the crash: the WAL tail the restart after it reads. */
+const CRASH_TAIL = 20_000;
 const BATCH = 10_000;
 const T0 = Date.parse('2024-03-01T00:00:00Z');
 const RANGE = { startTime: '2024-03-01T00:00:00Z', endTime: '2024-03-03T00:00:00Z' };
@@ -62,27 +65,49 @@ async function answers(url: string): Promise<unknown[]> {
     return out;
 }
 
+/** Ingests events [from, to) in batches of BATCH. */
+async function ingest(url: string, from: number, to: number): Promise<void> {
+    for (let start = from; start < to; start += BATCH) {
+        const body = Array.from({ length: Math.min(BATCH, to - start) }, (_, k) => {
+            const n = start + k;
+            return JSON.stringify({ _time: new Date(T0 + n * 1000).toISOString(), n, s: `s${n % 13}` });
+        }).join('\n');
+        expect((await post(url, `/v1/datasets/${DS}/ingest`, body, 'application/x-ndjson')).status).toBe(200);
+    }
+}
+
+/** The bytes of the dataset's WAL segments: 0 when every record is in a block. */
+function walBytes(): number {
+    const wal = path.join(dir, 'datasets', DS, 'wal');
+    return readdirSync(wal).reduce((n, f) => n + statSync(path.join(wal, f)).size, 0);
+}
+
+/** Restarts the service and checks that its first answers equal those once its `events` are loaded. */
+async function restartAndCompare(events: number): Promise<void> {
+    server = await spawnServer({ dataDir: dir, token: TOKEN, bundled: true });
+    const first = await answers(server.url);
+    const count = await post(server.url, '/v1/datasets/_apl?format=tabular', JSON.stringify({ apl: `['${DS}'] | count`, ...RANGE }));
+    expect(count.json.tables![0].columns[0]).toEqual([events]);
+    // Loaded: the service says so once (app.ts).
+    for (let i = 0; i < 6000 && !/loaded \d+ events/.test(server.output()); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(server.output()).toMatch(new RegExp(`loaded ${events} events of 1 dataset`));
+    expect(first).toEqual(await answers(server.url));
+}
+
 describe('apl serve right after a restart', () => {
-    it('answers the queries sent at once exactly as after its events are loaded', async () => {
+    it('answers the queries sent at once exactly as after its events are loaded, after a clean stop (the WAL tail checkpointed into a block) and after a crash (a WAL tail left)', async () => {
         server = await spawnServer({ dataDir: dir, token: TOKEN, bundled: true });
         expect((await post(server.url, '/v2/datasets', JSON.stringify({ name: DS }))).status).toBe(200);
-        for (let from = 0; from < EVENTS; from += BATCH) {
-            const body = Array.from({ length: BATCH }, (_, k) => {
-                const n = from + k;
-                return JSON.stringify({ _time: new Date(T0 + n * 1000).toISOString(), n, s: `s${n % 13}` });
-            }).join('\n');
-            expect((await post(server.url, `/v1/datasets/${DS}/ingest`, body, 'application/x-ndjson')).status).toBe(200);
-        }
+        await ingest(server.url, 0, EVENTS);
         await server.stop();
-        expect(readdirSync(path.join(dir, 'datasets', DS, 'blocks')).length).toBeGreaterThanOrEqual(2);
+        // The stop wrote the tail (beyond the two compactions' blocks) into a block of its own.
+        expect(readdirSync(path.join(dir, 'datasets', DS, 'blocks')).length).toBe(3);
+        expect(walBytes()).toBe(0);
+        await restartAndCompare(EVENTS);
 
-        server = await spawnServer({ dataDir: dir, token: TOKEN, bundled: true });
-        const first = await answers(server.url);
-        const count = await post(server.url, '/v1/datasets/_apl?format=tabular', JSON.stringify({ apl: `['${DS}'] | count`, ...RANGE }));
-        expect(count.json.tables![0].columns[0]).toEqual([EVENTS]);
-        // Loaded: the service says so once (app.ts).
-        for (let i = 0; i < 6000 && !/loaded \d+ events/.test(server.output()); i++) await new Promise((r) => setTimeout(r, 20));
-        expect(server.output()).toMatch(new RegExp(`loaded ${EVENTS} events of 1 dataset`));
-        expect(first).toEqual(await answers(server.url));
+        await ingest(server.url, EVENTS, EVENTS + CRASH_TAIL);
+        await server.kill();
+        expect(walBytes()).toBeGreaterThan(0);
+        await restartAndCompare(EVENTS + CRASH_TAIL);
     }, 300_000);
 });

@@ -226,6 +226,25 @@ describe('blocks', () => {
         rmSync(path.dirname(file), { recursive: true });
     });
 
+    it('a header read alone: small and past the first read (a block of 600 columns), and a file that ends inside its header', async () => {
+        const dir = mkdtempSync(path.join(tmpdir(), 'apl-block-'));
+        const file = path.join(dir, '00000001.blk');
+        for (const columns of [3, 600]) {
+            const event = Object.fromEntries(Array.from({ length: columns }, (_, c) => [`a_rather_long_field_name_${c}`, c]));
+            const bytes = (await encodeBlock(inputs([{ seq: 1, events: [event, event] }], true), { compress: false }))!.bytes;
+            writeFileSync(file, bytes);
+            const { checked, ...alone } = await readBlockHeaderOnly(file);
+            expect(checked).toBe(true);
+            expect(alone).toEqual(readBlockHeader(bytes).header);
+            expect(alone.columns).toHaveLength(columns);
+            const hlen = bytes.readUInt32LE(8);
+            if (columns === 600) expect(hlen).toBeGreaterThan(16 * 1024);
+            writeFileSync(file, bytes.subarray(0, 12 + hlen - 1));
+            await expect(readBlockHeaderOnly(file)).rejects.toThrow(/the file ends inside its header/);
+        }
+        rmSync(dir, { recursive: true });
+    });
+
     // The header decides, alone, which blocks of a dataset kept on disk a query skips (issue 26).
     it("a flipped bit in a header's column max fails the header's own checksum (whole and header only); a version 1 header says it is unchecked", async () => {
         const bytes = (await encodeBlock(inputs([{ seq: 1, events: Array.from({ length: 20 }, (_, i) => ({ b: 30 + (i % 10) })) }], true), { compress: false }))!.bytes;
