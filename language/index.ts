@@ -3,8 +3,8 @@
  *
  *   import { parse, check, translate, createEngine } from 'apl-tools';
  */
-export { parse, type ParseResult, type SyntaxProblem } from './apl-parse.js';
-export { checkText as check, type AplDiagnostic, type CheckOptions } from './check.js';
+export { parse, provideParsingServices, type ParseResult, type SyntaxProblem } from './apl-parse.js';
+export { checkText as check, checkServices, type AplDiagnostic, type CheckOptions } from './check.js';
 export { createAplServices, type AplServices } from './apl-module.js';
 export * from './schema/index.js';
 export * from './types/apl-types.js';

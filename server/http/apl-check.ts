@@ -8,11 +8,9 @@
  *   stored query could never run.
  */
 import {
-    check as checkText, Issues, MutableSchemaProvider, typeFromAxiomFieldType,
-    type AplDiagnostic, type AplDiagnosticData, type DatasetSchema,
+    check as checkText, checkServices, Issues, MutableSchemaProvider, typeFromAxiomFieldType,
+    type AplDiagnostic, type AplDiagnosticData, type AplServices, type DatasetSchema,
 } from '../../language/index.js';
-import type { AplServices } from '../../language/apl-module.js';
-import { checkServices } from '../../language/check.js';
 import type { DataPlane } from './data-plane.js';
 import { badRequest, HttpError, queryErrorBody } from './errors.js';
 

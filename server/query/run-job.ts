@@ -5,9 +5,8 @@
  * `apl check` does before it runs (server/http/apl-check.ts).
  */
 import type { Engine, QueryInterruption, QueryOptions } from '../../language/index.js';
-import { deserializePartial, legacyExecutor, serializePartial, type QueryEngine } from '../../language/index.js';
+import { deserializePartial, legacyExecutor, provideParsingServices, serializePartial, type QueryEngine } from '../../language/index.js';
 import { ServiceAplChecker } from '../http/apl-check.js';
-import { provideParsingServices } from '../../language/apl-parse.js';
 import type { QueryJob } from './protocol.js';
 import type { StatusMessage } from '../../language/api/status.js';
 import { mapQueryError } from './query-errors.js';
