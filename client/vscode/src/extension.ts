@@ -213,7 +213,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<AplExt
         const setRunning = (running: boolean) => void vscode.commands.executeCommand('setContext', 'apl.running', running);
         // A finished run's rows are painted first: the workbench updates its menus for the context key
         // on the thread the results view runs on, in the way of the rows' message (docs/benchmarks.md).
-        if (run.state === 'running') setRunning(true);
+        // A run that failed or was cancelled brings no rows: its key changes at once.
+        if (run.state !== 'done') setRunning(run.state === 'running');
         else void paintedOrAfter(run.id, RUNNING_KEY_AFTER_MS).then(() => runner.current?.state !== 'running' && setRunning(false));
         if (run.state === 'error') showRunError(run);
         if (run.state === 'done' && run.result?.rowCount === 0) void explainEmpty(run);
