@@ -414,6 +414,8 @@ describe.skipIf(SKIP)('the results view used as a user does, in the default pane
                     expect(await more.evaluate(e => (e.ownerDocument as unknown as { activeElement: unknown }).activeElement === e)).toBe(true);
                     // The Chart tab's Chart type.
                     await tab('Chart').click();
+                    // A paged result's chart rows are asked for when the tab is shown: the chart comes after them.
+                    await frame().getByRole('combobox', { name: 'Chart type' }).waitFor({ state: 'visible', timeout: T });
                     await onScreen(`Chart type at ${width}`, frame().getByRole('combobox', { name: 'Chart type' }), width);
                     await tab('Results').click();
                 }
