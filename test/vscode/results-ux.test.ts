@@ -324,6 +324,44 @@ describe.skipIf(SKIP)('the results view used as a user does, in the default pane
         }),
     3 * 60_000);
 
+    it("['events'] | where seq >= 0: a press held as a hand holds it (150 ms) on row 2, then a Shift+press on the lowest row drawn: the rows between are selected, and the details open for the row pressed", () =>
+        step('held press selects', async () => {
+            await runPaged();
+            const lowest = await frame()
+                .locator('.ag-row[row-index]')
+                .evaluateAll(es => {
+                    const grid = es[0]!.closest('.grid')!.getBoundingClientRect();
+                    const bottom = Math.min(grid.bottom, (globalThis as unknown as { innerHeight: number }).innerHeight) - 14;
+                    return Math.max(...es.filter(e => e.getBoundingClientRect().bottom <= bottom).map(e => Number(e.getAttribute('row-index'))));
+                });
+            expect(lowest).toBeGreaterThanOrEqual(3);
+            const stats = () => frame().locator('[data-testid="apl-selection-stats"]').textContent();
+            /** A press with the mouse held down a while, as a hand does: the view draws frames before it comes up. */
+            const press = async (row: number, shift: boolean) => {
+                const b = (await cell(row, 'seq').boundingBox())!;
+                await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2);
+                if (shift) await page.keyboard.down('Shift');
+                await page.mouse.down();
+                await page.waitForTimeout(150);
+                await page.mouse.up();
+                if (shift) await page.keyboard.up('Shift');
+            };
+            // The statistics shown at the press wrapped under the status line and moved the grid down a row.
+            await press(1, false);
+            await expect.poll(detailsTitle, { timeout: T }).toBe('Row 2');
+            await expect.poll(() => frame().locator('.ag-row[row-index="1"]').first().getAttribute('aria-selected'), { timeout: T }).toBe('true');
+            await expect.poll(stats, { timeout: T }).toMatch(/^Selection in seq: count 1 /);
+            await details().getByRole('button', { name: 'Close' }).click();
+            await expect.poll(detailsOpen, { timeout: T }).toBe(false);
+            // The details the press opens shrink the grid and scroll this row up: it was selected all the same.
+            await press(lowest, true);
+            await expect.poll(detailsTitle, { timeout: T }).toBe(`Row ${lowest + 1}`);
+            await expect.poll(stats, { timeout: T }).toMatch(new RegExp(`^Selection in seq: count ${lowest} `));
+            await expect.poll(() => uncovered(lowest, 'seq'), { timeout: 10_000 }).toBe(true);
+            await details().getByRole('button', { name: 'Close' }).click();
+        }),
+    3 * 60_000);
+
     it("['events'] | where seq >= 0 by keyboard: the arrows move the open row details from row to row, Escape closes them and the focus stays on the cell, Enter opens them again", () =>
         step('details keyboard', async () => {
             await runPaged();

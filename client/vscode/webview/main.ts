@@ -548,10 +548,14 @@ function showGrid(view: RunView): boolean {
                 const moved = movingFocus || (movedTo !== undefined && movedTo.row === e.rowIndex && movedTo.col === col);
                 if (!moved) {
                     movedTo = undefined;
-                    // Open row details follow the focused row (the arrows); a press of the mouse opens them.
-                    if (!details.hidden || pressing) showDetails(e.rowIndex ?? undefined, col ?? undefined);
+                    // Open row details follow the focused row (the arrows); a press of the mouse opens them
+                    // when it comes up (detailsOnRelease).
+                    if (!details.hidden) showDetails(e.rowIndex ?? undefined, col ?? undefined);
+                    else if (pressing) pressedCell = { row: e.rowIndex ?? undefined, col: col ?? undefined };
                 }
-                updateSelectionStats(moved);
+                // A press's statistics come with its release (detailsOnRelease): shown now, they could
+                // move the grid under the mouse before it comes up.
+                if (!pressing) updateSelectionStats(moved);
             },
             // A click opens the row's details; on the cell the view focused, it is the user's own choice of it.
             onCellClicked: e => {
@@ -575,10 +579,16 @@ function showGrid(view: RunView): boolean {
             ensureDomOrder: true,
             datasource: datasourceFor(view.runId),
         });
-        // The press, not the click, opens the details: the cell the mouse went down on may have moved
-        // before it comes up (the selection's statistics appear above the grid), and no click comes then.
         gridBox.addEventListener('pointerdown', e => (pressing = e.button === 0 && !!(e.target as HTMLElement | null)?.closest('.ag-cell')), true);
-        window.addEventListener('pointerup', () => (pressing = false), true);
+        window.addEventListener('pointerup', detailsOnRelease, true);
+        window.addEventListener(
+            'pointercancel',
+            () => {
+                pressing = false;
+                pressedCell = undefined;
+            },
+            true,
+        );
         gridBox.addEventListener('keydown', onGridKey);
         gridBox.addEventListener('keydown', onHeaderKey, true);
     } else {
@@ -1134,6 +1144,24 @@ function showExtraTables(tables: readonly ExtraTableView[]): void {
 
 /** The mouse is down on a cell (a press opens the row details). */
 let pressing = false;
+/** The cell a press focused while the row details were closed: they open for it when the mouse comes up. */
+let pressedCell: { row: number | undefined; col: string | undefined } | undefined;
+
+/**
+ * The release of a press, not the press itself, opens the details and shows the selection's
+ * statistics: the details shrink the grid and scroll the row into view above them, and the statistics
+ * can wrap under the status line, so that a row moved before the mouse came up got no click (no
+ * selection, no Shift+click range). Here the release's hit is made already: the click comes after,
+ * on the row pressed.
+ */
+function detailsOnRelease(): void {
+    if (!pressing) return;
+    pressing = false;
+    const cell = pressedCell;
+    pressedCell = undefined;
+    if (cell) showDetails(cell.row, cell.col);
+    updateSelectionStats();
+}
 /** The cell the row details were opened from or followed to: the focus goes back to it when they close. */
 let detailsCell: { row: number; col: string | undefined } | undefined;
 
