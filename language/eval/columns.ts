@@ -29,6 +29,10 @@ export interface Column {
     isNull(i: number): boolean;
 }
 
+/**
+ * Strings by dictionary code (0 null). Every maker keeps the dictionary's entries distinct (a value
+ * has one code): group-by and dcount (merge-states.ts) compare codes, not strings.
+ */
 export class StrColumn implements Column {
     readonly type = 'string' as const;
     private lowerCache: string[] | undefined;

@@ -90,18 +90,25 @@ abstract class ExactOrSketch<E, S extends Sketch<S>> {
     }
 }
 
-/** A group's distinct values: their canonical keys, or a HyperLogLog once the budget says so. */
-export class DistinctState extends ExactOrSketch<Set<string>, HyperLogLog> {
-    private constructor(keys: Set<string> | undefined, hll: HyperLogLog | undefined, readonly precision: number, bytes: number) {
+/**
+ * A group's distinct values: their canonical keys, or a HyperLogLog once the budget says so. A part's
+ * keys may come as a list known to be distinct (`exactList`): made without a set, they become one
+ * only when another part is merged into them (a key would otherwise be hashed into two sets).
+ */
+export class DistinctState extends ExactOrSketch<ReadonlySet<string> | readonly string[], HyperLogLog> {
+    private constructor(keys: ReadonlySet<string> | readonly string[] | undefined, hll: HyperLogLog | undefined, readonly precision: number, bytes: number) {
         super(keys, hll, bytes);
     }
 
     static exact(keys: Set<string>, precision: number): DistinctState {
-        let bytes = 64;
-        for (const k of keys) bytes += keyBytes(k);
-        const s = new DistinctState(keys, undefined, precision, bytes);
+        const s = new DistinctState(keys, undefined, precision, keysBytes(keys));
         s.owned = true;
         return s;
+    }
+
+    /** Keys with no repeats among them: kept as they are (not owned: a merge into the state copies them into a set first). */
+    static exactList(keys: readonly string[], precision: number): DistinctState {
+        return new DistinctState(keys, undefined, precision, keysBytes(keys));
     }
 
     get sketchBytes(): number {
@@ -113,17 +120,18 @@ export class DistinctState extends ExactOrSketch<Set<string>, HyperLogLog> {
         return new DistinctState(this.data, this.sketch, this.precision, this.bytes);
     }
 
-    protected copyData(keys: Set<string>): Set<string> {
+    protected copyData(keys: ReadonlySet<string> | readonly string[]): Set<string> {
         return new Set(keys);
     }
 
-    protected addData(into: Set<string>, from: Set<string>): number {
+    protected addData(into: ReadonlySet<string> | readonly string[], from: ReadonlySet<string> | readonly string[]): number {
+        // copyData made it a set of this state's own before any merge into it.
+        const set = into as Set<string>;
         let bytes = 0;
         for (const k of from) {
-            if (!into.has(k)) {
-                into.add(k);
-                bytes += keyBytes(k);
-            }
+            const size = set.size;
+            set.add(k);
+            if (set.size !== size) bytes += keyBytes(k);
         }
         return bytes;
     }
@@ -132,13 +140,21 @@ export class DistinctState extends ExactOrSketch<Set<string>, HyperLogLog> {
         return new HyperLogLog(this.precision);
     }
 
-    protected addToSketch(hll: HyperLogLog, keys: Set<string>): void {
+    protected addToSketch(hll: HyperLogLog, keys: ReadonlySet<string> | readonly string[]): void {
         for (const k of keys) hll.add(k);
     }
 
     result(): number {
-        return this.data ? this.data.size : this.sketch!.estimate();
+        const d = this.data;
+        if (d === undefined) return this.sketch!.estimate();
+        return Array.isArray(d) ? d.length : (d as ReadonlySet<string>).size;
     }
+}
+
+function keysBytes(keys: Iterable<string>): number {
+    let bytes = 64;
+    for (const k of keys) bytes += keyBytes(k);
+    return bytes;
 }
 
 /** A group's numbers: all of them (in chunks that are never changed), or a quantile sketch. */
@@ -224,10 +240,11 @@ export function distinctStates(vecs: readonly Vec[], conditional: boolean, gids:
     const [x, pred] = conditional ? vecs : [vecs[0], undefined];
     const accuracy = vecs[conditional ? 2 : 1];
     const precision = hllPrecision(accuracy?.c ? accuracy.v : undefined);
-    const sets: Set<string>[] = Array.from({ length: G }, () => new Set<string>());
     const keep = (i: number) => !pred || vget(pred, i) === true;
     if (!x.c && x.col instanceof StrColumn) {
-        // Dictionary codes first: a string's key is made once per group, not once per row.
+        // Dictionary codes first: a string's key is made once per group, not once per row. The
+        // dictionary's strings are distinct, so each group's keys are too: lists, not sets.
+        const lists: string[][] = Array.from({ length: G }, () => []);
         const col = x.col;
         const D = col.dict.length;
         // Seen (group, code) pairs: a flag table when it is small, else a set of pair numbers.
@@ -241,9 +258,12 @@ export function distinctStates(vecs: readonly Vec[], conditional: boolean, gids:
             if (flags ? flags[k] === 1 : pairs!.has(k)) continue;
             if (flags) flags[k] = 1;
             else pairs!.add(k);
-            sets[g].add(canonicalKey(col.dict[c]));
+            lists[g].push(canonicalKey(col.dict[c]));
         }
-    } else {
+        return lists.map(l => DistinctState.exactList(l, precision));
+    }
+    const sets: Set<string>[] = Array.from({ length: G }, () => new Set<string>());
+    {
         for (let i = 0; i < n; i++) {
             if (!keep(i)) continue;
             const v = vget(x, i);

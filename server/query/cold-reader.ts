@@ -26,6 +26,9 @@ export function blockChunk(b: DecodedBlock): ColumnarChunk {
         rowInBatch: b.rowIdx,
         batches: b.batchSeqs.map((seq, i) => ({ seq, sysTime: b.batchSysTimes[i] })),
         columns: b.columns,
+        // Its dictionaries come from JSON.parse of their sections: fresh strings of their own, not
+        // cut from a larger one, so the engine keeps them without a copy each.
+        flatStrings: true,
     };
 }
 
