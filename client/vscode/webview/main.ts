@@ -551,17 +551,19 @@ function showGrid(view: RunView): boolean {
                     // Open row details follow the focused row (the arrows); a press of the mouse opens them
                     // when it comes up (detailsOnRelease).
                     if (!details.hidden) showDetails(e.rowIndex ?? undefined, col ?? undefined);
-                    else if (pressing) pressedCell = { row: e.rowIndex ?? undefined, col: col ?? undefined };
+                    else if (pressing && !selecting) pressedCell = { row: e.rowIndex ?? undefined, col: col ?? undefined };
                 }
                 // A press's statistics come with its release (detailsOnRelease): shown now, they could
                 // move the grid under the mouse before it comes up.
                 if (!pressing) updateSelectionStats(moved);
             },
-            // A click opens the row's details; on the cell the view focused, it is the user's own choice of it.
+            // A click opens the row's details (a Shift or Ctrl click only selects, unless they are open);
+            // on the cell the view focused, it is the user's own choice of it.
             onCellClicked: e => {
                 const viewMoved = movedTo !== undefined;
                 movedTo = undefined;
-                showDetails(e.rowIndex ?? undefined, e.column.getColId());
+                const m = e.event as MouseEvent | null | undefined;
+                if (!details.hidden || !(m?.shiftKey || m?.ctrlKey || m?.metaKey)) showDetails(e.rowIndex ?? undefined, e.column.getColId());
                 if (viewMoved) updateSelectionStats();
             },
             // The split gave the grid less (or more) height: the row in the details stays in view.
@@ -579,7 +581,14 @@ function showGrid(view: RunView): boolean {
             ensureDomOrder: true,
             datasource: datasourceFor(view.runId),
         });
-        gridBox.addEventListener('pointerdown', e => (pressing = e.button === 0 && !!(e.target as HTMLElement | null)?.closest('.ag-cell')), true);
+        gridBox.addEventListener(
+            'pointerdown',
+            e => {
+                pressing = e.button === 0 && !!(e.target as HTMLElement | null)?.closest('.ag-cell');
+                selecting = e.shiftKey || e.ctrlKey || e.metaKey;
+            },
+            true,
+        );
         window.addEventListener('pointerup', detailsOnRelease, true);
         window.addEventListener(
             'pointercancel',
@@ -1144,6 +1153,8 @@ function showExtraTables(tables: readonly ExtraTableView[]): void {
 
 /** The mouse is down on a cell (a press opens the row details). */
 let pressing = false;
+/** That press has Shift, Ctrl or Cmd: it selects rows (a range, one more), and opens no details. */
+let selecting = false;
 /** The cell a press focused while the row details were closed: they open for it when the mouse comes up. */
 let pressedCell: { row: number | undefined; col: string | undefined } | undefined;
 
