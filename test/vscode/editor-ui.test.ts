@@ -69,10 +69,15 @@ describe.skipIf(SKIP)('the editor as a user meets it (issue 25)', () => {
 
     it('Add Connection checks the URL as it is typed, takes 127.0.0.1:PORT, and keeps the token when it is refused', () =>
         step('add connection', async () => {
+            // Each step is waited for (by its placeholder) before it is typed into: under load, text typed
+            // before the next step shows goes into the one before.
+            const atStep = (placeholder: string) => expect.poll(() => quickInputBox().getAttribute('placeholder'), { timeout: 30_000 }).toBe(placeholder);
             await command('APL: Add Connection');
+            await atStep('production');
             await quickInputBox().fill('ui service');
             await page.keyboard.press('Enter');
             // Step 2: the URL. A wrong scheme is named while typing.
+            await atStep('https://api.axiom.co');
             await quickInputBox().fill('ftp://127.0.0.1:8686');
             await expect.poll(() => inputMessage().textContent(), { timeout: 10_000 }).toMatch(/http:\/\/ or https:\/\//);
             await shot('add-connection-bad-scheme');
@@ -84,8 +89,10 @@ describe.skipIf(SKIP)('the editor as a user meets it (issue 25)', () => {
             await shot('add-connection-bare-host');
             await page.keyboard.press('Enter');
             // Step 3: the token. A wrong one is refused by the service and the same step comes back with it.
+            await atStep('xaat-…');
             await quickInputBox().fill('xaat-wrong-token');
             await page.keyboard.press('Enter');
+            await atStep('my-org-1a2b');
             await quickInputBox().fill('');
             await page.keyboard.press('Enter'); // no org id
             await expect.poll(() => inputMessage().textContent(), { timeout: 30_000 }).toMatch(/refused the token/);
@@ -94,6 +101,7 @@ describe.skipIf(SKIP)('the editor as a user meets it (issue 25)', () => {
             expect(await quickInputBox().getAttribute('type')).toBe('password');
             await quickInputBox().fill(service.token);
             await page.keyboard.press('Enter');
+            await atStep('my-org-1a2b');
             await page.keyboard.press('Enter'); // the org id step again, still empty
             await page.locator('.statusbar-item', { hasText: 'APL: ui service' }).waitFor({ timeout: 30_000 });
             await expect.poll(() => quickInput().isVisible()).toBe(false);
