@@ -12,8 +12,9 @@
  * The memory a worker hands back is used again for a later body once its request is done with it
  * (`releaseBody`): a new ArrayBuffer per body (and the one that came back, left to the collector)
  * made V8 count half a megabyte of external memory per request, which forced a scavenge of the
- * main thread's young generation ("external memory pressure") every 25 or so requests of 540 KB,
- * and each new allocation faulted its pages in again.
+ * main thread's young generation ("external memory pressure") every 20 or so requests of 540 KB,
+ * and each new allocation faulted its pages in again. (The socket's read chunks, copied into
+ * the body, still count: about every 30 requests.)
  */
 import { PAD_BYTES, writePadding } from './ndjson-columns.js';
 
