@@ -21,6 +21,7 @@ import { availableParallelism } from 'node:os';
 import { prepareIngest, ingestStatus, type IngestRequest, type IngestStatus, type PreparedIngest } from '../ingest/ingest.js';
 import type { ColumnarBatch } from '../ingest/columnar.js';
 import { IngestWorkers, type ColumnarPrepared } from '../ingest/prepare-pool.js';
+import { releaseBody } from '../ingest/padded-body.js';
 import type { NormalizedEvents } from '../../language/index.js';
 import { type DatasetMeta, type Store, type CreateDatasetInput, type UpdateDatasetInput } from '../store/store.js';
 import { StoreError } from '../store/errors.js';
@@ -615,6 +616,9 @@ export class DataPlane {
                     this.rebuildSoon(name);
                 }
             }
+            // Written, synced and fed: nothing reads the body any more, and the memory a worker handed
+            // it back in can take a later request's body (padded-body.ts).
+            if (!prep.batch) releaseBody(prep.body);
             const after = this.store.counters(name);
             const status = ingestStatus({
                 ingested: res.ingested,

@@ -58,6 +58,8 @@ export interface PreparedIngest {
     params: IngestParams;
     /** Decompressed body (what the WAL stores). */
     body: Buffer;
+    /** crc32 of `body`, when whoever read it computed it (an ingest worker): the WAL record's checksum then need not read it again. */
+    bodyCrc?: number;
     /**
      * The normalised events (`batch.fields.length === count`). Shared, read-only: the store keeps
      * them in its in-memory WAL tail (compaction encodes them into a block) and the service's

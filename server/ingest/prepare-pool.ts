@@ -45,13 +45,15 @@ export interface BodyRequest {
 export type WorkerReply =
     | { ready: true }
     | { id: number; body: Uint8Array }
-    | { id: number; ok: true; result: ColumnarBatch }
+    | { id: number; ok: true; result: ColumnarBatch; /** crc32 of the body it parsed. */ bodyCrc: number }
     | { id: number; ok: false; status?: 400 | 404 | 413 | 415; error: string };
 
 /** A worker's columns, with the body as it is here now (the same bytes, maybe other memory). */
 interface Parsed {
     columnar: ColumnarBatch;
     body: Buffer;
+    /** crc32 of `body`, as the worker computed it. */
+    bodyCrc?: number;
 }
 
 interface Pending {
@@ -139,6 +141,7 @@ export class IngestWorkers {
         return {
             params,
             body: parsed.body,
+            bodyCrc: parsed.bodyCrc,
             columnar,
             count: columnar.times.length,
             failures: columnar.failures,
@@ -244,7 +247,7 @@ export class IngestWorkers {
             if (slot.pending.size === 0) w.unref();
             const body = p.returned;
             if (body === undefined) p.reject(new IngestWorkerDied('the ingest worker answered without handing the body back; nothing of it was stored'));
-            else if (msg.ok) p.resolve({ columnar: msg.result, body });
+            else if (msg.ok) p.resolve({ columnar: msg.result, body, bodyCrc: msg.bodyCrc });
             else if (msg.status !== undefined) p.reject(new IngestError(msg.status, msg.error));
             else p.reject(new WorkerFailed(msg.error, body));
         });

@@ -692,7 +692,7 @@ export class Dataset {
             minTime: prep.minTime,
             maxTime: prep.maxTime,
         };
-        await this.wal.append(frame(seq, encodeWalPayload(seq, prep)), () => this.pushTail(tb));
+        await this.wal.append(frame(seq, encodeWalPayload(seq, prep), prep.bodyCrc), () => this.pushTail(tb));
         this.maybeCompact();
         return { seq, batchId: batchIdHex(seq), ingested: n };
     }

@@ -32,6 +32,7 @@ export function encodeWalPayload(seq: number, prep: AppendInput): Buffer[] {
     const hdr = Buffer.from(JSON.stringify(header));
     const len = Buffer.allocUnsafe(4);
     len.writeUInt32LE(hdr.length, 0);
+    // The body last: its crc32, when known (prep.bodyCrc), is the last part's for `frame`.
     return [len, hdr, prep.body];
 }
 

@@ -183,12 +183,20 @@ function scanV1(file: string, data: Buffer): SegmentScan {
 }
 
 /** Frames a payload given as parts (no copy of the parts), v2 framing. */
-export function frame(seq: number, parts: Buffer[]): Buffer[] {
+/**
+ * The frame of a record whose payload is `parts` in order. `lastCrc`, when given, is crc32 of the
+ * last part, computed by whoever had those bytes before (an ingest worker, of the body it parsed):
+ * it is combined with the others' instead of reading that part again here (a request's body is
+ * nearly all of its record, and this runs on the service's main thread).
+ */
+export function frame(seq: number, parts: Buffer[], lastCrc?: number): Buffer[] {
     let len = 0;
     let crc = 0;
-    for (const part of parts) {
+    const n = parts.length;
+    for (let i = 0; i < n; i++) {
+        const part = parts[i];
         len += part.length;
-        crc = crc32(part, crc);
+        crc = i === n - 1 && lastCrc !== undefined ? crc32Combine(crc, lastCrc, part.length) : crc32(part, crc);
     }
     const head = Buffer.allocUnsafe(FRAME_HEADER);
     head.writeUInt32LE(RECORD_MAGIC, 0);
@@ -198,6 +206,45 @@ export function frame(seq: number, parts: Buffer[]): Buffer[] {
     head.writeUInt32LE(crc >>> 0, 16);
     head.writeUInt32LE(crc32(head.subarray(0, 20)) >>> 0, 20);
     return [head, ...parts];
+}
+
+/** CRC-32's reflected polynomial (the one node:zlib's crc32 uses). */
+const CRC_POLY = 0xedb88320;
+
+/** a·b modulo the CRC polynomial (bit-reflected, as zlib's multmodp). */
+function multModP(a: number, b: number): number {
+    let m = 0x80000000;
+    let p = 0;
+    for (;;) {
+        if ((a & m) !== 0) {
+            p ^= b;
+            if ((a & (m - 1)) === 0) break;
+        }
+        m >>>= 1;
+        b = (b & 1) !== 0 ? (b >>> 1) ^ CRC_POLY : b >>> 1;
+    }
+    return p >>> 0;
+}
+
+/** X2N[k] = x^(2^k) modulo the CRC polynomial. */
+const X2N: number[] = (() => {
+    const t: number[] = [];
+    let p = 0x40000000; // x^1
+    t.push(p);
+    for (let k = 1; k < 32; k++) t.push((p = multModP(p, p)));
+    return t;
+})();
+
+/**
+ * crc32 of `A ‖ B` from crc32(A), crc32(B) and B's length in bytes: zlib's crc32_combine
+ * (crc32(A) times x^(8·len) modulo the polynomial, plus crc32(B)).
+ */
+export function crc32Combine(crcA: number, crcB: number, lenB: number): number {
+    // x^(8·lenB): the bits of lenB, from x^(2^3) = x^8 on.
+    let p = 0x80000000; // x^0
+    let k = 3;
+    for (let n = lenB; n > 0; n = Math.floor(n / 2), k++) if (n % 2 === 1) p = multModP(X2N[k & 31], p);
+    return (multModP(p, crcA >>> 0) ^ crcB) >>> 0;
 }
 
 interface Pending {

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { writeFaults } from '../../../server/store/fsutil.js';
-import { FRAME_HEADER, WalWriter, frame, scanSegment } from '../../../server/store/wal.js';
+import { FRAME_HEADER, WalWriter, crc32Combine, frame, scanSegment } from '../../../server/store/wal.js';
 import { tempDir } from './helpers.js';
 
 const tmp = tempDir('apl-wal-');
@@ -30,6 +30,25 @@ function three(): { bytes: Buffer; starts: number[] } {
 }
 
 describe('v2 framing', () => {
+    it('crc32Combine(crc32(A), crc32(B), |B|) is crc32(A ‖ B), for empty, short and long parts', () => {
+        let seed = 7;
+        const bytes = (n: number): Buffer => Buffer.from(Array.from({ length: n }, () => (seed = (seed * 1103515245 + 12345) >>> 0) >>> 24));
+        for (const [la, lb] of [[0, 0], [0, 9], [9, 0], [1, 1], [24, 3], [5, 540_000], [100, 1 << 20], [3, 2 ** 16 + 1]]) {
+            const a = bytes(la);
+            const b = bytes(lb);
+            expect(crc32Combine(crc32(a), crc32(b), lb)).toBe(crc32(Buffer.concat([a, b])));
+        }
+    });
+
+    it('a record framed with its last part\'s crc32 given is the record framed without it, and reads back', async () => {
+        const parts = [Buffer.from([3, 0, 0, 0]), Buffer.from('{"v":2}'), Buffer.from('{"a":1}\n{"a":2}'.repeat(500))];
+        const given = Buffer.concat(frame(9, parts, crc32(parts[2])));
+        expect(given.equals(Buffer.concat(frame(9, parts)))).toBe(true);
+        const scan = await scanSegment(await segment(given));
+        expect(scan.bad).toEqual([]);
+        expect(scan.records.map((r) => r.payload.equals(Buffer.concat(parts)))).toEqual([true]);
+    });
+
     it('reads back every record with its seq', async () => {
         const scan = await scanSegment(await segment(three().bytes));
         expect(scan.format).toBe(2);
