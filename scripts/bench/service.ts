@@ -95,15 +95,15 @@ function batches(rows: number, size: number, seed: number): Generator<Record<str
  * HTTP ingest of `events` events in batches of `batchSize` against raw `JSON.parse` of the same
  * bytes, paired runs, each run into a new dataset (deleted after).
  */
-async function ingestRatio(ctx: BenchContext, base: string, events: number, batchSize: number): Promise<Omit<Row, 'bar' | 'pass'> & { ratio: number }> {
-    ctx.log(`service: ingest ${events / 1000}k events in batches of ${batchSize}, ${INGEST_CONCURRENCY} in flight, server in a child process`);
+async function ingestRatio(ctx: BenchContext, base: string, events: number, batchSize: number, inFlight = INGEST_CONCURRENCY): Promise<Omit<Row, 'bar' | 'pass'> & { ratio: number }> {
+    ctx.log(`service: ingest ${events / 1000}k events in batches of ${batchSize}, ${inFlight} in flight, server in a child process`);
     const bodies = [...batches(events, batchSize, 11)].map(ndjson);
     const totalBytes = bodies.reduce((s, b) => s + b.length, 0);
     // One run of 100k events swings ±20% on this machine (paired runs 0.6-1.0×): the median of
     // nine is what steadies the ratio.
     const runs = 9;
     const warmup = 1;
-    const names = Array.from({ length: runs + warmup }, (_, i) => `bench-ingest-${batchSize}-${i}`);
+    const names = Array.from({ length: runs + warmup }, (_, i) => `bench-ingest-${batchSize}-${inFlight}-${i}`);
     for (const name of names) await api(base, 'POST', '/v2/datasets', JSON.stringify({ name }));
     let next = 0;
     const viaHttp = async () => {
@@ -117,7 +117,7 @@ async function ingestRatio(ctx: BenchContext, base: string, events: number, batc
                 ingested += status.ingested ?? 0;
             }
         };
-        await Promise.all(Array.from({ length: INGEST_CONCURRENCY }, worker));
+        await Promise.all(Array.from({ length: inFlight }, worker));
         if (ingested !== events) throw new Error(`ingested ${ingested} of ${events}`);
     };
     const rawParse = () => {
@@ -131,7 +131,7 @@ async function ingestRatio(ctx: BenchContext, base: string, events: number, batc
     const theirs = (events / parse.median) * 1000;
     ctx.log(`service: ingest ratio ${(ours / theirs).toFixed(2)}× in batches of ${batchSize} (${fmtRate(ours, 'ev')} vs ${fmtRate(theirs, 'ev')} JSON.parse)`);
     return {
-        name: `HTTP ingest, batches of ${batchSize.toLocaleString('en-US')} (durable)`,
+        name: `HTTP ingest, batches of ${batchSize.toLocaleString('en-US')}${inFlight === INGEST_CONCURRENCY ? '' : `, ${inFlight} in flight`} (durable)`,
         ours: `${fmtRate(ours, 'ev')} (${((totalBytes / http.median) * 1000 / 2 ** 20).toFixed(1)} MB/s)`,
         baseline: `${fmtRate(theirs, 'ev')} JSON.parse`,
         ratio: ours / theirs,
@@ -160,6 +160,12 @@ export async function serviceSection(ctx: BenchContext): Promise<SectionResult> 
         for (const batchSize of startOnly ? [] : [INGEST_BATCH, INGEST_BATCH_LARGE]) {
             const r = await ingestRatio(ctx, base, ingestEvents, batchSize);
             rows.push({ ...r, bar: `≥ ${INGEST_BAR.toFixed(1)}×`, pass: r.ratio >= INGEST_BAR });
+        }
+        // Reported beside the bar, not instead of it: with twice as many requests in flight the
+        // service's wait for its workers and its syncs overlap more (docs/benchmarks.md).
+        if (!startOnly) {
+            const r = await ingestRatio(ctx, base, ingestEvents, INGEST_BATCH, 2 * INGEST_CONCURRENCY);
+            rows.push({ ...r, bar: '—', pass: null });
         }
         if (!startOnly) notes.push(`ingest: ${ingestEvents} sample-http-logs events as NDJSON, ${INGEST_CONCURRENCY} requests in flight over node:http keep-alive to the service in a child process; ratio = our events/s ÷ JSON.parse events/s of the same bytes in the bench process (issue 31's bar, for batches of ${INGEST_BATCH} and of ${INGEST_BATCH_LARGE}); medians of 9 paired runs`);
         // APL_BENCH_SERVICE=ingest: only the ingest part (for iterating on the ingest path).
