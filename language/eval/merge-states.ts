@@ -91,24 +91,36 @@ abstract class ExactOrSketch<E, S extends Sketch<S>> {
 }
 
 /**
- * A group's distinct values: their canonical keys, or a HyperLogLog once the budget says so. A part's
- * keys may come as a list known to be distinct (`exactList`): made without a set, they become one
- * only when another part is merged into them (a key would otherwise be hashed into two sets).
+ * A group's distinct values, exact: its strings as they are (no key made for them, and a string
+ * keeps the hash V8 computed for it once), and the canonical keys of its other values. A part's
+ * strings may come as a list known to have no repeats (`exactList`): made without a set, they go
+ * into one only when another part is merged into them.
  */
-export class DistinctState extends ExactOrSketch<ReadonlySet<string> | readonly string[], HyperLogLog> {
-    private constructor(keys: ReadonlySet<string> | readonly string[] | undefined, hll: HyperLogLog | undefined, readonly precision: number, bytes: number) {
+interface DistinctKeys {
+    strings: ReadonlySet<string> | readonly string[];
+    others: ReadonlySet<string>;
+}
+
+const NO_OTHERS: ReadonlySet<string> = new Set<string>();
+
+/** The key a string has among the others' and in a sketch (what canonicalKey gives it). */
+const stringKey = (s: string): string => `s:${s}`;
+
+/** A group's distinct values (DistinctKeys), or a HyperLogLog once the budget says so. */
+export class DistinctState extends ExactOrSketch<DistinctKeys, HyperLogLog> {
+    private constructor(keys: DistinctKeys | undefined, hll: HyperLogLog | undefined, readonly precision: number, bytes: number) {
         super(keys, hll, bytes);
     }
 
-    static exact(keys: Set<string>, precision: number): DistinctState {
-        const s = new DistinctState(keys, undefined, precision, keysBytes(keys));
+    static exact(strings: Set<string>, others: Set<string>, precision: number): DistinctState {
+        const s = new DistinctState({ strings, others }, undefined, precision, 64 + keysBytes(strings) + keysBytes(others));
         s.owned = true;
         return s;
     }
 
-    /** Keys with no repeats among them: kept as they are (not owned: a merge into the state copies them into a set first). */
-    static exactList(keys: readonly string[], precision: number): DistinctState {
-        return new DistinctState(keys, undefined, precision, keysBytes(keys));
+    /** Strings with no repeats among them: kept as they are (not owned: a merge into the state copies them into a set first). */
+    static exactList(strings: readonly string[], precision: number): DistinctState {
+        return new DistinctState({ strings, others: NO_OTHERS }, undefined, precision, 64 + keysBytes(strings));
     }
 
     get sketchBytes(): number {
@@ -120,39 +132,45 @@ export class DistinctState extends ExactOrSketch<ReadonlySet<string> | readonly 
         return new DistinctState(this.data, this.sketch, this.precision, this.bytes);
     }
 
-    protected copyData(keys: ReadonlySet<string> | readonly string[]): Set<string> {
-        return new Set(keys);
+    protected copyData(keys: DistinctKeys): DistinctKeys {
+        return { strings: new Set(keys.strings), others: new Set(keys.others) };
     }
 
-    protected addData(into: ReadonlySet<string> | readonly string[], from: ReadonlySet<string> | readonly string[]): number {
-        // copyData made it a set of this state's own before any merge into it.
-        const set = into as Set<string>;
-        let bytes = 0;
-        for (const k of from) {
-            const size = set.size;
-            set.add(k);
-            if (set.size !== size) bytes += keyBytes(k);
-        }
-        return bytes;
+    protected addData(into: DistinctKeys, from: DistinctKeys): number {
+        // copyData made both sets this state's own before any merge into it.
+        return addKeys(into.strings as Set<string>, from.strings) + addKeys(into.others as Set<string>, from.others);
     }
 
     protected newSketch(): HyperLogLog {
         return new HyperLogLog(this.precision);
     }
 
-    protected addToSketch(hll: HyperLogLog, keys: ReadonlySet<string> | readonly string[]): void {
-        for (const k of keys) hll.add(k);
+    protected addToSketch(hll: HyperLogLog, keys: DistinctKeys): void {
+        for (const k of keys.strings) hll.add(stringKey(k));
+        for (const k of keys.others) hll.add(k);
     }
 
     result(): number {
         const d = this.data;
         if (d === undefined) return this.sketch!.estimate();
-        return Array.isArray(d) ? d.length : (d as ReadonlySet<string>).size;
+        const strings = Array.isArray(d.strings) ? d.strings.length : (d.strings as ReadonlySet<string>).size;
+        return strings + d.others.size;
     }
 }
 
+/** Adds `from` to `into`; returns the bytes that took. */
+function addKeys(into: Set<string>, from: Iterable<string>): number {
+    let bytes = 0;
+    for (const k of from) {
+        const size = into.size;
+        into.add(k);
+        if (into.size !== size) bytes += keyBytes(k);
+    }
+    return bytes;
+}
+
 function keysBytes(keys: Iterable<string>): number {
-    let bytes = 64;
+    let bytes = 0;
     for (const k of keys) bytes += keyBytes(k);
     return bytes;
 }
@@ -242,8 +260,8 @@ export function distinctStates(vecs: readonly Vec[], conditional: boolean, gids:
     const precision = hllPrecision(accuracy?.c ? accuracy.v : undefined);
     const keep = (i: number) => !pred || vget(pred, i) === true;
     if (!x.c && x.col instanceof StrColumn) {
-        // Dictionary codes first: a string's key is made once per group, not once per row. The
-        // dictionary's strings are distinct, so each group's keys are too: lists, not sets.
+        // Dictionary codes first: a string is taken once per group, not once per row. The
+        // dictionary's strings are distinct, so each group's are too: lists, not sets.
         const lists: string[][] = Array.from({ length: G }, () => []);
         const col = x.col;
         const D = col.dict.length;
@@ -258,19 +276,19 @@ export function distinctStates(vecs: readonly Vec[], conditional: boolean, gids:
             if (flags ? flags[k] === 1 : pairs!.has(k)) continue;
             if (flags) flags[k] = 1;
             else pairs!.add(k);
-            lists[g].push(canonicalKey(col.dict[c]));
+            lists[g].push(col.dict[c]);
         }
         return lists.map(l => DistinctState.exactList(l, precision));
     }
-    const sets: Set<string>[] = Array.from({ length: G }, () => new Set<string>());
-    {
-        for (let i = 0; i < n; i++) {
-            if (!keep(i)) continue;
-            const v = vget(x, i);
-            if (v !== null && v !== undefined) sets[gids[i]].add(canonicalKey(v));
-        }
+    const strings: Set<string>[] = Array.from({ length: G }, () => new Set<string>());
+    const others: Set<string>[] = Array.from({ length: G }, () => new Set<string>());
+    for (let i = 0; i < n; i++) {
+        if (!keep(i)) continue;
+        const v = vget(x, i);
+        if (typeof v === 'string') strings[gids[i]].add(v);
+        else if (v !== null && v !== undefined) others[gids[i]].add(canonicalKey(v));
     }
-    return sets.map(s => DistinctState.exact(s, precision));
+    return strings.map((s, g) => DistinctState.exact(s, others[g], precision));
 }
 
 /** The constant ranks of a percentile call's rank arguments, or undefined when one is not constant. */
