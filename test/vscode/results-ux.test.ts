@@ -357,6 +357,25 @@ describe.skipIf(SKIP)('the results view used as a user does, in the default pane
             await press(lowest, true);
             await expect.poll(stats, { timeout: T }).toMatch(new RegExp(`^Selection in seq: count ${lowest} `));
             expect(await detailsOpen()).toBe(false);
+            // Selected rows in the focused grid have the colour of VS Code's selected list items (AG Grid
+            // paints a selected row's overlay in the colour its variable holds there; one the mouse is
+            // not over, which has the hover colour over it).
+            const [painted, want] = await frame()
+                .locator(`.ag-row[row-index="${lowest - 1}"]`)
+                .first()
+                .evaluate(e => {
+                    const view = e.ownerDocument.defaultView!;
+                    const colour = (parent: Element, css: string) => {
+                        const probe = e.ownerDocument.createElement('div');
+                        probe.style.background = css;
+                        parent.append(probe);
+                        const c = view.getComputedStyle(probe).backgroundColor;
+                        probe.remove();
+                        return c;
+                    };
+                    return [colour(e, 'var(--ag-internal-row-overlay-color)'), colour(e.ownerDocument.body, 'var(--vscode-list-activeSelectionBackground)')];
+                });
+            expect(painted).toBe(want);
             // Opened at the press, the details shrank the grid and scrolled this row up before the mouse came up.
             await press(lowest, false);
             await expect.poll(detailsTitle, { timeout: T }).toBe(`Row ${lowest + 1}`);
