@@ -365,7 +365,7 @@ describe.skipIf(SKIP)('the results view used as a user does, in the default pane
                 .first()
                 .evaluate(e => {
                     const view = e.ownerDocument.defaultView!;
-                    const colour = (parent: Element, css: string) => {
+                    const colour = (parent: typeof e, css: string) => {
                         const probe = e.ownerDocument.createElement('div');
                         probe.style.background = css;
                         parent.append(probe);
