@@ -265,6 +265,16 @@ describe.skipIf(SKIP)('the results view used as a user does, in the default pane
         }),
     3 * 60_000);
 
+    /** The lowest row wholly drawn in the grid (and in the window). */
+    const lowestRowDrawn = () =>
+        frame()
+            .locator('.ag-row[row-index]')
+            .evaluateAll(es => {
+                const grid = es[0]!.closest('.grid')!.getBoundingClientRect();
+                const bottom = Math.min(grid.bottom, (globalThis as unknown as { innerHeight: number }).innerHeight) - 14;
+                return Math.max(...es.filter(e => e.getBoundingClientRect().bottom <= bottom).map(e => Number(e.getAttribute('row-index'))));
+            });
+
     /** The cell is in the grid's viewport and on top at its centre: nothing (the row details) covers it. */
     const uncovered = (row: number, col: string) =>
         cell(row, col)
@@ -284,13 +294,7 @@ describe.skipIf(SKIP)('the results view used as a user does, in the default pane
             const grid = frame().locator('.grid').first();
             const before = (await grid.boundingBox())!;
             // The lowest row wholly drawn, and its rightmost column wholly drawn: the details must not hide it.
-            const row = await frame()
-                .locator('.ag-row[row-index]')
-                .evaluateAll(es => {
-                    const grid = es[0]!.closest('.grid')!.getBoundingClientRect();
-                    const bottom = Math.min(grid.bottom, (globalThis as unknown as { innerHeight: number }).innerHeight) - 14;
-                    return Math.max(...es.filter(e => e.getBoundingClientRect().bottom <= bottom).map(e => Number(e.getAttribute('row-index'))));
-                });
+            const row = await lowestRowDrawn();
             expect(row).toBeGreaterThan(2);
             const last = await rightmostColumn();
             expect(last).not.toBe('_time');
@@ -327,13 +331,7 @@ describe.skipIf(SKIP)('the results view used as a user does, in the default pane
     it("['events'] | where seq >= 0: presses held as a hand holds them (150 ms): on row 2 it selects the row and opens its details; a Shift+press on the lowest row drawn selects the rows between and opens nothing; a press on that row selects it alone and opens its details, the row in view above them", () =>
         step('held press selects', async () => {
             await runPaged();
-            const lowest = await frame()
-                .locator('.ag-row[row-index]')
-                .evaluateAll(es => {
-                    const grid = es[0]!.closest('.grid')!.getBoundingClientRect();
-                    const bottom = Math.min(grid.bottom, (globalThis as unknown as { innerHeight: number }).innerHeight) - 14;
-                    return Math.max(...es.filter(e => e.getBoundingClientRect().bottom <= bottom).map(e => Number(e.getAttribute('row-index'))));
-                });
+            const lowest = await lowestRowDrawn();
             expect(lowest).toBeGreaterThanOrEqual(3);
             const stats = () => frame().locator('[data-testid="apl-selection-stats"]').textContent();
             const selected = (row: number) => frame().locator(`.ag-row[row-index="${row}"]`).first().getAttribute('aria-selected');
