@@ -1,6 +1,6 @@
 /**
  * Issue 31, end to end: `apl serve` in a child process restarted over a data directory with block
- * files (after a clean stop, which writes the WAL tail into a block) and again with a WAL tail (after
+ * files only (after a clean stop, which writes any WAL tail into a block) and again with a WAL tail (after
  * a crash) answers the queries sent right after it listens (while its events load into
  * memory they are read from the files) exactly as it answers them once everything is loaded. The
  * in-process test (test/server/http/answers-during-load.test.ts) holds the load to prove the "while";
@@ -14,7 +14,7 @@ import { spawnServer, type ChildServer } from '../server/http/spawn.js';
 
 const TOKEN = 'xaat-e2e-first-answer';
 const DS = 'first';
-/** Two blocks of 65,536 events (the store's compaction size) and a WAL tail. */
+/** At least two compactions' worth (65,536 events each, the store's compaction size). */
 const EVENTS = 150_000;
 /** Events ingested before the crash: the WAL tail the restart after it reads. */
 const CRASH_TAIL = 20_000;
@@ -95,13 +95,16 @@ async function restartAndCompare(events: number): Promise<void> {
 }
 
 describe('apl serve right after a restart', () => {
-    it('answers the queries sent at once exactly as after its events are loaded, after a clean stop (the WAL tail checkpointed into a block) and after a crash (a WAL tail left)', async () => {
+    it('answers the queries sent at once exactly as after its events are loaded, after a clean stop (every event in blocks, the WAL tail checkpointed) and after a crash (a WAL tail left)', async () => {
         server = await spawnServer({ dataDir: dir, token: TOKEN, bundled: true });
         expect((await post(server.url, '/v2/datasets', JSON.stringify({ name: DS }))).status).toBe(200);
         await ingest(server.url, 0, EVENTS);
         await server.stop();
-        // The stop wrote the tail (beyond the two compactions' blocks) into a block of its own.
-        expect(readdirSync(path.join(dir, 'datasets', DS, 'blocks')).length).toBe(3);
+        // Every event is in a block: the compactions' (65,536 events or more each) and, when they
+        // left a tail, the stop's checkpoint block. How many there are depends on when each
+        // compaction began (a batch that lands before its WAL rotation joins it): a second compaction
+        // that starts at the last batch leaves no tail, so no checkpoint (checkpoint.test.ts tests that).
+        expect(readdirSync(path.join(dir, 'datasets', DS, 'blocks')).length).toBeGreaterThanOrEqual(2);
         expect(walBytes()).toBe(0);
         await restartAndCompare(EVENTS);
 
