@@ -15,6 +15,7 @@ import { AplQueryError } from './errors.js';
 import { Datetime } from '../values.js';
 import type { PruneTerm } from './zone-maps.js';
 import { readsField } from './needed-columns.js';
+import { chunkSnapshot } from './chunk-snapshot.js';
 
 /** A field of a cold block, as its header describes it (so a schema needs no read of the block). */
 export interface ColdField {
@@ -168,10 +169,18 @@ export class ColdBlockCache {
         const chunk = this.reader.read(dataset, block, fields && (name => readsField(fields, name)));
         if (chunk === undefined) return undefined;
         this.reads++;
-        const store = new DatasetStore(dataset, { ...this.hints(dataset), ...cold.hints });
-        store.reserve(chunk.rows);
-        store.appendColumns({ ...chunk, select: visibleRows(chunk, cold.keep) });
-        const entry = { snapshot: store.snapshot(), bytes: store.byteSize(), dataset, block: blockKey(cold, block) };
+        const hints = { ...this.hints(dataset), ...cold.hints };
+        const select = visibleRows(chunk, cold.keep);
+        // Every row visible: the block's own arrays serve the query (chunk-snapshot.ts); else a copy of the visible rows.
+        const direct = select === undefined ? chunkSnapshot(dataset, chunk, hints) : undefined;
+        let entry: CachedBlock;
+        if (direct) entry = { snapshot: direct.snapshot, bytes: direct.bytes, dataset, block: blockKey(cold, block) };
+        else {
+            const store = new DatasetStore(dataset, hints);
+            store.reserve(chunk.rows);
+            store.appendColumns({ ...chunk, select });
+            entry = { snapshot: store.snapshot(), bytes: store.byteSize(), dataset, block: blockKey(cold, block) };
+        }
         this.map.set(key, entry);
         this.used += entry.bytes;
         while (this.used > this.capacity && this.map.size > 1) {

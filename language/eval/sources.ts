@@ -313,8 +313,8 @@ function scanDataset(snap: Snapshot, need: OrderNeed, state: RunState, terms: re
     const { startTime, endTime } = state.opts;
     const whole = span !== undefined && need === 'none' && state.cursor === undefined && (startTime === undefined || span.lo >= startTime) && (endTime === undefined || span.hi < endTime);
     const asc = whole ? undefined : snap.ascOrder();
-    const t = snap.time;
-    const nsAt = (i: number) => t.ns(asc![i]);
+    // Not read for a whole block: a snapshot over a block read from disk splits its times on first use (chunk-snapshot.ts).
+    const nsAt = (i: number) => snap.time.ns(asc![i]);
     let lo = 0;
     let hi = n;
     if (startTime !== undefined && !whole) lo = lowerBound(0, n, i => nsAt(i) >= startTime);

@@ -611,7 +611,7 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
  * Rows of `sub` from `touched` on are still zero: a zero is not written there (see `timeSubTouched`).
  * Returns the new `touched`.
  */
-function splitTimes(times: BigInt64Array | readonly bigint[], sel: ArrayLike<number> | null, n: number, ms: Float64Array, sub: Int32Array, at: number, touched: number): number {
+export function splitTimes(times: BigInt64Array | readonly bigint[], sel: ArrayLike<number> | null, n: number, ms: Float64Array, sub: Int32Array, at: number, touched: number): number {
     const dirty = at < touched;
     let wrote = false;
     if (times instanceof BigInt64Array && LITTLE_ENDIAN) {

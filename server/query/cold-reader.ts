@@ -19,11 +19,18 @@ const BLOCK_FILE = /^[0-9a-f]{8}\.blk$/;
 
 /** A store block as the engine's columnar input. */
 export function blockChunk(b: DecodedBlock): ColumnarChunk {
+    // Getters: the block decodes its times and row ids on first use (block.ts decodeBlock).
     return {
         rows: b.rows,
-        times: b.times,
-        batchOf: b.batchIdx,
-        rowInBatch: b.rowIdx,
+        get times() {
+            return b.times;
+        },
+        get batchOf() {
+            return b.batchIdx;
+        },
+        get rowInBatch() {
+            return b.rowIdx;
+        },
         batches: b.batchSeqs.map((seq, i) => ({ seq, sysTime: b.batchSysTimes[i] })),
         columns: b.columns,
         // Its dictionaries come from JSON.parse of their sections: fresh strings of their own, not

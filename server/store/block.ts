@@ -784,12 +784,22 @@ export function decodeBlock(buf: Buffer, field?: (name: string) => boolean, chec
         new Uint8Array(ab).set(b);
         return ab;
     };
-    const u32 = (s: Section): Uint32Array => {
-        const b = sec(s);
+    const u32Of = (b: Buffer, s: Section): Uint32Array => {
         if (s[3] === undefined) return new Uint32Array(aligned(b));
         const out = new Uint32Array(b.length / s[3]);
         out.set(s[3] === 1 ? b : new Uint16Array(aligned(b)));
         return out;
+    };
+    const u32 = (s: Section): Uint32Array => u32Of(sec(s), s);
+    /**
+     * A section decoded on first use: a query of a block's fields alone never reads its times and
+     * row ids (server/query/cold-reader.ts). Its stored bytes are copied, so that the file's buffer
+     * is not kept alive for it.
+     */
+    const later = <T>(s: Section, decode: (b: Buffer) => T): (() => T) => {
+        const stored = Buffer.from(buf.subarray(dataStart + s[0], dataStart + s[0] + s[1]));
+        let v: T | undefined;
+        return () => (v ??= decode(compressed ? inflateRawSync(stored) : stored));
     };
     const rows = header.rows;
     const columns: DecodedColumn[] = header.columns.filter((c) => field === undefined || field(c.name)).map((c): DecodedColumn => {
@@ -814,11 +824,20 @@ export function decodeBlock(buf: Buffer, field?: (name: string) => boolean, chec
             }
         }
     });
+    const times = later(header.time, (b) => new BigInt64Array(aligned(b)));
+    const batchIdx = later(header.batch, (b) => u32Of(b, header.batch));
+    const rowIdx = later(header.row, (b) => u32Of(b, header.row));
     return {
         rows,
-        times: new BigInt64Array(aligned(sec(header.time))),
-        batchIdx: u32(header.batch),
-        rowIdx: u32(header.row),
+        get times() {
+            return times();
+        },
+        get batchIdx() {
+            return batchIdx();
+        },
+        get rowIdx() {
+            return rowIdx();
+        },
         batchSeqs: header.batches.map((b) => b[0]),
         batchSysTimes: header.batches.map((b) => BigInt(b[1])),
         columns,

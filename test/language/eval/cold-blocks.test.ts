@@ -299,6 +299,39 @@ describe('reading only what a query needs', () => {
         expect(p.reader.fieldsRead.slice(2).map(f => f.length)).toEqual([6, 6]);
     });
 
+    it("['d'] | where status == '500' | count and summarize count() by status read no block's times or row ids; bin(_time, 1d) reads the times alone", async () => {
+        const p = pair({ batches: 4, per: 500, coldBatches: 3 });
+        const reads: string[] = [];
+        const read = p.reader.read.bind(p.reader);
+        p.reader.read = (dataset, block, field) => {
+            const c = read(dataset, block, field);
+            return c && {
+                ...c,
+                get times() {
+                    reads.push('times');
+                    return c.times;
+                },
+                get batchOf() {
+                    reads.push('batchOf');
+                    return c.batchOf;
+                },
+                get rowInBatch() {
+                    reads.push('rowInBatch');
+                    return c.rowInBatch;
+                },
+            };
+        };
+        for (const apl of ["['d'] | where status == '500' | count", "['d'] | summarize count() by status", "['d'] | summarize c = count(), s = sum(n) by status, method"]) {
+            expect(same(await p.tiered.query(apl, OPTS)), apl).toEqual(same(await p.whole.query(apl, OPTS)));
+        }
+        // The first two read the same field (the cache serves the second), the third three.
+        expect(p.reader.reads).toHaveLength(6);
+        expect(reads).toEqual([]);
+        const binned = "['d'] | summarize count() by bin(_time, 1d), status | order by _time asc";
+        expect(same(await p.tiered.query(binned, OPTS))).toEqual(same(await p.whole.query(binned, OPTS)));
+        expect(new Set(reads)).toEqual(new Set(['times']));
+    });
+
     it("['d'] | summarize count() by status holds one block at a time", async () => {
         const p = pair({ batches: 8, per: 2000, coldBatches: 7, cacheBytes: 1 });
         const stats = () => p.tiered.coldCacheStats();

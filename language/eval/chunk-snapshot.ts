@@ -1,0 +1,186 @@
+/**
+ * A snapshot straight over a columnar chunk (a block read from disk: cold-blocks.ts), without
+ * copying it into a `DatasetStore` first.
+ *
+ * A whole-block aggregation (`where status == "500" | count`, `summarize count() by status`) reads
+ * only its fields' codes and values: copying the block into a store also split every row's time,
+ * mapped every row's batch and re-coded every string, which cost more than the query. Here a
+ * field's column is the chunk's own arrays; `_time` is split on first use; what needs the rows in
+ * (time, row id) order or their ids (`ascOrder`, `rowId`, `sysTime`, …) copies the chunk into a
+ * store the usual way, on first use, so those answer exactly as before.
+ *
+ * Only chunks whose columns map to the store's without a decision of its own: every row visible,
+ * no `json` column (mixed kinds widen value by value), no field with a declared type (map fields,
+ * schema hints). For any other chunk `chunkSnapshot` returns undefined and the caller copies it.
+ */
+import { BoolColumn, type Column, ConstColumn, NumColumn, StrColumn, TimeColumn, type ScalarType } from './columns.js';
+import { DatasetStore, splitTimes, type ColumnarChunk, type ColumnChunk, type DatasetSchemaHints, type Snapshot } from './tables.js';
+import type { StringLookup } from './string-index.js';
+
+/** Bytes per row of what a store adds beside the fields (times, system times, row id parts), counted whether or not it is made. */
+const SYSTEM_BYTES_PER_ROW = 8 + 4 + 8 + 4 + 4 + 4;
+
+export interface ChunkSnapshot {
+    snapshot: Snapshot;
+    /** Its size in memory, as a store holding the chunk would count it (so a cache bounds the same). */
+    bytes: number;
+}
+
+/** The chunk as a snapshot without a copy, or undefined when it must be copied into a store (see the file comment). */
+export function chunkSnapshot(dataset: string, chunk: ColumnarChunk, hints: DatasetSchemaHints = {}): ChunkSnapshot | undefined {
+    if (chunk.select !== undefined) return undefined;
+    const declared = new Set([...Object.keys(hints.fieldTypes ?? {}), ...(hints.mapFields ?? [])]);
+    const n = chunk.rows;
+    const cols = new Map<string, Column>();
+    const fields: { name: string; type: ScalarType }[] = [];
+    let bytes = n * SYSTEM_BYTES_PER_ROW;
+    for (const c of chunk.columns) {
+        if (c.name === '_time' || c.name === '_sysTime' || c.name === '_rowId' || c.name === '_rowID') continue;
+        if (c.kind === 'json' || declared.has(c.name) || cols.has(c.name)) return undefined;
+        const col = columnOf(c, n);
+        cols.set(c.name, col);
+        fields.push({ name: c.name, type: col.type });
+        bytes += columnBytes(col);
+    }
+    // As a store lists them: the system times, then the fields by name.
+    fields.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    fields.unshift({ name: '_time', type: 'datetime' }, { name: '_sysTime', type: 'datetime' });
+
+    let store: Snapshot | undefined;
+    // Rows in the store are the chunk's rows in the same order: its columns and ours agree row for row.
+    const full = (): Snapshot => {
+        if (store === undefined) {
+            const s = new DatasetStore(dataset, hints);
+            s.reserve(n);
+            s.appendColumns(chunk);
+            store = s.snapshot();
+        }
+        return store;
+    };
+    // A scan makes a column of every field, the times included: they are split when a query reads them.
+    const time = new LazyTimeColumn(n, () => {
+        const ms = new Float64Array(n);
+        const sub = new Int32Array(n);
+        splitTimes(chunk.times, null, n, ms, sub, 0, 0);
+        return [ms, sub];
+    });
+    const sysTime = new LazyTimeColumn(n, () => [full().sysTime.ms, full().sysTime.sub]);
+    return {
+        bytes,
+        snapshot: {
+            dataset,
+            rows: n,
+            fields,
+            time,
+            sysTime,
+            column(name: string): Column | undefined {
+                if (name === '_time') return time;
+                if (name === '_sysTime') return sysTime;
+                return cols.get(name);
+            },
+            ascOrder: () => full().ascOrder(),
+            descOrder: () => full().descOrder(),
+            descRank: () => full().descRank(),
+            orderSpread: () => full().orderSpread(),
+            rowId: i => full().rowId(i),
+            compareRows: (a, b) => full().compareRows(a, b),
+            compareWithCursor: (i, c) => full().compareWithCursor(i, c),
+            minTime: () => full().minTime(),
+            maxTime: () => full().maxTime(),
+        },
+    };
+}
+
+/** A chunk's column as the store's view of it would be: same type, same values, the chunk's arrays where they can be shared. */
+function columnOf(c: Exclude<ColumnChunk, { kind: 'json' }>, n: number): Column {
+    switch (c.kind) {
+        case 'str': {
+            let any = false;
+            for (let i = 0; i < n && !any; i++) any = c.codes[i] !== 0;
+            // A store's field with no value is 'string' and all null.
+            if (!any) return new ConstColumn('string', null, n);
+            // The store's dictionaries hold code 0 (null) at index 0: chunk code k is dict[k - 1].
+            const dict = ['', ...c.dict];
+            return new StrColumn(c.codes.subarray(0, n), dict, n, lazyIndex(dict));
+        }
+        case 'f64': {
+            const { values, present } = c;
+            let bits = 0;
+            let absent = 0;
+            for (let i = 0; i < n; i++) {
+                if (present !== null && ((present[i >> 3] >> (i & 7)) & 1) === 0) absent++;
+                else bits |= Number.isInteger(values[i]) ? 1 : 2;
+            }
+            if (bits === 0) return new ConstColumn('string', null, n);
+            const type = bits & 2 ? 'real' : 'long';
+            if (absent === 0) return new NumColumn(type, values.subarray(0, n), null, n);
+            // The store keeps 0 under a null (kernels that read values unmasked rely on it).
+            const vals = values.slice(0, n);
+            const nulls = new Uint8Array(n);
+            for (let i = 0; i < n; i++) {
+                if (((present![i >> 3] >> (i & 7)) & 1) === 0) {
+                    nulls[i] = 1;
+                    vals[i] = 0;
+                }
+            }
+            return new NumColumn(type, vals, nulls, n);
+        }
+        case 'bool': {
+            let any = false;
+            for (let i = 0; i < n && !any; i++) any = c.values[i] !== 2;
+            if (!any) return new ConstColumn('string', null, n);
+            // 0 false, 1 true, 2 absent: the store's encoding too.
+            return new BoolColumn(c.values.subarray(0, n), n);
+        }
+    }
+}
+
+/** Value → code over a dictionary, made on the first lookup (most queries never look a value up). */
+function lazyIndex(dict: readonly string[]): StringLookup {
+    let map: Map<string, number> | undefined;
+    return {
+        get(s: string): number | undefined {
+            if (map === undefined) {
+                map = new Map();
+                // The first code of a value wins, as `indexOf` finds it (a block's dictionary holds each value once).
+                for (let k = dict.length - 1; k >= 1; k--) map.set(dict[k], k);
+            }
+            return map.get(s);
+        },
+    };
+}
+
+function columnBytes(col: Column): number {
+    if (col instanceof StrColumn) return col.codes.byteLength + col.dict.reduce((s, x) => s + x.length * 2 + 72, 0);
+    if (col instanceof NumColumn) return col.vals.byteLength + (col.nulls?.byteLength ?? 0);
+    if (col instanceof BoolColumn) return col.vals.byteLength;
+    return 0;
+}
+
+const NO_MS = new Float64Array(0);
+const NO_SUB = new Int32Array(0);
+
+/**
+ * A datetime column whose arrays are made on first use. Its `ms` and `sub` start as accessors and
+ * become plain properties once made, so the kernels that read them row by row pay nothing more.
+ */
+class LazyTimeColumn extends TimeColumn {
+    constructor(n: number, make: () => [Float64Array, Int32Array]) {
+        super('datetime', NO_MS, NO_SUB, n);
+        const fill = (): void => {
+            const [ms, sub] = make();
+            Object.defineProperty(this, 'ms', { value: ms, enumerable: true });
+            Object.defineProperty(this, 'sub', { value: sub, enumerable: true });
+        };
+        for (const key of ['ms', 'sub'] as const) {
+            Object.defineProperty(this, key, {
+                configurable: true,
+                enumerable: true,
+                get: () => {
+                    fill();
+                    return this[key];
+                },
+            });
+        }
+    }
+}
