@@ -7,11 +7,11 @@
  * Only files of the form `<datasets>/<valid dataset name>/blocks/<8 hex>.blk` are read: the names
  * come from the store's manifest, and are checked again here so that nothing else can be.
  */
-import { closeSync, existsSync, fstatSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import path from 'node:path';
 import type { ColdBlock, ColdBlockReader, ColumnarChunk } from '../../language/index.js';
 import { validateDatasetName } from '../store/errors.js';
-import { decodeBlock, type DecodedBlock } from '../store/block.js';
+import { BlockCorruptError, decodeBlock, decodeBlockAt, type DecodedBlock } from '../store/block.js';
 import { HttpError } from '../http/errors.js';
 import { datasetDirName } from '../store/dataset-dir.js';
 
@@ -59,17 +59,9 @@ export function coldBlockReader(datasetsDir: string): ColdBlockReader {
         },
         read(dataset: string, block: ColdBlock, field?: (name: string) => boolean): ColumnarChunk | undefined {
             const file = fileOf(dataset, block);
-            let buf: Buffer;
-            let identity: string;
+            let fd: number;
             try {
-                const fd = openSync(file, 'r');
-                try {
-                    const st = fstatSync(fd, { bigint: true });
-                    identity = `${file}:${st.ino}:${st.size}:${st.ctimeNs}`;
-                    buf = readFileSync(fd);
-                } finally {
-                    closeSync(fd);
-                }
+                fd = openSync(file, 'r');
             } catch (err) {
                 // Removed since the block list was made: a trim or retention hid every row of it.
                 if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
@@ -77,14 +69,37 @@ export function coldBlockReader(datasetsDir: string): ColdBlockReader {
             }
             let dec: DecodedBlock;
             try {
-                dec = decodeBlock(buf, field, !checked.has(identity));
-                checked.add(identity);
+                const st = fstatSync(fd, { bigint: true });
+                const identity = `${file}:${st.ino}:${st.size}:${st.ctimeNs}`;
+                if (checked.has(identity)) {
+                    // Checked whole before: only its header and the sections the query needs are read.
+                    dec = decodeBlockAt((offset, length) => readAt(fd, offset, length), field);
+                } else {
+                    dec = decodeBlock(readFileSync(fd), field, true);
+                    checked.add(identity);
+                }
             } catch (err) {
+                // A failed read or stat is the disk's, not damage in the block.
+                if ((err as NodeJS.ErrnoException).syscall !== undefined) throw err;
                 throw new HttpError(423, `dataset "${dataset}": blocks/${block.id} is damaged (${(err as Error).message}); see FORMAT.md, "Repair"`);
+            } finally {
+                closeSync(fd);
             }
             // Another block of that name (the dataset was deleted and made again since): not this one.
             if (dec.rows !== block.rows) return undefined;
             return blockChunk(dec);
         },
     };
+}
+
+/** `length` bytes of an open file from `offset`; a file that ends first is damaged (block files never change). */
+function readAt(fd: number, offset: number, length: number): Buffer {
+    const out = Buffer.allocUnsafe(length);
+    let got = 0;
+    while (got < length) {
+        const n = readSync(fd, out, got, length - got, offset + got);
+        if (n === 0) throw new BlockCorruptError(`the file ends at byte ${offset + got}, inside a section that runs to byte ${offset + length}`);
+        got += n;
+    }
+    return out;
 }
