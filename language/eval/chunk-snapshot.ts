@@ -5,16 +5,16 @@
  * A whole-block aggregation (`where status == "500" | count`, `summarize count() by status`) reads
  * only its fields' codes and values: copying the block into a store also split every row's time,
  * mapped every row's batch and re-coded every string, which cost more than the query. Here a
- * field's column is the chunk's own arrays; `_time` is split on first use; what needs the rows in
- * (time, row id) order or their ids (`ascOrder`, `rowId`, `sysTime`, …) copies the chunk into a
- * store the usual way, on first use, so those answer exactly as before.
+ * field's column is the chunk's own arrays; `_time` is split, and the row ids' parts read, on first
+ * use; the order and the row ids are the store's: (_time, batch id, row in batch).
  *
  * Only chunks whose columns map to the store's without a decision of its own: every row visible,
  * no `json` column (mixed kinds widen value by value), no field with a declared type (map fields,
  * schema hints). For any other chunk `chunkSnapshot` returns undefined and the caller copies it.
  */
-import { BoolColumn, type Column, ConstColumn, NumColumn, StrColumn, TimeColumn, type ScalarType } from './columns.js';
-import { DatasetStore, splitTimes, type ColumnarChunk, type ColumnChunk, type DatasetSchemaHints, type Snapshot } from './tables.js';
+import { BoolColumn, type Column, ConstColumn, NumColumn, StrColumn, TimeColumn, splitNs, type ScalarType } from './columns.js';
+import { splitTimes, type ColumnarChunk, type ColumnChunk, type DatasetSchemaHints, type Snapshot } from './tables.js';
+import { batchIdHex, formatRowId, type ParsedCursor } from '../api/row-id.js';
 import type { StringLookup } from './string-index.js';
 
 /** Bytes per row of what a store adds beside the fields (times, system times, row id parts), counted whether or not it is made. */
@@ -46,17 +46,6 @@ export function chunkSnapshot(dataset: string, chunk: ColumnarChunk, hints: Data
     fields.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     fields.unshift({ name: '_time', type: 'datetime' }, { name: '_sysTime', type: 'datetime' });
 
-    let store: Snapshot | undefined;
-    // Rows in the store are the chunk's rows in the same order: its columns and ours agree row for row.
-    const full = (): Snapshot => {
-        if (store === undefined) {
-            const s = new DatasetStore(dataset, hints);
-            s.reserve(n);
-            s.appendColumns(chunk);
-            store = s.snapshot();
-        }
-        return store;
-    };
     // A scan makes a column of every field, the times included: they are split when a query reads them.
     const time = new LazyTimeColumn(n, () => {
         const ms = new Float64Array(n);
@@ -64,7 +53,57 @@ export function chunkSnapshot(dataset: string, chunk: ColumnarChunk, hints: Data
         splitTimes(chunk.times, null, n, ms, sub, 0, 0);
         return [ms, sub];
     });
-    const sysTime = new LazyTimeColumn(n, () => [full().sysTime.ms, full().sysTime.sub]);
+    // Row ids and the order are the store's: (_time, batch id, row in batch), the batch ids as 16 hex digits.
+    const batchIds = chunk.batches.map(b => batchIdHex(b.seq));
+    const sysTime = new LazyTimeColumn(n, () => {
+        const nb = chunk.batches.length;
+        const bms = new Float64Array(nb);
+        const bsub = new Int32Array(nb);
+        for (let j = 0; j < nb; j++) [bms[j], bsub[j]] = splitNs(chunk.batches[j].sysTime);
+        const batchOf = chunk.batchOf;
+        const ms = new Float64Array(n);
+        const sub = new Int32Array(n);
+        for (let i = 0; i < n; i++) {
+            ms[i] = bms[batchOf[i]];
+            sub[i] = bsub[batchOf[i]];
+        }
+        return [ms, sub];
+    });
+    let ids: { batchOf: Uint32Array; seqOf: Uint32Array } | undefined;
+    const rowIds = () => (ids ??= { batchOf: chunk.batchOf, seqOf: chunk.rowInBatch });
+    const compareRows = (a: number, b: number): number => {
+        const d = time.ms[a] - time.ms[b];
+        if (d !== 0) return d < 0 ? -1 : 1;
+        const s = time.sub[a] - time.sub[b];
+        if (s !== 0) return s;
+        const { batchOf, seqOf } = rowIds();
+        const ba = batchIds[batchOf[a]];
+        const bb = batchIds[batchOf[b]];
+        if (ba !== bb) return ba < bb ? -1 : 1;
+        return seqOf[a] - seqOf[b];
+    };
+    let asc: Uint32Array | undefined;
+    let desc: Uint32Array | undefined;
+    let rank: Uint32Array | undefined;
+    let spread: number | undefined;
+    const ascOrder = (): Uint32Array => {
+        if (asc === undefined) {
+            asc = new Uint32Array(n);
+            for (let i = 0; i < n; i++) asc[i] = i;
+            let sorted = true;
+            for (let i = 1; i < n && sorted; i++) sorted = compareRows(i - 1, i) <= 0;
+            if (!sorted) asc.sort(compareRows);
+        }
+        return asc;
+    };
+    const descOrder = (): Uint32Array => {
+        if (desc === undefined) {
+            const a = ascOrder();
+            desc = new Uint32Array(n);
+            for (let i = 0; i < n; i++) desc[i] = a[n - 1 - i];
+        }
+        return desc;
+    };
     return {
         bytes,
         snapshot: {
@@ -78,15 +117,39 @@ export function chunkSnapshot(dataset: string, chunk: ColumnarChunk, hints: Data
                 if (name === '_sysTime') return sysTime;
                 return cols.get(name);
             },
-            ascOrder: () => full().ascOrder(),
-            descOrder: () => full().descOrder(),
-            descRank: () => full().descRank(),
-            orderSpread: () => full().orderSpread(),
-            rowId: i => full().rowId(i),
-            compareRows: (a, b) => full().compareRows(a, b),
-            compareWithCursor: (i, c) => full().compareWithCursor(i, c),
-            minTime: () => full().minTime(),
-            maxTime: () => full().maxTime(),
+            ascOrder,
+            descOrder,
+            descRank(): Uint32Array {
+                if (rank === undefined) {
+                    const d = descOrder();
+                    rank = new Uint32Array(n);
+                    for (let i = 0; i < n; i++) rank[d[i]] = i;
+                }
+                return rank;
+            },
+            orderSpread(): number {
+                if (spread === undefined) {
+                    const a = ascOrder();
+                    spread = 0;
+                    for (let i = 0; i < n; i++) spread = Math.max(spread, a[i] > i ? a[i] - i : i - a[i]);
+                }
+                return spread;
+            },
+            rowId(i: number): string {
+                const { batchOf, seqOf } = rowIds();
+                return formatRowId(time.ns(i), batchIds[batchOf[i]], seqOf[i]);
+            },
+            compareRows,
+            compareWithCursor(i: number, c: ParsedCursor): number {
+                const ns = time.ns(i);
+                if (ns !== c.ns) return ns < c.ns ? -1 : 1;
+                const { batchOf, seqOf } = rowIds();
+                const b = batchIds[batchOf[i]];
+                if (b !== c.batch) return b < c.batch ? -1 : 1;
+                return seqOf[i] - c.seq;
+            },
+            minTime: () => (n === 0 ? undefined : time.ns(ascOrder()[0])),
+            maxTime: () => (n === 0 ? undefined : time.ns(ascOrder()[n - 1])),
         },
     };
 }
