@@ -31,7 +31,8 @@ const END = new Date('2025-01-01T00:00:00Z');
 /** The whole range of the generated events (30 days before END), with room on both sides. */
 const WHOLE = { startTime: '2024-01-01T00:00:00Z', endTime: '2025-01-02T00:00:00Z' };
 const IN_FLIGHT = 3;
-const MEMORY_LIMIT = '2g';
+/** `apl serve --memory-limit`; `APL_BENCH_VOLUME_MEMORY_LIMIT` (say 256m) keeps a smaller run's blocks on disk, as 100M events are under 2g. */
+const MEMORY_LIMIT = process.env.APL_BENCH_VOLUME_MEMORY_LIMIT ?? '2g';
 const HOUR_MS = 3_600_000;
 /** USER_HZ of /proc/PID/stat (100 on Linux). */
 const CLOCK_TICKS = 100;
