@@ -72,8 +72,10 @@ export function coldBlockReader(datasetsDir: string): ColdBlockReader {
                 const st = fstatSync(fd, { bigint: true });
                 const identity = `${file}:${st.ino}:${st.size}:${st.ctimeNs}`;
                 if (checked.has(identity)) {
-                    // Checked whole before: only its header and the sections the query needs are read.
-                    dec = decodeBlockAt((offset, length) => readAt(fd, offset, length), field);
+                    // Checked whole before: only its header and the sections the query needs are read,
+                    // the times and row ids when it first reads them.
+                    const later = (offset: number, length: number): Buffer => readLater(file, identity, dataset, block, offset, length);
+                    dec = decodeBlockAt((offset, length) => readAt(fd, offset, length), field, later);
                 } else {
                     dec = decodeBlock(readFileSync(fd), field, true);
                     checked.add(identity);
@@ -90,6 +92,28 @@ export function coldBlockReader(datasetsDir: string): ColdBlockReader {
             return blockChunk(dec);
         },
     };
+}
+
+/**
+ * `length` bytes of a block file read after its other sections (cold-reader's `read` has closed it):
+ * the same file, or the query stops. Block files never change, but a trim, the retention or a
+ * delete removes them.
+ */
+function readLater(file: string, identity: string, dataset: string, block: ColdBlock, offset: number, length: number): Buffer {
+    let fd: number;
+    try {
+        fd = openSync(file, 'r');
+    } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        throw new HttpError(409, `dataset "${dataset}": blocks/${block.id} was removed while the query read it (a trim, the retention or a delete): run the query again`);
+    }
+    try {
+        const st = fstatSync(fd, { bigint: true });
+        if (`${file}:${st.ino}:${st.size}:${st.ctimeNs}` !== identity) throw new HttpError(409, `dataset "${dataset}": blocks/${block.id} was replaced while the query read it: run the query again`);
+        return readAt(fd, offset, length);
+    } finally {
+        closeSync(fd);
+    }
 }
 
 /** `length` bytes of an open file from `offset`; a file that ends first is damaged (block files never change). */

@@ -3,7 +3,7 @@
  * `<datasets>/<dataset name>/blocks/<8 hex>.blk`, answers "gone" for a removed or replaced block,
  * and 423 naming the file for a damaged one.
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -62,6 +62,28 @@ describe('cold block reader', () => {
         bytes[bytes.length - 10] ^= 0xff;
         writeFileSync(file, bytes);
         expect(() => reader.read('logs', block)).toThrow(HttpError);
+    });
+
+    it('reads a checked file again by its sections: the times when they are first read, and 409 naming the block when it was removed by then', async () => {
+        const { dir, block } = await setup();
+        const reader = coldBlockReader(dir);
+        expect([...reader.read('logs', block)!.times]).toEqual([1n, 2n, 3n]);
+        // Checked: read by its sections; the times are read when they are.
+        const again = reader.read('logs', block)!;
+        expect(again.columns.map((c) => c.name)).toEqual(['a', 'b']);
+        expect([...again.times]).toEqual([1n, 2n, 3n]);
+        const third = reader.read('logs', block, (name) => name === 'a')!;
+        expect(third.columns.map((c) => c.name)).toEqual(['a']);
+        rmSync(path.join(dir, 'logs', 'blocks', '00000001.blk'));
+        let err: unknown;
+        try {
+            void third.times;
+        } catch (e) {
+            err = e;
+        }
+        expect(err).toBeInstanceOf(HttpError);
+        expect((err as HttpError).status).toBe(409);
+        expect((err as HttpError).message).toContain('blocks/00000001.blk');
     });
 
     for (const [dataset, id] of [
