@@ -30,7 +30,7 @@ const SECTIONS: SectionEntry[] = [
     { name: 'cold', title: 'cold (issue 14 part 2): data larger than memory — the service under --memory-limit', load: async () => (await import('./bench/cold.js')).coldSection },
     { name: 'robust', title: 'robust (issue 9): linear parsing, linear-time regexes, the row budget', load: async () => (await import('./bench/robust.js')).robustSection },
     { name: 'responsive', title: 'responsive (issue 10): ingest latency while a heavy query runs', load: async () => (await import('./bench/responsive.js')).responsiveSection },
-    { name: 'volume', title: 'volume (issue 31): apl serve --memory-limit 2g vs DuckDB in a file (2 GB), events streamed over HTTP', load: async () => (await import('./bench/volume.js')).volumeSection },
+    { name: 'volume', title: `volume (issue 31): apl serve --memory-limit ${process.env.APL_BENCH_VOLUME_MEMORY_LIMIT ?? '2g'} vs DuckDB in a file (2 GB), events streamed over HTTP`, load: async () => (await import('./bench/volume.js')).volumeSection },
     { name: 'vscode', title: 'vscode (issues 11, 27): the extension in code-server — first rows, export, search, column statistics, webview heap', load: async () => (await import('./bench/vscode.js')).vscodeSection },
 ];
 
