@@ -90,8 +90,14 @@ export function chunkSnapshot(dataset: string, chunk: ColumnarChunk, hints: Data
         if (asc === undefined) {
             asc = new Uint32Array(n);
             for (let i = 0; i < n; i++) asc[i] = i;
+            // Blocks are mostly in time order: a row later by its millisecond needs no full compare.
+            const ms = time.ms;
             let sorted = true;
-            for (let i = 1; i < n && sorted; i++) sorted = compareRows(i - 1, i) <= 0;
+            for (let i = 1; i < n && sorted; i++) {
+                const d = ms[i] - ms[i - 1];
+                if (d < 0) sorted = false;
+                else if (d === 0) sorted = compareRows(i - 1, i) <= 0;
+            }
             if (!sorted) asc.sort(compareRows);
         }
         return asc;
