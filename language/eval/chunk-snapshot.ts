@@ -17,23 +17,28 @@ import { splitTimes, type ColumnarChunk, type ColumnChunk, type DatasetSchemaHin
 import { batchIdHex, formatRowId, type ParsedCursor } from '../api/row-id.js';
 import type { StringLookup } from './string-index.js';
 
-/** Bytes per row of what a store adds beside the fields (times, system times, row id parts), counted whether or not it is made. */
-const SYSTEM_BYTES_PER_ROW = 8 + 4 + 8 + 4 + 4 + 4;
+/** Bytes per row of what the snapshot may make besides its fields: times and system times (12 each), row id parts (8), three orders (4 each). */
+const FULL_EXTRA_BYTES_PER_ROW = 12 + 12 + 8 + 3 * 4;
 
 export interface ChunkSnapshot {
     snapshot: Snapshot;
-    /** Its size in memory, as a store holding the chunk would count it (so a cache bounds the same). */
+    /** Its size in memory now: the fields' columns. What it makes later (times, row ids, orders) is told to `grew`. */
     bytes: number;
+    /** Its size once everything is made, as a store holding the chunk would count it. */
+    fullBytes: number;
 }
 
-/** The chunk as a snapshot without a copy, or undefined when it must be copied into a store (see the file comment). */
-export function chunkSnapshot(dataset: string, chunk: ColumnarChunk, hints: DatasetSchemaHints = {}): ChunkSnapshot | undefined {
+/**
+ * The chunk as a snapshot without a copy, or undefined when it must be copied into a store (see the
+ * file comment). `grew` hears of the memory it takes later (times split, row ids read, orders made).
+ */
+export function chunkSnapshot(dataset: string, chunk: ColumnarChunk, hints: DatasetSchemaHints = {}, grew: (bytes: number) => void = () => {}): ChunkSnapshot | undefined {
     if (chunk.select !== undefined) return undefined;
     const declared = new Set([...Object.keys(hints.fieldTypes ?? {}), ...(hints.mapFields ?? [])]);
     const n = chunk.rows;
     const cols = new Map<string, Column>();
     const fields: { name: string; type: ScalarType }[] = [];
-    let bytes = n * SYSTEM_BYTES_PER_ROW;
+    let bytes = 0;
     for (const c of chunk.columns) {
         if (c.name === '_time' || c.name === '_sysTime' || c.name === '_rowId' || c.name === '_rowID') continue;
         if (c.kind === 'json' || declared.has(c.name) || cols.has(c.name)) return undefined;
@@ -51,6 +56,7 @@ export function chunkSnapshot(dataset: string, chunk: ColumnarChunk, hints: Data
         const ms = new Float64Array(n);
         const sub = new Int32Array(n);
         splitTimes(chunk.times, null, n, ms, sub, 0, 0);
+        grew(12 * n);
         return [ms, sub];
     });
     // Row ids and the order are the store's: (_time, batch id, row in batch), the batch ids as 16 hex digits.
@@ -67,10 +73,17 @@ export function chunkSnapshot(dataset: string, chunk: ColumnarChunk, hints: Data
             ms[i] = bms[batchOf[i]];
             sub[i] = bsub[batchOf[i]];
         }
+        grew(12 * n);
         return [ms, sub];
     });
     let ids: { batchOf: Uint32Array; seqOf: Uint32Array } | undefined;
-    const rowIds = () => (ids ??= { batchOf: chunk.batchOf, seqOf: chunk.rowInBatch });
+    const rowIds = (): { batchOf: Uint32Array; seqOf: Uint32Array } => {
+        if (ids === undefined) {
+            ids = { batchOf: chunk.batchOf, seqOf: chunk.rowInBatch };
+            grew(8 * n);
+        }
+        return ids;
+    };
     const compareRows = (a: number, b: number): number => {
         const d = time.ms[a] - time.ms[b];
         if (d !== 0) return d < 0 ? -1 : 1;
@@ -99,6 +112,7 @@ export function chunkSnapshot(dataset: string, chunk: ColumnarChunk, hints: Data
                 else if (d === 0) sorted = compareRows(i - 1, i) <= 0;
             }
             if (!sorted) asc.sort(compareRows);
+            grew(4 * n);
         }
         return asc;
     };
@@ -107,11 +121,13 @@ export function chunkSnapshot(dataset: string, chunk: ColumnarChunk, hints: Data
             const a = ascOrder();
             desc = new Uint32Array(n);
             for (let i = 0; i < n; i++) desc[i] = a[n - 1 - i];
+            grew(4 * n);
         }
         return desc;
     };
     return {
         bytes,
+        fullBytes: bytes + n * FULL_EXTRA_BYTES_PER_ROW,
         snapshot: {
             dataset,
             rows: n,
@@ -130,6 +146,7 @@ export function chunkSnapshot(dataset: string, chunk: ColumnarChunk, hints: Data
                     const d = descOrder();
                     rank = new Uint32Array(n);
                     for (let i = 0; i < n; i++) rank[d[i]] = i;
+                    grew(4 * n);
                 }
                 return rank;
             },

@@ -85,7 +85,7 @@ export interface ColdAccess {
     /** The dataset's fields (its blocks' and its in-memory rows'): every source is scanned with all of them. */
     fields: readonly ColdField[];
     /** The block as a table (read on a cache miss), undefined when it is gone. Only the fields the query reads may be there. */
-    load(block: ColdBlock): { snapshot: Snapshot; bytes: number } | undefined;
+    load(block: ColdBlock): { snapshot: Snapshot; bytes: number; fullBytes: number } | undefined;
     /**
      * The block's visible rows when they are known without reading it (every row visible, and a
      * reader that can tell the block is still there), else undefined.
@@ -123,9 +123,16 @@ function keepKey(keep: ColdKeep): string {
 
 interface CachedBlock {
     snapshot: Snapshot;
+    /** Its memory now (a block read in place makes its times, row ids and orders when a query reads them). */
     bytes: number;
+    /** Its memory once all of that is made: what a scan that holds it may come to hold. */
+    fullBytes: number;
     dataset: string;
     block: string;
+    /** The query that used it last (`ColdBlockCache.startQuery`). */
+    query: number;
+    /** Whether the cache holds it (a block a scan could not keep is still that scan's). */
+    cached: boolean;
 }
 
 /**
@@ -136,6 +143,8 @@ interface CachedBlock {
 export class ColdBlockCache {
     private readonly map = new Map<string, CachedBlock>();
     private used = 0;
+    /** The current query's number (`startQuery`). */
+    private query = 0;
     /** Blocks read from the reader since creation (tests and the bench read it). */
     reads = 0;
 
@@ -163,6 +172,7 @@ export class ColdBlockCache {
         if (hit) {
             this.map.delete(key);
             this.map.set(key, hit);
+            hit.query = this.query;
             return hit;
         }
         if (!this.reader) throw new Error(`dataset ${dataset}: it has blocks on disk, and this engine has no reader for them`);
@@ -171,24 +181,61 @@ export class ColdBlockCache {
         this.reads++;
         const hints = { ...this.hints(dataset), ...cold.hints };
         const select = visibleRows(chunk, cold.keep);
-        // Every row visible: the block's own arrays serve the query (chunk-snapshot.ts); else a copy of the visible rows.
-        const direct = select === undefined ? chunkSnapshot(dataset, chunk, hints) : undefined;
+        const base = { dataset, block: blockKey(cold, block), query: this.query, cached: false };
         let entry: CachedBlock;
-        if (direct) entry = { snapshot: direct.snapshot, bytes: direct.bytes, dataset, block: blockKey(cold, block) };
+        // Every row visible: the block's own arrays serve the query (chunk-snapshot.ts); else a copy of the visible rows.
+        const direct = select === undefined ? chunkSnapshot(dataset, chunk, hints, bytes => this.grew(key, entry, bytes)) : undefined;
+        if (direct) entry = { ...base, snapshot: direct.snapshot, bytes: direct.bytes, fullBytes: direct.fullBytes };
         else {
             const store = new DatasetStore(dataset, hints);
             store.reserve(chunk.rows);
             store.appendColumns({ ...chunk, select });
-            entry = { snapshot: store.snapshot(), bytes: store.byteSize(), dataset, block: blockKey(cold, block) };
+            entry = { ...base, snapshot: store.snapshot(), bytes: store.byteSize(), fullBytes: store.byteSize() };
         }
-        this.map.set(key, entry);
-        this.used += entry.bytes;
-        while (this.used > this.capacity && this.map.size > 1) {
-            const [oldest, e] = this.map.entries().next().value as [string, CachedBlock];
-            this.map.delete(oldest);
-            this.used -= e.bytes;
+        if (this.makeRoom(entry.bytes)) {
+            this.map.set(key, entry);
+            this.used += entry.bytes;
+            entry.cached = true;
         }
         return entry;
+    }
+
+    /** A new query begins: the blocks it reads may push out those of earlier queries, not its own (see `makeRoom`). */
+    startQuery(): void {
+        this.query++;
+    }
+
+    /**
+     * Makes room for `bytes` by dropping the least recently used blocks of earlier queries; false
+     * when that is not enough. A scan of more blocks than the cache holds then keeps the blocks it
+     * read first instead of each pushing out the one before: run again, it finds those (a least
+     * recently used cache would have dropped each block just before the scan came back to it).
+     */
+    private makeRoom(bytes: number): boolean {
+        while (this.used + bytes > this.capacity && this.map.size > 0) {
+            const [oldest, e] = this.map.entries().next().value as [string, CachedBlock];
+            if (e.query === this.query) return false;
+            this.map.delete(oldest);
+            this.used -= e.bytes;
+            e.cached = false;
+        }
+        // A block larger than the whole cache is still kept alone, as the one in use.
+        return this.used + bytes <= this.capacity || this.map.size === 0;
+    }
+
+    /** A block read in place made its times, row ids or an order (chunk-snapshot.ts): counted, and room made or the block let go. */
+    private grew(key: string, entry: CachedBlock, bytes: number): void {
+        entry.bytes += bytes;
+        if (!entry.cached) return;
+        this.used += bytes;
+        this.map.delete(key);
+        this.used -= entry.bytes;
+        entry.cached = false;
+        if (this.makeRoom(entry.bytes)) {
+            this.map.set(key, entry);
+            this.used += entry.bytes;
+            entry.cached = true;
+        }
     }
 
     /** The block's visible rows without reading it (see ColdAccess.rowsUnread). */

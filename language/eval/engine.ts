@@ -329,6 +329,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
         },
         run(apl, opts = {}) {
             const started = performance.now();
+            coldCache.startQuery();
             const nowNs = parseTimeInput(opts.now, BigInt(clock()) * NS_PER_MS, 'now') ?? BigInt(clock()) * NS_PER_MS;
             const startTime = parseTimeInput(opts.startTime, nowNs, 'startTime');
             const endTime = parseTimeInput(opts.endTime, nowNs, 'endTime');

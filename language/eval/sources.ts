@@ -151,7 +151,8 @@ function scanCold(hot: Snapshot, cold: ColdAccess, need: OrderNeed, state: RunSt
         state.budget.checkpoint();
         const e = cold.load(b);
         if (!e) continue;
-        held.hold(e.bytes);
+        // All it may come to hold: a block read in place makes its times and orders when the scan reads them.
+        held.hold(e.fullBytes);
         frames.push(conform(scanDataset(e.snapshot, need, state, terms, spanOf(b)), cold.fields));
     }
     frames.push(conform(scanDataset(hot, need, state, terms), cold.fields));

@@ -332,6 +332,34 @@ describe('reading only what a query needs', () => {
         expect(new Set(reads)).toEqual(new Set(['times']));
     });
 
+    it("['d'] | summarize count() by status over more blocks than the cache holds keeps the blocks it read first: run again, it reads only the others", async () => {
+        const probe = pair({ batches: 8, per: 2000, coldBatches: 7 });
+        const apl = "['d'] | summarize count() by status";
+        await probe.tiered.query(apl, OPTS);
+        const perBlock = probe.tiered.coldCacheStats().bytes / 7;
+        // Room for three of the seven blocks.
+        const p = pair({ batches: 8, per: 2000, coldBatches: 7, cacheBytes: Math.floor(3.5 * perBlock) });
+        const want = same(await p.whole.query(apl, OPTS));
+        expect(same(await p.tiered.query(apl, OPTS))).toEqual(want);
+        expect(p.reader.reads).toHaveLength(7);
+        expect(p.tiered.coldCacheStats().blocks).toBe(3);
+        expect(same(await p.tiered.query(apl, OPTS))).toEqual(want);
+        // A least recently used cache would have read all seven again, each pushed out before its turn came.
+        expect(p.reader.reads).toHaveLength(11);
+        expect(p.tiered.coldCacheStats().blocks).toBe(3);
+    });
+
+    it("['d'] | summarize count() by bin(_time, 1d), status after by status counts the times it split in the cache's bytes", async () => {
+        const p = pair({ batches: 4, per: 1000, coldBatches: 3 });
+        await p.tiered.query("['d'] | summarize count() by status", OPTS);
+        const before = p.tiered.coldCacheStats();
+        await p.tiered.query("['d'] | summarize count() by bin(_time, 1d), status", OPTS);
+        const after = p.tiered.coldCacheStats();
+        // The same blocks (the same fields), each with its times split: 12 bytes a row.
+        expect(after.reads).toBe(before.reads);
+        expect(after.bytes - before.bytes).toBe(12 * 3000);
+    });
+
     it("['d'] | summarize count() by status holds one block at a time", async () => {
         const p = pair({ batches: 8, per: 2000, coldBatches: 7, cacheBytes: 1 });
         const stats = () => p.tiered.coldCacheStats();
