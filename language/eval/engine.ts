@@ -18,7 +18,8 @@ import { type ColumnarChunk, DatasetStore, type DatasetSchemaHints, type FlatBat
 import type * as ast from '../generated/ast.js';
 import { isTimeSort, parseCached, runQuery, type DataAccess, type ExternalDataReader, type QueryRun, type RunOptions } from './query.js';
 import { fieldsUpTo, neededFields } from './needed-columns.js';
-import { ColdBlockCache, blockKey, mergeColdFields, type ColdAccess, type ColdBlockReader, type ColdDataset } from './cold-blocks.js';
+import { ColdBlockCache, blockKey, mergeColdFields, showsWholeBlock, type ColdAccess, type ColdBlock, type ColdBlockReader, type ColdDataset } from './cold-blocks.js';
+import { TopBound, skippedPart, sourcesLargestFirst, topByField } from './top-by-range.js';
 export type { ColdBlock, ColdBlockReader, ColdDataset, ColdField, ColdKeep } from './cold-blocks.js';
 import { SummaryFold, planPartition, topWalksFewZones, type PartialResult, type PartitionPlan, type PartitionSpec } from './parallel.js';
 export { deserializePartial, partialIsUnsupported, serializePartial, type PartialResult, type PartitionPlan, type PartitionSpec } from './parallel.js';
@@ -532,18 +533,19 @@ export function createEngine(options: EngineOptions = {}): Engine {
         // beside the merged ones; the states of dcount and percentile stay exact within half of the
         // blocks' share of memory (the other half holds the block being read), sketches past it.
         let fold: SummaryFold | undefined;
-        const runPart = (over: DataAccess, k: number): { p: PartialResult; sources: number } | undefined => {
+        const runPart = (over: DataAccess, k: number): { p: PartialResult; sources: number; blocks?: readonly ColdBlock[] } | undefined => {
             const r = runQuery(apl, over, { ...runOpts, partial: { plan, part: { index: 0, count: 1 }, coldSource: k } });
             let p = r.partial;
             if (!p || p.kind === 'unsupported') return undefined;
-            // Zone numbers are per source: make them distinct, so the merge counts every block read.
-            p.stats.blocks = p.stats.blocks.map(b => k * 2 ** 24 + b);
+            // Zone numbers are per source: make them distinct, so the merge counts every block read (and skipped).
+            p.stats.blocks = p.stats.blocks.map(b => sourceZone(k, b));
+            if (p.stats.skipped) p.stats.skipped = p.stats.skipped.map(b => sourceZone(k, b));
             if (p.kind === 'summarize') {
                 fold ??= new SummaryFold(p, coldCache.capacity / 2);
                 fold.add(p);
                 p = { ...p, groups: [] };
             }
-            return { p, sources: r.coldSources ?? 1 };
+            return { p, sources: r.coldSources ?? 1, blocks: r.coldBlocks };
         };
         /** The parts of every source (the first run tells how many), or of those `only` names into `into`. */
         const runParts = (over: DataAccess, only?: ReadonlySet<number>, into: PartialResult[] = []): PartialResult[] | undefined => {
@@ -564,7 +566,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
             return into;
         };
         if (plan.kind === 'top') {
-            const parts = topByKeysFirst(apl, ops[plan.opIndex], plan, data, runOpts, reads, runParts);
+            const parts = topByKeysFirst(apl, ops[plan.opIndex], plan, data, runOpts, reads, runParts, runPart);
             if (parts) return { plan, parts };
         }
         const parts = runParts(data);
@@ -586,12 +588,18 @@ export function createEngine(options: EngineOptions = {}): Engine {
         runOpts: RunOptions,
         reads: ReadonlySet<string> | undefined,
         runParts: (over: DataAccess, only?: ReadonlySet<number>, into?: PartialResult[]) => PartialResult[] | undefined,
+        runPart: (over: DataAccess, k: number) => { p: PartialResult; sources: number; blocks?: readonly ColdBlock[] } | undefined,
     ): PartialResult[] | undefined {
         const keys = fieldsUpTo(parseCached(apl).model, plan.opIndex);
         const end = top.$cstNode?.end;
         if (!keys || end === undefined || (reads && [...reads].every(f => keys.has(f))) || fieldsOf(plan.dataset).some(f => f.name === SOURCE_TAG)) return undefined;
         const narrow: DataAccess = { ...data, cold: name => coldAccess(name, keys) };
-        const first = runParts(narrow);
+        const byField = plan.opIndex === 0 ? topByField(top) : undefined;
+        const cold = colds.get(plan.dataset)?.cold;
+        const { startTime: start, endTime: stop } = runOpts;
+        // A block left unread must have every row in the answer's range and visible: its rows are then all matched.
+        const whole = (b: ColdBlock): boolean => cold !== undefined && showsWholeBlock(cold.keep, b) && (start === undefined || b.minTime >= start) && (stop === undefined || b.maxTime < stop);
+        const first = byField ? largestFirst(narrow, byField, plan.dataset, runPart, whole) : runParts(narrow);
         if (!first) return undefined;
         const tagged = first.map((p, k) => (p.kind === 'top' && p.frame ? { ...p, frame: tagSource(p.frame, k) } : p));
         const upToTop = runQuery(apl.slice(0, end), narrow, { ...runOpts, limit: undefined, merge: { plan, parts: tagged } });
@@ -605,6 +613,42 @@ export function createEngine(options: EngineOptions = {}): Engine {
         const parts = first.map(p => (p.kind === 'top' ? { ...p, rows: [], frame: undefined } : p));
         return runParts(data, winners, parts);
     }
+}
+
+/** Zone `zone` of source `source` (a block, or the rows in memory) as one number across a cold run's parts. */
+const sourceZone = (source: number, zone: number): number => source * 2 ** 24 + zone;
+
+/**
+ * The narrow parts of a `top N by f` (top-by-range.ts): the first source tells the blocks; then the
+ * rows in memory and the blocks by their largest value of f, largest first, each left unread once
+ * N values above its largest are found.
+ */
+function largestFirst(
+    narrow: DataAccess,
+    key: { field: string; count: number },
+    dataset: string,
+    runPart: (over: DataAccess, k: number) => { p: PartialResult; sources: number; blocks?: readonly ColdBlock[] } | undefined,
+    whole: (block: ColdBlock) => boolean,
+): PartialResult[] | undefined {
+    const r0 = runPart(narrow, 0);
+    if (!r0) return undefined;
+    const parts: PartialResult[] = [r0.p];
+    const blocks = r0.blocks ?? [];
+    const bound = new TopBound(key.field, key.count);
+    bound.add(r0.p);
+    // Sources are the blocks and then the rows in memory; without blocks the one source was all.
+    const order = r0.sources === blocks.length + 1 ? sourcesLargestFirst(blocks, key.field, 1) : Array.from({ length: r0.sources - 1 }, (_, i) => i + 1);
+    for (const k of order) {
+        if (k < blocks.length && whole(blocks[k]) && !bound.mayHold(blocks[k])) {
+            parts[k] = skippedPart(blocks[k], k, dataset, sourceZone);
+            continue;
+        }
+        const r = runPart(narrow, k);
+        if (!r) return undefined;
+        parts[k] = r.p;
+        bound.add(r.p);
+    }
+    return parts;
 }
 
 /** A column naming the source of a `top`'s narrow rows (topByKeysFirst; a scan's concatenation keeps the visible ones). */

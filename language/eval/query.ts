@@ -16,7 +16,7 @@ import { type Binding, type QueryEnv, castValue, compileExpr, defaultName, normT
 import { Frame, SCAN_TIME, cellOf, detachedFrame, takeRows } from './frame.js';
 import { aggregateIsOrderInsensitive, findAggregateCalls } from './aggregate.js';
 import type { Snapshot } from './tables.js';
-import type { ColdAccess } from './cold-blocks.js';
+import type { ColdAccess, ColdBlock } from './cold-blocks.js';
 import { type ParsedCursor, parseCursor } from '../api/row-id.js';
 import { coldSourcesInOrder, evalSource, inTimeOrder, letBinding, type ColdSource, type ExternalDataReader } from './sources.js';
 import { constLong, emptyFrame, type OperatorImpl } from './operators/common.js';
@@ -100,6 +100,8 @@ export interface QueryRun {
     partial?: PartialResult;
     /** A part over a dataset with blocks on disk: how many sources (blocks, then memory) the parts go over. */
     coldSources?: number;
+    /** And those blocks, in source order (the rows in memory are the source after them). */
+    coldBlocks?: readonly ColdBlock[];
 }
 
 export type OrderNeed = 'asc' | 'desc' | 'none';
@@ -119,7 +121,7 @@ export interface RunState {
     /** A part of a parallel run leaves its result here. */
     partial?: PartialResult;
     /** A part over one source of a dataset with blocks on disk: the sources' count, and this one's id ('' = memory). */
-    cold?: { sources: number; source: string };
+    cold?: { sources: number; source: string; blocks: readonly ColdBlock[] };
     budget: QueryBudget;
     /** Evaluates a nested tabular expression (a let-bound table, a join's right side, a union part) in this run. */
     evalTable(expr: ast.Expression, env: QueryEnv): Frame;
@@ -204,7 +206,7 @@ export function runQuery(text: string, data: DataAccess, opts: RunOptions): Quer
         }
     }
     if (tables.length === 0) throw new AplQueryError('the query has no tabular expression to run', 1, 1, 'semantic');
-    if (opts.partial) return { tables: [], stats, order: state.order, totalRows: 0, partial: state.partial, coldSources: state.cold?.sources };
+    if (opts.partial) return { tables: [], stats, order: state.order, totalRows: 0, partial: state.partial, coldSources: state.cold?.sources, coldBlocks: state.cold?.blocks };
     if (opts.merge) mergeStats(stats, opts.merge.parts.filter(p => p.kind !== 'unsupported'));
     // The page cap.
     const hasLimit = state.sawTake;

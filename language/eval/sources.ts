@@ -137,7 +137,7 @@ function scanCold(hot: Snapshot, cold: ColdAccess, need: OrderNeed, state: RunSt
     if (part?.coldSource !== undefined && part.plan.dataset === name) {
         const k = part.coldSource;
         const block = blocks[k] as ColdBlock | undefined;
-        state.cold = { sources: blocks.length + 1, source: block?.id ?? '' };
+        state.cold = { sources: blocks.length + 1, source: block?.id ?? '', blocks };
         const counted = block && countFromHeader(block, cold, name, need, state);
         if (counted) return conform(counted, cold.fields);
         state.budget.checkpoint();

@@ -360,6 +360,50 @@ describe('reading only what a query needs', () => {
         expect(after.bytes - before.bytes).toBe(12 * 3000);
     });
 
+    it("['d'] | top 3 by n reads the blocks whose header's largest n may be among the 3, and answers as in memory", async () => {
+        // Seven blocks on disk whose n lie in [100b, 100b + 99], then rows in memory with small n.
+        const batches = Array.from({ length: 8 }, (_, b) =>
+            Array.from({ length: 300 }, (_, i) => ({ _time: new Date(Date.UTC(2026, 10, 1 + b, 0, i)).toISOString(), n: b < 7 ? b * 100 + (i % 100) : i % 50, s: `s${i % 7}` })),
+        );
+        // A fresh pair per query: the block cache would hide the second query's reads.
+        const build = () => {
+            const reader = new MapReader();
+            const whole = createEngine();
+            const tiered = createEngine({ coldReader: reader });
+            const lw = whole.loadDataset('d');
+            const lt = tiered.loadDataset('d');
+            const blocks: ColdBlock[] = [];
+            batches.forEach((events, b) => {
+                const c = chunkOf(events, b + 1);
+                if (b < 7) {
+                    const id = `${String(b).padStart(8, '0')}.blk`;
+                    reader.chunks.set(id, c);
+                    blocks.push(blockOf(id, c));
+                } else lt.appendColumns(c);
+                lw.appendColumns(c);
+            });
+            lt.setCold({ blocks, keep: { trims: [] } });
+            lw.commit();
+            lt.commit();
+            return { reader, whole, tiered };
+        };
+        for (const apl of ["['d'] | top 3 by n", "['d'] | top 150 by n desc"]) {
+            const { reader, whole, tiered } = build();
+            const got = await tiered.query(apl, OPTS);
+            expect(same(got), apl).toEqual(same(await whole.query(apl, OPTS)));
+            // The narrow pass reads the first block (it tells the blocks) and, largest first, the last; the
+            // rows' pass reads the block holding them. The five in between are skipped unread.
+            expect(new Set(reader.reads), apl).toEqual(new Set(['00000000.blk', '00000006.blk']));
+            expect(got.status.blocksSkipped, apl).toBe(5);
+        }
+        // Ascending, or after a filter: every block is read.
+        for (const apl of ["['d'] | top 3 by n asc", "['d'] | where s != 'x' | top 3 by n"]) {
+            const { reader, whole, tiered } = build();
+            expect(same(await tiered.query(apl, OPTS)), apl).toEqual(same(await whole.query(apl, OPTS)));
+            expect(new Set(reader.reads).size, apl).toBe(7);
+        }
+    });
+
     it("['d'] | summarize count() by status holds one block at a time", async () => {
         const p = pair({ batches: 8, per: 2000, coldBatches: 7, cacheBytes: 1 });
         const stats = () => p.tiered.coldCacheStats();
