@@ -4,22 +4,12 @@
  * the row ids and the time order. It reads the block's times and row ids only when asked for them.
  */
 import { describe, expect, it } from 'vitest';
+import { prng as random } from '../../support/prng.js';
+import { countingChunk } from '../../support/counting-chunk.js';
 import { chunkSnapshot } from '../../../language/eval/chunk-snapshot.js';
 import { DatasetStore, type ColumnChunk, type ColumnarChunk, type Snapshot } from '../../../language/eval/tables.js';
 import { Datetime } from '../../../language/values.js';
 import { parseCursor } from '../../../language/api/row-id.js';
-
-/** A small deterministic generator (mulberry32), so a failure names its seed. */
-function random(seed: number): () => number {
-    let a = seed >>> 0;
-    return () => {
-        a = (a + 0x6d2b79f5) >>> 0;
-        let t = a;
-        t = Math.imul(t ^ (t >>> 15), t | 1);
-        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-}
 
 const T0 = 1_790_000_000_000_000_000n;
 
@@ -126,27 +116,13 @@ describe('chunkSnapshot', () => {
     it('reads the times only when a query reads them, and the row ids only for ids and order', () => {
         const chunk = chunkOf(11, 400);
         const reads: string[] = [];
-        const counted: ColumnarChunk = {
-            ...chunk,
-            get times() {
-                reads.push('times');
-                return chunk.times;
-            },
-            get batchOf() {
-                reads.push('batchOf');
-                return chunk.batchOf;
-            },
-            get rowInBatch() {
-                reads.push('rowInBatch');
-                return chunk.rowInBatch;
-            },
-        };
+        const counted = countingChunk(chunk, reads);
         const snap = chunkSnapshot('d', counted)!.snapshot;
         // What a scan of every field makes (sources.ts snapshotFrame), and a filter's reads.
         const cols = snap.fields.map(f => snap.column(f.name)!);
         expect(cols).toHaveLength(snap.fields.length);
         snap.column('status')!.get(3);
-        (snap.column('n') as unknown as { vals: Float64Array }).vals[5];
+        expect((snap.column('n') as unknown as { vals: Float64Array }).vals).toHaveLength(400);
         expect(reads).toEqual([]);
         expect(snap.time.get(0)).toEqual(copied(chunk).time.get(0));
         expect(snap.time.ms.length).toBe(400);

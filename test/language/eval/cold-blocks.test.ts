@@ -14,6 +14,7 @@ import { normalizeEvents } from '../../../language/ingest/normalize-event.js';
 import { newSyncState } from '../../../language/eval/replica.js';
 import { toColumns } from '../../../server/ingest/columnar.js';
 import { comparable, mixedEvents } from '../../support/parallel-fixtures.js';
+import { countingChunk } from '../../support/counting-chunk.js';
 
 const OPTS: QueryOptions = { startTime: '2026-10-01T00:00:00Z', endTime: '2026-12-01T00:00:00Z', now: '2026-11-05T00:00:00Z' };
 const SYS = 1_700_000_000_000_000_000n;
@@ -305,21 +306,7 @@ describe('reading only what a query needs', () => {
         const read = p.reader.read.bind(p.reader);
         p.reader.read = (dataset, block, field) => {
             const c = read(dataset, block, field);
-            return c && {
-                ...c,
-                get times() {
-                    reads.push('times');
-                    return c.times;
-                },
-                get batchOf() {
-                    reads.push('batchOf');
-                    return c.batchOf;
-                },
-                get rowInBatch() {
-                    reads.push('rowInBatch');
-                    return c.rowInBatch;
-                },
-            };
+            return c && countingChunk(c, reads);
         };
         for (const apl of ["['d'] | where status == '500' | count", "['d'] | summarize count() by status", "['d'] | summarize c = count(), s = sum(n) by status, method"]) {
             expect(same(await p.tiered.query(apl, OPTS)), apl).toEqual(same(await p.whole.query(apl, OPTS)));

@@ -4,23 +4,12 @@
  * NaN, ties, bins far apart (the growing bin table) and out-of-range bins.
  */
 import { describe, expect, it } from 'vitest';
+import { prng as rng } from '../../support/prng.js';
 import { binnedTimeGroupIds, codeGroupIds } from '../../../language/eval/kernels/group.js';
 import { countByGroup, extremeByGroup, sumCountByGroup } from '../../../language/eval/kernels/aggregate.js';
 import { tableMatchRows, trueIndexes } from '../../../language/eval/kernels/select.js';
 import { lastWalk, markPermutedRun, markReverseRun, physicalWalk, topNumeric } from '../../../language/eval/kernels/topn.js';
 import { ascendingPerm } from '../../../language/eval/kernels/sort.js';
-
-/** A small deterministic generator (mulberry32), so failures replay. */
-function rng(seed: number): () => number {
-    let s = seed >>> 0;
-    return () => {
-        s = (s + 0x6d2b79f5) >>> 0;
-        let t = s;
-        t = Math.imul(t ^ (t >>> 15), t | 1);
-        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-}
 
 /** Group ids in order of first appearance, and each group's first row, by a Map. */
 function refGroups(keys: number[]): { ids: number[]; first: number[] } {

@@ -12,6 +12,7 @@ import { mkdirSync, promises as fsp, readdirSync, rmSync, statSync } from 'node:
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { prng } from '../../support/prng.js';
 import { writeFaults } from '../../../server/store/fsutil.js';
 import { compactionBackoffMs, openStore, StoreError, type Store, type StoreOptions } from '../../../server/store/store.js';
 import { scanSegment } from '../../../server/store/wal.js';
@@ -19,18 +20,6 @@ import { ndjson, tempDir } from './helpers.js';
 
 const OPTS: StoreOptions = { log: () => undefined, compactInWorker: false, compactEvents: 40 };
 const T0 = Date.UTC(2024, 7, 14);
-
-/** mulberry32: a small seeded PRNG, so a failing offset can be replayed. */
-function prng(seed: number): () => number {
-    let a = seed >>> 0;
-    return () => {
-        a = (a + 0x6d2b79f5) >>> 0;
-        let t = a;
-        t = Math.imul(t ^ (t >>> 15), t | 1);
-        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-}
 
 interface Acked {
     /** event key → the flat fields and time it must be served with */
