@@ -17,8 +17,8 @@ import { splitTimes, type ColumnarChunk, type ColumnChunk, type DatasetSchemaHin
 import { batchIdHex, formatRowId, type ParsedCursor } from '../api/row-id.js';
 import type { StringLookup } from './string-index.js';
 
-/** Bytes per row of what the snapshot may make besides its fields: times and system times (12 each), row id parts (8), three orders (4 each). */
-const FULL_EXTRA_BYTES_PER_ROW = 12 + 12 + 8 + 3 * 4;
+/** Bytes per row of what the snapshot may make besides its fields: times (the block's 8 and split 12), system times (12), row id parts (8), three orders (4 each). */
+const FULL_EXTRA_BYTES_PER_ROW = 20 + 12 + 8 + 3 * 4;
 
 export interface ChunkSnapshot {
     snapshot: Snapshot;
@@ -56,7 +56,8 @@ export function chunkSnapshot(dataset: string, chunk: ColumnarChunk, hints: Data
         const ms = new Float64Array(n);
         const sub = new Int32Array(n);
         splitTimes(chunk.times, null, n, ms, sub, 0, 0);
-        grew(12 * n);
+        // The split times, and the block's own (its decoded section is kept for it).
+        grew(20 * n);
         return [ms, sub];
     });
     // Row ids and the order are the store's: (_time, batch id, row in batch), the batch ids as 16 hex digits.
@@ -237,7 +238,8 @@ function lazyIndex(dict: readonly string[]): StringLookup {
 }
 
 function columnBytes(col: Column): number {
-    if (col instanceof StrColumn) return col.codes.byteLength + col.dict.reduce((s, x) => s + x.length * 2 + 72, 0);
+    // Per dictionary entry as a store counts it, and the block's own array of the strings beside ours.
+    if (col instanceof StrColumn) return col.codes.byteLength + col.dict.reduce((s, x) => s + x.length * 2 + 72 + 8, 0);
     if (col instanceof NumColumn) return col.vals.byteLength + (col.nulls?.byteLength ?? 0);
     if (col instanceof BoolColumn) return col.vals.byteLength;
     return 0;

@@ -7,11 +7,11 @@
  * Only files of the form `<datasets>/<valid dataset name>/blocks/<8 hex>.blk` are read: the names
  * come from the store's manifest, and are checked again here so that nothing else can be.
  */
-import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
 import type { ColdBlock, ColdBlockReader, ColumnarChunk } from '../../language/index.js';
 import { validateDatasetName } from '../store/errors.js';
-import { BlockCorruptError, decodeBlock, decodeBlockAt, type DecodedBlock } from '../store/block.js';
+import { BlockCorruptError, checkBlockBytes, decodeBlockAt, type DecodedBlock } from '../store/block.js';
 import { HttpError } from '../http/errors.js';
 import { datasetDirName } from '../store/dataset-dir.js';
 
@@ -71,15 +71,16 @@ export function coldBlockReader(datasetsDir: string): ColdBlockReader {
             try {
                 const st = fstatSync(fd, { bigint: true });
                 const identity = `${file}:${st.ino}:${st.size}:${st.ctimeNs}`;
-                if (checked.has(identity)) {
-                    // Checked whole before: only its header and the sections the query needs are read,
-                    // the times and row ids when it first reads them.
-                    const later = (offset: number, length: number): Buffer => readLater(file, identity, dataset, block, offset, length);
-                    dec = decodeBlockAt((offset, length) => readAt(fd, offset, length), field, later);
-                } else {
-                    dec = decodeBlock(readFileSync(fd), field, true);
+                // The times and row ids are read when a query first reads them: a block in the cache
+                // holds only what its queries decoded.
+                const later = (offset: number, length: number): Buffer => readLater(file, identity, dataset, block, offset, length);
+                // Checked whole once per file (a megabyte at a time); then only its header and the
+                // sections the query needs are read.
+                if (!checked.has(identity)) {
+                    checkBlockBytes((into, offset) => readSync(fd, into, 0, into.length, offset), Number(st.size));
                     checked.add(identity);
                 }
+                dec = decodeBlockAt((offset, length) => readAt(fd, offset, length), field, later);
             } catch (err) {
                 // A failed read or stat is the disk's, not damage in the block.
                 if ((err as NodeJS.ErrnoException).syscall !== undefined) throw err;

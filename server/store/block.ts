@@ -787,6 +787,28 @@ export function decodeBlock(buf: Buffer, field?: (name: string) => boolean, chec
 /** Reads `length` bytes of a block file from `offset`: all of them, or it throws. */
 export type BlockBytesAt = (offset: number, length: number) => Buffer;
 
+/** What `checkBlockBytes` reads at a time. */
+const CHECK_CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * Checks a block file of `size` bytes whole, as `readBlockHeader` does, a megabyte at a time: the
+ * CRC-32 of all its bytes but the last four against those four. The first read of a block in a
+ * process takes its sections after this (decodeBlockAt), without holding the whole file.
+ */
+export function checkBlockBytes(read: (into: Buffer, offset: number) => number, size: number): void {
+    if (size < 16) throw new BlockCorruptError('not a block file (too short)');
+    const buf = Buffer.allocUnsafe(Math.min(CHECK_CHUNK_BYTES, size));
+    const end = size - 4;
+    let crc = 0;
+    for (let pos = 0; pos < end; ) {
+        const n = read(buf.subarray(0, Math.min(buf.length, end - pos)), pos);
+        if (n === 0) throw new BlockCorruptError(`the file ends at byte ${pos}, before its ${size} bytes`);
+        crc = crc32(buf.subarray(0, n), crc);
+        pos += n;
+    }
+    if (read(buf.subarray(0, 4), end) !== 4 || buf.readUInt32LE(0) !== crc >>> 0) throw new BlockCorruptError('block checksum mismatch');
+}
+
 /**
  * Decodes a block whose file was checked whole before (coldBlockReader), reading only its header and
  * the sections asked for: the fields `field` picks, and the times and row ids (decoded on first use).

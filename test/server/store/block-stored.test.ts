@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { toColumns } from '../../../server/ingest/columnar.js';
-import { BlockCorruptError, decodeBlock, decodeBlockAt, encodeBlock, readBlockHeader } from '../../../server/store/block.js';
+import { BlockCorruptError, checkBlockBytes, decodeBlock, decodeBlockAt, encodeBlock, readBlockHeader } from '../../../server/store/block.js';
 
 /** A deterministic stream of doubles in [0, 1) with all 52 bits of mantissa in use. */
 function fractions(n: number): number[] {
@@ -96,6 +96,18 @@ describe('a block read by its sections', () => {
         expect([...all.batchIdx]).toEqual([...whole.batchIdx]);
         expect([...all.rowIdx]).toEqual([...whole.rowIdx]);
         expect([all.batchSeqs, all.batchSysTimes]).toEqual([whole.batchSeqs, whole.batchSysTimes]);
+    });
+
+    it('checkBlockBytes checks a block read in short pieces, and fails one with a changed byte or cut short', async () => {
+        const { block } = await sample(5_000);
+        // A reader that returns at most 777 bytes a call, as a read may.
+        const of = (bytes: Buffer) => (into: Buffer, offset: number) => bytes.copy(into, 0, offset, Math.min(bytes.length, offset + Math.min(into.length, 777)));
+        expect(() => checkBlockBytes(of(block), block.length)).not.toThrow();
+        const changed = Buffer.from(block);
+        changed[Math.floor(changed.length / 2)] ^= 0x01;
+        expect(() => checkBlockBytes(of(changed), changed.length)).toThrow(/checksum mismatch/);
+        expect(() => checkBlockBytes(of(block.subarray(0, block.length - 100)), block.length)).toThrow(BlockCorruptError);
+        expect(() => checkBlockBytes(of(block.subarray(0, 10)), 10)).toThrow(/too short/);
     });
 
     it('decodeBlockAt of a file that is not a block, or whose header is damaged, is BlockCorruptError', async () => {
