@@ -62,12 +62,20 @@ export function chunkSnapshot(dataset: string, chunk: ColumnarChunk, hints: Data
     });
     // Row ids and the order are the store's: (_time, batch id, row in batch), the batch ids as 16 hex digits.
     const batchIds = chunk.batches.map(b => batchIdHex(b.seq));
+    let ids: { batchOf: Uint32Array; seqOf: Uint32Array } | undefined;
+    const rowIds = (): { batchOf: Uint32Array; seqOf: Uint32Array } => {
+        if (ids === undefined) {
+            ids = { batchOf: chunk.batchOf, seqOf: chunk.rowInBatch };
+            grew(8 * n);
+        }
+        return ids;
+    };
     const sysTime = new LazyTimeColumn(n, () => {
         const nb = chunk.batches.length;
         const bms = new Float64Array(nb);
         const bsub = new Int32Array(nb);
         for (let j = 0; j < nb; j++) [bms[j], bsub[j]] = splitNs(chunk.batches[j].sysTime);
-        const batchOf = chunk.batchOf;
+        const { batchOf } = rowIds();
         const ms = new Float64Array(n);
         const sub = new Int32Array(n);
         for (let i = 0; i < n; i++) {
@@ -77,14 +85,6 @@ export function chunkSnapshot(dataset: string, chunk: ColumnarChunk, hints: Data
         grew(12 * n);
         return [ms, sub];
     });
-    let ids: { batchOf: Uint32Array; seqOf: Uint32Array } | undefined;
-    const rowIds = (): { batchOf: Uint32Array; seqOf: Uint32Array } => {
-        if (ids === undefined) {
-            ids = { batchOf: chunk.batchOf, seqOf: chunk.rowInBatch };
-            grew(8 * n);
-        }
-        return ids;
-    };
     const compareRows = (a: number, b: number): number => {
         const d = time.ms[a] - time.ms[b];
         if (d !== 0) return d < 0 ? -1 : 1;

@@ -190,14 +190,19 @@ export class ColdBlockCache {
             const store = new DatasetStore(dataset, hints);
             store.reserve(chunk.rows);
             store.appendColumns({ ...chunk, select });
-            entry = { ...base, snapshot: store.snapshot(), bytes: store.byteSize(), fullBytes: store.byteSize() };
+            const bytes = store.byteSize();
+            entry = { ...base, snapshot: store.snapshot(), bytes, fullBytes: bytes };
         }
-        if (this.makeRoom(entry.bytes)) {
-            this.map.set(key, entry);
-            this.used += entry.bytes;
-            entry.cached = true;
-        }
+        this.admit(key, entry);
         return entry;
+    }
+
+    /** Keeps the block if room can be made for it (`makeRoom`). */
+    private admit(key: string, entry: CachedBlock): void {
+        if (!this.makeRoom(entry.bytes)) return;
+        this.map.set(key, entry);
+        this.used += entry.bytes;
+        entry.cached = true;
     }
 
     /** A new query begins: the blocks it reads may push out those of earlier queries, not its own (see `makeRoom`). */
@@ -225,17 +230,15 @@ export class ColdBlockCache {
 
     /** A block read in place made its times, row ids or an order (chunk-snapshot.ts): counted, and room made or the block let go. */
     private grew(key: string, entry: CachedBlock, bytes: number): void {
-        entry.bytes += bytes;
-        if (!entry.cached) return;
-        this.used += bytes;
-        this.map.delete(key);
-        this.used -= entry.bytes;
-        entry.cached = false;
-        if (this.makeRoom(entry.bytes)) {
-            this.map.set(key, entry);
-            this.used += entry.bytes;
-            entry.cached = true;
+        const wasCached = entry.cached;
+        if (wasCached) {
+            // Out at its old size, then in again at its new one (it may not push itself out).
+            this.map.delete(key);
+            this.used -= entry.bytes;
+            entry.cached = false;
         }
+        entry.bytes += bytes;
+        if (wasCached) this.admit(key, entry);
     }
 
     /** The block's visible rows without reading it (see ColdAccess.rowsUnread). */
