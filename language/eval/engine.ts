@@ -18,10 +18,10 @@ import { type ColumnarChunk, DatasetStore, type DatasetSchemaHints, type FlatBat
 import type * as ast from '../generated/ast.js';
 import { isTimeSort, parseCached, runQuery, type DataAccess, type ExternalDataReader, type QueryRun, type RunOptions } from './query.js';
 import { fieldsUpTo, neededFields } from './needed-columns.js';
-import { ColdBlockCache, blockKey, mergeColdFields, showsWholeBlock, type ColdAccess, type ColdBlock, type ColdBlockReader, type ColdDataset } from './cold-blocks.js';
+import { ColdBlockCache, blockKey, mergeColdFields, pickBlocks, showsWholeBlock, type ColdAccess, type ColdBlock, type ColdBlockReader, type ColdDataset } from './cold-blocks.js';
 import { TopBound, skippedPart, sourcesLargestFirst, topByField } from './top-by-range.js';
 export type { ColdBlock, ColdBlockReader, ColdDataset, ColdField, ColdKeep } from './cold-blocks.js';
-import { SummaryFold, planPartition, topWalksFewZones, type PartialResult, type PartitionPlan, type PartitionSpec } from './parallel.js';
+import { SummaryFold, combinePartialStats, planPartition, topWalksFewZones, type PartialResult, type PartitionPlan, type PartitionSpec } from './parallel.js';
 export { deserializePartial, partialIsUnsupported, serializePartial, type PartialResult, type PartitionPlan, type PartitionSpec } from './parallel.js';
 import { renderLegacy, renderTabular, type AplLegacyResult, type FieldMeta, type RenderContext, type TabularResult } from './result.js';
 import { AplQueryError } from './errors.js';
@@ -165,7 +165,7 @@ export interface Engine {
      * or undefined when it runs as one job (also when it does not parse, or its dataset has fewer
      * than `minRows` rows: splitting a small scan costs more than it saves).
      */
-    planParallel(apl: string, minRows?: number): PartitionPlan | undefined;
+    planParallel(apl: string, minRows?: number, range?: { startTime?: bigint; endTime?: bigint }): PartitionPlan | undefined;
     /** Synchronous core used by both: the raw frames and statistics. */
     run(apl: string, options?: QueryOptions): { run: QueryRun; ctx: RenderContext };
     queryLegacy(dataset: string, query: unknown, options?: QueryOptions): Promise<unknown>;
@@ -368,11 +368,15 @@ export function createEngine(options: EngineOptions = {}): Engine {
             };
             let run: QueryRun;
             try {
-                if (colds.size > 0 && !opts.partial && !opts.merge) {
-                    const merge = runColdParts(apl, data, runOpts, reads);
-                    if (merge) runOpts.merge = merge;
+                const share = opts.partial;
+                if (share && colds.has(share.plan.dataset)) run = runColdShare(apl, data, runOpts, share);
+                else {
+                    if (colds.size > 0 && !opts.partial && !opts.merge) {
+                        const merge = runColdParts(apl, data, runOpts, reads);
+                        if (merge) runOpts.merge = merge;
+                    }
+                    run = runQuery(apl, data, runOpts);
                 }
-                run = runQuery(apl, data, runOpts);
             } catch (e) {
                 // What the guards did not foresee still fails this query alone, as a limit.
                 if (isResourceError(e)) throw new AplQueryError(`the query needs more memory or stack than one query may use (${e.message})`, 1, 1, 'limit');
@@ -388,12 +392,20 @@ export function createEngine(options: EngineOptions = {}): Engine {
             };
             return { run, ctx };
         },
-        planParallel(apl, minRows = 0) {
+        planParallel(apl, minRows = 0, range = {}) {
             const { model, problems } = parseCached(apl);
             const plan = problems.length > 0 ? undefined : planPartition(model, name => stores.has(name));
-            // A dataset with blocks on disk runs its parts block by block in one job (runColdParts).
-            if (!plan || colds.has(plan.dataset)) return undefined;
+            if (!plan) return undefined;
             const store = stores.get(plan.dataset)!;
+            const cold = colds.get(plan.dataset)?.cold;
+            if (cold) {
+                // Blocks on disk: each part runs its share of the blocks (runColdShare). A `top` runs
+                // in one job, which reads its blocks largest first and stops early (top-by-range.ts).
+                if (plan.kind === 'top') return undefined;
+                const blocks = pickBlocks(cold.blocks, range.startTime, range.endTime, []);
+                const rows = blocks.reduce((sum, b) => sum + b.rows, store.rows);
+                return blocks.length >= 2 && rows >= minRows ? plan : undefined;
+            }
             if (store.rows < minRows) return undefined;
             // A small top over a numeric field reads a few zones in one run (parallel.ts topWalksFewZones).
             if (plan.kind === 'top' && topWalksFewZones(model, plan, name => store.snapshot().column(name), store.rows)) return undefined;
@@ -495,7 +507,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
         const workers = runner.capacity();
         if (workers < 1) return opts;
         const plan = engine.planParallel(apl, runner.minRows);
-        if (!plan) return opts;
+        // The runner's workers share this engine's columns, not its blocks on disk.
+        if (!plan || colds.has(plan.dataset)) return opts;
         const now = parseTimeInput(opts.now, BigInt(clock()) * NS_PER_MS, 'now') ?? BigInt(clock()) * NS_PER_MS;
         const fixed: QueryOptions = { ...opts, now, startTime: parseTimeInput(opts.startTime, now, 'startTime'), endTime: parseTimeInput(opts.endTime, now, 'endTime') };
         const count = workers + 1;
@@ -534,18 +547,15 @@ export function createEngine(options: EngineOptions = {}): Engine {
         // blocks' share of memory (the other half holds the block being read), sketches past it.
         let fold: SummaryFold | undefined;
         const runPart = (over: DataAccess, k: number): { p: PartialResult; sources: number; blocks?: readonly ColdBlock[] } | undefined => {
-            const r = runQuery(apl, over, { ...runOpts, partial: { plan, part: { index: 0, count: 1 }, coldSource: k } });
-            let p = r.partial;
-            if (!p || p.kind === 'unsupported') return undefined;
-            // Zone numbers are per source: make them distinct, so the merge counts every block read (and skipped).
-            p.stats.blocks = p.stats.blocks.map(b => sourceZone(k, b));
-            if (p.stats.skipped) p.stats.skipped = p.stats.skipped.map(b => sourceZone(k, b));
+            const { p: part, run } = runColdSource(apl, over, runOpts, plan, k);
+            if (part.kind === 'unsupported') return undefined;
+            let p: PartialResult = part;
             if (p.kind === 'summarize') {
                 fold ??= new SummaryFold(p, coldCache.capacity / 2);
                 fold.add(p);
                 p = { ...p, groups: [] };
             }
-            return { p, sources: r.coldSources ?? 1, blocks: r.coldBlocks };
+            return { p, sources: run.coldSources ?? 1, blocks: run.coldBlocks };
         };
         /** The parts of every source (the first run tells how many), or of those `only` names into `into`. */
         const runParts = (over: DataAccess, only?: ReadonlySet<number>, into: PartialResult[] = []): PartialResult[] | undefined => {
@@ -571,6 +581,51 @@ export function createEngine(options: EngineOptions = {}): Engine {
         }
         const parts = runParts(data);
         return parts && { plan, parts, fold };
+    }
+
+    /**
+     * Source k of a dataset with blocks on disk (a block, or the rows in memory after them) as a
+     * part of `plan`, its zone numbers made distinct across sources.
+     */
+    function runColdSource(apl: string, over: DataAccess, runOpts: RunOptions, plan: PartitionPlan, k: number): { p: PartialResult; run: QueryRun } {
+        const run = runQuery(apl, over, { ...runOpts, partial: { plan, part: { index: 0, count: 1 }, coldSource: k } });
+        const p = run.partial ?? { kind: 'unsupported' };
+        if (p.kind === 'unsupported') return { p, run };
+        // Zone numbers are per source: make them distinct, so the merge counts every block read (and skipped).
+        p.stats.blocks = p.stats.blocks.map(b => sourceZone(k, b));
+        if (p.stats.skipped) p.stats.skipped = p.stats.skipped.map(b => sourceZone(k, b));
+        return { p, run };
+    }
+
+    /**
+     * A part of a parallel run over a dataset with blocks on disk (the service's query workers,
+     * server/query/parallel-run.ts): the sources k ≡ part.index (mod part.count), run one after
+     * the other as runColdParts runs them all, as one part. Sources are dealt round-robin, so each
+     * worker reads (and caches) the same blocks on every run while the blocks stay the same.
+     */
+    function runColdShare(apl: string, data: DataAccess, runOpts: RunOptions, share: { plan: PartitionPlan; part: PartitionSpec }): QueryRun {
+        const { plan, part } = share;
+        const parts: Exclude<PartialResult, { kind: 'unsupported' }>[] = [];
+        let fold: SummaryFold | undefined;
+        let last: QueryRun | undefined;
+        // The first source run tells how many there are; a part past the last runs an empty one (sources.ts scanCold).
+        for (let k = part.index, sources = k + 1; k < sources; k += part.count) {
+            const { p, run } = runColdSource(apl, data, runOpts, plan, k);
+            if (p.kind === 'unsupported') return { ...run, partial: p };
+            last = run;
+            sources = run.coldSources ?? 1;
+            parts.push(p);
+            if (p.kind === 'summarize') (fold ??= new SummaryFold(p)).add(p);
+        }
+        const stats = combinePartialStats(parts);
+        const first = parts[0];
+        const partial: PartialResult =
+            first.kind === 'count'
+                ? { kind: 'count', count: parts.reduce((n, p) => n + (p.kind === 'count' ? p.count : 0), 0), stats }
+                : first.kind === 'summarize'
+                  ? fold!.asPart(stats)
+                  : { kind: 'unsupported' }; // a `top` runs in one job (planParallel)
+        return { ...last!, partial };
     }
 
     /**

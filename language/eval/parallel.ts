@@ -194,27 +194,45 @@ export function partialStats(stats: RunStats, rowsMatched: number): PartialStats
     };
 }
 
-/** The merged statistics, as one run over all the parts' rows reports them. */
-export function mergeStats(stats: RunStats, parts: readonly Exclude<PartialResult, { kind: 'unsupported' }>[]): void {
+/** The statistics of parts as one part's: counts added, blocks (read and skipped) as sets, the widest block times. */
+export function combinePartialStats(parts: readonly Exclude<PartialResult, { kind: 'unsupported' }>[]): PartialStats {
     let min: bigint | undefined;
     let max: bigint | undefined;
-    stats.rowsExamined = 0;
-    stats.rowsMatched = 0;
     const blocks = new Set<number>();
     const skipped = new Set<number>();
+    const datasets: string[] = [];
+    let rowsExamined = 0;
+    let rowsMatched = 0;
     for (const p of parts) {
         for (const b of p.stats.skipped ?? []) skipped.add(b);
-        stats.rowsExamined += p.stats.rowsExamined;
-        stats.rowsMatched += p.stats.rowsMatched;
+        rowsExamined += p.stats.rowsExamined;
+        rowsMatched += p.stats.rowsMatched;
         for (const b of p.stats.blocks) blocks.add(b);
         if (p.stats.minBlockTime !== undefined) min = min === undefined || BigInt(p.stats.minBlockTime) < min ? BigInt(p.stats.minBlockTime) : min;
         if (p.stats.maxBlockTime !== undefined) max = max === undefined || BigInt(p.stats.maxBlockTime) > max ? BigInt(p.stats.maxBlockTime) : max;
-        for (const d of p.stats.datasets) if (!stats.datasets.includes(d)) stats.datasets.push(d);
+        for (const d of p.stats.datasets) if (!datasets.includes(d)) datasets.push(d);
     }
-    stats.blocksExamined = blocks.size;
-    stats.blocksSkipped = skipped.size > 0 ? skipped.size : undefined;
-    stats.minBlockTime = min;
-    stats.maxBlockTime = max;
+    return {
+        rowsExamined,
+        rowsMatched,
+        blocks: [...blocks],
+        skipped: skipped.size > 0 ? [...skipped] : undefined,
+        minBlockTime: min?.toString(),
+        maxBlockTime: max?.toString(),
+        datasets,
+    };
+}
+
+/** The merged statistics, as one run over all the parts' rows reports them. */
+export function mergeStats(stats: RunStats, parts: readonly Exclude<PartialResult, { kind: 'unsupported' }>[]): void {
+    const all = combinePartialStats(parts);
+    stats.rowsExamined = all.rowsExamined;
+    stats.rowsMatched = all.rowsMatched;
+    for (const d of all.datasets) if (!stats.datasets.includes(d)) stats.datasets.push(d);
+    stats.blocksExamined = all.blocks.length;
+    stats.blocksSkipped = all.skipped?.length;
+    stats.minBlockTime = all.minBlockTime === undefined ? undefined : BigInt(all.minBlockTime);
+    stats.maxBlockTime = all.maxBlockTime === undefined ? undefined : BigInt(all.maxBlockTime);
 }
 
 /** The rows [lo, hi) of a scan range that part `index` of `count` covers. */
@@ -377,6 +395,11 @@ export class SummaryFold {
             if (this.used <= this.stateBudget) break;
             this.used += s.toSketch();
         }
+    }
+
+    /** The parts folded so far as one part (its states are the fold's own). */
+    asPart(stats: PartialStats): Extract<PartialResult, { kind: 'summarize' }> {
+        return { ...this.first, groups: this.main.rows(), stats };
     }
 
     finish(): MergedSummary {

@@ -141,7 +141,8 @@ function scanCold(hot: Snapshot, cold: ColdAccess, need: OrderNeed, state: RunSt
         const counted = block && countFromHeader(block, cold, name, need, state);
         if (counted) return conform(counted, cold.fields);
         state.budget.checkpoint();
-        const snap = block ? cold.load(block)?.snapshot ?? emptySnapshot(name) : hot;
+        // Past the rows in memory (the last source) there is none: a part of a parallel run whose share is empty.
+        const snap = block ? cold.load(block)?.snapshot ?? emptySnapshot(name) : k === blocks.length ? hot : emptySnapshot(name);
         return conform(scanDataset(snap, need, state, terms, block && spanOf(block)), cold.fields);
     }
     const held = new ColdScan(cold.capacity);

@@ -22,7 +22,7 @@ export function runParallel(pool: QueryPool, engine: Engine, job: QuerySpec, min
     if (job.kind !== 'apl' || job.request.cursor || job.apl.length > MAX_PLANNED_LENGTH) return undefined;
     const n = pool.idleWorkers();
     if (n < 2) return undefined;
-    const plan = engine.planParallel(job.apl, minRows);
+    const plan = engine.planParallel(job.apl, minRows, { startTime: job.request.startNs, endTime: job.request.endNs });
     if (!plan) return undefined;
     const { apl, request } = job;
     const parts = pool.runTogether(Array.from({ length: n }, (_, index) => ({ kind: 'apl-part' as const, apl, request, plan, part: { index, count: n } })), signal);

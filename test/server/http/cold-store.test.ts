@@ -154,4 +154,35 @@ describe('a dataset larger than the memory limit', () => {
             expect((await t.call('GET', '/v2/datasets/d/fields')).json).toEqual(fields);
         }
     }, 120_000);
+
+    it('answers the same with 2 query workers, each reading its share of the blocks (statistics included)', async () => {
+        const exact = (json: unknown) => JSON.parse(JSON.stringify(json), (k, v: unknown) => (k === 'elapsedTime' ? undefined : v)) as unknown;
+        const ranges = [ALL, LAST_TWO_HOURS, { startTime: new Date(T0 + 86_400_000).toISOString(), endTime: new Date(T0 + 3 * 86_400_000).toISOString() }];
+        const one = new Map<string, unknown>();
+        for (const apl of MERGEABLE) for (const range of ranges) one.set(`${apl} ${range.startTime}`, exact((await queryTabular(t, apl, range)).json));
+        await t.restart({ memoryLimit: COLD_LIMIT, queryWorkers: 2, parallelMinRows: 0 });
+        await t.svc.loaded;
+        while ((t.svc.data.engine.queryStats()?.idle ?? 0) < 2) await new Promise(r => setTimeout(r, 20));
+        expect(t.svc.data.keepsOnDisk('d')).toBe(true);
+        for (const apl of MERGEABLE) for (const range of ranges) expect(exact((await queryTabular(t, apl, range)).json), `${apl} ${range.startTime}`).toEqual(one.get(`${apl} ${range.startTime}`));
+        // The count and the summarizes of numbers ran in parts over 30 days and over 2 days (4 queries × 2
+        // ranges); the last two hours lie in the last block (7.5 hours of events), which one job reads.
+        expect(t.svc.data.engine.queryStats()?.together).toBe(8);
+    }, 120_000);
+
+    it("['d'] | where _time >= <the last two hours> | summarize count() by s over 30 days at 4 query workers: the parts past the one block and the rows in memory run empty", async () => {
+        const apl = `['d'] | where _time >= datetime(${LAST_TWO_HOURS.startTime}) | summarize count() by s`;
+        const exact = (json: unknown) => JSON.parse(JSON.stringify(json), (k, v: unknown) => (k === 'elapsedTime' ? undefined : v)) as unknown;
+        await t.restart({ memoryLimit: COLD_LIMIT, queryWorkers: 1 });
+        // Rows in memory too (not compacted), in that range.
+        const late = events(N - 40, 40).map(e => ({ ...e, s: 'late' }));
+        expect((await t.raw('POST', '/v1/datasets/d/ingest', late.map(e => JSON.stringify(e)).join('\n'), { 'content-type': 'application/x-ndjson' })).status).toBe(200);
+        const one = exact((await queryTabular(t, apl, ALL)).json);
+        expect(JSON.stringify(one)).toContain('"late"');
+        await t.restart({ memoryLimit: COLD_LIMIT, queryWorkers: 4, parallelMinRows: 0 });
+        await t.svc.loaded;
+        while ((t.svc.data.engine.queryStats()?.idle ?? 0) < 4) await new Promise(r => setTimeout(r, 20));
+        expect(exact((await queryTabular(t, apl, ALL)).json)).toEqual(one);
+        expect(t.svc.data.engine.queryStats()?.together).toBe(1);
+    }, 120_000);
 });
