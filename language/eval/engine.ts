@@ -394,7 +394,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
         },
         planParallel(apl, minRows = 0, range = {}) {
             const { model, problems } = parseCached(apl);
-            const plan = problems.length > 0 ? undefined : planPartition(model, name => stores.has(name));
+            const plan = problems.length > 0 ? undefined : planPartition(model, name => stores.has(name), name => (colds.has(name) ? 'block-threads' : 'threads'));
             if (!plan) return undefined;
             const store = stores.get(plan.dataset)!;
             const cold = colds.get(plan.dataset)?.cold;
@@ -536,7 +536,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     function runColdParts(apl: string, data: DataAccess, runOpts: RunOptions, reads: ReadonlySet<string> | undefined): RunOptions['merge'] {
         const { model, problems } = parseCached(apl);
         // The parts run here, in this thread: dcount and percentile merge too (merge-states.ts).
-        const plan = problems.length > 0 ? undefined : planPartition(model, name => stores.has(name), true);
+        const plan = problems.length > 0 ? undefined : planPartition(model, name => stores.has(name), 'one-thread');
         if (!plan || !colds.has(plan.dataset)) return undefined;
         // `sort by _time | take N` streams the sources newest first instead (query.ts streamCold).
         const ops = ((model.statements[0] as ast.QueryStatement).body as ast.Pipeline).operators;
@@ -615,7 +615,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
             last = run;
             sources = run.coldSources ?? 1;
             parts.push(p);
-            if (p.kind === 'summarize') (fold ??= new SummaryFold(p)).add(p);
+            // dcount's exact states within half of this worker's blocks' share of memory, as runColdParts keeps them.
+            if (p.kind === 'summarize') (fold ??= new SummaryFold(p, coldCache.capacity / 2)).add(p);
         }
         const stats = combinePartialStats(parts);
         const first = parts[0];

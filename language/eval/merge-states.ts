@@ -106,6 +106,25 @@ const NO_OTHERS: ReadonlySet<string> = new Set<string>();
 /** The key a string has among the others' and in a sketch (what canonicalKey gives it). */
 const stringKey = (s: string): string => `s:${s}`;
 
+/** A register (0–64) as one printable character ('0'–'p'): a sketch's registers as a string of its own length. */
+const REGISTER_CHAR = 0x30;
+
+function registersText(r: Uint8Array): string {
+    let out = '';
+    for (let i = 0; i < r.length; i += 4096) out += String.fromCharCode(...r.subarray(i, i + 4096).map(v => v + REGISTER_CHAR));
+    return out;
+}
+
+/** A DistinctState as JSON: exact (its strings and the canonical keys of its other values) or a sketch (base64 registers). */
+export interface DistinctStateJson {
+    /** The HyperLogLog precision. */
+    $distinct: number;
+    strings?: string[];
+    others?: string[];
+    /** One character per register (registersText). */
+    registers?: string;
+}
+
 /** A group's distinct values (DistinctKeys), or a HyperLogLog once the budget says so. */
 export class DistinctState extends ExactOrSketch<DistinctKeys, HyperLogLog> {
     private constructor(keys: DistinctKeys | undefined, hll: HyperLogLog | undefined, readonly precision: number, bytes: number) {
@@ -148,6 +167,27 @@ export class DistinctState extends ExactOrSketch<DistinctKeys, HyperLogLog> {
     protected addToSketch(hll: HyperLogLog, keys: DistinctKeys): void {
         for (const k of keys.strings) hll.add(stringKey(k));
         for (const k of keys.others) hll.add(k);
+    }
+
+    /** The state as JSON (a part of a parallel run between threads, parallel.ts): its values, or its sketch's registers. */
+    toJSON(): DistinctStateJson {
+        const d = this.data;
+        if (d !== undefined) return { $distinct: this.precision, strings: [...d.strings], others: [...d.others] };
+        return { $distinct: this.precision, registers: registersText(this.sketch!.registers) };
+    }
+
+    /** The state `toJSON` gave. */
+    static fromJSON(j: DistinctStateJson): DistinctState {
+        if (j.registers === undefined) {
+            return DistinctState.exact(new Set(j.strings), new Set(j.others), j.$distinct);
+        }
+        const hll = new HyperLogLog(j.$distinct);
+        const text = j.registers;
+        if (text.length !== hll.registers.length) throw new Error(`a dcount sketch of precision ${j.$distinct} has ${hll.registers.length} registers, not ${text.length}`);
+        for (let i = 0; i < text.length; i++) hll.registers[i] = text.charCodeAt(i) - REGISTER_CHAR;
+        const s = new DistinctState(undefined, hll, j.$distinct, hll.bytes);
+        s.owned = true;
+        return s;
     }
 
     result(): number {

@@ -29,7 +29,7 @@ import { Frame, ROWID, type AggInfo, type FrameCol, type FrameMeta } from './fra
 import { groupKeys } from './operators/aggregate-ops.js';
 import { uniqueName } from './operators/common.js';
 import { decodeValue, encodeValue, type EncodedValue } from './replica.js';
-import { DistinctState, QuantileState, constantRanks, distinctStates, estimateNote, quantileStates, type MergeState } from './merge-states.js';
+import { DistinctState, QuantileState, constantRanks, distinctStates, estimateNote, quantileStates, type DistinctStateJson, type MergeState } from './merge-states.js';
 import type { RunStats } from './query.js';
 
 export type PartitionKind = 'count' | 'summarize' | 'top';
@@ -52,11 +52,22 @@ type MergeKind = 'sum' | 'min' | 'max' | 'avg' | 'distinct' | 'quantile';
 const MERGEABLE: Record<string, MergeKind> = {
     count: 'sum', countif: 'sum', sum: 'sum', sumif: 'sum', min: 'min', minif: 'min', max: 'max', maxif: 'max', avg: 'avg', avgif: 'avg',
 };
+/**
+ * Mergeable when the parts are a dataset's blocks on disk, run in parts on several threads: a
+ * dcount's state crosses threads as JSON (merge-states.ts DistinctState.toJSON). In memory, one
+ * job's dcount over the dataset's one dictionary is faster than parts' strings.
+ */
+const MERGEABLE_BLOCKS: Record<string, MergeKind> = { ...MERGEABLE, dcount: 'distinct', dcountif: 'distinct' };
 /** Mergeable when the parts run in the merge's thread: their states are objects (merge-states.ts). */
 const MERGEABLE_IN_THREAD: Record<string, MergeKind> = {
-    ...MERGEABLE,
-    dcount: 'distinct', dcountif: 'distinct', percentile: 'quantile', percentileif: 'quantile', percentiles_array: 'quantile', percentiles_arrayif: 'quantile',
+    ...MERGEABLE_BLOCKS,
+    percentile: 'quantile', percentileif: 'quantile', percentiles_array: 'quantile', percentiles_arrayif: 'quantile',
 };
+
+/** Where a plan's parts run: worker threads over memory, worker threads over blocks on disk, or the merge's own thread (blocks on disk). */
+export type PartsRunIn = 'threads' | 'block-threads' | 'one-thread';
+
+const MERGEABLE_BY_RUN: Record<PartsRunIn, Record<string, MergeKind>> = { threads: MERGEABLE, 'block-threads': MERGEABLE_BLOCKS, 'one-thread': MERGEABLE_IN_THREAD };
 /** Aggregations whose states are numbers only when their argument is a number. */
 const NUMERIC_ONLY = new Set(['sum', 'sumif', 'avg', 'avgif']);
 const NUMERIC: ReadonlySet<ScalarType> = new Set<ScalarType>(['long', 'real']);
@@ -70,10 +81,10 @@ function unparen(e: ast.Expression): ast.Expression {
 }
 
 /**
- * The plan for a parsed query, or undefined when it runs as one job. `inThread`: the parts run in
- * this thread, so states that cannot cross threads (dcount's, percentile's) are mergeable too.
+ * The plan for a parsed query, or undefined when it runs as one job. `runIn` (or what it says for
+ * the query's dataset) says which aggregations' states may be merged (MERGEABLE_BY_RUN).
  */
-export function planPartition(model: ast.Model, isDataset: (name: string) => boolean, inThread = false): PartitionPlan | undefined {
+export function planPartition(model: ast.Model, isDataset: (name: string) => boolean, runIn: PartsRunIn | ((dataset: string) => PartsRunIn) = 'threads'): PartitionPlan | undefined {
     if (model.statements.length !== 1 || model.statements[0].$type !== 'QueryStatement') return undefined;
     const body = (model.statements[0] as ast.QueryStatement).body;
     if (body.$type !== 'Pipeline') return undefined;
@@ -91,7 +102,7 @@ export function planPartition(model: ast.Model, isDataset: (name: string) => boo
     if (op.$type === 'TopOperator' && whereOnly && smallCount((op as ast.TopOperator).count)) return { kind: 'top', dataset, opIndex: k };
     const take = ops[k + 1];
     if (op.$type === 'SortOperator' && take?.$type === 'TakeOperator' && whereOnly && smallCount((take as ast.TakeOperator).count)) return { kind: 'top', dataset, opIndex: k + 1 };
-    if (op.$type === 'SummarizeOperator' && summarizeIsMergeable(op as ast.SummarizeOperator, inThread ? MERGEABLE_IN_THREAD : MERGEABLE)) return { kind: 'summarize', dataset, opIndex: k };
+    if (op.$type === 'SummarizeOperator' && summarizeIsMergeable(op as ast.SummarizeOperator, MERGEABLE_BY_RUN[typeof runIn === 'function' ? runIn(dataset) : runIn])) return { kind: 'summarize', dataset, opIndex: k };
     return undefined;
 }
 
@@ -180,6 +191,8 @@ export type PartialResult =
           /** Per group: the key values, then per aggregation its state (`[sum, n]` for avg; an object for distinct/quantile). */
           groups: PartValue[][];
           stats: PartialStats;
+          /** Parts folded from blocks on disk: the bytes their exact dcount states could take (the merge keeps to it too). */
+          stateBudget?: number;
       };
 
 export function partialStats(stats: RunStats, rowsMatched: number): PartialStats {
@@ -354,7 +367,7 @@ export interface MergedSummary {
 }
 
 /** Combines the parts' groups into what summarize over all their rows returns (same columns, order and meta). */
-export function mergeSummaries(parts: readonly Extract<PartialResult, { kind: 'summarize' }>[], stateBudget = Infinity): MergedSummary {
+export function mergeSummaries(parts: readonly Extract<PartialResult, { kind: 'summarize' }>[], stateBudget = parts[0]?.stateBudget ?? Infinity): MergedSummary {
     const fold = new SummaryFold(parts[0], stateBudget);
     for (const p of parts) fold.add(p);
     return fold.finish();
@@ -399,7 +412,7 @@ export class SummaryFold {
 
     /** The parts folded so far as one part (its states are the fold's own). */
     asPart(stats: PartialStats): Extract<PartialResult, { kind: 'summarize' }> {
-        return { ...this.first, groups: this.main.rows(), stats };
+        return { ...this.first, groups: this.main.rows(), stats, stateBudget: Number.isFinite(this.stateBudget) ? this.stateBudget : undefined };
     }
 
     finish(): MergedSummary {
@@ -572,7 +585,22 @@ export function serializePartial(p: PartialResult): string {
 }
 
 export function deserializePartial(text: string): PartialResult {
-    return JSON.parse(text, (_k, v: unknown) => (isNumberWord(v) ? Number(v.$num) : v)) as PartialResult;
+    const p = JSON.parse(text, (_k, v: unknown) => (isNumberWord(v) ? Number(v.$num) : v)) as PartialResult;
+    if (p.kind === 'summarize') reviveStates(p);
+    return p;
+}
+
+/** A summarize part's dcount states, back from their JSON: found by position, never by shape (a key may be any object). */
+function reviveStates(p: Extract<PartialResult, { kind: 'summarize' }>): void {
+    const at: number[] = [];
+    let col = p.keys.length;
+    for (const a of p.aggs) {
+        if (a.merge === 'distinct') at.push(col);
+        else if (a.merge === 'quantile') throw new Error('parallel summarize: a percentile state cannot cross threads');
+        col += a.merge === 'avg' ? 2 : 1;
+    }
+    if (at.length === 0) return;
+    for (const row of p.groups) for (const i of at) row[i] = DistinctState.fromJSON(row[i] as unknown as DistinctStateJson);
 }
 
 function isNumberWord(v: unknown): v is { $num: string } {

@@ -7,6 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { createEngine, type Engine, type QueryOptions } from '../../../language/eval/engine.js';
 import { deserializePartial, partialIsUnsupported, serializePartial } from '../../../language/eval/parallel.js';
+import { DistinctState } from '../../../language/eval/merge-states.js';
+import { canonicalKey } from '../../../language/runtime-values.js';
 import { comparable, mixedEvents } from '../../support/parallel-fixtures.js';
 
 const OPTS: QueryOptions = { startTime: '2026-10-01T00:00:00Z', endTime: '2026-12-01T00:00:00Z', now: '2026-11-05T00:00:00Z' };
@@ -170,5 +172,29 @@ describe('serialisation between threads', () => {
         const p = deserializePartial(serializePartial({ kind: 'summarize', keys: [], aggs: [], groups: [[Number.NaN, Infinity, -Infinity, 1.5, null, 'x']], stats: { rowsExamined: 1, rowsMatched: 1, blocks: [0], datasets: ['d'] } }));
         expect(p.kind === 'summarize' && p.groups[0]).toEqual([Number.NaN, Infinity, -Infinity, 1.5, null, 'x']);
         expect(partialIsUnsupported(serializePartial(p))).toBe(false);
+    });
+
+    it('dcount states come back as states, exact or sketched, by their place in the row: a key shaped like a state stays a key', () => {
+        const exact = DistinctState.exact(new Set(['a', 'b']), new Set([canonicalKey(5)]), 14);
+        const sketched = DistinctState.exactList(['a', 'c', 'd'], 14);
+        sketched.toSketch();
+        const key = { $distinct: 14, strings: ['k'], others: [] };
+        const stats = { rowsExamined: 2, rowsMatched: 2, blocks: [0], datasets: ['d'] };
+        const aggs = [
+            { name: 'avg_x', type: 'real' as const, info: { name: 'avg', fields: ['x'], args: [] }, merge: 'avg' as const },
+            { name: 'dcount_s', type: 'long' as const, info: { name: 'dcount', fields: ['s'], args: [] }, merge: 'distinct' as const },
+        ];
+        const p = deserializePartial(serializePartial({ kind: 'summarize', keys: [{ name: 'k', type: 'dynamic' }], aggs, groups: [[key, 1, 2, exact], ['x', 3, 4, sketched]], stats, stateBudget: 1024 }));
+        if (p.kind !== 'summarize') throw new Error(p.kind);
+        expect(p.groups[0][0]).toEqual(key);
+        const [a, b] = [p.groups[0][3], p.groups[1][3]];
+        expect(a).toBeInstanceOf(DistinctState);
+        expect(b).toBeInstanceOf(DistinctState);
+        expect([(a as DistinctState).exact, (a as DistinctState).result()]).toEqual([true, 3]);
+        expect([(b as DistinctState).exact, Math.round((b as DistinctState).result())]).toEqual([false, 3]);
+        const m = (a as DistinctState).share();
+        m.mergeFrom(b as DistinctState);
+        expect(Math.round(m.result())).toBe(5);
+        expect(p.stateBudget).toBe(1024);
     });
 });

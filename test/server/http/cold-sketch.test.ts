@@ -13,7 +13,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows, type TestService } from './helpers.js';
-import { comparable, ingestInBlocks, queryTabular, startColdService } from './cold-helpers.js';
+import { COLD_LIMIT, comparable, ingestInBlocks, queryTabular, startColdService } from './cold-helpers.js';
 
 const DAY = 86_400_000;
 const T0 = Date.parse('2026-10-01T00:00:00Z');
@@ -117,5 +117,22 @@ describe('dcount and percentile over blocks on disk', () => {
         for (const [k, est] of byK(onDisk.get("['y'] | summarize percentile(v, 95) by k")!, 'percentile_v')) {
             expect(Math.abs(est - p95.get(k)!) / p95.get(k)!, `percentile for ${k}: ${est}`).toBeLessThanOrEqual(PERCENTILE_ERROR);
         }
+    }, 120_000);
+
+    it('answers the same with 2 query workers, each folding the dcount states of its share of the blocks (exact, or a sketch past its budget)', async () => {
+        await t.restart({ memoryLimit: COLD_LIMIT, queryWorkers: 2, parallelMinRows: 0 });
+        await t.svc.loaded;
+        while ((t.svc.data.engine.queryStats()?.idle ?? 0) < 2) await new Promise(r => setTimeout(r, 20));
+        // (Each worker's blocks get half of the share one worker had: x's percentiles no longer fit it exactly.)
+        const x = await query(t, EXACT[0]);
+        expect(x.json.status.isEstimate).toBe(false);
+        expect(comparable(x.json)).toEqual(comparable(onDisk.get(EXACT[0])!.json));
+        const y = await query(t, "['y'] | summarize dcount(id) by k");
+        expect(y.json.status.isEstimate).toBe(true);
+        expect(y.json.status.messages?.map(m => m.code)).toContain('apl_estimate');
+        expect(y.json.status.messages?.find(m => m.code === 'apl_estimate')?.msg).toMatch(/the query's [\d,]+ KB for them/);
+        for (const est of rows(y.json).map(x => x.dcount_id as number)) expect(Math.abs(est - 15_000) / 15_000, `dcount ${est}`).toBeLessThanOrEqual(DCOUNT_ERROR);
+        // Both dcounts ran in parts.
+        expect(t.svc.data.engine.queryStats()?.together).toBe(2);
     }, 120_000);
 });
