@@ -614,9 +614,10 @@ export function createEngine(options: EngineOptions = {}): Engine {
             if (p.kind === 'unsupported') return { ...run, partial: p };
             last = run;
             sources = run.coldSources ?? 1;
-            parts.push(p);
-            // dcount's exact states within half of this worker's blocks' share of memory, as runColdParts keeps them.
+            // A summarize's groups go into the fold at once (dcount's exact states within half of this
+            // worker's blocks' share of memory, as runColdParts keeps them); only its statistics stay.
             if (p.kind === 'summarize') (fold ??= new SummaryFold(p, coldCache.capacity / 2)).add(p);
+            parts.push(p.kind === 'summarize' ? { ...p, groups: [] } : p);
         }
         const stats = combinePartialStats(parts);
         const first = parts[0];
