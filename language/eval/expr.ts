@@ -32,7 +32,7 @@ import {
     splitNs,
 } from './columns.js';
 import { errorAt, unsupportedAt, AplQueryError } from './errors.js';
-import { cmpOpCode, codesEqual, codesLookup, gatherBytes, numCompare, numEqual, tableMatchRows, triAnd, triNot, triOr } from './kernels/select.js';
+import { cmpOpCode, codesEqual, codesLookup, gatherBytes, numCompare, numEqual, tableCountRows, tableMatchRows, triAnd, triNot, triOr } from './kernels/select.js';
 import { arithColumns, arithOpCode, type ArithSide } from './kernels/arith.js';
 import { binMs } from './kernels/time.js';
 import { Frame, ROWID, type FrameCol } from './frame.js';
@@ -63,6 +63,8 @@ export interface Compiled {
      * the logical rows where the predicate is true; undefined when this input does not qualify.
      */
     matchRows?(frame: Frame): Uint32Array | undefined;
+    /** How many rows matchRows would list, without listing them (`where p | count`); undefined as there. */
+    countRows?(frame: Frame): number | undefined;
     /** `bin(x, step)` of a time `x` with whole milliseconds as step: x and the step (ms). */
     timeBin?: { x: Compiled; stepMs: number };
     /** For plain column references: the column name. */
@@ -436,7 +438,8 @@ export class ExprCompiler {
                 type: 'bool',
                 isConst: false,
                 run: f => ({ c: false, col: eqConst(a.run(f), k, f.length, neg), sel: null }),
-                matchRows: f => eqConstRows(a.run(f), k, f.length, neg),
+                matchRows: f => tableRows(eqConstTable(a.run(f), k, neg), f.length),
+                countRows: f => tableCount(eqConstTable(a.run(f), k, neg), f.length),
             };
         }
         return this.rowwise('bool', [a, b], ([x, y]) => triValue(fix(equalsTri(x, y))));
@@ -483,7 +486,8 @@ export class ExprCompiler {
                 type: 'bool',
                 isConst: false,
                 run: f => ({ c: false, col: stringPredicateVec(a.run(f), f.length, test, pred.lower), sel: null }),
-                matchRows: f => stringPredicateRows(a.run(f), f.length, test, pred.lower),
+                matchRows: f => tableRows(stringPredicateTable(a.run(f), f.length, test, pred.lower), f.length),
+                countRows: f => tableCount(stringPredicateTable(a.run(f), f.length, test, pred.lower), f.length),
             };
         }
         return this.rowwise('bool', [a, b], ([x, y]) => {
@@ -922,22 +926,33 @@ function dictTable(dict: string[], test: (s: string) => boolean): Uint8Array {
 }
 
 /** stringPredicateVec's true rows, for a string column whose dictionary is not much larger than the rows. */
-function stringPredicateRows(v: Vec, n: number, test: (s: string) => boolean, lower: boolean): Uint32Array | undefined {
+/** A predicate over a string column's rows as a table over its dictionary (1: the code's rows match). */
+interface CodeTable {
+    codes: Uint32Array;
+    sel: Uint32Array | null;
+    table: Uint8Array;
+}
+
+const tableRows = (t: CodeTable | undefined, n: number): Uint32Array | undefined => t && tableMatchRows(t.codes, t.sel, n, t.table);
+const tableCount = (t: CodeTable | undefined, n: number): number | undefined => t && tableCountRows(t.codes, t.sel, n, t.table);
+
+/** A string predicate's code table: the predicate runs once per dictionary value (not when the dictionary is far larger than the rows). */
+function stringPredicateTable(v: Vec, n: number, test: (s: string) => boolean, lower: boolean): CodeTable | undefined {
     if (v.c || !(v.col instanceof StrColumn)) return undefined;
     const dict = lower ? v.col.lowerDict() : v.col.dict;
     if (dict.length > 4 * n + 64) return undefined;
-    return tableMatchRows(v.col.codes, v.sel, n, dictTable(dict, test));
+    return { codes: v.col.codes, sel: v.sel, table: dictTable(dict, test) };
 }
 
-/** eqConst's true rows for a string column: the constant is looked up in the dictionary once. */
-function eqConstRows(v: Vec, k: AplValue, n: number, neg: boolean): Uint32Array | undefined {
+/** eqConst's code table for a string column: the constant is looked up in the dictionary once. */
+function eqConstTable(v: Vec, k: AplValue, neg: boolean): CodeTable | undefined {
     if (v.c || !(v.col instanceof StrColumn) || !(typeof k === 'string' || typeof k === 'number')) return undefined;
     const col = v.col;
     const code = col.codeOf(typeof k === 'string' ? k : toText(k));
     // Null rows (code 0) are false for ==, true for !=, like every other non-matching code.
     const table = new Uint8Array(col.dict.length).fill(neg ? 1 : 0);
     if (code >= 0) table[code] = neg ? 0 : 1;
-    return tableMatchRows(col.codes, v.sel, n, table);
+    return { codes: col.codes, sel: v.sel, table };
 }
 
 function eqConst(v: Vec, k: AplValue, n: number, neg: boolean): Column {

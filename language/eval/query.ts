@@ -375,8 +375,13 @@ export const ESTIMATE_MESSAGE = 'apl_estimate';
 /** A part of a parallel run: its share of the scan, up to the mergeable step; the result goes to `state.partial`. */
 function runPart(p: ast.Pipeline, plan: PartitionPlan, need: OrderNeed, env: QueryEnv, state: RunState): Frame {
     const ops = p.operators;
-    const frame = applyOps(evalSource(p.source, env, state, need, ops), ops, 0, env, state, 'top', plan.kind === 'top' ? plan.opIndex + 1 : plan.opIndex);
     const stats = (matched: number) => partialStats(state.stats, state.stats.rowsMatched ?? matched);
+    const counted = plan.kind === 'count' ? countPart(p, plan, need, env, state) : undefined;
+    if (counted !== undefined) {
+        state.partial = { kind: 'count', count: counted, stats: stats(counted) };
+        return emptyFrame();
+    }
+    const frame = applyOps(evalSource(p.source, env, state, need, ops), ops, 0, env, state, 'top', plan.kind === 'top' ? plan.opIndex + 1 : plan.opIndex);
     if (plan.kind === 'count') state.partial = { kind: 'count', count: frame.length, stats: stats(frame.length) };
     else if (plan.kind === 'top') {
         // Over a source of a dataset with blocks on disk, the rows (every column of the scan: the steps
@@ -394,6 +399,20 @@ function runPart(p: ast.Pipeline, plan: PartitionPlan, need: OrderNeed, env: Que
         }
     }
     return emptyFrame();
+}
+
+/**
+ * `… | where p | count` as a part: the rows p keeps counted, not listed, when p can count them
+ * (a string column against a constant: Compiled.countRows). Undefined: the part runs its steps.
+ */
+function countPart(p: ast.Pipeline, plan: PartitionPlan, need: OrderNeed, env: QueryEnv, state: RunState): number | undefined {
+    const where = p.operators[plan.opIndex - 1];
+    if (where?.$type !== 'WhereOperator') return undefined;
+    const frame = applyOps(evalSource(p.source, env, state, need, p.operators), p.operators, 0, env, state, 'top', plan.opIndex - 1);
+    state.budget.checkpoint(where);
+    const pred = compileExpr((where as ast.WhereOperator).predicate, frame, env);
+    const n = pred.countRows?.(frame);
+    return n ?? applyOperator(where, frame, env, state).length;
 }
 
 /** The merge of a parallel run: the frame after the mergeable step, and the step to go on from (undefined for `top`). */

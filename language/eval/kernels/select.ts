@@ -158,3 +158,20 @@ function tableMatchSel(codes: Uint32Array, sel: Uint32Array, n: number, table: U
     }
     return k;
 }
+
+/** How many of the logical rows tableMatchRows would list (a third of its time: nothing is written). */
+export function tableCountRows(codes: Uint32Array, sel: Uint32Array | null, n: number, table: Uint8Array): number {
+    return sel === null ? tableCountAll(codes, n, table) : tableCountSel(codes, sel, n, table);
+}
+
+function tableCountAll(codes: Uint32Array, n: number, table: Uint8Array): number {
+    let k = 0;
+    for (let i = 0; i < n; i++) k += table[codes[i]];
+    return k;
+}
+
+function tableCountSel(codes: Uint32Array, sel: Uint32Array, n: number, table: Uint8Array): number {
+    let k = 0;
+    for (let i = 0; i < n; i++) k += table[codes[sel[i]]];
+    return k;
+}

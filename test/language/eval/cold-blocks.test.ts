@@ -126,6 +126,11 @@ const QUERIES = [
     // Mergeable: block by block.
     "['d'] | count",
     "['d'] | where status == '500' | count",
+    // Counted from the dictionary's table, not listed (Compiled.countRows): !=, string predicates, after another where.
+    "['d'] | where label != 'l3' | count",
+    "['d'] | where method contains 'os' | count",
+    "['d'] | where n > 300 | where status !in ('200', '404') | count",
+    "['d'] | where ok | where label startswith 'l1' | count",
     "['d'] | summarize count() by status",
     "['d'] | summarize c = count(), s = sum(n), a = avg(r), mn = min(r), mx = max(n) by status, method",
     "['d'] | summarize count() by bin(_time, 1d), status | order by _time asc",

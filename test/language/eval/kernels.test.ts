@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { prng as rng } from '../../support/prng.js';
 import { binnedTimeGroupIds, codeGroupIds } from '../../../language/eval/kernels/group.js';
 import { countByGroup, extremeByGroup, sumCountByGroup } from '../../../language/eval/kernels/aggregate.js';
-import { tableMatchRows, trueIndexes } from '../../../language/eval/kernels/select.js';
+import { tableCountRows, tableMatchRows, trueIndexes } from '../../../language/eval/kernels/select.js';
 import { lastWalk, markPermutedRun, markReverseRun, physicalWalk, topNumeric } from '../../../language/eval/kernels/topn.js';
 import { ascendingPerm } from '../../../language/eval/kernels/sort.js';
 
@@ -130,7 +130,7 @@ describe('aggregation kernels', () => {
 });
 
 describe('selection kernels', () => {
-    it('tableMatchRows and trueIndexes give the rows a per-row test gives', () => {
+    it('tableMatchRows, tableCountRows and trueIndexes give the rows (and their number) a per-row test gives', () => {
         const r = rng(5);
         const codes = Uint32Array.from({ length: 3000 }, () => Math.floor(r() * 6));
         const table = Uint8Array.of(0, 1, 0, 1, 1, 0);
@@ -138,6 +138,7 @@ describe('selection kernels', () => {
             const n = sel ? sel.length : codes.length;
             const want = Array.from({ length: n }, (_, i) => i).filter(i => table[codes[sel ? sel[i] : i]] === 1);
             expect([...tableMatchRows(codes, sel, n, table)]).toEqual(want);
+            expect(tableCountRows(codes, sel, n, table)).toBe(want.length);
         }
         const tri = Uint8Array.from({ length: 3000 }, () => Math.floor(r() * 3));
         const want = [...tri.keys()].filter(i => tri[i] === 1);
