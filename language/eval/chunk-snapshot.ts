@@ -16,6 +16,7 @@ import { BoolColumn, type Column, ConstColumn, NumColumn, StrColumn, TimeColumn,
 import { splitTimes, type ColumnarChunk, type ColumnChunk, type DatasetSchemaHints, type Snapshot } from './tables.js';
 import { batchIdHex, formatRowId, type ParsedCursor } from '../api/row-id.js';
 import type { StringLookup } from './string-index.js';
+import { timeOrder } from './kernels/sort.js';
 
 /** Bytes per row of what the snapshot may make besides its fields: times (the block's 8 and split 12), system times (12), row id parts (8), three orders (4 each). */
 const FULL_EXTRA_BYTES_PER_ROW = 20 + 12 + 8 + 3 * 4;
@@ -102,17 +103,7 @@ export function chunkSnapshot(dataset: string, chunk: ColumnarChunk, hints: Data
     let spread: number | undefined;
     const ascOrder = (): Uint32Array => {
         if (asc === undefined) {
-            asc = new Uint32Array(n);
-            for (let i = 0; i < n; i++) asc[i] = i;
-            // Blocks are mostly in time order: a row later by its millisecond needs no full compare.
-            const ms = time.ms;
-            let sorted = true;
-            for (let i = 1; i < n && sorted; i++) {
-                const d = ms[i] - ms[i - 1];
-                if (d < 0) sorted = false;
-                else if (d === 0) sorted = compareRows(i - 1, i) <= 0;
-            }
-            if (!sorted) asc.sort(compareRows);
+            asc = timeOrder(time.ms, n, compareRows);
             grew(4 * n);
         }
         return asc;

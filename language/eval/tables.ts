@@ -17,6 +17,7 @@ import { batchIdHex, formatRowId, newBatchId, parseRowIdFast, type ParsedCursor 
 import type { IngestFailure } from '../api/ingest.js';
 import { allocColumn, growColumn } from './column-buffers.js';
 import { StringIndex, stringHash } from './string-index.js';
+import { timeOrder } from './kernels/sort.js';
 import { decodeValue, encodeValue, type DatasetDelta, type DatasetSyncState, type FieldDelta, type FieldSyncState } from './replica.js';
 
 /** Events normalised and appended as one batch by `ingest` (bounds the normaliser's arrays). */
@@ -1230,19 +1231,11 @@ export class DatasetStore {
     private ascOrder(n: number, cmp: (a: number, b: number) => number): Uint32Array {
         const c = this.orderCache;
         if (c && c.rows === n) return c.order;
-        const order = new Uint32Array(n);
-        for (let i = 0; i < n; i++) order[i] = i;
-        let sorted = this.sortedAsc && n === this.rows;
-        if (!sorted) {
-            sorted = true;
-            for (let i = 1; i < n; i++) {
-                if (cmp(i - 1, i) > 0) {
-                    sorted = false;
-                    break;
-                }
-            }
-        }
-        if (!sorted) order.sort(cmp);
+        let order: Uint32Array;
+        if (this.sortedAsc && n === this.rows) {
+            order = new Uint32Array(n);
+            for (let i = 0; i < n; i++) order[i] = i;
+        } else order = timeOrder(this.timeMs, n, cmp);
         this.orderCache = { rows: n, order };
         return order;
     }

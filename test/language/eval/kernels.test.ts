@@ -9,7 +9,7 @@ import { binnedTimeGroupIds, codeGroupIds } from '../../../language/eval/kernels
 import { countByGroup, extremeByGroup, sumCountByGroup } from '../../../language/eval/kernels/aggregate.js';
 import { tableCountRows, tableMatchRows, trueIndexes } from '../../../language/eval/kernels/select.js';
 import { lastWalk, markPermutedRun, markReverseRun, physicalWalk, topNumeric } from '../../../language/eval/kernels/topn.js';
-import { ascendingPerm } from '../../../language/eval/kernels/sort.js';
+import { ascendingPerm, timeOrder } from '../../../language/eval/kernels/sort.js';
 
 /** Group ids in order of first appearance, and each group's first row, by a Map. */
 function refGroups(keys: number[]): { ids: number[]; first: number[] } {
@@ -309,4 +309,33 @@ describe('ordering kernels', () => {
         expect(ascendingPerm(Float64Array.of(1, NaN, 0), 3)).toBeUndefined();
         expect(ascendingPerm(Float64Array.of(1, 0, 1), 3)).toBeUndefined();
     });
+});
+
+describe('timeOrder', () => {
+    /** Rows by millisecond, then by a finer key (as a snapshot's comparator: sub-millisecond, batch, row). */
+    function cases(): { name: string; ms: Float64Array; fine: Int32Array }[] {
+        const r = rng(31);
+        const out: { name: string; ms: Float64Array; fine: Int32Array }[] = [];
+        const make = (name: string, n: number, ms: (i: number) => number) =>
+            out.push({ name, ms: Float64Array.from({ length: n }, (_, i) => ms(i)), fine: Int32Array.from({ length: n }, () => Math.floor(r() * 5)) });
+        const t0 = Date.parse('2024-12-01T00:00:00Z');
+        make('in order', 5000, i => t0 + i);
+        make('shuffled over an hour, many rows a millisecond', 5000, () => t0 + Math.floor(r() * 300));
+        make('shuffled over 30 days', 70_000, () => t0 + Math.floor(r() * 30 * 86_400_000));
+        make('batches out of order', 6000, i => t0 + ((i + 2000) % 6000) * 3);
+        make('a span too wide to pack (before 1970 and after)', 3000, () => Math.floor((r() - 0.5) * 2 ** 50));
+        make('fractions', 1000, () => t0 + r() * 100);
+        make('one row', 1, () => t0);
+        make('none', 0, () => t0);
+        return out;
+    }
+
+    for (const c of cases()) {
+        it(`${c.name}: the comparator's order`, () => {
+            const { ms, fine } = c;
+            const cmp = (a: number, b: number) => (ms[a] !== ms[b] ? (ms[a] < ms[b] ? -1 : 1) : fine[a] !== fine[b] ? fine[a] - fine[b] : a - b);
+            const want = Uint32Array.from({ length: ms.length }, (_, i) => i).sort(cmp);
+            expect([...timeOrder(ms, ms.length, cmp)]).toEqual([...want]);
+        });
+    }
 });
