@@ -35,6 +35,10 @@ export function dataPlaneSchema(data: DataPlane): AplSchemaSource {
     return { datasets: () => data.listDatasets().map((m) => m.name), fields: (name) => data.engine.fields(name), ready: () => data.allLoaded() };
 }
 
+/** Query texts whose verdict is kept, and the longest kept (a dashboard's queries, a result's pages). */
+const VERDICTS_KEPT = 256;
+const VERDICT_TEXT_MAX = 4096;
+
 /** Diagnostics that say the dataset does not exist: for a query, the evaluator's 404 (explainUnknownDataset) answers them. */
 const DATASET_CODES = new Set([Issues.UnknownDataset.code, Issues.InvalidDatasetName.code]);
 
@@ -42,6 +46,12 @@ export class ServiceAplChecker {
     /** One provider for the service's lifetime: the checker's services are built once per provider. */
     private readonly schema = new MutableSchemaProvider();
     private schemaKey = '';
+    /**
+     * The first problem of query texts checked against the current schema (null: none), cleared when
+     * the schema changes: a query run again is not checked again (about 1 ms for 50 characters, a
+     * fifth of a small query's answer).
+     */
+    private readonly verdicts = new Map<string, AplDiagnostic | null>();
 
     constructor(private readonly source: AplSchemaSource) {}
 
@@ -79,17 +89,28 @@ export class ServiceAplChecker {
      * evaluator answers 404 for it, as it did before queries were checked). Call it off the event loop.
      */
     async assertRunnable(text: string): Promise<void> {
-        let diagnostics: AplDiagnostic[];
+        let first: AplDiagnostic | null | undefined;
         try {
             this.refreshSchema();
-            diagnostics = await checkText(text, { schema: this.schema, queryBlocks: false });
+            first = this.verdicts.get(text);
+            if (first === undefined) {
+                const diagnostics = await checkText(text, { schema: this.schema, queryBlocks: false });
+                // Sorted by position: the first problem in the text is the one reported.
+                first = diagnostics.find((d) => d.severity === 'error' || DATASET_CODES.has(d.code)) ?? null;
+                this.keepVerdict(text, first);
+            }
         } catch {
             // Too deep for the checker's recursion, or a checker fault: the evaluator, with its own guards, decides.
             return;
         }
-        // Sorted by position: the first problem in the text is the one reported.
-        const first = diagnostics.find((d) => d.severity === 'error' || DATASET_CODES.has(d.code));
         if (first && !DATASET_CODES.has(first.code)) throw queryCheckError(first);
+    }
+
+    private keepVerdict(text: string, first: AplDiagnostic | null): void {
+        if (text.length > VERDICT_TEXT_MAX) return;
+        // The oldest verdict makes room (a Map iterates in insertion order).
+        if (this.verdicts.size >= VERDICTS_KEPT) this.verdicts.delete(this.verdicts.keys().next().value!);
+        this.verdicts.set(text, first);
     }
 
     /** Loads the datasets' current fields when they changed since the last check. */
@@ -101,6 +122,7 @@ export class ServiceAplChecker {
         const key = JSON.stringify(datasets);
         if (key === this.schemaKey) return;
         this.schemaKey = key;
+        this.verdicts.clear();
         this.schema.replace(datasets);
     }
 }

@@ -78,6 +78,24 @@ describe.each([1, 0])('queries checked before they run (queryWorkers: %i)', (que
         expect(r.status, r.text).toBe(404);
     });
 
+    it("['d'] | summarize cnt() twice: the second answer is the first's (the verdict is kept for the text)", async () => {
+        const [a, b] = [await query(t, "['d'] | summarize cnt()"), await query(t, "['d'] | summarize cnt()")];
+        expect(b.status).toBe(400);
+        expect(b.json).toEqual(a.json);
+    });
+
+    it("['e'] | summarize cnt() before and after dataset e exists: a verdict is not kept past a change of the schema", async () => {
+        const name = `e${queryWorkers}`;
+        const apl = `['${name}'] | summarize cnt()`;
+        expect((await query(t, apl)).status).toBe(404);
+        await createDataset(t, name);
+        const r = await t.raw('POST', `/v1/datasets/${name}/ingest`, ndjson([{ _time: '2024-05-01T00:00:00Z', n: 1 }]), { 'content-type': 'application/x-ndjson' });
+        expect(r.status, r.text).toBe(200);
+        const after = await query(t, apl);
+        expect(after.status, after.text).toBe(400);
+        expect(after.json.detail).toMatchObject({ code: 'APL0001', suggestion: 'count' });
+    });
+
     it("['d'] | summarize count() by s", async () => {
         const r = await query(t, "['d'] | summarize count() by s");
         expect(r.status, r.text).toBe(200);
