@@ -38,7 +38,7 @@ export function ascendingPerm(vals: Float64Array, G: number): Uint32Array | unde
  * The rows 0..n-1 in the order of `cmp`, which orders rows by their millisecond `ms` first (then
  * by anything finer). Rows already in order cost one pass. Else the rows are sorted natively by
  * (millisecond, row) packed into one exact double, and only runs that share a millisecond go
- * through `cmp`: a comparator sort of a 70,000-row block took 30–45 ms, the native one a few.
+ * through `cmp`: a 70,000-row block of 7 batches out of order took 11 ms by the comparator, 4.5 ms so.
  */
 export function timeOrder(ms: Float64Array, n: number, cmp: (a: number, b: number) => number): Uint32Array {
     const order = new Uint32Array(n);
