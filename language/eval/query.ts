@@ -22,6 +22,7 @@ import { coldSourcesInOrder, evalSource, inTimeOrder, letBinding, type ColdSourc
 import { constLong, emptyFrame, type OperatorImpl } from './operators/common.js';
 import { OPERATORS } from './operators/index.js';
 import { topN } from './operators/sort.js';
+import { filterBy } from './operators/filter.js';
 import { ONE_TO_ONE, ROW_WISE, pushLimit, sortCommutes } from './limit-pushdown.js';
 import { PartitionUnsupported, mergeStats, mergeSummaries, partialStats, partialSummarize, partialTopRows, type PartialResult, type PartitionPlan, type PartitionSpec, type SummaryFold } from './parallel.js';
 
@@ -411,8 +412,7 @@ function countPart(p: ast.Pipeline, plan: PartitionPlan, need: OrderNeed, env: Q
     const frame = applyOps(evalSource(p.source, env, state, need, p.operators), p.operators, 0, env, state, 'top', plan.opIndex - 1);
     state.budget.checkpoint(where);
     const pred = compileExpr((where as ast.WhereOperator).predicate, frame, env);
-    const n = pred.countRows?.(frame);
-    return n ?? applyOperator(where, frame, env, state).length;
+    return pred.countRows?.(frame) ?? filterBy(frame, pred).length;
 }
 
 /** The merge of a parallel run: the frame after the mergeable step, and the step to go on from (undefined for `top`). */

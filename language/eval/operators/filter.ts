@@ -20,7 +20,7 @@ export const FILTER_OPERATORS = {
     DistinctOperator: (op, frame, env) => distinct(frame, op.columns, env),
 } satisfies OperatorImpls<'WhereOperator' | 'SearchOperator' | 'SampleOperator' | 'DistinctOperator'>;
 
-function filterBy(frame: Frame, pred: Compiled): Frame {
+export function filterBy(frame: Frame, pred: Compiled): Frame {
     const n = frame.length;
     const rows = pred.matchRows?.(frame);
     if (rows) return rows.length === n ? frame : selectRows(frame, rows);

@@ -70,6 +70,12 @@ function same(v: unknown, apl = ''): unknown {
 class MapReader implements ColdBlockReader {
     readonly chunks = new Map<string, ColumnarChunk>();
     reads: string[] = [];
+    /** Stores `chunk` as the k-th block file and gives its header. */
+    put(k: number, chunk: ColumnarChunk): ColdBlock {
+        const id = `${String(k).padStart(8, '0')}.blk`;
+        this.chunks.set(id, chunk);
+        return blockOf(id, chunk);
+    }
     /** The fields decoded per read, for the tests that check the query asked for few. */
     fieldsRead: string[][] = [];
     read(_dataset: string, block: ColdBlock, field?: (name: string) => boolean): ColumnarChunk | undefined {
@@ -108,11 +114,8 @@ function pair(opts: { batches: number; per: number; coldBatches: number; cacheBy
     const lt = tiered.loadDataset('d');
     const blocks: ColdBlock[] = [];
     chunks.forEach((c, b) => {
-        if (b < opts.coldBatches) {
-            const id = `${String(b).padStart(8, '0')}.blk`;
-            reader.chunks.set(id, c);
-            blocks.push(blockOf(id, c));
-        } else lt.appendColumns(c);
+        if (b < opts.coldBatches) blocks.push(reader.put(b, c));
+        else lt.appendColumns(c);
         lw.appendColumns(c);
     });
     const cold: ColdDataset = { blocks, keep: opts.keep ?? { trims: [] } };
@@ -204,10 +207,7 @@ describe('fields that differ between blocks', () => {
     const lt = tiered.loadDataset('d');
     chunks.forEach(c => lw.appendColumns(c));
     lt.appendColumns(chunks[2]);
-    const blocks = chunks.slice(0, 2).map((c, k) => {
-        reader.chunks.set(`0000000${k}.blk`, c);
-        return blockOf(`0000000${k}.blk`, c);
-    });
+    const blocks = chunks.slice(0, 2).map((c, k) => reader.put(k, c));
     lt.setCold({ blocks, keep: { trims: [] } });
     lw.commit();
     lt.commit();
@@ -240,11 +240,8 @@ describe('reading only what a query needs', () => {
         for (let d = 0; d < 30; d++) {
             const events = Array.from({ length: 240 }, (_, i) => ({ _time: new Date(t0 + d * day + i * 360_000).toISOString(), v: i }));
             const c = chunkOf(events, d + 1);
-            if (d < 29) {
-                const id = `${String(d).padStart(8, '0')}.blk`;
-                reader.chunks.set(id, c);
-                blocks.push(blockOf(id, c));
-            } else l.appendColumns(c);
+            if (d < 29) blocks.push(reader.put(d, c));
+            else l.appendColumns(c);
         }
         l.setCold({ blocks, keep: { trims: [] } });
         l.commit();
@@ -274,7 +271,7 @@ describe('reading only what a query needs', () => {
             const reader = new MapReader();
             const e = createEngine({ coldReader: reader });
             const l = e.loadDataset('d');
-            l.setCold({ blocks: chunks.map((c, b) => (reader.chunks.set(`0000000${b}.blk`, c), blockOf(`0000000${b}.blk`, c))), keep: { trims: [] } });
+            l.setCold({ blocks: chunks.map((c, b) => reader.put(b, c)), keep: { trims: [] } });
             l.commit();
             return { e, reader };
         };
@@ -367,11 +364,8 @@ describe('reading only what a query needs', () => {
             const blocks: ColdBlock[] = [];
             batches.forEach((events, b) => {
                 const c = chunkOf(events, b + 1);
-                if (b < 7) {
-                    const id = `${String(b).padStart(8, '0')}.blk`;
-                    reader.chunks.set(id, c);
-                    blocks.push(blockOf(id, c));
-                } else lt.appendColumns(c);
+                if (b < 7) blocks.push(reader.put(b, c));
+                else lt.appendColumns(c);
                 lw.appendColumns(c);
             });
             lt.setCold({ blocks, keep: { trims: [] } });
