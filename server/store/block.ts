@@ -21,6 +21,8 @@ import type { JsonValue } from '../../language/values.js';
 import { KIND_BOOL, KIND_NUM, KIND_OTHER, KIND_STR, columnValue, toColumns, type BatchColumn } from '../ingest/columnar.js';
 import type { FlatFields } from '../../language/ingest/normalize-event.js';
 import { StringIndex, stringHash } from '../../language/eval/string-index.js';
+import { splitTimes } from '../../language/eval/tables.js';
+import { timeOrder } from '../../language/eval/kernels/sort.js';
 
 const deflateRawAsync = promisify(deflateRaw);
 
@@ -396,6 +398,18 @@ async function encodeColumnarBlock(batches: ColumnarInput[], opts: EncodeOptions
         }
     });
 
+    // Rows in time order (then in the order they came: batch, row), as a query scans them: a query of
+    // the block then never sorts it (a query sorting a block of batches appended out of order cost
+    // more than its scan).
+    const order = timeSortedRows(times.subarray(0, n));
+    if (order !== undefined) {
+        const rank = new Int32Array(n);
+        for (let k = 0; k < n; k++) rank[order[k]] = k;
+        for (const out of rowMaps) for (let r = 0; r < out.length; r++) if (out[r] >= 0) out[r] = rank[out[r]];
+        permute(times, order);
+        permute(batchIdx, order);
+        permute(rowIdx, order);
+    }
     const writer = new BlockWriter(opts.compress, times.subarray(0, n), batchIdx.subarray(0, n), rowIdx.subarray(0, n));
     const pace = new Pace(opts.yieldEvery, opts.yieldRows ?? 8192);
     for (const [name, { kinds, parts }] of plan) writer.addColumn(await mergedColumn(name, kinds, parts, n, pace));
@@ -403,6 +417,33 @@ async function encodeColumnarBlock(batches: ColumnarInput[], opts: EncodeOptions
 }
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/** The order of a block's rows by (time, row): undefined when they are in it already. */
+function timeSortedRows(times: BigInt64Array): Uint32Array | undefined {
+    const n = times.length;
+    const ms = new Float64Array(n);
+    const sub = new Int32Array(n);
+    splitTimes(times, null, n, ms, sub, 0, 0);
+    const order = timeOrder(ms, n, (a, b) => sub[a] - sub[b] || a - b);
+    for (let k = 0; k < n; k++) if (order[k] !== k) return order;
+    return undefined;
+}
+
+/** `a`'s first `order.length` entries put in `order` (entry k becomes a[order[k]]); an int64 as its two 32-bit words, no BigInt made. */
+function permute(a: BigInt64Array | Uint32Array, order: Uint32Array): void {
+    const n = order.length;
+    if (a instanceof Uint32Array) {
+        const copy = a.slice(0, n);
+        for (let k = 0; k < n; k++) a[k] = copy[order[k]];
+        return;
+    }
+    const w = new Int32Array(a.buffer, a.byteOffset, 2 * n);
+    const copy = w.slice();
+    for (let k = 0; k < n; k++) {
+        w[2 * k] = copy[2 * order[k]];
+        w[2 * k + 1] = copy[2 * order[k] + 1];
+    }
+}
 
 /**
  * The least and greatest of `times` (not empty), compared as (signed high word, unsigned low word)
@@ -479,7 +520,7 @@ async function mergedColumn(name: string, kinds: number, parts: { column: BatchC
     if (kinds === KIND_STR) {
         const byNumber = await mergedByNumber(name, parts, n, pace);
         if (byNumber !== undefined) return byNumber;
-        // Codes in order of first appearance in block rows.
+        // Codes in order of first appearance in the batches (batch by batch, row by row).
         const dict: string[] = [];
         // At most the batches' dictionaries together (every value of a high-cardinality column).
         let bound = 0;
@@ -581,7 +622,7 @@ function copyNumbers(src: Float64Array, srcPresent: Uint8Array | null, rows: Int
  * A str column merged by the numbers the engine gave its batches' entries (`numbered`, see
  * `StringNumbering`): one number per distinct string across the batches, so the block's
  * dictionary is built with integer lookups only. The same dictionary and codes as the merge by
- * string (first appearance in block rows). Undefined when some part has no such numbers, or
+ * string (first appearance in the batches). Undefined when some part has no such numbers, or
  * numbers from another dictionary, or an entry a kept row uses has none (the caller merges by
  * string).
  */

@@ -16,21 +16,25 @@ import { BlockDamagedError, BlockHeaders } from '../../../server/http/cold-tier.
 import type { FlatFields } from '../../../language/ingest/normalize-event.js';
 import { decodeBlock, encodeBlock, readBlockHeader, readBlockHeaderOnly, type BlockHeader, type BlockInput, type EncodeOptions } from '../../../server/store/block.js';
 
-type Batch = { seq: number; events: FlatFields[] };
+/** `times`: each event's time (default: batch after batch, in order; see timeOf). */
+type Batch = { seq: number; events: FlatFields[]; times?: bigint[] };
 
-const timeOf = (seq: number, row: number): bigint => BigInt(seq) * 1_000_000n + BigInt(row);
+const timeOf = (b: Batch, row: number): bigint => b.times?.[row] ?? BigInt(b.seq) * 1_000_000n + BigInt(row);
 
 function inputs(batches: Batch[], columnar: boolean): BlockInput[] {
-    return batches.map(({ seq, events }) => {
-        const times = BigInt64Array.from(events, (_, i) => timeOf(seq, i));
+    return batches.map(b => {
+        const { seq, events } = b;
+        const times = BigInt64Array.from(events, (_, i) => timeOf(b, i));
         const sysTime = BigInt(seq) * 7n;
         return columnar ? { seq, sysTime, times, columns: toColumns(events) } : { seq, sysTime, times, fields: events };
     });
 }
 
-/** What the block must hold, worked out from the events alone. */
+/** What the block must hold, worked out from the events alone: the kept rows in time order, then as they came (batch, row). */
 function expected(batches: Batch[], keep: EncodeOptions['keep']) {
-    const kept = batches.flatMap(({ seq, events }) => events.map((fields, row) => ({ seq, row, fields })).filter(e => !keep || keep(e.seq, timeOf(e.seq, e.row))));
+    const kept = batches
+        .flatMap(b => b.events.map((fields, row) => ({ seq: b.seq, row, fields, time: timeOf(b, row) })).filter(e => !keep || keep(e.seq, e.time)))
+        .sort((x, y) => (x.time !== y.time ? (x.time < y.time ? -1 : 1) : x.seq - y.seq || x.row - y.row));
     const names = [...new Set(kept.flatMap(e => Object.keys(e.fields).filter(k => e.fields[k] !== null && e.fields[k] !== undefined)))].sort();
     const columns = Object.fromEntries(
         names.map(name => {
@@ -44,7 +48,7 @@ function expected(batches: Batch[], keep: EncodeOptions['keep']) {
     );
     return {
         rows: kept.length,
-        times: kept.map(e => timeOf(e.seq, e.row)),
+        times: kept.map(e => e.time),
         batches: kept.map(e => e.seq),
         rowIdx: kept.map(e => e.row),
         columns,
@@ -291,6 +295,32 @@ describe('blocks', () => {
 
     it('-0 next to an array: a json column holds 0 (found by the property below)', async () => {
         await expectBlockHolds([{ seq: 1, events: [{ a: -0 }, { a: [1, 'a'] }] }], { compress: false });
+    });
+
+    it('batches out of time order, rows sharing a time within and across batches: stored in time order, then batch and row', async () => {
+        const t = (ms: number, ns = 0) => 1_700_000_000_000_000_000n + BigInt(ms) * 1_000_000n + BigInt(ns);
+        const batches: Batch[] = [
+            { seq: 1, events: [{ a: 'late', n: 1 }, { a: 'x', ok: true }, { n: 2.5, j: [1] }], times: [t(900), t(901), t(901)] },
+            { seq: 2, events: [{ a: 'early' }, { n: 3 }, { a: 'tie', ok: false }], times: [t(5), t(901), t(5, 7)] },
+            { seq: 3, events: [{ a: 'x', j: { k: 1 } }, { n: -1 }], times: [t(5), t(1)] },
+        ];
+        await expectBlockHolds(batches, { compress: true });
+        await expectBlockHolds(batches, { compress: false, keep: (seq, time) => seq !== 2 || time > t(5) });
+        const block = decodeBlock((await encodeBlock(inputs(batches, true), { compress: false }))!.bytes);
+        expect(block.columns.find(c => c.name === 'a')!.get(0)).toBeUndefined();
+        expect(Array.from({ length: block.rows }, (_, i) => `${block.batchSeqs[block.batchIdx[i]]}:${block.rowIdx[i]}`)).toEqual(['3:1', '2:0', '3:0', '2:2', '1:0', '1:1', '1:2', '2:1']);
+    });
+
+    it('any events at any times, with and without a retention filter (property)', async () => {
+        const keep = (seq: number, t: bigint) => (BigInt(seq) + t) % 3n !== 0n;
+        // Times from a few values, so that rows share them within and across batches.
+        const timed = batchList.chain(list =>
+            fc.tuple(...list.map(b => fc.array(fc.bigInt({ min: 0n, max: 6n }), { minLength: b.events.length, maxLength: b.events.length }))).map(times => list.map((b, i) => ({ ...b, times: times[i] }))),
+        );
+        await fc.assert(
+            fc.asyncProperty(timed, fc.boolean(), async (batches, filter) => expectBlockHolds(batches, { compress: false, keep: filter ? keep : undefined })),
+            { numRuns: 200 },
+        );
     });
 
     it('any events, with and without a retention filter (property)', async () => {
