@@ -2,27 +2,23 @@
  * The mergeable states of dcount and percentile for a summarize that runs part by part (parallel.ts;
  * over blocks on disk, engine.ts runs one part per block, one after the other, in one thread).
  *
- * A part's state is exact: the canonical keys of its distinct values (those the catalogue's dcount
- * accumulator counts), or its numbers (the nearest-rank percentile of the fast path). The merge
- * keeps them exact while they fit its budget, so that the answer is the in-memory one; past it,
- * the largest states become sketches (sketches.ts: HyperLogLog, a 1%-relative quantile sketch) and
- * the answer says it is an estimate. Only numbers are percentiled this way: datetimes, timespans
- * and mixed values leave the query to one scan (PartitionUnsupported), as before.
+ * A part's state is exact: the 64-bit hashes of the canonical keys of its distinct values (those
+ * the catalogue's dcount accumulator counts; see DistinctKeys), or its numbers (the nearest-rank
+ * percentile of the fast path). The merge keeps them exact while they fit its budget, so that the
+ * answer is the in-memory one; past it, the largest states become sketches (sketches.ts:
+ * HyperLogLog over the same hashes, a 1%-relative quantile sketch) and the answer says it is an
+ * estimate. Only numbers are percentiled this way: datetimes, timespans and mixed values leave the
+ * query to one scan (PartitionUnsupported), as before.
  *
- * The states are objects (sets, typed arrays) and never cross threads: only a plan made for parts
- * in one thread carries these aggregations (planPartition's `inThread`).
+ * dcount's states cross threads as JSON (toJSON); percentile's never do: only a plan made for parts
+ * in one thread carries them (planPartition's `inThread`).
  */
 import { canonicalKey } from '../runtime-values.js';
 import type { AplValue } from '../values.js';
 import { NumColumn, StrColumn } from './columns.js';
 import { type Vec, vget } from './expr.js';
 import { bucketValuesByGroup, quickselect } from './kernels/aggregate.js';
-import { HyperLogLog, QuantileSketch, QUANTILE_RELATIVE_ACCURACY, hllPrecision, hllStandardError } from './sketches.js';
-
-/** A set's memory per key beyond the key's characters (V8: string header, hash table slot, load factor). */
-const SET_ENTRY_BYTES = 48;
-
-const keyBytes = (k: string): number => SET_ENTRY_BYTES + 2 * k.length;
+import { HyperLogLog, QuantileSketch, QUANTILE_RELATIVE_ACCURACY, hllPrecision, hllStandardError, keyHash64 } from './sketches.js';
 
 /** What the sketch of an `ExactOrSketch` state can do. */
 interface Sketch<S> {
@@ -91,20 +87,102 @@ abstract class ExactOrSketch<E, S extends Sketch<S>> {
 }
 
 /**
- * A group's distinct values, exact: its strings as they are (no key made for them, and a string
- * keeps the hash V8 computed for it once), and the canonical keys of its other values. A part's
- * strings may come as a list known to have no repeats (`exactList`): made without a set, they go
- * into one only when another part is merged into them.
+ * A group's distinct values, exact: the 64-bit hashes of their canonical keys (keyHash64, the hash
+ * a HyperLogLog takes), as (high, low) word pairs. Two values count as one only when all 64 bits of
+ * their hashes agree: for a million distinct values the chance that any two do is about 3 in 10^8.
+ * A set of 8-byte numbers instead of one of strings: a merge compares numbers, never strings, and
+ * no string is kept. A part's hashes may come as a list known to have no repeats (`exactList`):
+ * made without a table, they go into one only when another part is merged into them.
  */
-interface DistinctKeys {
-    strings: ReadonlySet<string> | readonly string[];
-    others: ReadonlySet<string>;
+type DistinctKeys = HashSet64 | Uint32Array;
+
+/** Memory a state counts per hash: 8 bytes in a table kept at most half full. */
+const HASH_BYTES = 16;
+
+/** Hashes of 64 bits, open addressing (linear probing) in a Uint32Array of (high, low) pairs; (0, 0) marks a free slot and is kept aside. */
+class HashSet64 {
+    private table: Uint32Array;
+    private mask: number;
+    private hasZero = false;
+    size = 0;
+
+    constructor(expected: number) {
+        let cap = 16;
+        while (cap < 2 * expected) cap *= 2;
+        this.table = new Uint32Array(2 * cap);
+        this.mask = cap - 1;
+    }
+
+    static of(pairs: Uint32Array): HashSet64 {
+        const set = new HashSet64(pairs.length / 2);
+        set.addPairs(pairs);
+        return set;
+    }
+
+    clone(): HashSet64 {
+        const c = new HashSet64(0);
+        c.table = this.table.slice();
+        c.mask = this.mask;
+        c.hasZero = this.hasZero;
+        c.size = this.size;
+        return c;
+    }
+
+    /** Adds a hash; false when it was there. */
+    add(hi: number, lo: number): boolean {
+        if (hi === 0 && lo === 0) {
+            if (this.hasZero) return false;
+            this.hasZero = true;
+            this.size++;
+            return true;
+        }
+        const t = this.table;
+        for (let i = lo & this.mask; ; i = (i + 1) & this.mask) {
+            const h = t[2 * i];
+            const l = t[2 * i + 1];
+            if (h === 0 && l === 0) {
+                t[2 * i] = hi;
+                t[2 * i + 1] = lo;
+                if (++this.size * 2 > this.mask + 1) this.grow();
+                return true;
+            }
+            if (h === hi && l === lo) return false;
+        }
+    }
+
+    /** Adds (high, low) pairs; returns how many were new. */
+    addPairs(pairs: Uint32Array): number {
+        const before = this.size;
+        for (let i = 0; i < pairs.length; i += 2) this.add(pairs[i], pairs[i + 1]);
+        return this.size - before;
+    }
+
+    /** Its hashes as (high, low) pairs. */
+    pairs(): Uint32Array {
+        const out = new Uint32Array(2 * this.size);
+        let k = 0;
+        if (this.hasZero) k = 2; // (0, 0): already zeros
+        const t = this.table;
+        for (let i = 0; i < t.length; i += 2) {
+            if (t[i] === 0 && t[i + 1] === 0) continue;
+            out[k++] = t[i];
+            out[k++] = t[i + 1];
+        }
+        return out;
+    }
+
+    private grow(): void {
+        const old = this.table;
+        this.table = new Uint32Array(2 * old.length);
+        this.mask = old.length - 1;
+        const zero = this.hasZero;
+        this.size = zero ? 1 : 0;
+        for (let i = 0; i < old.length; i += 2) if (old[i] !== 0 || old[i + 1] !== 0) this.add(old[i], old[i + 1]);
+    }
 }
 
-const NO_OTHERS: ReadonlySet<string> = new Set<string>();
-
-/** The key a string has among the others' and in a sketch (what canonicalKey gives it). */
-const stringKey = (s: string): string => `s:${s}`;
+const pairsOf = (keys: DistinctKeys): Uint32Array => (keys instanceof HashSet64 ? keys.pairs() : keys);
+const countOf = (keys: DistinctKeys): number => (keys instanceof HashSet64 ? keys.size : keys.length / 2);
 
 /** A register (0–64) as one printable character ('0'–'p'): a sketch's registers as a string of its own length. */
 const REGISTER_CHAR = 0x30;
@@ -115,13 +193,26 @@ function registersText(r: Uint8Array): string {
     return out;
 }
 
-/** A DistinctState as JSON: exact (its strings and the canonical keys of its other values) or a sketch (base64 registers). */
+/** 32-bit words as a string of two UTF-16 code units each (JSON escapes what it must, and gives them back). */
+function wordsText(w: Uint32Array): string {
+    const units = new Uint16Array(w.buffer, w.byteOffset, 2 * w.length);
+    let out = '';
+    for (let i = 0; i < units.length; i += 4096) out += String.fromCharCode(...units.subarray(i, i + 4096));
+    return out;
+}
+
+function textWords(text: string): Uint32Array {
+    if (text.length % 2 !== 0) throw new Error('a dcount state\'s hashes are two code units a word');
+    const units = new Uint16Array(text.length);
+    for (let i = 0; i < text.length; i++) units[i] = text.charCodeAt(i);
+    return new Uint32Array(units.buffer);
+}
+
+/** A DistinctState as JSON: exact (its hashes, wordsText) or a sketch (registersText). */
 export interface DistinctStateJson {
     /** The HyperLogLog precision. */
     $distinct: number;
-    strings?: string[];
-    others?: string[];
-    /** One character per register (registersText). */
+    hashes?: string;
     registers?: string;
 }
 
@@ -131,15 +222,37 @@ export class DistinctState extends ExactOrSketch<DistinctKeys, HyperLogLog> {
         super(keys, hll, bytes);
     }
 
-    static exact(strings: Set<string>, others: Set<string>, precision: number): DistinctState {
-        const s = new DistinctState({ strings, others }, undefined, precision, 64 + keysBytes(strings) + keysBytes(others));
+    /** The state of strings and of other values' canonical keys (the strings as their keys, `s:` + string). */
+    static exact(strings: Iterable<string>, others: Iterable<string>, precision: number): DistinctState {
+        const set = new HashSet64(0);
+        const h = new Uint32Array(2);
+        for (const k of strings) {
+            keyHash64(k, true, h, 0);
+            set.add(h[0], h[1]);
+        }
+        for (const k of others) {
+            keyHash64(k, false, h, 0);
+            set.add(h[0], h[1]);
+        }
+        return DistinctState.ofSet(set, precision);
+    }
+
+    private static ofSet(set: HashSet64, precision: number): DistinctState {
+        const s = new DistinctState(set, undefined, precision, 64 + HASH_BYTES * set.size);
         s.owned = true;
         return s;
     }
 
-    /** Strings with no repeats among them: kept as they are (not owned: a merge into the state copies them into a set first). */
+    /** Strings with no repeats among them. */
     static exactList(strings: readonly string[], precision: number): DistinctState {
-        return new DistinctState({ strings, others: NO_OTHERS }, undefined, precision, 64 + keysBytes(strings));
+        const pairs = new Uint32Array(2 * strings.length);
+        for (let i = 0; i < strings.length; i++) keyHash64(strings[i], true, pairs, 2 * i);
+        return DistinctState.exactHashes(pairs, precision);
+    }
+
+    /** Hashes (keyHash64 pairs) with no repeats among them: kept as they are (not owned: a merge into the state puts them in a table first). */
+    static exactHashes(pairs: Uint32Array, precision: number): DistinctState {
+        return new DistinctState(pairs, undefined, precision, 64 + (HASH_BYTES * pairs.length) / 2);
     }
 
     get sketchBytes(): number {
@@ -152,12 +265,12 @@ export class DistinctState extends ExactOrSketch<DistinctKeys, HyperLogLog> {
     }
 
     protected copyData(keys: DistinctKeys): DistinctKeys {
-        return { strings: new Set(keys.strings), others: new Set(keys.others) };
+        return keys instanceof HashSet64 ? keys.clone() : HashSet64.of(keys);
     }
 
     protected addData(into: DistinctKeys, from: DistinctKeys): number {
-        // copyData made both sets this state's own before any merge into it.
-        return addKeys(into.strings as Set<string>, from.strings) + addKeys(into.others as Set<string>, from.others);
+        // copyData made it this state's own table before any merge into it.
+        return HASH_BYTES * (into as HashSet64).addPairs(pairsOf(from));
     }
 
     protected newSketch(): HyperLogLog {
@@ -165,22 +278,20 @@ export class DistinctState extends ExactOrSketch<DistinctKeys, HyperLogLog> {
     }
 
     protected addToSketch(hll: HyperLogLog, keys: DistinctKeys): void {
-        for (const k of keys.strings) hll.add(stringKey(k));
-        for (const k of keys.others) hll.add(k);
+        const p = pairsOf(keys);
+        for (let i = 0; i < p.length; i += 2) hll.addHash(p[i], p[i + 1]);
     }
 
-    /** The state as JSON (a part of a parallel run between threads, parallel.ts): its values, or its sketch's registers. */
+    /** The state as JSON (a part of a parallel run between threads, parallel.ts): its hashes, or its sketch's registers. */
     toJSON(): DistinctStateJson {
         const d = this.data;
-        if (d !== undefined) return { $distinct: this.precision, strings: [...d.strings], others: [...d.others] };
+        if (d !== undefined) return { $distinct: this.precision, hashes: wordsText(pairsOf(d)) };
         return { $distinct: this.precision, registers: registersText(this.sketch!.registers) };
     }
 
     /** The state `toJSON` gave. */
     static fromJSON(j: DistinctStateJson): DistinctState {
-        if (j.registers === undefined) {
-            return DistinctState.exact(new Set(j.strings), new Set(j.others), j.$distinct);
-        }
+        if (j.registers === undefined) return DistinctState.ofSet(HashSet64.of(textWords(j.hashes ?? '')), j.$distinct);
         const hll = new HyperLogLog(j.$distinct);
         const text = j.registers;
         if (text.length !== hll.registers.length) throw new Error(`a dcount sketch of precision ${j.$distinct} has ${hll.registers.length} registers, not ${text.length}`);
@@ -192,27 +303,8 @@ export class DistinctState extends ExactOrSketch<DistinctKeys, HyperLogLog> {
 
     result(): number {
         const d = this.data;
-        if (d === undefined) return this.sketch!.estimate();
-        const strings = Array.isArray(d.strings) ? d.strings.length : (d.strings as ReadonlySet<string>).size;
-        return strings + d.others.size;
+        return d === undefined ? this.sketch!.estimate() : countOf(d);
     }
-}
-
-/** Adds `from` to `into`; returns the bytes that took. */
-function addKeys(into: Set<string>, from: Iterable<string>): number {
-    let bytes = 0;
-    for (const k of from) {
-        const size = into.size;
-        into.add(k);
-        if (into.size !== size) bytes += keyBytes(k);
-    }
-    return bytes;
-}
-
-function keysBytes(keys: Iterable<string>): number {
-    let bytes = 0;
-    for (const k of keys) bytes += keyBytes(k);
-    return bytes;
 }
 
 /** A group's numbers: all of them (in chunks that are never changed), or a quantile sketch. */
@@ -300,9 +392,9 @@ export function distinctStates(vecs: readonly Vec[], conditional: boolean, gids:
     const precision = hllPrecision(accuracy?.c ? accuracy.v : undefined);
     const keep = (i: number) => !pred || vget(pred, i) === true;
     if (!x.c && x.col instanceof StrColumn) {
-        // Dictionary codes first: a string is taken once per group, not once per row. The
-        // dictionary's strings are distinct, so each group's are too: lists, not sets.
-        const lists: string[][] = Array.from({ length: G }, () => []);
+        // Dictionary codes first: a string is taken once per group, not once per row, and hashed once
+        // per part. The dictionary's strings are distinct, so each group's are too: lists, not sets.
+        const lists: number[][] = Array.from({ length: G }, () => []);
         const col = x.col;
         const D = col.dict.length;
         // Seen (group, code) pairs: a flag table when it is small, else a set of pair numbers.
@@ -316,9 +408,23 @@ export function distinctStates(vecs: readonly Vec[], conditional: boolean, gids:
             if (flags ? flags[k] === 1 : pairs!.has(k)) continue;
             if (flags) flags[k] = 1;
             else pairs!.add(k);
-            lists[g].push(col.dict[c]);
+            lists[g].push(c);
         }
-        return lists.map(l => DistinctState.exactList(l, precision));
+        const hashes = new Uint32Array(2 * D);
+        const hashed = new Uint8Array(D);
+        return lists.map(codes => {
+            const out = new Uint32Array(2 * codes.length);
+            for (let j = 0; j < codes.length; j++) {
+                const c = codes[j];
+                if (hashed[c] === 0) {
+                    keyHash64(col.dict[c], true, hashes, 2 * c);
+                    hashed[c] = 1;
+                }
+                out[2 * j] = hashes[2 * c];
+                out[2 * j + 1] = hashes[2 * c + 1];
+            }
+            return DistinctState.exactHashes(out, precision);
+        });
     }
     const strings: Set<string>[] = Array.from({ length: G }, () => new Set<string>());
     const others: Set<string>[] = Array.from({ length: G }, () => new Set<string>());

@@ -28,28 +28,24 @@
 
 import { DDSketch } from '@datadog/sketches-js';
 
-/** MurmurHash3 x86_32 of a string's UTF-16 code units (two per 32-bit block). */
-function murmur3(key: string, seed: number): number {
-    let h = seed | 0;
-    const n = key.length;
-    let i = 0;
-    for (; i + 1 < n; i += 2) {
-        let k = key.charCodeAt(i) | (key.charCodeAt(i + 1) << 16);
-        k = Math.imul(k, 0xcc9e2d51);
+/** One 32-bit block of MurmurHash3 x86_32 mixed into `h`. */
+function murmurBlock(h: number, k: number): number {
+    k = Math.imul(k, 0xcc9e2d51);
+    k = (k << 15) | (k >>> 17);
+    k = Math.imul(k, 0x1b873593);
+    h ^= k;
+    h = (h << 13) | (h >>> 19);
+    return (Math.imul(h, 5) + 0xe6546b64) | 0;
+}
+
+/** MurmurHash3 x86_32's tail and finalisation: `tail` the last odd code unit (or -1), `units` the key's length. */
+function murmurFinish(h: number, tail: number, units: number): number {
+    if (tail >= 0) {
+        let k = Math.imul(tail, 0xcc9e2d51);
         k = (k << 15) | (k >>> 17);
-        k = Math.imul(k, 0x1b873593);
-        h ^= k;
-        h = (h << 13) | (h >>> 19);
-        h = (Math.imul(h, 5) + 0xe6546b64) | 0;
+        h ^= Math.imul(k, 0x1b873593);
     }
-    if (i < n) {
-        let k = key.charCodeAt(i);
-        k = Math.imul(k, 0xcc9e2d51);
-        k = (k << 15) | (k >>> 17);
-        k = Math.imul(k, 0x1b873593);
-        h ^= k;
-    }
-    h ^= n * 2;
+    h ^= units * 2;
     h ^= h >>> 16;
     h = Math.imul(h, 0x85ebca6b);
     h ^= h >>> 13;
@@ -58,8 +54,43 @@ function murmur3(key: string, seed: number): number {
     return h >>> 0;
 }
 
+/** MurmurHash3 x86_32 of a string's UTF-16 code units (two per 32-bit block). */
+function murmur3(key: string, seed: number): number {
+    let h = seed | 0;
+    const n = key.length;
+    let i = 0;
+    for (; i + 1 < n; i += 2) h = murmurBlock(h, key.charCodeAt(i) | (key.charCodeAt(i + 1) << 16));
+    return murmurFinish(h, i < n ? key.charCodeAt(i) : -1, n);
+}
+
 const SEED_HI = 0x9747b28c;
 const SEED_LO = 0x5bd1e995;
+
+/** The block of a string's canonical key prefix `s:` (runtime-values.ts canonicalKey): its hash starts from this. */
+const STRING_PREFIX_BLOCK = 0x73 | (0x3a << 16);
+const STRING_HI = murmurBlock(SEED_HI, STRING_PREFIX_BLOCK);
+const STRING_LO = murmurBlock(SEED_LO, STRING_PREFIX_BLOCK);
+
+/**
+ * The 64-bit hash of a canonical key (a HyperLogLog's hash: MurmurHash3 under two seeds), written to
+ * out[at] (high word) and out[at + 1]. `ofString`: the key is the string's own canonical key
+ * (`s:` + key) without making that string; both hashes in one pass over the code units.
+ */
+export function keyHash64(key: string, ofString: boolean, out: Uint32Array, at: number): void {
+    let hi = ofString ? STRING_HI : SEED_HI | 0;
+    let lo = ofString ? STRING_LO : SEED_LO | 0;
+    const n = key.length;
+    let i = 0;
+    for (; i + 1 < n; i += 2) {
+        const k = key.charCodeAt(i) | (key.charCodeAt(i + 1) << 16);
+        hi = murmurBlock(hi, k);
+        lo = murmurBlock(lo, k);
+    }
+    const tail = i < n ? key.charCodeAt(i) : -1;
+    const units = ofString ? n + 2 : n;
+    out[at] = murmurFinish(hi, tail, units);
+    out[at + 1] = murmurFinish(lo, tail, units);
+}
 
 /** Registers per precision: Kusto's dcount accuracy levels 0–4 (1.6%, 0.8%, 0.4%, 0.28%, 0.2%). */
 const PRECISION_BY_ACCURACY = [12, 14, 16, 17, 18];
@@ -88,17 +119,16 @@ export class HyperLogLog {
 
     /** Adds a value by its canonical key (equal values, equal keys). */
     add(key: string): void {
+        this.addHash(murmur3(key, SEED_HI), murmur3(key, SEED_LO));
+    }
+
+    /** Adds a value by its key's 64-bit hash (keyHash64: `add` of the key does the same). */
+    addHash(hi: number, lo: number): void {
         const p = this.p;
-        const hi = murmur3(key, SEED_HI);
         const idx = hi >>> (32 - p);
         // The rank: 1 + the leading zeros of the remaining 64 - p bits (hi's low 32 - p bits, then lo's 32).
         const rest = (hi << p) >>> 0;
-        let rank: number;
-        if (rest !== 0) rank = Math.clz32(rest) + 1;
-        else {
-            const lo = murmur3(key, SEED_LO);
-            rank = 32 - p + (lo === 0 ? 32 : Math.clz32(lo)) + 1;
-        }
+        const rank = rest !== 0 ? Math.clz32(rest) + 1 : 32 - p + (lo === 0 ? 32 : Math.clz32(lo)) + 1;
         if (rank > this.registers[idx]) this.registers[idx] = rank;
     }
 

@@ -1,9 +1,10 @@
 /**
- * dcount's mergeable states (language/eval/merge-states.ts): a part's strings are kept as they are,
- * its other values by canonical key, and merging parts counts each value once, whatever its type.
+ * dcount's mergeable states (language/eval/merge-states.ts): the 64-bit hashes of each value's
+ * canonical key, and merging parts counts each value once, whatever its type.
  */
 import { describe, expect, it } from 'vitest';
-import { DistinctState } from '../../../language/eval/merge-states.js';
+import { DistinctState, type DistinctStateJson } from '../../../language/eval/merge-states.js';
+import { HyperLogLog } from '../../../language/eval/sketches.js';
 import { canonicalKey } from '../../../language/runtime-values.js';
 
 const P = 14;
@@ -48,5 +49,28 @@ describe('dcount states merged part by part', () => {
         expect(m.mergeFrom(DistinctState.exactList(['aaaa'], P))).toBe(0);
         expect(m.mergeFrom(DistinctState.exactList(['cccc'], P))).toBeGreaterThan(0);
         expect(m.bytes).toBeGreaterThan(before);
+    });
+
+    it('many values: counted exactly, through tables that grow, in JSON and back, and the same sketch as the keys would make', () => {
+        const ids = Array.from({ length: 20_000 }, (_, i) => `user-${i}`);
+        const a = DistinctState.exactList(ids.slice(0, 12_000), P);
+        const b = DistinctState.exact(new Set(ids.slice(8_000)), new Set([canonicalKey(1), canonicalKey(1.5), canonicalKey(null)]), P);
+        const m = merged(a, b);
+        expect([m.exact, m.result()]).toEqual([true, 20_003]);
+        const back = DistinctState.fromJSON(JSON.parse(JSON.stringify(m)) as DistinctStateJson);
+        expect([back.exact, back.result()]).toEqual([true, 20_003]);
+        back.toSketch();
+        const hll = new HyperLogLog(P);
+        for (const k of [...ids.map(s => canonicalKey(s)), canonicalKey(1), canonicalKey(1.5), canonicalKey(null)]) hll.add(k);
+        expect([...(JSON.parse(JSON.stringify(back)) as DistinctStateJson).registers!].map(c => c.charCodeAt(0) - 0x30)).toEqual([...hll.registers]);
+        expect(Math.abs(back.result() - 20_003) / 20_003).toBeLessThan(0.03);
+    });
+
+    it('hashes that hold every code unit, (0, 0) included, survive JSON', () => {
+        const pairs = Uint32Array.of(0, 0, 0xd800dfff, 0x22005c, 0xffffffff, 1, 0x0a0d0009, 0xdc00d800);
+        const s = DistinctState.exactHashes(pairs, P);
+        const back = DistinctState.fromJSON(JSON.parse(JSON.stringify(s)) as DistinctStateJson);
+        expect(back.result()).toBe(4);
+        expect(merged(back, DistinctState.exactHashes(pairs, P)).result()).toBe(4);
     });
 });
