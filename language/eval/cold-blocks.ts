@@ -36,6 +36,8 @@ export interface ColdBlock {
     fields: readonly ColdField[];
     /** Per field, the smallest and largest value (numbers, or strings in code unit order), for skipping the block unread. */
     ranges?: Readonly<Record<string, { min: number; max: number } | { min: string; max: string }>>;
+    /** Per string field with few values: each value and its rows (the rest are null), for answering from the header alone (`loadCounted`). */
+    counts?: Readonly<Record<string, readonly (readonly [string, number])[]>>;
 }
 
 /** Which rows of the blocks are visible: retention's cut-off and the trims (API E9). */
@@ -91,6 +93,13 @@ export interface ColdAccess {
      * reader that can tell the block is still there), else undefined.
      */
     rowsUnread(block: ColdBlock): number | undefined;
+    /**
+     * The field the query reads, made from the block's header counts without reading it, when the
+     * query reads one field of the block (or none), the header has its counts, and the query reads
+     * no system field: its values in no particular row order, with no times or row ids (for a scan
+     * that needs no order and covers every row of the block). Undefined: the block must be read.
+     */
+    loadCounted(block: ColdBlock): { snapshot: Snapshot } | undefined;
     /** Bytes of blocks one scan may hold at once (the cache's bound). */
     capacity: number;
 }
@@ -167,7 +176,9 @@ export class ColdBlockCache {
      * query reads (needed-columns.ts): the other fields are not decoded. Default all.
      */
     load(dataset: string, cold: ColdDataset, block: ColdBlock, fields?: ReadonlySet<string>): CachedBlock | undefined {
-        const key = `${dataset}\u0000${blockKey(cold, block)}\u0000${keepKey(cold.keep)}\u0000${fields ? [...fields].sort().join('\u0001') : '*'}`;
+        // Keyed by the block's fields read, not the names asked for: queries naming other names (`_time`, a field this block lacks) share it.
+        const read = fields && fieldsRead(block, fields);
+        const key = `${dataset}\u0000${blockKey(cold, block)}\u0000${keepKey(cold.keep)}\u0000${read ? read.sort().join('\u0001') : '*'}`;
         const hit = this.map.get(key);
         if (hit) {
             this.map.delete(key);
@@ -241,6 +252,29 @@ export class ColdBlockCache {
         if (wasCached) this.admit(key, entry);
     }
 
+    /** The block's field among `fields` from its header counts (see ColdAccess.loadCounted). */
+    loadCounted(dataset: string, cold: ColdDataset, block: ColdBlock, fields: ReadonlySet<string> | undefined): CachedBlock | undefined {
+        if (fields === undefined || [...fields].some(f => SYSTEM_FIELDS.has(f))) return undefined;
+        const names = fieldsRead(block, fields);
+        // One field at most: the counts of two fields do not say which of their values share a row.
+        // None: the rows alone (`summarize count()`), which every header gives.
+        if (names.length > 1 || names.some(name => block.counts?.[name] === undefined)) return undefined;
+        const key = `${dataset}\u0000${blockKey(cold, block)}\u0000${keepKey(cold.keep)}\u0000#${names.sort().join('\u0001')}`;
+        const hit = this.map.get(key);
+        if (hit) {
+            this.map.delete(key);
+            this.map.set(key, hit);
+            hit.query = this.query;
+            return hit;
+        }
+        const chunk = countedChunk(block, names);
+        const made = chunk && chunkSnapshot(dataset, chunk, { ...this.hints(dataset), ...cold.hints });
+        if (!made) return undefined;
+        const entry: CachedBlock = { snapshot: made.snapshot, bytes: made.bytes, fullBytes: made.bytes, dataset, block: blockKey(cold, block), query: this.query, cached: false };
+        this.admit(key, entry);
+        return entry;
+    }
+
     /** The block's visible rows without reading it (see ColdAccess.rowsUnread). */
     rowsUnread(dataset: string, cold: ColdDataset, block: ColdBlock): number | undefined {
         if (this.reader?.rows === undefined || !showsWholeBlock(cold.keep, block)) return undefined;
@@ -259,6 +293,54 @@ export class ColdBlockCache {
             }
         }
     }
+}
+
+/** Fields every block has without a column of its own: a query that reads one needs the block. */
+const SYSTEM_FIELDS = new Set(['_time', '_sysTime', '_rowId', '_rowID']);
+
+/** The block's columns among the names a query reads. */
+function fieldsRead(block: ColdBlock, names: ReadonlySet<string>): string[] {
+    return block.fields.filter(f => !SYSTEM_FIELDS.has(f.name) && readsField(names, f.name)).map(f => f.name);
+}
+
+/**
+ * The block's fields `names` (one at most: see loadCounted) as columns made from its header counts:
+ * each value's rows in a run, the nulls last. Times and row ids are not there: reading them throws. Undefined when the counts come
+ * to more rows than the block has (a header to distrust).
+ */
+function countedChunk(block: ColdBlock, names: readonly string[]): ColumnarChunk | undefined {
+    const n = block.rows;
+    const columns: ColumnarChunk['columns'][number][] = [];
+    for (const name of names) {
+        const counts = block.counts![name];
+        const codes = new Uint32Array(n);
+        let at = 0;
+        for (let k = 0; k < counts.length; k++) {
+            const rows = counts[k][1];
+            if (!(Number.isInteger(rows) && rows >= 0 && at + rows <= n)) return undefined;
+            codes.fill(k + 1, at, at + rows);
+            at += rows;
+        }
+        columns.push({ name, kind: 'str', dict: counts.map(c => c[0]), codes });
+    }
+    const none = (): never => {
+        throw new Error(`block ${block.id}: made from its header's counts, it has no times or row ids`);
+    };
+    return {
+        rows: n,
+        get times() {
+            return none();
+        },
+        get batchOf() {
+            return none();
+        },
+        get rowInBatch() {
+            return none();
+        },
+        batches: [],
+        columns,
+        flatStrings: true,
+    };
 }
 
 /** Whether a block whose field lies in `r` may hold a row where `field op value` holds. */

@@ -34,7 +34,7 @@ export function neededFields(model: ast.Model): ReadonlySet<string> | undefined 
 }
 
 /**
- * The names the steps `ops[0..last]` of the query's one pipeline use (with `_time`), or undefined
+ * The names the steps `ops[0..last]` of the query's one pipeline use, or undefined
  * when one of them may read fields it does not name. What a `top` over blocks on disk reads first:
  * its `where`s and keys, before it reads whole rows of the blocks holding the winners (engine.ts).
  */
@@ -48,9 +48,13 @@ export function fieldsUpTo(model: ast.Model, last: number): ReadonlySet<string> 
     return namesIn(p, ops);
 }
 
-/** The names under `roots` (the source of `p` aside), or undefined when they may read unnamed fields. */
+/**
+ * The names under `roots` (the source of `p` aside), or undefined when they may read unnamed fields.
+ * `_time` is among them only when they name it: a block gives its times on first use whatever
+ * fields it is read for, and a block made from its header's counts has none (cold-blocks.ts).
+ */
 function namesIn(p: ast.Pipeline, roots: readonly AstNode[]): Set<string> | undefined {
-    const names = new Set<string>(['_time']);
+    const names = new Set<string>();
     for (const node of roots.flatMap(r => [...AstUtils.streamAst(r)])) {
         if (node === p.source) continue;
         if (ALL_FIELDS_NODES.has(node.$type)) return undefined;

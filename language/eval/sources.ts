@@ -142,7 +142,7 @@ function scanCold(hot: Snapshot, cold: ColdAccess, need: OrderNeed, state: RunSt
         if (counted) return conform(counted, cold.fields);
         state.budget.checkpoint();
         // Past the rows in memory (the last source) there is none: a part of a parallel run whose share is empty.
-        const snap = block ? cold.load(block)?.snapshot ?? emptySnapshot(name) : k === blocks.length ? hot : emptySnapshot(name);
+        const snap = block ? (fromCounts(block, cold, name, need, state) ?? cold.load(block)?.snapshot ?? emptySnapshot(name)) : k === blocks.length ? hot : emptySnapshot(name);
         return conform(scanDataset(snap, need, state, terms, block && spanOf(block)), cold.fields);
     }
     const held = new ColdScan(cold.capacity);
@@ -180,6 +180,21 @@ function countFromHeader(block: ColdBlock, cold: ColdAccess, dataset: string, ne
     if (state.stats.maxBlockTime === undefined || block.maxTime > state.stats.maxBlockTime) state.stats.maxBlockTime = block.maxTime;
     for (const z of everyZone(rows, undefined, state.opts.zoneRows ?? ZONE_ROWS)) state.stats.partBlocks.add(z);
     return new Frame([], rows);
+}
+
+/**
+ * A part over a block whose rows it reads whole and in no order, every row of it visible, when the
+ * fields it reads can be made from the block's header counts (ColdAccess.loadCounted): the block
+ * is not read. A block gone from disk scans as empty, as a read would find it.
+ */
+function fromCounts(block: ColdBlock, cold: ColdAccess, dataset: string, need: OrderNeed, state: RunState): Snapshot | undefined {
+    const { startTime, endTime } = state.opts;
+    if (need !== 'none' || state.cursor !== undefined) return undefined;
+    if ((startTime !== undefined && block.minTime < startTime) || (endTime !== undefined && block.maxTime >= endTime)) return undefined;
+    const rows = cold.rowsUnread(block);
+    if (rows === undefined) return undefined;
+    if (rows === 0) return emptySnapshot(dataset);
+    return cold.loadCounted(block)?.snapshot;
 }
 
 /**

@@ -52,7 +52,7 @@ type Section = [offset: number, length: number, rawLength: number, width?: 1 | 2
 type ColumnMeta = (
     | { name: string; kind: 'f64'; data: Section; present: Section; min?: number; max?: number }
     | { name: string; kind: 'bool'; data: Section }
-    | { name: string; kind: 'str'; dict: Section; data: Section; min?: string; max?: string }
+    | { name: string; kind: 'str'; dict: Section; data: Section; min?: string; max?: string; counts?: [string, number][] }
     | { name: string; kind: 'json'; data: Section }
 ) & { axiom?: string };
 
@@ -170,7 +170,7 @@ class BlockWriter {
         const axiom = axiomTypes(c);
         if (c.kind === 'f64') this.columns.push({ name: c.name, kind: 'f64', data: this.section(view(c.values), 'numbers'), present: this.section(view(c.present), 'runs'), axiom, ...numberRange(c.values, c.present) });
         else if (c.kind === 'bool') this.columns.push({ name: c.name, kind: 'bool', data: this.section(view(c.values), 'runs'), axiom });
-        else if (c.kind === 'str') this.columns.push({ name: c.name, kind: 'str', dict: this.section(Buffer.from(JSON.stringify(c.dict)), 'text'), data: this.u32Section(c.codes, 'numbers'), axiom, ...stringRange(c.dict) });
+        else if (c.kind === 'str') this.columns.push({ name: c.name, kind: 'str', dict: this.section(Buffer.from(JSON.stringify(c.dict)), 'text'), data: this.u32Section(c.codes, 'numbers'), axiom, ...stringRange(c.dict), ...valueCounts(c.dict, c.codes) });
         else this.columns.push({ name: c.name, kind: 'json', data: this.section(Buffer.from(JSON.stringify(c.values)), 'text'), axiom });
     }
 
@@ -299,6 +299,25 @@ function stringRange(dict: readonly string[]): { min?: string; max?: string } {
         if (s > max) max = s;
     }
     return { min, max };
+}
+
+/** A str column with at most this many values (of this many code units in all) lists them with their rows in the header (`counts`). */
+const COUNTED_VALUES = 64;
+const COUNTED_TEXT = 2048;
+
+/**
+ * Each value of a str column with few values, with its rows (header `counts`): a query that reads
+ * only that field of a block, in no order (`where status == "500" | count`, `summarize count() by
+ * status`), is answered from the header without reading the block.
+ */
+function valueCounts(dict: readonly string[], codes: Uint32Array): { counts?: [string, number][] } {
+    if (dict.length === 0 || dict.length > COUNTED_VALUES) return {};
+    let text = 0;
+    for (const s of dict) text += s.length;
+    if (text > COUNTED_TEXT) return {};
+    const rows = new Float64Array(dict.length + 1);
+    for (let i = 0; i < codes.length; i++) rows[codes[i]]++;
+    return { counts: dict.map((s, k) => [s, rows[k + 1]]) };
 }
 
 /** The `axiom` of a column's header entry (see ColumnMeta). */

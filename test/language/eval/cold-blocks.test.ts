@@ -33,7 +33,8 @@ function chunkOf(events: Record<string, unknown>[], seq: number): ColumnarChunk 
     };
 }
 
-function blockOf(id: string, chunk: ColumnarChunk): ColdBlock {
+/** The block's header as the store writes it; `counts`: with the value counts of its fields of few values. */
+function blockOf(id: string, chunk: ColumnarChunk, counts = true): ColdBlock {
     const s = new DatasetStore('probe');
     s.appendColumns(chunk);
     let min = chunk.times[0];
@@ -44,6 +45,7 @@ function blockOf(id: string, chunk: ColumnarChunk): ColdBlock {
     }
     // Value ranges as the store's block headers give them (server/store/block.ts).
     const ranges: NonNullable<ColdBlock['ranges']> = {};
+    const valueCounts: Record<string, (readonly [string, number])[]> = {};
     for (const c of chunk.columns) {
         if (c.kind === 'f64') {
             const xs = [...c.values].filter((_, i) => c.present === null || ((c.present[i >> 3] >> (i & 7)) & 1) === 1);
@@ -51,9 +53,11 @@ function blockOf(id: string, chunk: ColumnarChunk): ColdBlock {
         } else if (c.kind === 'str' && c.dict.length) {
             const d = [...c.dict].sort();
             Object.assign(ranges, { [c.name]: { min: d[0], max: d[d.length - 1] } });
+            // Few values: each with its rows, as the store's headers list them.
+            if (counts && c.dict.length <= 64 && c.dict.join('').length <= 2048) valueCounts[c.name] = c.dict.map((v, k) => [v, c.codes.filter(x => x === k + 1).length] as const);
         }
     }
-    return { id, rows: chunk.rows, minTime: min, maxTime: max, fields: s.fieldList().map(f => ({ name: f.name, type: f.type, axiomType: f.axiomType })), ranges };
+    return { id, rows: chunk.rows, minTime: min, maxTime: max, fields: s.fieldList().map(f => ({ name: f.name, type: f.type, axiomType: f.axiomType })), ranges, counts: valueCounts };
 }
 
 /**
@@ -70,11 +74,13 @@ function same(v: unknown, apl = ''): unknown {
 class MapReader implements ColdBlockReader {
     readonly chunks = new Map<string, ColumnarChunk>();
     reads: string[] = [];
+    /** Headers without value counts: every query that reads a field reads the block (the tests of reading itself). */
+    constructor(private readonly counts = true) {}
     /** Stores `chunk` as the k-th block file and gives its header. */
     put(k: number, chunk: ColumnarChunk): ColdBlock {
         const id = `${String(k).padStart(8, '0')}.blk`;
         this.chunks.set(id, chunk);
-        return blockOf(id, chunk);
+        return blockOf(id, chunk, this.counts);
     }
     /** The fields decoded per read, for the tests that check the query asked for few. */
     fieldsRead: string[][] = [];
@@ -103,11 +109,11 @@ interface Pair {
  * The same batches loaded whole into one engine, and into another with the first `coldBatches` as
  * cold blocks. Batches are in time order except `shuffled` ones, which overlap the others.
  */
-function pair(opts: { batches: number; per: number; coldBatches: number; cacheBytes?: number; shuffled?: boolean; keep?: ColdDataset['keep'] }): Pair {
+function pair(opts: { batches: number; per: number; coldBatches: number; cacheBytes?: number; shuffled?: boolean; keep?: ColdDataset['keep']; counts?: boolean }): Pair {
     const events = mixedEvents(opts.batches * opts.per);
     if (!opts.shuffled) events.sort((a, b) => String(a._time).localeCompare(String(b._time)));
     const chunks = Array.from({ length: opts.batches }, (_, b) => chunkOf(events.slice(b * opts.per, (b + 1) * opts.per), b + 1));
-    const reader = new MapReader();
+    const reader = new MapReader(opts.counts);
     const whole = createEngine();
     const tiered = createEngine({ coldReader: reader, coldCacheBytes: opts.cacheBytes });
     const lw = whole.loadDataset('d');
@@ -268,7 +274,7 @@ describe('reading only what a query needs', () => {
         chunks.forEach(c => lw.appendColumns(c));
         lw.commit();
         const fresh = () => {
-            const reader = new MapReader();
+            const reader = new MapReader(false);
             const e = createEngine({ coldReader: reader });
             const l = e.loadDataset('d');
             l.setCold({ blocks: chunks.map((c, b) => reader.put(b, c)), keep: { trims: [] } });
@@ -303,7 +309,7 @@ describe('reading only what a query needs', () => {
     });
 
     it("['d'] | where status == '500' | count and summarize count() by status read no block's times or row ids; bin(_time, 1d) reads the times alone", async () => {
-        const p = pair({ batches: 4, per: 500, coldBatches: 3 });
+        const p = pair({ batches: 4, per: 500, coldBatches: 3, counts: false });
         const reads: string[] = [];
         const read = p.reader.read.bind(p.reader);
         p.reader.read = (dataset, block, field) => {
@@ -322,12 +328,12 @@ describe('reading only what a query needs', () => {
     });
 
     it("['d'] | summarize count() by status over more blocks than the cache holds keeps the blocks it read first: run again, it reads only the others", async () => {
-        const probe = pair({ batches: 8, per: 2000, coldBatches: 7 });
+        const probe = pair({ batches: 8, per: 2000, coldBatches: 7, counts: false });
         const apl = "['d'] | summarize count() by status";
         await probe.tiered.query(apl, OPTS);
         const perBlock = probe.tiered.coldCacheStats().bytes / 7;
         // Room for three of the seven blocks.
-        const p = pair({ batches: 8, per: 2000, coldBatches: 7, cacheBytes: Math.floor(3.5 * perBlock) });
+        const p = pair({ batches: 8, per: 2000, coldBatches: 7, cacheBytes: Math.floor(3.5 * perBlock), counts: false });
         const want = same(await p.whole.query(apl, OPTS));
         expect(same(await p.tiered.query(apl, OPTS))).toEqual(want);
         expect(p.reader.reads).toHaveLength(7);
@@ -339,7 +345,7 @@ describe('reading only what a query needs', () => {
     });
 
     it("['d'] | summarize count() by bin(_time, 1d), status after by status counts the times it decoded and split in the cache's bytes", async () => {
-        const p = pair({ batches: 4, per: 1000, coldBatches: 3 });
+        const p = pair({ batches: 4, per: 1000, coldBatches: 3, counts: false });
         await p.tiered.query("['d'] | summarize count() by status", OPTS);
         const before = p.tiered.coldCacheStats();
         await p.tiered.query("['d'] | summarize count() by bin(_time, 1d), status", OPTS);
@@ -391,7 +397,7 @@ describe('reading only what a query needs', () => {
     });
 
     it("['d'] | summarize count() by status holds one block at a time", async () => {
-        const p = pair({ batches: 8, per: 2000, coldBatches: 7, cacheBytes: 1 });
+        const p = pair({ batches: 8, per: 2000, coldBatches: 7, cacheBytes: 1, counts: false });
         const stats = () => p.tiered.coldCacheStats();
         expect(same(await p.tiered.query("['d'] | summarize count() by status", OPTS))).toEqual(same(await p.whole.query("['d'] | summarize count() by status", OPTS)));
         expect(p.reader.reads.length).toBe(7);
@@ -475,6 +481,63 @@ describe('a count from the block headers', () => {
         expect(tiered.tables[0].columns[0]).toEqual([4200]);
         expect(same(tiered)).toEqual(same(await p.whole.query("['d'] | count", OPTS)));
         expect(same(await p.tiered.queryLegacyFormat("['d'] | count", OPTS))).toEqual(same(await p.whole.queryLegacyFormat("['d'] | count", OPTS)));
+    });
+
+    // A field of few values (status, method, label: the header lists each value's rows) makes the
+    // block without reading it, for a query that reads only that field, in no order, over every row.
+    for (const apl of [
+        "['d'] | where status == '500' | count",
+        "['d'] | summarize count() by status",
+        "['d'] | where method != 'GET' | summarize c = count(), d = dcount(method) by method",
+        "['d'] | where isnull(label) | count",
+        "['d'] | summarize countif(label startswith 'l1') by label",
+        "['d'] | summarize count()",
+    ]) {
+        it(`${apl} over blocks the request's range covers whole reads none of them and answers as in memory`, async () => {
+            const p = pair({ batches: 6, per: 700, coldBatches: 4 });
+            const tiered = await p.tiered.query(apl, OPTS);
+            expect(p.reader.reads).toEqual([]);
+            expect(same(tiered)).toEqual(same(await p.whole.query(apl, OPTS)));
+            // Run again: the same (the made blocks are cached like read ones).
+            expect(same(await p.tiered.query(apl, OPTS))).toEqual(same(tiered));
+        });
+    }
+
+    it("two fields (their counts do not pair their values), a field without counts (n), a time (bin(_time, 1d)), an order (make_list), a range that cuts a block or a trim: the blocks are read", async () => {
+        for (const apl of [
+            "['d'] | where method != 'GET' | summarize count() by status",
+            "['d'] | summarize countif(status startswith '4') by label",
+            "['d'] | where status == '500' and n > 5 | count",
+            "['d'] | summarize count() by bin(_time, 1d), status",
+            "['d'] | summarize make_list(status)",
+        ]) {
+            const p = pair({ batches: 6, per: 700, coldBatches: 4 });
+            expect(same(await p.tiered.query(apl, OPTS), apl), apl).toEqual(same(await p.whole.query(apl, OPTS), apl));
+            expect(p.reader.reads.length, apl).toBeGreaterThan(0);
+        }
+        const apl = "['d'] | summarize count() by status";
+        const p = pair({ batches: 6, per: 700, coldBatches: 4 });
+        const b = p.cold.blocks[1];
+        const opts = { ...OPTS, startTime: new Date(Number((b.minTime + b.maxTime) / 2n / 1_000_000n)).toISOString() };
+        expect(same(await p.tiered.query(apl, opts))).toEqual(same(await p.whole.query(apl, opts)));
+        expect(p.reader.reads).toEqual([b.id]);
+        const first = p.cold.blocks;
+        // Block 0 (batch 1) all before the trim, block 1 (batch 2) in part: both read, the others not.
+        const trimmed = pair({ batches: 6, per: 700, coldBatches: 4, keep: { trims: [{ seq: 2, before: first[1].minTime + 1n }] } });
+        const byStatus = (await trimmed.tiered.query(apl, OPTS)).tables[0].columns[1] as number[];
+        expect([...trimmed.reader.reads].sort()).toEqual([first[0].id, first[1].id]);
+        // The trim hides batch 1 and part of batch 2 (the whole engine has no trims): the groups add up to the count.
+        const total = (await trimmed.tiered.query("['d'] | count", OPTS)).tables[0].columns[0][0] as number;
+        expect(total).toBeLessThan(6 * 700 - 700);
+        expect(byStatus.reduce((a, b) => a + b, 0)).toBe(total);
+    });
+
+    it("counts that come to more rows than the block has are not trusted: the block is read", async () => {
+        const p = pair({ batches: 3, per: 300, coldBatches: 2 });
+        Object.assign(p.cold.blocks[0], { counts: { ...p.cold.blocks[0].counts, status: [['200', 1000]] } });
+        const apl = "['d'] | summarize count() by status";
+        expect(same(await p.tiered.query(apl, OPTS))).toEqual(same(await p.whole.query(apl, OPTS)));
+        expect(p.reader.reads).toEqual([p.cold.blocks[0].id]);
     });
 
     it("['d'] | count with a request range that cuts a block reads that block only", async () => {
@@ -595,7 +658,7 @@ describe('visibility of cold rows', () => {
 describe('the block cache across reloads', () => {
     it('keeps the blocks a reload still lists, and drops those of another incarnation of the dataset', async () => {
         const events = mixedEvents(900);
-        const reader = new MapReader();
+        const reader = new MapReader(false);
         const e = createEngine({ coldReader: reader });
         const c1 = chunkOf(events.slice(0, 300), 1);
         const c2 = chunkOf(events.slice(300, 600), 2);
@@ -606,19 +669,19 @@ describe('the block cache across reloads', () => {
             l.setCold({ blocks, keep: { trims: [] }, epoch });
             l.commit();
         };
-        load([blockOf('00000001.blk', c1)], 1);
-        // `summarize count()` scans the blocks (a bare `count` would answer from their headers).
-        await e.query("['d'] | summarize count()", OPTS);
+        load([blockOf('00000001.blk', c1, false)], 1);
+        // `summarize count(), sum(n)` reads the blocks (a query of no field would answer from their headers).
+        await e.query("['d'] | summarize count(), sum(n)", OPTS);
         expect(reader.reads).toEqual(['00000001.blk']);
         // A compaction added block 2: block 1 stays cached.
-        load([blockOf('00000001.blk', c1), blockOf('00000002.blk', c2)], 1);
-        expect((await e.query("['d'] | summarize count()", OPTS)).tables[0].columns[0]).toEqual([600]);
+        load([blockOf('00000001.blk', c1, false), blockOf('00000002.blk', c2, false)], 1);
+        expect((await e.query("['d'] | summarize count(), sum(n)", OPTS)).tables[0].columns[0]).toEqual([600]);
         expect(reader.reads).toEqual(['00000001.blk', '00000002.blk']);
         // Deleted and made again: block 1 is another block now.
         const other = chunkOf(events.slice(600, 700), 1);
         reader.chunks.set('00000001.blk', other);
-        load([blockOf('00000001.blk', other)], 2);
-        expect((await e.query("['d'] | summarize count()", OPTS)).tables[0].columns[0]).toEqual([100]);
+        load([blockOf('00000001.blk', other, false)], 2);
+        expect((await e.query("['d'] | summarize count(), sum(n)", OPTS)).tables[0].columns[0]).toEqual([100]);
         expect(reader.reads).toEqual(['00000001.blk', '00000002.blk', '00000001.blk']);
     });
 });

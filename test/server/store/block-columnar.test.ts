@@ -95,6 +95,11 @@ function expectHeaderDescribes(bytes: Buffer): void {
         } else if (meta.kind === 'str') {
             const xs = (values as string[]).slice().sort();
             expect([meta.axiom, meta.min, meta.max]).toEqual(['string', xs[0], xs[xs.length - 1]]);
+            // Few values (64 at most, 2,048 code units in all): each with its rows, in the dictionary's order.
+            const distinct = [...new Set(values as string[])];
+            const few = distinct.length <= 64 && distinct.join('').length <= 2048;
+            const rows = (v: string) => (values as string[]).filter(x => x === v).length;
+            expect(meta.counts && Object.fromEntries(meta.counts)).toEqual(few ? Object.fromEntries(distinct.map(v => [v, rows(v)])) : undefined);
         } else if (meta.kind === 'bool') {
             expect(meta.axiom).toBe('boolean');
         } else {
