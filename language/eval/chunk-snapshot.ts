@@ -43,7 +43,7 @@ export function chunkSnapshot(dataset: string, chunk: ColumnarChunk, hints: Data
     for (const c of chunk.columns) {
         if (c.name === '_time' || c.name === '_sysTime' || c.name === '_rowId' || c.name === '_rowID') continue;
         if (c.kind === 'json' || declared.has(c.name) || cols.has(c.name)) return undefined;
-        const col = columnOf(c, n);
+        const col = columnOf(c, n, grew);
         cols.set(c.name, col);
         fields.push({ name: c.name, type: col.type });
         bytes += columnBytes(col);
@@ -170,7 +170,7 @@ export function chunkSnapshot(dataset: string, chunk: ColumnarChunk, hints: Data
 }
 
 /** A chunk's column as the store's view of it would be: same type, same values, the chunk's arrays where they can be shared. */
-function columnOf(c: Exclude<ColumnChunk, { kind: 'json' }>, n: number): Column {
+function columnOf(c: Exclude<ColumnChunk, { kind: 'json' }>, n: number, grew: (bytes: number) => void): Column {
     switch (c.kind) {
         case 'str': {
             let any = false;
@@ -178,6 +178,7 @@ function columnOf(c: Exclude<ColumnChunk, { kind: 'json' }>, n: number): Column 
             // A store's field with no value is 'string' and all null.
             if (!any) return new ConstColumn('string', null, n);
             // The store's dictionaries hold code 0 (null) at index 0: chunk code k is dict[k - 1].
+            if (c.keyHashes !== undefined) return new LazyDictColumn(c.codes.subarray(0, n), n, () => ['', ...c.dict], c.keyHashes, grew);
             const dict = ['', ...c.dict];
             return new StrColumn(c.codes.subarray(0, n), dict, n, lazyIndex(dict));
         }
@@ -228,13 +229,45 @@ function lazyIndex(dict: readonly string[]): StringLookup {
     };
 }
 
+/** A dictionary's strings as a store counts them, and the block's own array of them beside ours. */
+const dictBytes = (dict: readonly string[]): number => dict.reduce((s, x) => s + x.length * 2 + 72 + 8, 0);
+
 function columnBytes(col: Column): number {
-    // Per dictionary entry as a store counts it, and the block's own array of the strings beside ours.
-    if (col instanceof StrColumn) return col.codes.byteLength + col.dict.reduce((s, x) => s + x.length * 2 + 72 + 8, 0);
+    // A dictionary not made yet: its key hashes (what it takes once made is told to `grew` then).
+    if (col instanceof LazyDictColumn) return col.codes.byteLength + col.keyHashes.byteLength;
+    if (col instanceof StrColumn) return col.codes.byteLength + dictBytes(col.dict);
     if (col instanceof NumColumn) return col.vals.byteLength + (col.nulls?.byteLength ?? 0);
     if (col instanceof BoolColumn) return col.vals.byteLength;
     return 0;
 }
+
+/**
+ * A block's string column whose dictionary is made when first read (its section parsed): a
+ * dcount of it reads the block's key hashes instead (merge-states.ts distinctStates), and a large
+ * dictionary (an id per event) is most of what reading such a column costs.
+ */
+class LazyDictColumn extends StrColumn {
+    declare readonly keyHashes: Uint32Array;
+
+    constructor(codes: Uint32Array, n: number, make: () => string[], keyHashes: Uint32Array, grew: (bytes: number) => void) {
+        super(codes, NO_DICT, n, undefined, keyHashes);
+        let dict: string[] | undefined;
+        let index: StringLookup | undefined;
+        // Accessors over the fields StrColumn set: made on first use, then kept.
+        Object.defineProperty(this, 'dict', {
+            get: (): string[] => {
+                if (dict === undefined) {
+                    dict = make();
+                    grew(dictBytes(dict));
+                }
+                return dict;
+            },
+        });
+        Object.defineProperty(this, 'index', { get: (): StringLookup => (index ??= lazyIndex(this.dict)) });
+    }
+}
+
+const NO_DICT: string[] = [''];
 
 const NO_MS = new Float64Array(0);
 const NO_SUB = new Int32Array(0);

@@ -43,6 +43,11 @@ export class StrColumn implements Column {
         readonly length: number = codes.length,
         /** Optional value -> code index (the store's or the builder's). */
         readonly index?: StringLookup,
+        /**
+         * The 64-bit key hash (sketches.ts keyHash64) of each entry, code k at 2(k - 1), when they
+         * are known without hashing (a block on disk stores them): dcount reads these, not `dict`.
+         */
+        readonly keyHashes?: Uint32Array,
     ) {}
     /** The code of a string, or -1 when absent. */
     codeOf(s: string): number {

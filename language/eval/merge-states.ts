@@ -396,7 +396,9 @@ export function distinctStates(vecs: readonly Vec[], conditional: boolean, gids:
         // per part. The dictionary's strings are distinct, so each group's are too: lists, not sets.
         const lists: number[][] = Array.from({ length: G }, () => []);
         const col = x.col;
-        const D = col.dict.length;
+        // Hashes a block on disk stored: its dictionary is not made at all.
+        const known = col.keyHashes;
+        const D = known ? known.length / 2 + 1 : col.dict.length;
         // Seen (group, code) pairs: a flag table when it is small, else a set of pair numbers.
         const flags = G * D <= 1 << 25 ? new Uint8Array(G * D) : undefined;
         const pairs = flags ? undefined : new Set<number>();
@@ -411,7 +413,8 @@ export function distinctStates(vecs: readonly Vec[], conditional: boolean, gids:
             lists[g].push(c);
         }
         const hashes = new Uint32Array(2 * D);
-        const hashed = new Uint8Array(D);
+        if (known) hashes.set(known, 2);
+        const hashed = new Uint8Array(D).fill(known ? 1 : 0);
         return lists.map(codes => {
             const out = new Uint32Array(2 * codes.length);
             for (let j = 0; j < codes.length; j++) {

@@ -558,6 +558,11 @@ export type ColumnChunk =
         codes: Uint32Array;
         /** `stringHash` of each entry of `dict`, when its maker knows them (the ingest workers do). */
         hashes?: Int32Array;
+        /**
+         * keyHash64 of each entry of `dict` as (high, low) pairs, when its maker knows them (a block
+         * on disk stores them for a large dictionary): then `dict` may be made only when first read.
+         */
+        keyHashes?: Uint32Array;
         /** Written by the engine when the chunk asks for it (`ColumnarChunk.numberStrings`). */
         numbered?: StringNumbering;
     }

@@ -23,6 +23,7 @@ import type { FlatFields } from '../../language/ingest/normalize-event.js';
 import { StringIndex, stringHash } from '../../language/eval/string-index.js';
 import { splitTimes } from '../../language/eval/tables.js';
 import { timeOrder } from '../../language/eval/kernels/sort.js';
+import { keyHash64 } from '../../language/eval/sketches.js';
 
 const deflateRawAsync = promisify(deflateRaw);
 
@@ -52,7 +53,7 @@ type Section = [offset: number, length: number, rawLength: number, width?: 1 | 2
 type ColumnMeta = (
     | { name: string; kind: 'f64'; data: Section; present: Section; min?: number; max?: number }
     | { name: string; kind: 'bool'; data: Section }
-    | { name: string; kind: 'str'; dict: Section; data: Section; min?: string; max?: string; counts?: [string, number][] }
+    | { name: string; kind: 'str'; dict: Section; data: Section; min?: string; max?: string; counts?: [string, number][]; hashes?: Section }
     | { name: string; kind: 'json'; data: Section }
 ) & { axiom?: string };
 
@@ -95,7 +96,7 @@ export interface DecodedBlock {
 export type DecodedColumn = (
     | { name: string; kind: 'f64'; values: Float64Array; /** bit i set = row i has a value */ present: Uint8Array }
     | { name: string; kind: 'bool'; /** 0 false, 1 true, 2 absent */ values: Uint8Array }
-    | { name: string; kind: 'str'; dict: string[]; /** 0 absent, k -> dict[k - 1] */ codes: Uint32Array }
+    | { name: string; kind: 'str'; dict: string[]; /** 0 absent, k -> dict[k - 1] */ codes: Uint32Array; /** Section `hashes`: then `dict` is parsed when first read. */ keyHashes?: Uint32Array }
     | { name: string; kind: 'json'; /** null = absent */ values: JsonValue[] }
 ) & {
     /** Value of row i, or undefined when absent. */
@@ -170,7 +171,10 @@ class BlockWriter {
         const axiom = axiomTypes(c);
         if (c.kind === 'f64') this.columns.push({ name: c.name, kind: 'f64', data: this.section(view(c.values), 'numbers'), present: this.section(view(c.present), 'runs'), axiom, ...numberRange(c.values, c.present) });
         else if (c.kind === 'bool') this.columns.push({ name: c.name, kind: 'bool', data: this.section(view(c.values), 'runs'), axiom });
-        else if (c.kind === 'str') this.columns.push({ name: c.name, kind: 'str', dict: this.section(Buffer.from(JSON.stringify(c.dict)), 'text'), data: this.u32Section(c.codes, 'numbers'), axiom, ...stringRange(c.dict), ...valueCounts(c.dict, c.codes) });
+        else if (c.kind === 'str') {
+            const hashes = c.dict.length >= HASHED_VALUES ? { hashes: this.section(view(keyHashes(c.dict)), 'numbers') } : {};
+            this.columns.push({ name: c.name, kind: 'str', dict: this.section(Buffer.from(JSON.stringify(c.dict)), 'text'), data: this.u32Section(c.codes, 'numbers'), axiom, ...stringRange(c.dict), ...valueCounts(c.dict, c.codes), ...hashes });
+        }
         else this.columns.push({ name: c.name, kind: 'json', data: this.section(Buffer.from(JSON.stringify(c.values)), 'text'), axiom });
     }
 
@@ -318,6 +322,20 @@ function valueCounts(dict: readonly string[], codes: Uint32Array): { counts?: [s
     const rows = new Float64Array(dict.length + 1);
     for (let i = 0; i < codes.length; i++) rows[codes[i]]++;
     return { counts: dict.map((s, k) => [s, rows[k + 1]]) };
+}
+
+/** A str column with at least this many values stores their key hashes (section `hashes`). */
+const HASHED_VALUES = 1024;
+
+/**
+ * keyHash64 (the hash a dcount keeps of a value, language/eval/sketches.ts) of each dictionary
+ * entry, as (high, low) pairs: a dcount of the column reads these and its codes, and neither
+ * reads nor hashes the strings (an id per event makes a dictionary most of a block).
+ */
+function keyHashes(dict: readonly string[]): Uint32Array {
+    const out = new Uint32Array(2 * dict.length);
+    for (let k = 0; k < dict.length; k++) keyHash64(dict[k], true, out, 2 * k);
+    return out;
 }
 
 /** The `axiom` of a column's header entry (see ColumnMeta). */
@@ -935,8 +953,23 @@ function decodeSections(header: BlockHeader, stored: (s: Section, keep: boolean)
                 return { name: c.name, kind: 'bool', values: data, get: (i) => (data[i] === 2 ? undefined : data[i] === 1) };
             }
             case 'str': {
-                const dict = JSON.parse(sec(c.dict).toString('utf8')) as string[];
                 const codes = u32(c.data);
+                if (c.hashes !== undefined) {
+                    // The strings are read (the section again, from the file) only if something asks for them.
+                    const keyHashes = new Uint32Array(aligned(sec(c.hashes)));
+                    const dictOf = later(c.dict, (b) => JSON.parse(b.toString('utf8')) as string[]);
+                    return {
+                        name: c.name,
+                        kind: 'str',
+                        get dict() {
+                            return dictOf();
+                        },
+                        codes,
+                        keyHashes,
+                        get: (i) => (codes[i] === 0 ? undefined : dictOf()[codes[i] - 1]),
+                    };
+                }
+                const dict = JSON.parse(sec(c.dict).toString('utf8')) as string[];
                 return { name: c.name, kind: 'str', dict, codes, get: (i) => (codes[i] === 0 ? undefined : dict[codes[i] - 1]) };
             }
             case 'json': {

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { toColumns } from '../../../server/ingest/columnar.js';
 import { BlockCorruptError, checkBlockBytes, decodeBlock, decodeBlockAt, encodeBlock, readBlockHeader } from '../../../server/store/block.js';
+import { keyHash64 } from '../../../language/eval/sketches.js';
 
 /** A deterministic stream of doubles in [0, 1) with all 52 bits of mantissa in use. */
 function fractions(n: number): number[] {
@@ -100,6 +101,31 @@ describe('a block read by its sections', () => {
         expect([...all.batchIdx]).toEqual([...whole.batchIdx]);
         expect([...all.rowIdx]).toEqual([...whole.rowIdx]);
         expect([all.batchSeqs, all.batchSysTimes]).toEqual([whole.batchSeqs, whole.batchSysTimes]);
+    });
+
+    it("a dictionary of 1,024 values or more stores each value's key hash; decodeBlockAt reads its strings only when asked", async () => {
+        const n = 3000;
+        const times = BigInt64Array.from({ length: n }, (_, i) => 1_730_000_000_000_000_000n + BigInt(i) * 1_000_000n);
+        const events = Array.from({ length: n }, (_, i) => ({ id: `user-${i % 1500}`, few: `f${i % 1023}` }));
+        const block = (await encodeBlock([{ seq: 1, sysTime: 1n, times, columns: toColumns(events) }], { compress: true }))!.bytes;
+        const { header, dataStart } = readBlockHeader(block);
+        const meta = (name: string) => header.columns.find(c => c.name === name)! as { dict: number[]; hashes?: number[] };
+        expect(meta('few').hashes).toBeUndefined();
+        const read: number[] = [];
+        const at = (offset: number, length: number) => {
+            read.push(offset);
+            return Buffer.from(block.subarray(offset, offset + length));
+        };
+        const dec = decodeBlockAt(at, name => name === 'id', at);
+        const id = dec.columns[0] as { dict: string[]; keyHashes?: Uint32Array; codes: Uint32Array };
+        expect(read).not.toContain(dataStart + meta('id').dict[0]);
+        const want = new Uint32Array(2 * 1500);
+        for (let k = 0; k < 1500; k++) keyHash64(`user-${k}`, true, want, 2 * k);
+        expect([...id.keyHashes!]).toEqual([...want]);
+        // Asked for, the strings come from the file then, as decodeBlock reads them.
+        expect(id.dict).toEqual(Array.from({ length: 1500 }, (_, k) => `user-${k}`));
+        expect(read).toContain(dataStart + meta('id').dict[0]);
+        expect(Array.from({ length: n }, (_, i) => dec.columns[0].get(i))).toEqual(events.map(e => e.id));
     });
 
     it('checkBlockBytes checks a block read in short pieces, and fails one with a changed byte or cut short', async () => {
