@@ -179,13 +179,8 @@ export class ColdBlockCache {
         // Keyed by the block's fields read, not the names asked for: queries naming other names (`_time`, a field this block lacks) share it.
         const read = fields && fieldsRead(block, fields);
         const key = `${dataset}\u0000${blockKey(cold, block)}\u0000${keepKey(cold.keep)}\u0000${read ? read.sort().join('\u0001') : '*'}`;
-        const hit = this.map.get(key);
-        if (hit) {
-            this.map.delete(key);
-            this.map.set(key, hit);
-            hit.query = this.query;
-            return hit;
-        }
+        const hit = this.hit(key);
+        if (hit) return hit;
         if (!this.reader) throw new Error(`dataset ${dataset}: it has blocks on disk, and this engine has no reader for them`);
         const chunk = this.reader.read(dataset, block, fields && (name => readsField(fields, name)));
         if (chunk === undefined) return undefined;
@@ -206,6 +201,17 @@ export class ColdBlockCache {
         }
         this.admit(key, entry);
         return entry;
+    }
+
+    /** The cached block of `key`, now the most recently used and this query's; undefined on a miss. */
+    private hit(key: string): CachedBlock | undefined {
+        const hit = this.map.get(key);
+        if (hit) {
+            this.map.delete(key);
+            this.map.set(key, hit);
+            hit.query = this.query;
+        }
+        return hit;
     }
 
     /** Keeps the block if room can be made for it (`makeRoom`). */
@@ -260,13 +266,8 @@ export class ColdBlockCache {
         // None: the rows alone (`summarize count()`), which every header gives.
         if (names.length > 1 || names.some(name => block.counts?.[name] === undefined)) return undefined;
         const key = `${dataset}\u0000${blockKey(cold, block)}\u0000${keepKey(cold.keep)}\u0000#${names.sort().join('\u0001')}`;
-        const hit = this.map.get(key);
-        if (hit) {
-            this.map.delete(key);
-            this.map.set(key, hit);
-            hit.query = this.query;
-            return hit;
-        }
+        const hit = this.hit(key);
+        if (hit) return hit;
         const chunk = countedChunk(block, names);
         const made = chunk && chunkSnapshot(dataset, chunk, { ...this.hints(dataset), ...cold.hints });
         if (!made) return undefined;
