@@ -141,9 +141,12 @@ function scanCold(hot: Snapshot, cold: ColdAccess, need: OrderNeed, state: RunSt
         const counted = block && countFromHeader(block, cold, name, need, state);
         if (counted) return conform(counted, cold.fields);
         state.budget.checkpoint();
+        const made = block && fromCounts(block, cold, name, need, state);
         // Past the rows in memory (the last source) there is none: a part of a parallel run whose share is empty.
-        const snap = block ? (fromCounts(block, cold, name, need, state) ?? cold.load(block)?.snapshot ?? emptySnapshot(name)) : k === blocks.length ? hot : emptySnapshot(name);
-        return conform(scanDataset(snap, need, state, terms, block && spanOf(block)), cold.fields);
+        const snap = made ?? (block ? cold.load(block)?.snapshot ?? emptySnapshot(name) : k === blocks.length ? hot : emptySnapshot(name));
+        // A block made from its counts holds its rows in an order of its own: its zones have nothing to prune by
+        // (a pruned zone would only cost a list of the rows kept).
+        return conform(scanDataset(snap, need, state, made ? [] : terms, block && spanOf(block)), cold.fields);
     }
     const held = new ColdScan(cold.capacity);
     const frames: Frame[] = [];
