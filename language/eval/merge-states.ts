@@ -10,15 +10,15 @@
  * estimate. Only numbers are percentiled this way: datetimes, timespans and mixed values leave the
  * query to one scan (PartitionUnsupported), as before.
  *
- * Both cross threads as JSON (toJSON): the parts of a dataset's blocks on disk run on the query
- * workers (parallel.ts `block-threads`).
+ * dcount's states cross threads as JSON (toJSON); percentile's never do: only a plan made for parts
+ * in one thread carries them (planPartition's `inThread`).
  */
 import { canonicalKey } from '../runtime-values.js';
 import type { AplValue } from '../values.js';
 import { NumColumn, StrColumn } from './columns.js';
 import { type Vec, vget } from './expr.js';
 import { bucketValuesByGroup, quickselect } from './kernels/aggregate.js';
-import { HyperLogLog, QuantileSketch, QUANTILE_RELATIVE_ACCURACY, hllPrecision, hllStandardError, keyHash64, type QuantileSketchJson } from './sketches.js';
+import { HyperLogLog, QuantileSketch, QUANTILE_RELATIVE_ACCURACY, hllPrecision, hllStandardError, keyHash64 } from './sketches.js';
 
 /** What the sketch of an `ExactOrSketch` state can do. */
 interface Sketch<S> {
@@ -193,23 +193,22 @@ function registersText(r: Uint8Array): string {
     return out;
 }
 
-/** A typed array's bytes as a string of one UTF-16 code unit per two bytes (JSON escapes what it must, and gives them back). */
-function bytesText(a: Uint32Array | Float64Array): string {
-    const units = new Uint16Array(a.buffer, a.byteOffset, a.byteLength / 2);
+/** 32-bit words as a string of two UTF-16 code units each (JSON escapes what it must, and gives them back). */
+function wordsText(w: Uint32Array): string {
+    const units = new Uint16Array(w.buffer, w.byteOffset, 2 * w.length);
     let out = '';
     for (let i = 0; i < units.length; i += 4096) out += String.fromCharCode(...units.subarray(i, i + 4096));
     return out;
 }
 
-/** The bytes `bytesText` gave, `unit` bytes an element (4: words, 8: numbers). */
-function textBytes(text: string, unit: 4 | 8): ArrayBuffer {
-    if ((2 * text.length) % unit !== 0) throw new Error(`a state of ${2 * text.length} bytes is not ${unit} bytes a value`);
+function textWords(text: string): Uint32Array {
+    if (text.length % 2 !== 0) throw new Error('a dcount state\'s hashes are two code units a word');
     const units = new Uint16Array(text.length);
     for (let i = 0; i < text.length; i++) units[i] = text.charCodeAt(i);
-    return units.buffer;
+    return new Uint32Array(units.buffer);
 }
 
-/** A DistinctState as JSON: exact (its hashes, bytesText) or a sketch (registersText). */
+/** A DistinctState as JSON: exact (its hashes, wordsText) or a sketch (registersText). */
 export interface DistinctStateJson {
     /** The HyperLogLog precision. */
     $distinct: number;
@@ -286,13 +285,13 @@ export class DistinctState extends ExactOrSketch<DistinctKeys, HyperLogLog> {
     /** The state as JSON (a part of a parallel run between threads, parallel.ts): its hashes, or its sketch's registers. */
     toJSON(): DistinctStateJson {
         const d = this.data;
-        if (d !== undefined) return { $distinct: this.precision, hashes: bytesText(pairsOf(d)) };
+        if (d !== undefined) return { $distinct: this.precision, hashes: wordsText(pairsOf(d)) };
         return { $distinct: this.precision, registers: registersText(this.sketch!.registers) };
     }
 
     /** The state `toJSON` gave. */
     static fromJSON(j: DistinctStateJson): DistinctState {
-        if (j.registers === undefined) return DistinctState.ofSet(HashSet64.of(new Uint32Array(textBytes(j.hashes ?? '', 4))), j.$distinct);
+        if (j.registers === undefined) return DistinctState.ofSet(HashSet64.of(textWords(j.hashes ?? '')), j.$distinct);
         const hll = new HyperLogLog(j.$distinct);
         const text = j.registers;
         if (text.length !== hll.registers.length) throw new Error(`a dcount sketch of precision ${j.$distinct} has ${hll.registers.length} registers, not ${text.length}`);
@@ -350,28 +349,6 @@ export class QuantileState extends ExactOrSketch<Float64Array[], QuantileSketch>
         for (const c of chunks) sketch.addAll(c);
     }
 
-    /** The state as JSON (a part of a parallel run between threads, parallel.ts): its numbers (bytesText), or its sketch. */
-    toJSON(): QuantileStateJson {
-        const d = this.data;
-        if (d === undefined) return { $quantile: 1, sketch: this.sketch!.toJSON() };
-        const all = new Float64Array(d.reduce((n, c) => n + c.length, 0));
-        let at = 0;
-        for (const c of d) {
-            all.set(c, at);
-            at += c.length;
-        }
-        return { $quantile: 1, values: bytesText(all) };
-    }
-
-    /** The state `toJSON` gave. */
-    static fromJSON(j: QuantileStateJson): QuantileState {
-        if (j.sketch === undefined) return QuantileState.exact(new Float64Array(textBytes(j.values ?? '', 8)));
-        const sketch = QuantileSketch.fromJSON(j.sketch);
-        const s = new QuantileState(undefined, sketch, sketch.bytes);
-        s.owned = true;
-        return s;
-    }
-
     /** The nearest-rank value of each rank (rank ⌈p·n/100⌉ clamped to [1, n], as nearestRank does). */
     results(ranks: readonly number[]): (number | null)[] {
         const sketch = this.sketch;
@@ -388,13 +365,6 @@ export class QuantileState extends ExactOrSketch<Float64Array[], QuantileSketch>
         all.sort();
         return ranks.map(p => (rankOf(p) === 0 ? null : all[rankOf(p) - 1]));
     }
-}
-
-/** A QuantileState as JSON: exact (its numbers, bytesText) or a sketch. */
-export interface QuantileStateJson {
-    $quantile: 1;
-    values?: string;
-    sketch?: QuantileSketchJson;
 }
 
 export type MergeState = DistinctState | QuantileState;

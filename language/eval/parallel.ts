@@ -8,9 +8,9 @@
  * - `summarize` whose aggregations are count/countif/sum/sumif/min/max/minif/maxif/avg/avgif over
  *   numbers (by any keys): per-group states merge exactly, except that sums of reals are added
  *   in another order (the last bits may differ, as in every parallel database);
- * - over a dataset's blocks on disk (engine.ts; in one thread, or on the query workers), also
+ * - in one thread only (`inThread`: the parts of a dataset's blocks on disk, engine.ts), also
  *   dcount/dcountif and percentile/percentileif/percentiles_array(if) over numbers: their states
- *   are exact until the merge's budget, then sketches (merge-states.ts), and cross threads as JSON;
+ *   are exact until the merge's budget, then sketches (merge-states.ts);
  * - `top N by …` / `sort by … | take N` after `where` steps only: each part returns the physical
  *   rows of its top N; the merge run scans just those rows, so ties break as in one run.
  * Everything else runs as one job. The parts and the merge must read the same rows: the caller
@@ -29,7 +29,7 @@ import { Frame, ROWID, type AggInfo, type FrameCol, type FrameMeta } from './fra
 import { groupKeys } from './operators/aggregate-ops.js';
 import { uniqueName } from './operators/common.js';
 import { decodeValue, encodeValue, type EncodedValue } from './replica.js';
-import { DistinctState, QuantileState, constantRanks, distinctStates, estimateNote, quantileStates, type DistinctStateJson, type MergeState, type QuantileStateJson } from './merge-states.js';
+import { DistinctState, QuantileState, constantRanks, distinctStates, estimateNote, quantileStates, type DistinctStateJson, type MergeState } from './merge-states.js';
 import type { RunStats } from './query.js';
 
 export type PartitionKind = 'count' | 'summarize' | 'top';
@@ -53,21 +53,21 @@ const MERGEABLE: Record<string, MergeKind> = {
     count: 'sum', countif: 'sum', sum: 'sum', sumif: 'sum', min: 'min', minif: 'min', max: 'max', maxif: 'max', avg: 'avg', avgif: 'avg',
 };
 /**
- * Mergeable when the parts are a dataset's blocks on disk, in this thread or in parts on several
- * threads: dcount's and percentile's states cross threads as JSON (merge-states.ts toJSON). In
- * memory, one job's dcount over the dataset's one dictionary, or percentile over its one column,
- * is faster than parts' states.
+ * Mergeable when the parts are a dataset's blocks on disk, run in parts on several threads: a
+ * dcount's state crosses threads as JSON (merge-states.ts DistinctState.toJSON). In memory, one
+ * job's dcount over the dataset's one dictionary is faster than parts' strings.
  */
-const MERGEABLE_BLOCKS: Record<string, MergeKind> = {
-    ...MERGEABLE,
-    dcount: 'distinct', dcountif: 'distinct',
+const MERGEABLE_BLOCKS: Record<string, MergeKind> = { ...MERGEABLE, dcount: 'distinct', dcountif: 'distinct' };
+/** Mergeable when the parts run in the merge's thread: their states are objects (merge-states.ts). */
+const MERGEABLE_IN_THREAD: Record<string, MergeKind> = {
+    ...MERGEABLE_BLOCKS,
     percentile: 'quantile', percentileif: 'quantile', percentiles_array: 'quantile', percentiles_arrayif: 'quantile',
 };
 
 /** Where a plan's parts run: worker threads over memory, worker threads over blocks on disk, or the merge's own thread (blocks on disk). */
 export type PartsRunIn = 'threads' | 'block-threads' | 'one-thread';
 
-const MERGEABLE_BY_RUN: Record<PartsRunIn, Record<string, MergeKind>> = { threads: MERGEABLE, 'block-threads': MERGEABLE_BLOCKS, 'one-thread': MERGEABLE_BLOCKS };
+const MERGEABLE_BY_RUN: Record<PartsRunIn, Record<string, MergeKind>> = { threads: MERGEABLE, 'block-threads': MERGEABLE_BLOCKS, 'one-thread': MERGEABLE_IN_THREAD };
 /** Aggregations whose states are numbers only when their argument is a number. */
 const NUMERIC_ONLY = new Set(['sum', 'sumif', 'avg', 'avgif']);
 const NUMERIC: ReadonlySet<ScalarType> = new Set<ScalarType>(['long', 'real']);
@@ -282,7 +282,7 @@ export function partialSummarize(frame: Frame, op: ast.SummarizeOperator, env: Q
     const states: ((g: number) => PartValue[])[] = [];
     for (const ne of op.aggregates) {
         const spec = compileAggregate(unparen(ne.expression) as ast.FunctionCall, ne.name, frame, env);
-        const merge = MERGEABLE_BLOCKS[spec.fn.name];
+        const merge = MERGEABLE_IN_THREAD[spec.fn.name];
         if (NUMERIC_ONLY.has(spec.fn.name) && !NUMERIC.has(spec.args[0]?.type)) throw new PartitionUnsupported();
         const name = uniqueName(named, spec.outName);
         if (merge === 'avg') {
@@ -592,16 +592,15 @@ export function deserializePartial(text: string): PartialResult {
 
 /** A summarize part's dcount states, back from their JSON: found by position, never by shape (a key may be any object). */
 function reviveStates(p: Extract<PartialResult, { kind: 'summarize' }>): void {
-    const at: [number, 'distinct' | 'quantile'][] = [];
+    const at: number[] = [];
     let col = p.keys.length;
     for (const a of p.aggs) {
-        if (a.merge === 'distinct' || a.merge === 'quantile') at.push([col, a.merge]);
+        if (a.merge === 'distinct') at.push(col);
+        else if (a.merge === 'quantile') throw new Error('parallel summarize: a percentile state cannot cross threads');
         col += a.merge === 'avg' ? 2 : 1;
     }
     if (at.length === 0) return;
-    for (const row of p.groups) {
-        for (const [i, kind] of at) row[i] = kind === 'distinct' ? DistinctState.fromJSON(row[i] as unknown as DistinctStateJson) : QuantileState.fromJSON(row[i] as unknown as QuantileStateJson);
-    }
+    for (const row of p.groups) for (const i of at) row[i] = DistinctState.fromJSON(row[i] as unknown as DistinctStateJson);
 }
 
 function isNumberWord(v: unknown): v is { $num: string } {

@@ -184,16 +184,6 @@ function tau(x: number): number {
     }
 }
 
-/** A QuantileSketch as JSON (QuantileSketch.toJSON). */
-export interface QuantileSketchJson {
-    count: number;
-    min: number;
-    max: number;
-    posInf: number;
-    negInf: number;
-    finite: { count: number; sum: number; min: number; max: number; zeroCount: number; pos: [number, number][]; neg: [number, number][] };
-}
-
 /** The quantile sketch's relative accuracy α. */
 export const QUANTILE_RELATIVE_ACCURACY = 0.01;
 
@@ -237,31 +227,6 @@ export class QuantileSketch {
         const c = new QuantileSketch();
         c.merge(this);
         return c;
-    }
-
-    /** The sketch as JSON (a part's state between threads): its summary and each non-empty bucket as [key, count]. */
-    toJSON(): QuantileSketchJson {
-        const f = this.finite;
-        const buckets = (store: DDSketch['store']): [number, number][] => {
-            const out: [number, number][] = [];
-            for (let i = 0; i < store.bins.length; i++) if (store.bins[i] !== 0) out.push([store.offset + i, store.bins[i]]);
-            return out;
-        };
-        return {
-            count: this.count, min: this.min, max: this.max, posInf: this.posInf, negInf: this.negInf,
-            finite: { count: f.count, sum: f.sum, min: f.min, max: f.max, zeroCount: f.zeroCount, pos: buckets(f.store), neg: buckets(f.negativeStore) },
-        };
-    }
-
-    /** The sketch `toJSON` gave. */
-    static fromJSON(j: QuantileSketchJson): QuantileSketch {
-        const s = new QuantileSketch();
-        const f = s.finite;
-        for (const [key, n] of j.finite.pos) f.store.add(key, n);
-        for (const [key, n] of j.finite.neg) f.negativeStore.add(key, n);
-        Object.assign(f, { count: j.finite.count, sum: j.finite.sum, min: j.finite.min, max: j.finite.max, zeroCount: j.finite.zeroCount });
-        Object.assign(s, { count: j.count, min: j.min, max: j.max, posInf: j.posInf, negInf: j.negInf });
-        return s;
     }
 
     /**

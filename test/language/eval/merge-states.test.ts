@@ -3,7 +3,7 @@
  * canonical key, and merging parts counts each value once, whatever its type.
  */
 import { describe, expect, it } from 'vitest';
-import { DistinctState, QuantileState, type DistinctStateJson, type QuantileStateJson } from '../../../language/eval/merge-states.js';
+import { DistinctState, type DistinctStateJson } from '../../../language/eval/merge-states.js';
 import { HyperLogLog } from '../../../language/eval/sketches.js';
 import { canonicalKey } from '../../../language/runtime-values.js';
 
@@ -72,39 +72,5 @@ describe('dcount states merged part by part', () => {
         const back = DistinctState.fromJSON(JSON.parse(JSON.stringify(s)) as DistinctStateJson);
         expect(back.result()).toBe(4);
         expect(merged(back, DistinctState.exactHashes(pairs, P)).result()).toBe(4);
-    });
-});
-
-describe('percentile states between threads', () => {
-    const back = (s: QuantileState) => QuantileState.fromJSON(JSON.parse(JSON.stringify(s)) as QuantileStateJson);
-    const ranks = [1, 5, 50, 95, 99, 100];
-
-    it('exact numbers (every bit of each, negative zero, infinities) come back exact; merged with another part, as the parts would', () => {
-        const a = QuantileState.exact(Float64Array.of(0.1, -0, Infinity, -Infinity, 1e-310, 5e300, 3, 3, Math.PI));
-        const b = QuantileState.exact(Float64Array.from({ length: 1000 }, (_, i) => (i * 7919) % 1013 / 7));
-        const got = back(a);
-        expect(got.exact).toBe(true);
-        expect(got.results(ranks)).toEqual(a.results(ranks));
-        const m1 = a.share();
-        m1.mergeFrom(b);
-        const m2 = got.share();
-        m2.mergeFrom(back(b));
-        expect(m2.results(ranks)).toEqual(m1.results(ranks));
-    });
-
-    it('a sketch comes back the same sketch: the same value at every rank, and merges as the original does', () => {
-        const values = Float64Array.from({ length: 20_000 }, (_, i) => (i % 2 ? 1 : -1) * 10 ** (((i * 0.6180339887498949) % 1) * 8 - 3));
-        const a = QuantileState.exact(values.subarray(0, 12_000));
-        a.toSketch();
-        const b = QuantileState.exact(values.subarray(12_000));
-        b.toSketch();
-        const got = back(a);
-        expect(got.exact).toBe(false);
-        expect(got.results(ranks)).toEqual(a.results(ranks));
-        const m1 = a.share();
-        m1.mergeFrom(b);
-        const m2 = got.share();
-        m2.mergeFrom(back(b));
-        expect(m2.results(ranks)).toEqual(m1.results(ranks));
     });
 });
