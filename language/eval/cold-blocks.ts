@@ -305,9 +305,9 @@ function fieldsRead(block: ColdBlock, names: ReadonlySet<string>): string[] {
 }
 
 /**
- * The block's fields `names` (one at most: see loadCounted) as columns made from its header counts:
- * each value's rows in a run, the nulls last. Times and row ids are not there: reading them throws. Undefined when the counts come
- * to more rows than the block has (a header to distrust).
+ * The block's fields `names` (one at most: see loadCounted) as columns made from its header
+ * counts: each value's rows in a run, the nulls last. Times and row ids are not there: reading
+ * them throws. Undefined when the counts come to more rows than the block has (a header to distrust).
  */
 function countedChunk(block: ColdBlock, names: readonly string[]): ColumnarChunk | undefined {
     const n = block.rows;

@@ -170,10 +170,8 @@ function scanCold(hot: Snapshot, cold: ColdAccess, need: OrderNeed, state: RunSt
  */
 function countFromHeader(block: ColdBlock, cold: ColdAccess, dataset: string, need: OrderNeed, state: RunState): Frame | undefined {
     const plan = state.opts.partial?.plan;
-    const { startTime, endTime } = state.opts;
-    if (plan?.kind !== 'count' || plan.opIndex !== 0 || need !== 'none' || state.cursor !== undefined) return undefined;
-    if ((startTime !== undefined && block.minTime < startTime) || (endTime !== undefined && block.maxTime >= endTime)) return undefined;
-    const rows = cold.rowsUnread(block);
+    if (plan?.kind !== 'count' || plan.opIndex !== 0) return undefined;
+    const rows = wholeBlockRows(block, cold, need, state);
     if (rows === undefined) return undefined;
     if (rows === 0) return new Frame([], 0); // gone from disk: as a scan of the empty block it reads
     // The statistics a scan of the whole block would give.
@@ -191,13 +189,22 @@ function countFromHeader(block: ColdBlock, cold: ColdAccess, dataset: string, ne
  * is not read. A block gone from disk scans as empty, as a read would find it.
  */
 function fromCounts(block: ColdBlock, cold: ColdAccess, dataset: string, need: OrderNeed, state: RunState): Snapshot | undefined {
-    const { startTime, endTime } = state.opts;
-    if (need !== 'none' || state.cursor !== undefined) return undefined;
-    if ((startTime !== undefined && block.minTime < startTime) || (endTime !== undefined && block.maxTime >= endTime)) return undefined;
-    const rows = cold.rowsUnread(block);
+    const rows = wholeBlockRows(block, cold, need, state);
     if (rows === undefined) return undefined;
     if (rows === 0) return emptySnapshot(dataset);
     return cold.loadCounted(block)?.snapshot;
+}
+
+/**
+ * The rows of a block that a scan in no order reads whole (the request's range holds the block,
+ * no cursor) and whose rows are all visible, known without reading it (0: gone from disk);
+ * undefined when the scan must read it.
+ */
+function wholeBlockRows(block: ColdBlock, cold: ColdAccess, need: OrderNeed, state: RunState): number | undefined {
+    const { startTime, endTime } = state.opts;
+    if (need !== 'none' || state.cursor !== undefined) return undefined;
+    if ((startTime !== undefined && block.minTime < startTime) || (endTime !== undefined && block.maxTime >= endTime)) return undefined;
+    return cold.rowsUnread(block);
 }
 
 /**
