@@ -38,6 +38,16 @@ export interface ColdBlock {
     ranges?: Readonly<Record<string, { min: number; max: number } | { min: string; max: string }>>;
     /** Per string field with few values: each value and its rows (the rest are null), for answering from the header alone (`loadCounted`). */
     counts?: Readonly<Record<string, readonly (readonly [string, number])[]>>;
+    /** String fields with more values, whose values and rows the block stores apart from their rows' codes (ColdBlockReader.valueRows). */
+    valueRows?: readonly string[];
+}
+
+/** A block's one field (or none) as its distinct values and each one's rows: see ColdAccess.valueCounts. */
+export interface ValueCounts {
+    /** Undefined: the query reads no field of the block; `values` is then [null], all its rows. */
+    field: string | undefined;
+    values: (string | null)[];
+    rows: number[];
 }
 
 /** Which rows of the blocks are visible: retention's cut-off and the trims (API E9). */
@@ -79,6 +89,11 @@ export interface ColdBlockReader {
      * Absent: such a count reads the blocks.
      */
     rows?(dataset: string, block: ColdBlock): number;
+    /**
+     * The values of a field the block lists in `valueRows`, and each one's rows, read without the
+     * rows' codes; undefined when the block is gone or has none for it. Absent: such a block is read.
+     */
+    valueRows?(dataset: string, block: ColdBlock, field: string): { values: string[]; rows: Uint32Array } | undefined;
 }
 
 /** What a query reads of a dataset's cold part (engine.ts makes it, sources.ts scans it). */
@@ -100,6 +115,11 @@ export interface ColdAccess {
      * that needs no order and covers every row of the block). Undefined: the block must be read.
      */
     loadCounted(block: ColdBlock): { snapshot: Snapshot } | undefined;
+    /**
+     * What loadCounted makes, as each value and its rows instead of a row each (weighted-counts.ts):
+     * the block's rows whose field is `values[k]` number `rows[k]` (null: the field is null or absent).
+     */
+    valueCounts(block: ColdBlock): ValueCounts | undefined;
     /** Bytes of blocks one scan may hold at once (the cache's bound). */
     capacity: number;
 }
@@ -151,6 +171,9 @@ interface CachedBlock {
  */
 export class ColdBlockCache {
     private readonly map = new Map<string, CachedBlock>();
+    /** Value counts read from blocks' sections, least recently used first (valueCounts). */
+    private readonly counted = new Map<string, CachedCounts>();
+    private countedBytes = 0;
     private used = 0;
     /** The current query's number (`startQuery`). */
     private query = 0;
@@ -260,11 +283,8 @@ export class ColdBlockCache {
 
     /** The block's field among `fields` from its header counts (see ColdAccess.loadCounted). */
     loadCounted(dataset: string, cold: ColdDataset, block: ColdBlock, fields: ReadonlySet<string> | undefined): CachedBlock | undefined {
-        if (fields === undefined || [...fields].some(f => SYSTEM_FIELDS.has(f))) return undefined;
-        const names = fieldsRead(block, fields);
-        // One field at most: the counts of two fields do not say which of their values share a row.
-        // None: the rows alone (`summarize count()`), which every header gives.
-        if (names.length > 1 || names.some(name => block.counts?.[name] === undefined)) return undefined;
+        const names = countedFields(block, fields);
+        if (names === undefined) return undefined;
         const key = `${dataset}\u0000${blockKey(cold, block)}\u0000${keepKey(cold.keep)}\u0000#${names.sort().join('\u0001')}`;
         const hit = this.hit(key);
         if (hit) return hit;
@@ -274,6 +294,50 @@ export class ColdBlockCache {
         const entry: CachedBlock = { snapshot: made.snapshot, bytes: made.bytes, fullBytes: made.bytes, dataset, block: blockKey(cold, block), query: this.query, cached: false };
         this.admit(key, entry);
         return entry;
+    }
+
+    /** The block's field among `fields` as its values and their rows, from its header or its section of them (see ColdAccess.valueCounts). */
+    valueCounts(dataset: string, cold: ColdDataset, block: ColdBlock, fields: ReadonlySet<string> | undefined): ValueCounts | undefined {
+        const names = countedFields(block, fields, this.reader?.valueRows !== undefined);
+        if (names === undefined) return undefined;
+        const field = names[0] as string | undefined;
+        if (field === undefined || block.counts?.[field] !== undefined) return trustedCounts(block, field, field === undefined ? [] : block.counts![field]);
+        // From the block's section of them: kept like a block read (a few kilobytes, where the block is megabytes).
+        const key = `${dataset}\u0000${blockKey(cold, block)}\u0000${field}`;
+        const hit = this.counted.get(key);
+        if (hit) {
+            this.counted.delete(key);
+            this.counted.set(key, hit);
+            return hit.counts;
+        }
+        const read = this.reader!.valueRows!(dataset, block, field);
+        const counts = read && trustedCounts(block, field, read.values.map((v, k) => [v, read.rows[k]] as const));
+        if (counts === undefined) return undefined;
+        let bytes = 64;
+        for (const v of counts.values) bytes += 2 * (v?.length ?? 0) + 32;
+        this.admitCounts(key, { counts, bytes, dataset, block: blockKey(cold, block) });
+        return counts;
+    }
+
+    /**
+     * Keeps value counts read from a block in the cache's bytes, at most a sixteenth of them: the
+     * oldest counts go first, then the blocks of earlier queries (makeRoom); else they are not kept.
+     */
+    private admitCounts(key: string, entry: CachedCounts): void {
+        for (const [k, e] of this.counted) {
+            if (this.countedBytes + entry.bytes <= this.capacity / 16) break;
+            this.dropCounts(k, e);
+        }
+        if (this.countedBytes + entry.bytes > this.capacity / 16 || !this.makeRoom(entry.bytes)) return;
+        this.counted.set(key, entry);
+        this.countedBytes += entry.bytes;
+        this.used += entry.bytes;
+    }
+
+    private dropCounts(key: string, e: CachedCounts): void {
+        this.counted.delete(key);
+        this.countedBytes -= e.bytes;
+        this.used -= e.bytes;
     }
 
     /** The block's visible rows without reading it (see ColdAccess.rowsUnread). */
@@ -293,11 +357,51 @@ export class ColdBlockCache {
                 this.used -= e.bytes;
             }
         }
+        for (const [k, e] of this.counted) if (e.dataset === dataset && !keep?.has(e.block)) this.dropCounts(k, e);
     }
+}
+
+/**
+ * A block's values of `field` and their rows as ValueCounts, the rest of its rows null; undefined
+ * when they come to more rows than the block has (a header or a section not to trust).
+ */
+function trustedCounts(block: ColdBlock, field: string | undefined, counts: readonly (readonly [string, number])[]): ValueCounts | undefined {
+    let listed = 0;
+    for (const c of counts) listed += c[1];
+    if (counts.some(c => !(Number.isInteger(c[1]) && c[1] >= 0)) || listed > block.rows) return undefined;
+    // A value of no rows is no group.
+    const kept = counts.filter(c => c[1] > 0);
+    const values: (string | null)[] = kept.map(c => c[0]);
+    const rows = kept.map(c => c[1]);
+    if (listed < block.rows) {
+        values.push(null);
+        rows.push(block.rows - listed);
+    }
+    return { field, values, rows };
+}
+
+/** Value counts read from a block's section (ColdBlockCache.valueCounts), with their size. */
+interface CachedCounts {
+    counts: ValueCounts;
+    bytes: number;
+    dataset: string;
+    block: string;
 }
 
 /** Fields every block has without a column of its own: a query that reads one needs the block. */
 const SYSTEM_FIELDS = new Set(['_time', '_sysTime', '_rowId', '_rowID']);
+
+/**
+ * The block's fields among those a query reads, when its header counts can stand for them: one
+ * field at most (the counts of two fields do not say which of their values share a row), with
+ * counts, and no system field. None: the rows alone (`summarize count()`), which every header gives.
+ */
+function countedFields(block: ColdBlock, fields: ReadonlySet<string> | undefined, inSections = false): string[] | undefined {
+    if (fields === undefined || [...fields].some(f => SYSTEM_FIELDS.has(f))) return undefined;
+    const names = fieldsRead(block, fields);
+    const counted = (name: string) => block.counts?.[name] !== undefined || (inSections && block.valueRows?.includes(name) === true);
+    return names.length > 1 || !names.every(counted) ? undefined : names;
+}
 
 /** The block's columns among the names a query reads. */
 function fieldsRead(block: ColdBlock, names: ReadonlySet<string>): string[] {

@@ -257,7 +257,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     /** `reads`: the fields the query reads (needed-columns.ts), undefined for all. */
     const coldAccess = (name: string, reads: ReadonlySet<string> | undefined): ColdAccess | undefined => {
         const c = colds.get(name)?.cold;
-        return c && { blocks: c.blocks, fields: fieldsOf(name), load: block => coldCache.load(name, c, block, reads), rowsUnread: block => coldCache.rowsUnread(name, c, block), loadCounted: block => coldCache.loadCounted(name, c, block, reads), capacity: coldCache.capacity };
+        return c && { blocks: c.blocks, fields: fieldsOf(name), load: block => coldCache.load(name, c, block, reads), rowsUnread: block => coldCache.rowsUnread(name, c, block), loadCounted: block => coldCache.loadCounted(name, c, block, reads), valueCounts: block => coldCache.valueCounts(name, c, block, reads), capacity: coldCache.capacity };
     };
     /** A dataset's fields: its in-memory rows' and its blocks'. */
     const fieldsOf = (name: string) => {

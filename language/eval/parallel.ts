@@ -24,13 +24,14 @@ import { type Column, ConstColumn, NumColumn, type ScalarType, columnFromValues 
 import { sumCountByGroup } from './kernels/aggregate.js';
 import { zonesPrune } from './kernels/topn.js';
 import { compileAggregate, groupRows, keyColumn, permute, runAggregate, sortGroupsByKeys, type Grouping } from './aggregate.js';
-import { type QueryEnv, type Vec, vget } from './expr.js';
+import { type QueryEnv, type Vec, triArray, vget } from './expr.js';
 import { Frame, ROWID, type AggInfo, type FrameCol, type FrameMeta } from './frame.js';
 import { groupKeys } from './operators/aggregate-ops.js';
 import { uniqueName } from './operators/common.js';
 import { decodeValue, encodeValue, type EncodedValue } from './replica.js';
 import { DistinctState, QuantileState, constantRanks, distinctStates, estimateNote, quantileStates, type DistinctStateJson, type MergeState } from './merge-states.js';
 import type { RunStats } from './query.js';
+import { rowWeights, weightedCounts } from './weighted-counts.js';
 
 export type PartitionKind = 'count' | 'summarize' | 'top';
 
@@ -280,11 +281,21 @@ export function partialSummarize(frame: Frame, op: ast.SummarizeOperator, env: Q
     const named: FrameCol[] = keys.map((k, i) => ({ name: k.name, type: k.compiled.type, data: keyCols[i], sel: null }));
     const aggs: SummaryAgg[] = [];
     const states: ((g: number) => PartValue[])[] = [];
+    // A frame of value counts (weighted-counts.ts): count and countif add its rows' weights.
+    const weights = rowWeights(frame);
     for (const ne of op.aggregates) {
         const spec = compileAggregate(unparen(ne.expression) as ast.FunctionCall, ne.name, frame, env);
         const merge = MERGEABLE_IN_THREAD[spec.fn.name];
         if (NUMERIC_ONLY.has(spec.fn.name) && !NUMERIC.has(spec.args[0]?.type)) throw new PartitionUnsupported();
         const name = uniqueName(named, spec.outName);
+        if (weights && (spec.fn.name === 'count' || spec.fn.name === 'countif')) {
+            const truth = spec.fn.name === 'countif' ? triArray(spec.args[0].run(frame), n) : undefined;
+            const col = new NumColumn('long', weightedCounts(weights, truth, grouping.gids, G), null, G);
+            named.push({ name, type: col.type, data: col, sel: null });
+            aggs.push({ name, type: col.type, info: spec.info, merge });
+            states.push(g => [encodeValue(col.get(g))]);
+            continue;
+        }
         if (merge === 'avg') {
             // The state is the sum and count alone: the part's own average is never needed.
             const { sums, counts } = sumsAndCounts(spec.args.map(a => a.run(frame)), grouping.gids, G, n);
@@ -446,7 +457,10 @@ export class SummaryFold {
 
 /** The parts' rows grouped by the keys at `keyIdx`, every aggregation's state merged. */
 class GroupFold {
-    private readonly index = new Map<string, number>();
+    /** Group numbers: by the key itself when it is one string, number, boolean or null; else by its text (groupOf). */
+    private readonly index = new Map<unknown, number>();
+    private readonly byText = new Map<string, number>();
+    private groups = 0;
     private readonly keyVals: AplValue[][];
     private readonly acc: AplValue[][];
     private readonly avgState: { sum: number; n: number }[][];
@@ -468,15 +482,13 @@ class GroupFold {
 
     /** Folds a part's groups in. `adopt`: its states are this fold's to change (no part shares them). */
     add(p: Extract<PartialResult, { kind: 'summarize' }>, adopt = false): void {
-        const { keyIdx, index, keyVals, acc, avgState, objects } = this;
+        const { keyIdx, keyVals, acc, avgState, objects } = this;
         const { keys, aggs } = this.first;
         const K = keys.length;
         for (const row of p.groups) {
-            const id = this.scalarKeys ? JSON.stringify(keyIdx.map(i => row[i])) : keyIdx.map(i => decodeValue(row[i] as EncodedValue)).map(v => (v === null ? '\u0000' : canonicalKey(v))).join('\u0001');
-            let g = index.get(id);
+            let g = this.groupOf(row);
             if (g === undefined) {
-                g = index.size;
-                index.set(id, g);
+                g = this.newGroup(row);
                 keyIdx.forEach((ki, i) => keyVals[i].push(decodeValue(row[ki] as EncodedValue)));
             }
             let at = K;
@@ -505,10 +517,36 @@ class GroupFold {
         }
     }
 
+    /**
+     * A part's row's group, if seen. One scalar key is its own Map key (Map keys compare as the
+     * encodings do: "1" is not 1, null is not "null"), which saves making a text per row: a part
+     * over a block of many values folds a group per value, and that was most of a fold's time.
+     */
+    private groupOf(row: readonly PartValue[]): number | undefined {
+        const one = this.scalarKeys && this.keyIdx.length === 1 ? row[this.keyIdx[0]] : undefined;
+        if (one === null || (one !== undefined && typeof one !== 'object')) return this.index.get(one);
+        return this.byText.get(this.keyText(row));
+    }
+
+    private newGroup(row: readonly PartValue[]): number {
+        const g = this.groups++;
+        const one = this.scalarKeys && this.keyIdx.length === 1 ? row[this.keyIdx[0]] : undefined;
+        if (one === null || (one !== undefined && typeof one !== 'object')) this.index.set(one, g);
+        else this.byText.set(this.keyText(row), g);
+        return g;
+    }
+
+    /** Scalar keys are equal exactly when their encodings are; dynamic ones compare canonically. */
+    private keyText(row: readonly PartValue[]): string {
+        const { keyIdx } = this;
+        if (this.scalarKeys) return JSON.stringify(keyIdx.map(i => row[i]));
+        return keyIdx.map(i => decodeValue(row[i] as EncodedValue)).map(v => (v === null ? '\u0000' : canonicalKey(v))).join('\u0001');
+    }
+
     /** The merged groups as a part's rows (the states themselves, not copies). */
     rows(): PartValue[][] {
         const out: PartValue[][] = [];
-        for (let g = 0; g < this.index.size; g++) {
+        for (let g = 0; g < this.groups; g++) {
             const row: PartValue[] = this.keyVals.map(k => encodeValue(k[g]));
             this.first.aggs.forEach((a, j) => {
                 if (a.merge === 'avg') row.push(this.avgState[j][g]?.sum ?? 0, this.avgState[j][g]?.n ?? 0);
@@ -531,7 +569,7 @@ class GroupFold {
 
     frame(): Frame {
         const { keys, aggs } = this.first;
-        const G = this.index.size;
+        const G = this.groups;
         const keyCols: Column[] = this.keyIdx.map((ki, i) => columnFromValues(keys[ki].type, this.keyVals[i]));
         const perm = sortGroupsByKeys(keyCols, G);
         const cols: FrameCol[] = this.keyIdx.map((ki, i) => ({ name: keys[ki].name, type: keys[ki].type, data: permute(keyCols[i], perm), sel: null }));

@@ -13,6 +13,7 @@ import type { ScalarType } from './columns.js';
 import { AplQueryError, errorAt, unsupportedAt } from './errors.js';
 import { QueryBudget, type QueryInterruption, type QueryLimits } from './budget.js';
 import { type Binding, type QueryEnv, castValue, compileExpr, defaultName, normType } from './expr.js';
+import { rowWeights, rowsOf } from './weighted-counts.js';
 import { Frame, SCAN_TIME, cellOf, detachedFrame, takeRows } from './frame.js';
 import { aggregateIsOrderInsensitive, findAggregateCalls } from './aggregate.js';
 import type { Snapshot } from './tables.js';
@@ -383,7 +384,10 @@ function runPart(p: ast.Pipeline, plan: PartitionPlan, need: OrderNeed, env: Que
         return emptyFrame();
     }
     const frame = applyOps(evalSource(p.source, env, state, need, ops), ops, 0, env, state, 'top', plan.kind === 'top' ? plan.opIndex + 1 : plan.opIndex);
-    if (plan.kind === 'count') state.partial = { kind: 'count', count: frame.length, stats: stats(frame.length) };
+    if (plan.kind === 'count') {
+        const rows = rowsOf(frame);
+        state.partial = { kind: 'count', count: rows, stats: stats(rows) };
+    }
     else if (plan.kind === 'top') {
         // Over a source of a dataset with blocks on disk, the rows (every column of the scan: the steps
         // before a parallel top are `where`s) are copied out, and the merge scans those copies.
@@ -393,7 +397,7 @@ function runPart(p: ast.Pipeline, plan: PartitionPlan, need: OrderNeed, env: Que
     else {
         state.budget.checkpoint(ops[plan.opIndex]);
         try {
-            state.partial = { ...partialSummarize(frame, ops[plan.opIndex] as ast.SummarizeOperator, env), stats: stats(frame.length) };
+            state.partial = { ...partialSummarize(frame, ops[plan.opIndex] as ast.SummarizeOperator, env), stats: stats(rowsOf(frame)) };
         } catch (e) {
             if (!(e instanceof PartitionUnsupported)) throw e;
             state.partial = { kind: 'unsupported' };
@@ -412,6 +416,7 @@ function countPart(p: ast.Pipeline, plan: PartitionPlan, need: OrderNeed, env: Q
     const frame = applyOps(evalSource(p.source, env, state, need, p.operators), p.operators, 0, env, state, 'top', plan.opIndex - 1);
     state.budget.checkpoint(where);
     const pred = compileExpr((where as ast.WhereOperator).predicate, frame, env);
+    if (rowWeights(frame)) return rowsOf(filterBy(frame, pred));
     return pred.countRows?.(frame) ?? filterBy(frame, pred).length;
 }
 

@@ -12,6 +12,7 @@ import { errorAt } from './errors.js';
 import { type Binding, type QueryEnv, compileExpr, isTabular, normType, vecToFrameCol } from './expr.js';
 import { Frame, ROWID, SCAN_TIME, type FrameCol, type FrameMeta, cellOf, concatColumns, selectRows } from './frame.js';
 import { DatasetStore, RowIdColumn, type Snapshot } from './tables.js';
+import { runsOnValueCounts, valueCountsFrame } from './weighted-counts.js';
 import { ColdScan, pickBlocks, type ColdAccess, type ColdBlock, type ColdField } from './cold-blocks.js';
 import Papa from 'papaparse';
 import type { OrderNeed, RunState } from './query.js';
@@ -115,7 +116,7 @@ function namedTable(name: string, node: AstNode, env: QueryEnv, state: RunState,
     }
     const terms = state.opts.pruneBlocks === false ? [] : pruneTerms(ops, env);
     const cold = state.data.cold?.(name);
-    return cold ? scanCold(snap, cold, need, state, terms) : scanDataset(snap, need, state, terms);
+    return cold ? scanCold(snap, cold, need, state, terms, ops) : scanDataset(snap, need, state, terms);
 }
 
 /**
@@ -124,7 +125,7 @@ function namedTable(name: string, node: AstNode, env: QueryEnv, state: RunState,
  * joined in the scan's time order. A part of a parallel run (engine.ts runs one per source) scans
  * just its source; the merge of a `top` reads back the rows its parts chose.
  */
-function scanCold(hot: Snapshot, cold: ColdAccess, need: OrderNeed, state: RunState, terms: readonly PruneTerm[]): Frame {
+function scanCold(hot: Snapshot, cold: ColdAccess, need: OrderNeed, state: RunState, terms: readonly PruneTerm[], ops: readonly ast.TabularOperator[]): Frame {
     const name = hot.dataset;
     const merge = state.opts.merge;
     if (merge?.plan.kind === 'top' && merge.plan.dataset === name) {
@@ -140,6 +141,8 @@ function scanCold(hot: Snapshot, cold: ColdAccess, need: OrderNeed, state: RunSt
         state.cold = { sources: blocks.length + 1, source: block?.id ?? '', blocks };
         const counted = block && countFromHeader(block, cold, name, need, state);
         if (counted) return conform(counted, cold.fields);
+        const weighted = block && weightedFromCounts(block, cold, name, need, state, ops);
+        if (weighted) return conform(weighted, cold.fields);
         state.budget.checkpoint();
         const made = block && fromCounts(block, cold, name, need, state);
         // Past the rows in memory (the last source) there is none: a part of a parallel run whose share is empty.
@@ -174,13 +177,34 @@ function countFromHeader(block: ColdBlock, cold: ColdAccess, dataset: string, ne
     const rows = wholeBlockRows(block, cold, need, state);
     if (rows === undefined) return undefined;
     if (rows === 0) return new Frame([], 0); // gone from disk: as a scan of the empty block it reads
-    // The statistics a scan of the whole block would give.
+    wholeBlockStats(block, rows, dataset, state);
+    return new Frame([], rows);
+}
+
+/** The statistics a scan of a whole block of `rows` visible rows gives, for a part that answers without reading it. */
+function wholeBlockStats(block: ColdBlock, rows: number, dataset: string, state: RunState): void {
     state.stats.rowsExamined += rows;
     if (!state.stats.datasets.includes(dataset)) state.stats.datasets.push(dataset);
     if (state.stats.minBlockTime === undefined || block.minTime < state.stats.minBlockTime) state.stats.minBlockTime = block.minTime;
     if (state.stats.maxBlockTime === undefined || block.maxTime > state.stats.maxBlockTime) state.stats.maxBlockTime = block.maxTime;
     for (const z of everyZone(rows, undefined, state.opts.zoneRows ?? ZONE_ROWS)) state.stats.partBlocks.add(z);
-    return new Frame([], rows);
+}
+
+/**
+ * A part of a `count` or `summarize` that may run over value counts (weighted-counts.ts) over a
+ * block it reads whole and in no order: a row per value of the one field it reads, with weights,
+ * from the block's header. Undefined: the block is read (or made row by row: fromCounts).
+ */
+function weightedFromCounts(block: ColdBlock, cold: ColdAccess, dataset: string, need: OrderNeed, state: RunState, ops: readonly ast.TabularOperator[]): Frame | undefined {
+    const plan = state.opts.partial?.plan;
+    if (!plan || !runsOnValueCounts(plan, ops)) return undefined;
+    const rows = wholeBlockRows(block, cold, need, state);
+    if (rows === undefined) return undefined;
+    if (rows === 0) return new Frame([], 0); // gone from disk: as a scan of the empty block it reads
+    const counts = cold.valueCounts(block);
+    if (!counts) return undefined;
+    wholeBlockStats(block, rows, dataset, state);
+    return valueCountsFrame(counts);
 }
 
 /**
@@ -575,7 +599,7 @@ export function union(
     const sub = (name: string) => {
         const snap = state.data.snapshot(name)!;
         const cold = state.data.cold?.(name);
-        return cold ? scanCold(snap, cold, 'desc', state, []) : scanDataset(snap, 'desc', state, []);
+        return cold ? scanCold(snap, cold, 'desc', state, [], []) : scanDataset(snap, 'desc', state, []);
     };
     for (const name of datasetNames ?? []) parts.push({ frame: sub(name), source: name });
     for (const t of tables) {

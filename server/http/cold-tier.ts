@@ -62,13 +62,15 @@ function coldField(c: BlockColumnMeta, mapFields: ReadonlySet<string>): ColdFiel
 export function coldBlock(info: BlockInfo, h: BlockHeader, mapFields: ReadonlySet<string>): ColdBlock {
     const ranges: Record<string, { min: number; max: number } | { min: string; max: string }> = {};
     const counts: Record<string, [string, number][]> = {};
+    const valueRows: string[] = [];
     for (const c of h.columns) {
         if (mapFields.has(c.name)) continue;
         if (c.kind === 'f64' && c.min !== undefined && c.max !== undefined) ranges[c.name] = { min: c.min, max: c.max };
         else if (c.kind === 'str' && c.min !== undefined && c.max !== undefined) ranges[c.name] = { min: c.min, max: c.max };
         if (c.kind === 'str' && c.counts !== undefined) counts[c.name] = c.counts;
+        if (c.kind === 'str' && c.rows !== undefined) valueRows.push(c.name);
     }
-    return { id: info.file, rows: info.rows, minTime: BigInt(info.minTime), maxTime: BigInt(info.maxTime), fields: h.columns.map((c) => coldField(c, mapFields)), ranges, counts };
+    return { id: info.file, rows: info.rows, minTime: BigInt(info.minTime), maxTime: BigInt(info.maxTime), fields: h.columns.map((c) => coldField(c, mapFields)), ranges, counts, valueRows };
 }
 
 /** Block header reads in flight at once (BlockHeaders.readAll). */

@@ -11,7 +11,7 @@ import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
 import type { ColdBlock, ColdBlockReader, ColumnarChunk } from '../../language/index.js';
 import { validateDatasetName } from '../store/errors.js';
-import { BlockCorruptError, checkBlockBytes, decodeBlockAt, type DecodedBlock } from '../store/block.js';
+import { BlockCorruptError, checkBlockBytes, decodeBlockAt, decodeValueRows, valueRowsIndexAt, type BlockBytesAt, type DecodedBlock, type ValueRowsIndex } from '../store/block.js';
 import { HttpError } from '../http/errors.js';
 import { datasetDirName } from '../store/dataset-dir.js';
 
@@ -46,6 +46,8 @@ export function coldBlockReader(datasetsDir: string): ColdBlockReader {
      * (renamed into place) and never changed, so its checksum is computed once per reader.
      */
     const checked = new Set<string>();
+    /** Where each file's value rows are (block.ts ValueRowsIndex), by the same identity: a few hundred bytes a file, not its header. */
+    const indexes = new Map<string, ValueRowsIndex>();
     const fileOf = (dataset: string, block: ColdBlock): string => {
         validateDatasetName(dataset);
         if (!BLOCK_FILE.test(block.id)) throw new Error(`not a block file name: ${JSON.stringify(block.id)}`);
@@ -58,41 +60,56 @@ export function coldBlockReader(datasetsDir: string): ColdBlockReader {
             return existsSync(fileOf(dataset, block)) ? block.rows : 0;
         },
         read(dataset: string, block: ColdBlock, field?: (name: string) => boolean): ColumnarChunk | undefined {
-            const file = fileOf(dataset, block);
-            let fd: number;
-            try {
-                fd = openSync(file, 'r');
-            } catch (err) {
-                // Removed since the block list was made: a trim or retention hid every row of it.
-                if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-                throw err;
-            }
-            let dec: DecodedBlock;
-            try {
-                const st = fstatSync(fd, { bigint: true });
-                const identity = `${file}:${st.ino}:${st.size}:${st.ctimeNs}`;
+            const dec = readChecked(dataset, block, (at, file, identity) => {
                 // The times and row ids are read when a query first reads them: a block in the cache
                 // holds only what its queries decoded.
                 const later = (offset: number, length: number): Buffer => readLater(file, identity, dataset, block, offset, length);
-                // Checked whole once per file (a megabyte at a time); then only its header and the
-                // sections the query needs are read.
-                if (!checked.has(identity)) {
-                    checkBlockBytes((into, offset) => readSync(fd, into, 0, into.length, offset), Number(st.size));
-                    checked.add(identity);
-                }
-                dec = decodeBlockAt((offset, length) => readAt(fd, offset, length), field, later);
-            } catch (err) {
-                // A failed read or stat is the disk's, not damage in the block.
-                if ((err as NodeJS.ErrnoException).syscall !== undefined) throw err;
-                throw new HttpError(423, `dataset "${dataset}": blocks/${block.id} is damaged (${(err as Error).message}); see FORMAT.md, "Repair"`);
-            } finally {
-                closeSync(fd);
-            }
+                return decodeBlockAt(at, field, later);
+            });
             // Another block of that name (the dataset was deleted and made again since): not this one.
-            if (dec.rows !== block.rows) return undefined;
+            if (dec === undefined || dec.rows !== block.rows) return undefined;
             return blockChunk(dec);
         },
+        valueRows(dataset: string, block: ColdBlock, field: string): { values: string[]; rows: Uint32Array } | undefined {
+            return readChecked(dataset, block, (at, _file, identity) => {
+                let index = indexes.get(identity);
+                if (index === undefined) indexes.set(identity, (index = valueRowsIndexAt(at)));
+                // Another block of that name (see read): not this one.
+                return index.blockRows === block.rows ? decodeValueRows(at, index, field) : undefined;
+            });
+        },
     };
+
+    /**
+     * `decode` of the block's file, open, checked whole once per file (a megabyte at a time), read
+     * at offsets; undefined when the file is gone (a trim or retention hid every row of it since the
+     * block list was made). Damage is a 423 that names the block.
+     */
+    function readChecked<T>(dataset: string, block: ColdBlock, decode: (at: BlockBytesAt, file: string, identity: string) => T): T | undefined {
+        const file = fileOf(dataset, block);
+        let fd: number;
+        try {
+            fd = openSync(file, 'r');
+        } catch (err) {
+            if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+            throw err;
+        }
+        try {
+            const st = fstatSync(fd, { bigint: true });
+            const identity = `${file}:${st.ino}:${st.size}:${st.ctimeNs}`;
+            if (!checked.has(identity)) {
+                checkBlockBytes((into, offset) => readSync(fd, into, 0, into.length, offset), Number(st.size));
+                checked.add(identity);
+            }
+            return decode((offset, length) => readAt(fd, offset, length), file, identity);
+        } catch (err) {
+            // A failed read or stat is the disk's, not damage in the block.
+            if ((err as NodeJS.ErrnoException).syscall !== undefined) throw err;
+            throw new HttpError(423, `dataset "${dataset}": blocks/${block.id} is damaged (${(err as Error).message}); see FORMAT.md, "Repair"`);
+        } finally {
+            closeSync(fd);
+        }
+    }
 }
 
 /**

@@ -53,7 +53,7 @@ type Section = [offset: number, length: number, rawLength: number, width?: 1 | 2
 type ColumnMeta = (
     | { name: string; kind: 'f64'; data: Section; present: Section; min?: number; max?: number }
     | { name: string; kind: 'bool'; data: Section }
-    | { name: string; kind: 'str'; dict: Section; data: Section; min?: string; max?: string; counts?: [string, number][]; hashes?: Section }
+    | { name: string; kind: 'str'; dict: Section; data: Section; min?: string; max?: string; counts?: [string, number][]; hashes?: Section; rows?: Section }
     | { name: string; kind: 'json'; data: Section }
 ) & { axiom?: string };
 
@@ -173,7 +173,10 @@ class BlockWriter {
         else if (c.kind === 'bool') this.columns.push({ name: c.name, kind: 'bool', data: this.section(view(c.values), 'runs'), axiom });
         else if (c.kind === 'str') {
             const hashes = c.dict.length >= HASHED_VALUES ? { hashes: this.section(view(keyHashes(c.dict)), 'numbers') } : {};
-            this.columns.push({ name: c.name, kind: 'str', dict: this.section(Buffer.from(JSON.stringify(c.dict)), 'text'), data: this.u32Section(c.codes, 'numbers'), axiom, ...stringRange(c.dict), ...valueCounts(c.dict, c.codes), ...hashes });
+            const counts = valueCounts(c.dict, c.codes);
+            // Values too many (or too long) for the header: their rows in a section of their own.
+            const rows = counts.counts === undefined && c.dict.length > 0 && c.dict.length <= ROWS_SECTION_VALUES ? { rows: this.u32Section(rowsPerValue(c.dict, c.codes), 'numbers') } : {};
+            this.columns.push({ name: c.name, kind: 'str', dict: this.section(Buffer.from(JSON.stringify(c.dict)), 'text'), data: this.u32Section(c.codes, 'numbers'), axiom, ...stringRange(c.dict), ...counts, ...rows, ...hashes });
         }
         else this.columns.push({ name: c.name, kind: 'json', data: this.section(Buffer.from(JSON.stringify(c.values)), 'text'), axiom });
     }
@@ -319,9 +322,18 @@ function valueCounts(dict: readonly string[], codes: Uint32Array): { counts?: [s
     let text = 0;
     for (const s of dict) text += s.length;
     if (text > COUNTED_TEXT) return {};
-    const rows = new Float64Array(dict.length + 1);
+    const rows = rowsPerValue(dict, codes);
+    return { counts: dict.map((s, k) => [s, rows[k]]) };
+}
+
+/** A str column with at most this many values and no header `counts` stores each value's rows (section `rows`). */
+const ROWS_SECTION_VALUES = 4096;
+
+/** The rows of each dictionary entry (k: dict[k]); absent rows are in none. */
+function rowsPerValue(dict: readonly string[], codes: Uint32Array): Uint32Array {
+    const rows = new Uint32Array(dict.length + 1);
     for (let i = 0; i < codes.length; i++) rows[codes[i]]++;
-    return { counts: dict.map((s, k) => [s, rows[k + 1]]) };
+    return rows.subarray(1);
 }
 
 /** A str column with at least this many values stores their key hashes (section `hashes`). */
@@ -893,14 +905,78 @@ export function checkBlockBytes(read: (into: Buffer, offset: number) => number, 
  * A query of a few fields reads a small part of the file.
  */
 export function decodeBlockAt(read: BlockBytesAt, field?: (name: string) => boolean, readLater?: BlockBytesAt): DecodedBlock {
+    const { header, dataStart } = headerAt(read);
+    // `readLater` reads the times and row ids when they are first decoded, not now (most queries of a block never do).
+    const later = readLater && ((s: Section) => () => readLater(dataStart + s[0], s[1]));
+    return decodeSections(header, (s) => read(dataStart + s[0], s[1]), field, later);
+}
+
+/**
+ * Where a block file's value rows are (section `rows` of its str columns, with their dictionaries):
+ * what decodeValueRows needs of its header, small enough for a reader to keep per file.
+ */
+export interface ValueRowsIndex {
+    blockRows: number;
+    dataStart: number;
+    compressed: boolean;
+    fields: ReadonlyMap<string, readonly [dict: Section, rows: Section]>;
+}
+
+/** The ValueRowsIndex of a block file (its header is read and checked). */
+export function valueRowsIndexAt(read: BlockBytesAt): ValueRowsIndex {
+    const { header, dataStart } = headerAt(read);
+    const fields = new Map<string, readonly [Section, Section]>();
+    for (const c of header.columns) if (c.kind === 'str' && c.rows !== undefined) fields.set(c.name, [c.dict, c.rows]);
+    return { blockRows: header.rows, dataStart, compressed: header.compression === 'deflate-raw', fields };
+}
+
+/**
+ * The values of the str column `field` and each one's rows, from a block whose file was checked
+ * whole before, without its codes: its dictionary and its section `rows` alone are read.
+ * Undefined when the block stores no rows for it.
+ */
+export function decodeValueRows(read: BlockBytesAt, index: ValueRowsIndex, field: string): { values: string[]; rows: Uint32Array } | undefined {
+    const refs = index.fields.get(field);
+    if (refs === undefined) return undefined;
+    const { sec, u32 } = sectionDecoder(index.compressed, (s) => read(index.dataStart + s[0], s[1]));
+    const values = JSON.parse(sec(refs[0]).toString('utf8')) as string[];
+    const rows = u32(refs[1]);
+    if (rows.length !== values.length) throw new BlockCorruptError(`column ${field}: ${rows.length} row counts for ${values.length} values`);
+    return { values, rows };
+}
+
+/** A block file's header, checked, and where its sections begin. */
+function headerAt(read: BlockBytesAt): { header: BlockHeader; dataStart: number } {
     const prefix = read(0, 12);
     if (prefix.toString('latin1', 0, 8) !== BLOCK_MAGIC) throw new BlockCorruptError('not a block file (bad magic)');
     const hlen = prefix.readUInt32LE(8);
     const { header } = parseHeader(read(12, hlen).toString('utf8'));
-    const dataStart = 12 + hlen;
-    // `readLater` reads the times and row ids when they are first decoded, not now (most queries of a block never do).
-    const later = readLater && ((s: Section) => () => readLater(dataStart + s[0], s[1]));
-    return decodeSections(header, (s) => read(dataStart + s[0], s[1]), field, later);
+    return { header, dataStart: 12 + hlen };
+}
+
+/** Decoders of a block's sections from their stored bytes: inflated (if the block is deflated), as bytes or u32s. */
+function sectionDecoder(compressed: boolean, stored: (s: Section) => Buffer) {
+    // One output chunk of the section's raw length: zlib's default 16 KiB chunks are joined after
+    // (a stored section of 560 KB inflated in 0.22 ms that way, 0.09 ms this way).
+    const inflate = (raw: Buffer, s: Section): Buffer => inflateRawSync(raw, { chunkSize: Math.min(Math.max(64, s[2]), MAX_INFLATE_CHUNK) });
+    const sec = (s: Section): Buffer => {
+        const raw = stored(s);
+        return compressed ? inflate(raw, s) : raw;
+    };
+    const u32Of = (b: Buffer, s: Section): Uint32Array => {
+        if (s[3] === undefined) return new Uint32Array(aligned(b));
+        const out = new Uint32Array(b.length / s[3]);
+        out.set(s[3] === 1 ? b : new Uint16Array(aligned(b)));
+        return out;
+    };
+    return { compressed, inflate, sec, u32Of, u32: (s: Section): Uint32Array => u32Of(sec(s), s) };
+}
+
+/** Typed arrays need aligned memory: a copy into a fresh ArrayBuffer. */
+function aligned(b: Buffer): ArrayBuffer {
+    const ab = new ArrayBuffer(b.length);
+    new Uint8Array(ab).set(b);
+    return ab;
 }
 
 /**
@@ -909,27 +985,7 @@ export function decodeBlockAt(read: BlockBytesAt, field?: (name: string) => bool
  * never reads them (server/query/cold-reader.ts); `storedLater` reads their bytes only then.
  */
 function decodeSections(header: BlockHeader, stored: (s: Section, keep: boolean) => Buffer, field?: (name: string) => boolean, storedLater?: (s: Section) => () => Buffer): DecodedBlock {
-    const compressed = header.compression === 'deflate-raw';
-    // One output chunk of the section's raw length: zlib's default 16 KiB chunks are joined after
-    // (a stored section of 560 KB inflated in 0.22 ms that way, 0.09 ms this way).
-    const inflate = (raw: Buffer, s: Section): Buffer => inflateRawSync(raw, { chunkSize: Math.min(Math.max(64, s[2]), MAX_INFLATE_CHUNK) });
-    const sec = (s: Section): Buffer => {
-        const raw = stored(s, false);
-        return compressed ? inflate(raw, s) : raw;
-    };
-    // Typed arrays need aligned memory: copy into a fresh ArrayBuffer.
-    const aligned = (b: Buffer): ArrayBuffer => {
-        const ab = new ArrayBuffer(b.length);
-        new Uint8Array(ab).set(b);
-        return ab;
-    };
-    const u32Of = (b: Buffer, s: Section): Uint32Array => {
-        if (s[3] === undefined) return new Uint32Array(aligned(b));
-        const out = new Uint32Array(b.length / s[3]);
-        out.set(s[3] === 1 ? b : new Uint16Array(aligned(b)));
-        return out;
-    };
-    const u32 = (s: Section): Uint32Array => u32Of(sec(s), s);
+    const { compressed, inflate, sec, u32Of, u32 } = sectionDecoder(header.compression === 'deflate-raw', (s) => stored(s, false));
     const later = <T>(s: Section, decode: (b: Buffer) => T): (() => T) => {
         let raw: (() => Buffer) | undefined = storedLater?.(s);
         if (raw === undefined) {

@@ -47,6 +47,7 @@ function blockOf(id: string, chunk: ColumnarChunk, counts = true): ColdBlock {
     // Value ranges as the store's block headers give them (server/store/block.ts).
     const ranges: NonNullable<ColdBlock['ranges']> = {};
     const valueCounts: Record<string, (readonly [string, number])[]> = {};
+    const valueRows: string[] = [];
     for (const c of chunk.columns) {
         if (c.kind === 'f64') {
             const xs = [...c.values].filter((_, i) => c.present === null || ((c.present[i >> 3] >> (i & 7)) & 1) === 1);
@@ -56,9 +57,11 @@ function blockOf(id: string, chunk: ColumnarChunk, counts = true): ColdBlock {
             Object.assign(ranges, { [c.name]: { min: d[0], max: d[d.length - 1] } });
             // Few values: each with its rows, as the store's headers list them.
             if (counts && c.dict.length <= 64 && c.dict.join('').length <= 2048) valueCounts[c.name] = c.dict.map((v, k) => [v, c.codes.filter(x => x === k + 1).length] as const);
+            // More values: each with its rows in a section of the block (MapReader.valueRows).
+            else if (counts && c.dict.length <= 4096) valueRows.push(c.name);
         }
     }
-    return { id, rows: chunk.rows, minTime: min, maxTime: max, fields: s.fieldList().map(f => ({ name: f.name, type: f.type, axiomType: f.axiomType })), ranges, counts: valueCounts };
+    return { id, rows: chunk.rows, minTime: min, maxTime: max, fields: s.fieldList().map(f => ({ name: f.name, type: f.type, axiomType: f.axiomType })), ranges, counts: valueCounts, valueRows };
 }
 
 /**
@@ -93,6 +96,16 @@ class MapReader implements ColdBlockReader {
         if (columns) this.fieldsRead.push(columns.map(col => col.name));
         return c && { ...c, columns: columns! };
     }
+    /** The values of a field the header lists in valueRows and each one's rows, as the store's reader reads them from the block's section. */
+    valueRowsRead: string[] = [];
+    valueRows(_dataset: string, block: ColdBlock, field: string): { values: string[]; rows: Uint32Array } | undefined {
+        const c = this.chunks.get(block.id)?.columns.find(col => col.name === field);
+        if (c?.kind !== 'str' || !block.valueRows?.includes(field)) return undefined;
+        this.valueRowsRead.push(block.id);
+        const rows = new Uint32Array(c.dict.length + 1);
+        for (const code of c.codes) rows[code]++;
+        return { values: [...c.dict], rows: rows.subarray(1) };
+    }
     /** As the store's reader: the header's rows while the block is there, none once it is gone. */
     rows(_dataset: string, block: ColdBlock): number {
         return this.chunks.has(block.id) ? block.rows : 0;
@@ -110,8 +123,10 @@ interface Pair {
  * The same batches loaded whole into one engine, and into another with the first `coldBatches` as
  * cold blocks. Batches are in time order except `shuffled` ones, which overlap the others.
  */
-function pair(opts: { batches: number; per: number; coldBatches: number; cacheBytes?: number; shuffled?: boolean; keep?: ColdDataset['keep']; counts?: boolean }): Pair {
+function pair(opts: { batches: number; per: number; coldBatches: number; cacheBytes?: number; shuffled?: boolean; keep?: ColdDataset['keep']; counts?: boolean; paths?: number }): Pair {
     const events = mixedEvents(opts.batches * opts.per);
+    // A field of many values (too many for a header's counts): `paths` of them, every ninth row without one.
+    if (opts.paths) events.forEach((e, i) => i % 9 !== 0 && Object.assign(e, { path: `/api/p${(i * 7) % opts.paths!}` }));
     if (!opts.shuffled) events.sort((a, b) => String(a._time).localeCompare(String(b._time)));
     const chunks = Array.from({ length: opts.batches }, (_, b) => chunkOf(events.slice(b * opts.per, (b + 1) * opts.per), b + 1));
     const reader = new MapReader(opts.counts);
@@ -544,6 +559,10 @@ describe('a count from the block headers', () => {
         "['d'] | where isnull(label) | count",
         "['d'] | summarize countif(label startswith 'l1') by label",
         "['d'] | summarize count()",
+        // Parts over each value and its rows (weighted-counts.ts): counts add rows, the rest see each value once.
+        "['d'] | where status in ('500', '404') | summarize c = count(), ci = countif(status == '500'), d = dcount(status), mx = max(status), mn = min(status)",
+        "['d'] | where label !has 'l2' | summarize count() by s = strcat(label, '/')",
+        "['d'] | where status == 'nope' | summarize count() by status",
     ]) {
         it(`${apl} over blocks the request's range covers whole reads none of them and answers as in memory`, async () => {
             const p = pair({ batches: 6, per: 700, coldBatches: 4 });
@@ -554,6 +573,34 @@ describe('a count from the block headers', () => {
             expect(same(await p.tiered.query(apl, OPTS))).toEqual(same(tiered));
         });
     }
+
+    // A field of more values: the block keeps each value's rows in a section, read without the rows.
+    for (const apl of [
+        "['d'] | where path contains '1' | summarize count() by path | top 5 by count_",
+        "['d'] | where path startswith '/api/p2' | count",
+        "['d'] | summarize c = count(), d = dcount(path), mx = max(path), e = countif(isempty(path))",
+    ]) {
+        it(`${apl} over blocks of a field of 150 values reads their value rows, not the blocks, and answers as in memory`, async () => {
+            const p = pair({ batches: 6, per: 700, coldBatches: 4, paths: 150 });
+            expect(p.cold.blocks.every(b => b.valueRows?.includes('path'))).toBe(true);
+            const tiered = await p.tiered.query(apl, OPTS);
+            expect(p.reader.reads).toEqual([]);
+            expect([...p.reader.valueRowsRead].sort()).toEqual(p.cold.blocks.map(b => b.id));
+            expect(same(tiered)).toEqual(same(await p.whole.query(apl, OPTS)));
+            // Run again: the same, and the value rows come from the cache.
+            expect(same(await p.tiered.query(apl, OPTS))).toEqual(same(tiered));
+            expect(p.reader.valueRowsRead.length).toBe(p.cold.blocks.length);
+        });
+    }
+
+    it("['d'] | summarize make_list(path) and ['d'] | summarize sum(n) by path read the blocks of a field of 150 values", async () => {
+        for (const apl of ["['d'] | summarize make_list(path)", "['d'] | summarize sum(n) by path"]) {
+            const p = pair({ batches: 6, per: 700, coldBatches: 4, paths: 150 });
+            expect(same(await p.tiered.query(apl, OPTS), apl), apl).toEqual(same(await p.whole.query(apl, OPTS), apl));
+            expect(p.reader.reads.length, apl).toBeGreaterThan(0);
+            expect(p.reader.valueRowsRead, apl).toEqual([]);
+        }
+    });
 
     it("two fields (their counts do not pair their values), a field without counts (n), a time (bin(_time, 1d)), an order (make_list), a range that cuts a block or a trim: the blocks are read", async () => {
         for (const apl of [

@@ -86,6 +86,28 @@ describe('cold block reader', () => {
         expect((err as HttpError).message).toContain('blocks/00000001.blk');
     });
 
+    it("reads a field's value rows from their section; a removed or replaced block has none, a damaged one is 423", async () => {
+        const { dir } = await setup();
+        const n = 500;
+        const times = BigInt64Array.from({ length: n }, (_, i) => BigInt(i));
+        const fields = Array.from({ length: n }, (_, i) => ({ uri: `/p${i % 100}`, status: 'ok' }));
+        const enc = await encodeBlock([{ seq: 1, sysTime: 5n, times, fields }], { compress: true });
+        const file = path.join(dir, 'logs', 'blocks', '00000002.blk');
+        writeFileSync(file, enc!.bytes);
+        const block: ColdBlock = { id: '00000002.blk', rows: n, minTime: 0n, maxTime: BigInt(n - 1), fields: [], valueRows: ['uri'] };
+        const reader = coldBlockReader(dir);
+        const got = reader.valueRows!('logs', block, 'uri')!;
+        expect(got.values.length).toBe(100);
+        expect([...got.rows]).toEqual(new Array(100).fill(5));
+        // status has one value: its rows are in the header (counts), not in a section.
+        expect(reader.valueRows!('logs', block, 'status')).toBeUndefined();
+        expect(reader.valueRows!('logs', { ...block, rows: n + 1 }, 'uri')).toBeUndefined();
+        expect(reader.valueRows!('logs', { ...block, id: '00000009.blk' }, 'uri')).toBeUndefined();
+        writeFileSync(path.join(dir, 'logs', 'blocks', '00000003.blk'), 'APLBLK01 not really');
+        expect(() => reader.valueRows!('logs', { ...block, id: '00000003.blk' }, 'uri')).toThrow(expect.objectContaining({ status: 423 }));
+        expect(() => reader.valueRows!('../..', block, 'uri')).toThrow();
+    });
+
     for (const [dataset, id] of [
         ['..', '00000001.blk'],
         ['logs/../..', '00000001.blk'],

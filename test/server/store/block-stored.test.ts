@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { toColumns } from '../../../server/ingest/columnar.js';
-import { BlockCorruptError, checkBlockBytes, decodeBlock, decodeBlockAt, encodeBlock, readBlockHeader } from '../../../server/store/block.js';
+import { BlockCorruptError, checkBlockBytes, decodeBlock, decodeBlockAt, decodeValueRows, encodeBlock, readBlockHeader, valueRowsIndexAt } from '../../../server/store/block.js';
 import { keyHash64 } from '../../../language/eval/sketches.js';
 
 /** A deterministic stream of doubles in [0, 1) with all 52 bits of mantissa in use. */
@@ -126,6 +126,34 @@ describe('a block read by its sections', () => {
         expect(id.dict).toEqual(Array.from({ length: 1500 }, (_, k) => `user-${k}`));
         expect(read).toContain(dataStart + meta('id').dict[0]);
         expect(Array.from({ length: n }, (_, i) => dec.columns[0].get(i))).toEqual(events.map(e => e.id));
+    });
+
+    it('a str column of 65 to 4,096 values stores each value\'s rows (section rows), read with its dictionary and without its codes', async () => {
+        const n = 20_000;
+        const times = BigInt64Array.from({ length: n }, (_, i) => BigInt(i));
+        // few: 64 values (header counts); mid: 300 (rows), some rows without it; many: 5,000 (neither).
+        const events = Array.from({ length: n }, (_, i) => ({ few: `f${i % 64}`, ...(i % 7 === 0 ? {} : { mid: `/api/v${i % 300}` }), many: `m${i % 5000}` }));
+        const block = (await encodeBlock([{ seq: 1, sysTime: 1n, times, columns: toColumns(events) }], { compress: true }))!.bytes;
+        const { header, dataStart } = readBlockHeader(block);
+        const meta = (name: string) => header.columns.find(c => c.name === name)! as { dict: number[]; data: number[]; rows?: number[]; counts?: unknown };
+        expect(meta('few').counts).toBeDefined();
+        expect(meta('few').rows).toBeUndefined();
+        expect(meta('many').rows).toBeUndefined();
+        expect(meta('mid').rows).toBeDefined();
+        const read: number[] = [];
+        const at = (offset: number, length: number) => {
+            read.push(offset);
+            return Buffer.from(block.subarray(offset, offset + length));
+        };
+        const index = valueRowsIndexAt(at);
+        expect([...index.fields.keys()]).toEqual(['mid']);
+        expect(decodeValueRows(at, index, 'few')).toBeUndefined();
+        const got = decodeValueRows(at, index, 'mid')!;
+        const want = new Map<string, number>();
+        for (const e of events) if (e.mid !== undefined) want.set(e.mid, (want.get(e.mid) ?? 0) + 1);
+        expect(new Map(got.values.map((v, k) => [v, got.rows[k]]))).toEqual(want);
+        expect(read).toContain(dataStart + meta('mid').dict[0]);
+        expect(read).not.toContain(dataStart + meta('mid').data[0]);
     });
 
     it('checkBlockBytes checks a block read in short pieces, and fails one with a changed byte or cut short', async () => {

@@ -1,0 +1,94 @@
+/**
+ * A part of a parallel `count` or `summarize` over a block whose header lists the values of the one
+ * field the query reads (cold-blocks.ts ValueCounts): one row per distinct value, with a hidden
+ * weight column that says how many of the block's rows the row stands for. The part's `where`s
+ * filter those few rows, and its count and countif add weights: a block of 70,000 rows and 20
+ * values costs 20 rows' work, not 70,000.
+ *
+ * Only where every step up to the merge gives a row's value from the field alone and no
+ * aggregation reads how many rows there are beyond counting them (runsOnValueCounts): `where`s,
+ * and count, countif, dcount, min and max (with their -if forms), none of them calling a volatile
+ * function (rand(): a row each would draw its own number).
+ */
+import { AstUtils, type AstNode } from 'langium';
+import type * as ast from '../generated/ast.js';
+import { lookupAggregate, lookupScalarFunction } from '../builtins/index.js';
+import { NumColumn, StrColumn } from './columns.js';
+import { Frame } from './frame.js';
+import type { ValueCounts } from './cold-blocks.js';
+import type { PartitionPlan } from './parallel.js';
+
+/** The hidden column of a frame made from value counts: the block's rows each row stands for. */
+export const ROW_WEIGHT = '\u0000rows';
+
+/** Aggregations whose part state is the same over weighted rows: counts add weights, the rest ignore them. */
+const WEIGHTED_AGGREGATES = new Set(['count', 'countif', 'dcount', 'dcountif', 'min', 'max', 'minif', 'maxif']);
+
+/** Whether a part of `plan` over the pipeline `ops` may run over value counts (see the module comment). */
+export function runsOnValueCounts(plan: PartitionPlan, ops: readonly ast.TabularOperator[]): boolean {
+    if (plan.kind !== 'count' && plan.kind !== 'summarize') return false;
+    if (ops.length < plan.opIndex) return false;
+    for (const op of ops.slice(0, plan.opIndex)) if (op.$type !== 'WhereOperator' || callsVolatile(op)) return false;
+    if (plan.kind === 'count') return true;
+    const summarize = ops[plan.opIndex] as ast.SummarizeOperator | undefined;
+    if (summarize?.$type !== 'SummarizeOperator' || callsVolatile(summarize)) return false;
+    return summarize.aggregates.every(a => {
+        let e = a.expression;
+        while (e.$type === 'ParenthesizedExpression') e = (e as ast.ParenthesizedExpression).expression;
+        return e.$type === 'FunctionCall' && WEIGHTED_AGGREGATES.has(lookupAggregate((e as ast.FunctionCall).function)?.name ?? '');
+    });
+}
+
+/** A call of a function whose value differs from row to row with the same input (now() and ago() are fixed per query). */
+function callsVolatile(node: AstNode): boolean {
+    return AstUtils.streamAst(node).some(n => {
+        if (n.$type !== 'FunctionCall') return false;
+        const name = (n as ast.FunctionCall).function;
+        return name !== 'now' && name !== 'ago' && lookupScalarFunction(name)?.volatile === true;
+    });
+}
+
+/** The frame of a block's value counts: the field (if any) and ROW_WEIGHT, a row per value. */
+export function valueCountsFrame(counts: ValueCounts): Frame {
+    const n = counts.values.length;
+    const weights = new NumColumn('long', Float64Array.from(counts.rows), null, n);
+    const cols: Frame['cols'] = [{ name: ROW_WEIGHT, type: 'long', data: weights, sel: null, hidden: true }];
+    if (counts.field !== undefined) {
+        const dict = [''];
+        const codes = new Uint32Array(n);
+        for (let i = 0; i < n; i++) {
+            const v = counts.values[i];
+            if (v !== null) codes[i] = dict.push(v) - 1;
+        }
+        // After the weights: a field of the same name is what a query's reference to it finds (Frame.find).
+        cols.push({ name: counts.field, type: 'string', data: new StrColumn(codes, dict), sel: null });
+    }
+    return new Frame(cols, n);
+}
+
+/** The weight of each of a frame's rows, or undefined for a frame of rows (a weight of 1 each). */
+export function rowWeights(frame: Frame): Float64Array | undefined {
+    const c = frame.cols.find(x => x.hidden === true && x.name === ROW_WEIGHT);
+    if (!c) return undefined;
+    const vals = (c.data as NumColumn).vals;
+    if (c.sel === null) return vals.subarray(0, frame.length);
+    const out = new Float64Array(frame.length);
+    for (let i = 0; i < out.length; i++) out[i] = vals[c.sel[i]];
+    return out;
+}
+
+/** The rows a frame stands for: its length, or the sum of its weights. */
+export function rowsOf(frame: Frame): number {
+    const w = rowWeights(frame);
+    if (!w) return frame.length;
+    let total = 0;
+    for (let i = 0; i < w.length; i++) total += w[i];
+    return total;
+}
+
+/** count() (no `truth`) or countif() per group over weighted rows: the weights of the rows (where `truth` is 1). */
+export function weightedCounts(weights: Float64Array, truth: Uint8Array | undefined, gids: Uint32Array, G: number): Float64Array {
+    const out = new Float64Array(G);
+    for (let i = 0; i < weights.length; i++) if (truth === undefined || truth[i] === 1) out[gids[i]] += weights[i];
+    return out;
+}
