@@ -964,12 +964,22 @@ function sectionDecoder(compressed: boolean, stored: (s: Section) => Buffer) {
         return compressed ? inflate(raw, s) : raw;
     };
     const u32Of = (b: Buffer, s: Section): Uint32Array => {
-        if (s[3] === undefined) return new Uint32Array(aligned(b));
+        if (s[3] === undefined) return typedOf(Uint32Array, b);
         const out = new Uint32Array(b.length / s[3]);
-        out.set(s[3] === 1 ? b : new Uint16Array(aligned(b)));
+        out.set(s[3] === 1 ? b : typedOf(Uint16Array, b));
         return out;
     };
     return { compressed, inflate, sec, u32Of, u32: (s: Section): Uint32Array => u32Of(sec(s), s) };
+}
+
+/**
+ * A section's bytes as a typed array: a view when they are the whole of their own memory (a section
+ * inflated, or read on its own, past Node's pool size), else a copy. Typed arrays need aligned
+ * memory, and a view of a larger buffer (a whole block file, a pool slab) would keep all of it alive.
+ */
+function typedOf<T>(Ctor: { new (buffer: ArrayBuffer, byteOffset: number, length: number): T; new (buffer: ArrayBuffer): T; readonly BYTES_PER_ELEMENT: number }, b: Buffer): T {
+    if (b.byteOffset === 0 && b.buffer.byteLength === b.length && b.buffer instanceof ArrayBuffer) return new Ctor(b.buffer, 0, b.length / Ctor.BYTES_PER_ELEMENT);
+    return new Ctor(aligned(b));
 }
 
 /** Typed arrays need aligned memory: a copy into a fresh ArrayBuffer. */
@@ -1000,7 +1010,7 @@ function decodeSections(header: BlockHeader, stored: (s: Section, keep: boolean)
     const columns: DecodedColumn[] = header.columns.filter((c) => field === undefined || field(c.name)).map((c): DecodedColumn => {
         switch (c.kind) {
             case 'f64': {
-                const data = new Float64Array(aligned(sec(c.data)));
+                const data = typedOf(Float64Array, sec(c.data));
                 const present = sec(c.present);
                 return { name: c.name, kind: 'f64', values: data, present, get: (i) => ((present[i >> 3] >> (i & 7)) & 1 ? data[i] : undefined) };
             }
@@ -1012,7 +1022,7 @@ function decodeSections(header: BlockHeader, stored: (s: Section, keep: boolean)
                 const codes = u32(c.data);
                 if (c.hashes !== undefined) {
                     // The strings are read (the section again, from the file) only if something asks for them.
-                    const keyHashes = new Uint32Array(aligned(sec(c.hashes)));
+                    const keyHashes = typedOf(Uint32Array, sec(c.hashes));
                     const dictOf = later(c.dict, (b) => JSON.parse(b.toString('utf8')) as string[]);
                     return {
                         name: c.name,
@@ -1034,7 +1044,7 @@ function decodeSections(header: BlockHeader, stored: (s: Section, keep: boolean)
             }
         }
     });
-    const times = later(header.time, (b) => new BigInt64Array(aligned(b)));
+    const times = later(header.time, (b) => typedOf(BigInt64Array, b));
     const batchIdx = later(header.batch, (b) => u32Of(b, header.batch));
     const rowIdx = later(header.row, (b) => u32Of(b, header.row));
     return {
