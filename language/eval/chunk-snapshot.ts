@@ -16,6 +16,7 @@ import { BoolColumn, type Column, ConstColumn, NumColumn, StrColumn, TimeColumn,
 import { splitTimes, type ColumnarChunk, type ColumnChunk, type DatasetSchemaHints, type Snapshot } from './tables.js';
 import { batchIdHex, formatRowId, type ParsedCursor } from '../api/row-id.js';
 import type { StringLookup } from './string-index.js';
+import type { AplValue } from '../values.js';
 import { timeOrder } from './kernels/sort.js';
 
 /** Bytes per row of what the snapshot may make besides its fields: times (the block's 8 and split 12), system times (12), row id parts (8), three orders (4 each). */
@@ -178,7 +179,7 @@ function columnOf(c: Exclude<ColumnChunk, { kind: 'json' }>, n: number, grew: (b
             // A store's field with no value is 'string' and all null.
             if (!any) return new ConstColumn('string', null, n);
             // The store's dictionaries hold code 0 (null) at index 0: chunk code k is dict[k - 1].
-            if (c.keyHashes !== undefined) return new LazyDictColumn(c.codes.subarray(0, n), n, () => ['', ...c.dict], c.keyHashes, grew);
+            if (c.keyHashes !== undefined) return new LazyDictColumn(c.codes.subarray(0, n), n, new LazyDict(() => ['', ...c.dict], c.valueAt, grew), c.keyHashes);
             const dict = ['', ...c.dict];
             return new StrColumn(c.codes.subarray(0, n), dict, n, lazyIndex(dict));
         }
@@ -249,21 +250,49 @@ function columnBytes(col: Column): number {
 class LazyDictColumn extends StrColumn {
     declare readonly keyHashes: Uint32Array;
 
-    constructor(codes: Uint32Array, n: number, make: () => string[], keyHashes: Uint32Array, grew: (bytes: number) => void) {
+    constructor(codes: Uint32Array, n: number, private readonly lazy: LazyDict, keyHashes: Uint32Array) {
         super(codes, NO_DICT, n, undefined, keyHashes);
-        let dict: string[] | undefined;
-        let index: StringLookup | undefined;
-        // Accessors over the fields StrColumn set: made on first use, then kept.
-        Object.defineProperty(this, 'dict', {
-            get: (): string[] => {
-                if (dict === undefined) {
-                    dict = make();
-                    grew(dictBytes(dict));
-                }
-                return dict;
-            },
-        });
-        Object.defineProperty(this, 'index', { get: (): StringLookup => (index ??= lazyIndex(this.dict)) });
+        // Accessors over the fields StrColumn set: made on first use, then kept (by `lazy`, which gathered copies share).
+        Object.defineProperty(this, 'dict', { get: (): string[] => lazy.dict() });
+        Object.defineProperty(this, 'index', { get: (): StringLookup => lazy.index() });
+    }
+
+    override get(i: number): AplValue {
+        const c = this.codes[i];
+        return c === 0 ? null : this.lazy.valueAt(c);
+    }
+
+    /** The same dictionary, still unmade: a `top`'s few rows copied out read only their values' parts. */
+    override withCodes(codes: Uint32Array, n: number): StrColumn {
+        return new LazyDictColumn(codes, n, this.lazy, this.keyHashes);
+    }
+}
+
+/** A block's dictionary made on first use (`make`: with the null entry at 0), or one value at a time where the block can. */
+class LazyDict {
+    private made: string[] | undefined;
+    private lookup: StringLookup | undefined;
+
+    constructor(
+        private readonly make: () => string[],
+        private readonly one: ((k: number) => string) | undefined,
+        private readonly grew: (bytes: number) => void,
+    ) {}
+
+    dict(): string[] {
+        if (this.made === undefined) {
+            this.made = this.make();
+            this.grew(dictBytes(this.made));
+        }
+        return this.made;
+    }
+
+    index(): StringLookup {
+        return (this.lookup ??= lazyIndex(this.dict()));
+    }
+
+    valueAt(k: number): AplValue {
+        return this.made !== undefined || this.one === undefined ? this.dict()[k] : this.one(k);
     }
 }
 

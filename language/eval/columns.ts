@@ -49,6 +49,10 @@ export class StrColumn implements Column {
          */
         readonly keyHashes?: Uint32Array,
     ) {}
+    /** Other codes over this column's dictionary (a gather, a selection made dense). */
+    withCodes(codes: Uint32Array, n: number): StrColumn {
+        return new StrColumn(codes, this.dict, n, this.index, this.keyHashes);
+    }
     /** The code of a string, or -1 when absent. */
     codeOf(s: string): number {
         if (this.index) return this.index.get(s) ?? -1;
@@ -391,7 +395,7 @@ export function gatherColumn(col: Column, idx: Uint32Array | null, n: number): C
         const src = col.codes;
         if (idx) for (let i = 0; i < n; i++) codes[i] = src[idx[i]];
         else codes.set(src.subarray(0, n));
-        return new StrColumn(codes, col.dict, n, col.index);
+        return col.withCodes(codes, n);
     }
     if (col instanceof NumColumn) {
         const vals = new Float64Array(n);

@@ -563,6 +563,8 @@ export type ColumnChunk =
          * on disk stores them for a large dictionary): then `dict` may be made only when first read.
          */
         keyHashes?: Uint32Array;
+        /** dict[k - 1] without making `dict`, when its maker can (a block on disk stores a large dictionary in parts). */
+        valueAt?: (k: number) => string;
         /** Written by the engine when the chunk asks for it (`ColumnarChunk.numberStrings`). */
         numbered?: StringNumbering;
     }

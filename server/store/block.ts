@@ -53,7 +53,20 @@ type Section = [offset: number, length: number, rawLength: number, width?: 1 | 2
 type ColumnMeta = (
     | { name: string; kind: 'f64'; data: Section; present: Section; min?: number; max?: number }
     | { name: string; kind: 'bool'; data: Section }
-    | { name: string; kind: 'str'; dict: Section; data: Section; min?: string; max?: string; counts?: [string, number][]; hashes?: Section; rows?: Section }
+    | {
+          name: string;
+          kind: 'str';
+          /** The dictionary, or with `dictPart` its first `dictPart` values, `dictRest` holding the rest as many a section. */
+          dict: Section;
+          dictRest?: Section[];
+          dictPart?: number;
+          data: Section;
+          min?: string;
+          max?: string;
+          counts?: [string, number][];
+          hashes?: Section;
+          rows?: Section;
+      }
     | { name: string; kind: 'json'; data: Section }
 ) & { axiom?: string };
 
@@ -96,7 +109,17 @@ export interface DecodedBlock {
 export type DecodedColumn = (
     | { name: string; kind: 'f64'; values: Float64Array; /** bit i set = row i has a value */ present: Uint8Array }
     | { name: string; kind: 'bool'; /** 0 false, 1 true, 2 absent */ values: Uint8Array }
-    | { name: string; kind: 'str'; dict: string[]; /** 0 absent, k -> dict[k - 1] */ codes: Uint32Array; /** Section `hashes`: then `dict` is parsed when first read. */ keyHashes?: Uint32Array }
+    | {
+          name: string;
+          kind: 'str';
+          dict: string[];
+          /** 0 absent, k -> dict[k - 1] */
+          codes: Uint32Array;
+          /** Section `hashes`: then `dict` is parsed when first read. */
+          keyHashes?: Uint32Array;
+          /** dict[k - 1] without parsing all of `dict`, for a dictionary stored in parts (`dictPart`): only k's part is read. */
+          valueAt?: (k: number) => string;
+      }
     | { name: string; kind: 'json'; /** null = absent */ values: JsonValue[] }
 ) & {
     /** Value of row i, or undefined when absent. */
@@ -176,7 +199,18 @@ class BlockWriter {
             const counts = valueCounts(c.dict, c.codes);
             // Values too many (or too long) for the header: their rows in a section of their own.
             const rows = counts.counts === undefined && c.dict.length > 0 && c.dict.length <= ROWS_SECTION_VALUES ? { rows: this.u32Section(rowsPerValue(c.dict, c.codes), 'numbers') } : {};
-            this.columns.push({ name: c.name, kind: 'str', dict: this.section(Buffer.from(JSON.stringify(c.dict)), 'text'), data: this.u32Section(c.codes, 'numbers'), axiom, ...stringRange(c.dict), ...counts, ...rows, ...hashes });
+            const json = (values: readonly string[]) => this.section(Buffer.from(JSON.stringify(values)), 'text');
+            // A hashed dictionary in parts: a query that reads a few of its values (the rows of a `top`) reads their parts only.
+            const parts = c.dict.length >= HASHED_VALUES ? Math.ceil(c.dict.length / DICT_PART_VALUES) : 1;
+            const dict =
+                parts === 1
+                    ? { dict: json(c.dict) }
+                    : {
+                          dict: json(c.dict.slice(0, DICT_PART_VALUES)),
+                          dictRest: Array.from({ length: parts - 1 }, (_, j) => json(c.dict.slice((j + 1) * DICT_PART_VALUES, (j + 2) * DICT_PART_VALUES))),
+                          dictPart: DICT_PART_VALUES,
+                      };
+            this.columns.push({ name: c.name, kind: 'str', ...dict, data: this.u32Section(c.codes, 'numbers'), axiom, ...stringRange(c.dict), ...counts, ...rows, ...hashes });
         }
         else this.columns.push({ name: c.name, kind: 'json', data: this.section(Buffer.from(JSON.stringify(c.values)), 'text'), axiom });
     }
@@ -336,8 +370,15 @@ function rowsPerValue(dict: readonly string[], codes: Uint32Array): Uint32Array 
     return rows.subarray(1);
 }
 
-/** A str column with at least this many values stores their key hashes (section `hashes`). */
+/** A str column with at least this many values stores their key hashes (section `hashes`), and its dictionary in parts. */
 const HASHED_VALUES = 1024;
+/** Values in each part of a dictionary stored in parts (header `dictPart`). */
+const DICT_PART_VALUES = 1024;
+
+/** The sections of a str column's dictionary, in order (one, or its parts). */
+function dictSections(c: Extract<ColumnMeta, { kind: 'str' }>): Section[] {
+    return [c.dict, ...(c.dictRest ?? [])];
+}
 
 /**
  * keyHash64 (the hash a dcount keeps of a value, language/eval/sketches.ts) of each dictionary
@@ -919,14 +960,14 @@ export interface ValueRowsIndex {
     blockRows: number;
     dataStart: number;
     compressed: boolean;
-    fields: ReadonlyMap<string, readonly [dict: Section, rows: Section]>;
+    fields: ReadonlyMap<string, readonly [dict: readonly Section[], rows: Section]>;
 }
 
 /** The ValueRowsIndex of a block file (its header is read and checked). */
 export function valueRowsIndexAt(read: BlockBytesAt): ValueRowsIndex {
     const { header, dataStart } = headerAt(read);
-    const fields = new Map<string, readonly [Section, Section]>();
-    for (const c of header.columns) if (c.kind === 'str' && c.rows !== undefined) fields.set(c.name, [c.dict, c.rows]);
+    const fields = new Map<string, readonly [readonly Section[], Section]>();
+    for (const c of header.columns) if (c.kind === 'str' && c.rows !== undefined) fields.set(c.name, [dictSections(c), c.rows]);
     return { blockRows: header.rows, dataStart, compressed: header.compression === 'deflate-raw', fields };
 }
 
@@ -939,7 +980,7 @@ export function decodeValueRows(read: BlockBytesAt, index: ValueRowsIndex, field
     const refs = index.fields.get(field);
     if (refs === undefined) return undefined;
     const { sec, u32 } = sectionDecoder(index.compressed, (s) => read(index.dataStart + s[0], s[1]));
-    const values = JSON.parse(sec(refs[0]).toString('utf8')) as string[];
+    const values = refs[0].flatMap((d) => JSON.parse(sec(d).toString('utf8')) as string[]);
     const rows = u32(refs[1]);
     if (rows.length !== values.length) throw new BlockCorruptError(`column ${field}: ${rows.length} row counts for ${values.length} values`);
     return { values, rows };
@@ -1021,9 +1062,19 @@ function decodeSections(header: BlockHeader, stored: (s: Section, keep: boolean)
             case 'str': {
                 const codes = u32(c.data);
                 if (c.hashes !== undefined) {
-                    // The strings are read (the section again, from the file) only if something asks for them.
+                    // The strings are read (the sections again, from the file) only if something asks for them:
+                    // all of them, or the part of one value (valueAt).
                     const keyHashes = typedOf(Uint32Array, sec(c.hashes));
-                    const dictOf = later(c.dict, (b) => JSON.parse(b.toString('utf8')) as string[]);
+                    const parts = dictSections(c).map((d) => later(d, (b) => JSON.parse(b.toString('utf8')) as string[]));
+                    let whole: string[] | undefined;
+                    const dictOf = (): string[] => (whole ??= parts.length === 1 ? parts[0]() : parts.flatMap((p) => p()));
+                    const per = c.dictPart;
+                    const valueAt = (k: number): string => {
+                        if (per === undefined || whole !== undefined) return dictOf()[k - 1];
+                        // A code past the dictionary (never in a block whose checksum held) reads as absent, as dict[k - 1] would.
+                        const part = parts[Math.floor((k - 1) / per)] as (() => string[]) | undefined;
+                        return part?.()[(k - 1) % per] as string;
+                    };
                     return {
                         name: c.name,
                         kind: 'str',
@@ -1032,10 +1083,11 @@ function decodeSections(header: BlockHeader, stored: (s: Section, keep: boolean)
                         },
                         codes,
                         keyHashes,
-                        get: (i) => (codes[i] === 0 ? undefined : dictOf()[codes[i] - 1]),
+                        valueAt,
+                        get: (i) => (codes[i] === 0 ? undefined : valueAt(codes[i])),
                     };
                 }
-                const dict = JSON.parse(sec(c.dict).toString('utf8')) as string[];
+                const dict = dictSections(c).flatMap((d) => JSON.parse(sec(d).toString('utf8')) as string[]);
                 return { name: c.name, kind: 'str', dict, codes, get: (i) => (codes[i] === 0 ? undefined : dict[codes[i] - 1]) };
             }
             case 'json': {

@@ -128,11 +128,37 @@ describe('a block read by its sections', () => {
         expect(Array.from({ length: n }, (_, i) => dec.columns[0].get(i))).toEqual(events.map(e => e.id));
     });
 
+    it('a dictionary of 1,024 values or more is stored in parts of 1,024: one value reads its part only', async () => {
+        const n = 3000;
+        const times = BigInt64Array.from({ length: n }, (_, i) => BigInt(i));
+        const events = Array.from({ length: n }, (_, i) => ({ id: `user-${(i * 7) % 2500}` }));
+        const block = (await encodeBlock([{ seq: 1, sysTime: 1n, times, columns: toColumns(events) }], { compress: true }))!.bytes;
+        const { header, dataStart } = readBlockHeader(block);
+        const meta = header.columns[0] as { dict: number[]; dictRest?: number[][]; dictPart?: number };
+        expect(meta.dictPart).toBe(1024);
+        expect(meta.dictRest).toHaveLength(2);
+        const read: number[] = [];
+        const at = (offset: number, length: number) => {
+            read.push(offset);
+            return Buffer.from(block.subarray(offset, offset + length));
+        };
+        const id = decodeBlockAt(at, undefined, at).columns[0] as { dict: string[]; codes: Uint32Array; valueAt: (k: number) => string; get(i: number): unknown };
+        const parts = [meta.dict, ...meta.dictRest!].map(s => dataStart + s[0]);
+        // The value of code 2,000 (the second part) reads that part alone.
+        const value = id.valueAt(2000);
+        expect(parts.filter(p => read.includes(p))).toEqual([parts[1]]);
+        expect(Array.from({ length: n }, (_, i) => id.get(i))).toEqual(events.map(e => e.id));
+        expect(id.dict[1999]).toBe(value);
+        expect(id.dict).toHaveLength(2500);
+        // Read whole (decodeBlock), the parts make one dictionary.
+        expect(decodeBlock(block).columns[0].get(17)).toBe(events[17].id);
+    });
+
     it('a str column of 65 to 4,096 values stores each value\'s rows (section rows), read with its dictionary and without its codes', async () => {
         const n = 20_000;
         const times = BigInt64Array.from({ length: n }, (_, i) => BigInt(i));
         // few: 64 values (header counts); mid: 300 (rows), some rows without it; many: 5,000 (neither).
-        const events = Array.from({ length: n }, (_, i) => ({ few: `f${i % 64}`, ...(i % 7 === 0 ? {} : { mid: `/api/v${i % 300}` }), many: `m${i % 5000}` }));
+        const events = Array.from({ length: n }, (_, i) => ({ few: `f${i % 64}`, ...(i % 7 === 0 ? {} : { mid: `/api/v${i % 300}` }), many: `m${i % 5000}`, wide: `w${i % 2000}` }));
         const block = (await encodeBlock([{ seq: 1, sysTime: 1n, times, columns: toColumns(events) }], { compress: true }))!.bytes;
         const { header, dataStart } = readBlockHeader(block);
         const meta = (name: string) => header.columns.find(c => c.name === name)! as { dict: number[]; data: number[]; rows?: number[]; counts?: unknown };
@@ -146,7 +172,11 @@ describe('a block read by its sections', () => {
             return Buffer.from(block.subarray(offset, offset + length));
         };
         const index = valueRowsIndexAt(at);
-        expect([...index.fields.keys()]).toEqual(['mid']);
+        expect([...index.fields.keys()].sort()).toEqual(['mid', 'wide']);
+        // 2,000 values: a dictionary in parts, read whole here.
+        const wide = decodeValueRows(at, index, 'wide')!;
+        expect(wide.values).toEqual(Array.from({ length: 2000 }, (_, k) => `w${k}`));
+        expect([...wide.rows]).toEqual(new Array(2000).fill(n / 2000));
         expect(decodeValueRows(at, index, 'few')).toBeUndefined();
         const got = decodeValueRows(at, index, 'mid')!;
         const want = new Map<string, number>();
