@@ -71,6 +71,9 @@ export interface ColdDataset {
     epoch?: number;
 }
 
+/** A zone of a source of a scan over blocks on disk, numbered apart from every other source's (parts count blocks by these). */
+export const sourceZone = (source: number, zone: number): number => source * 2 ** 24 + zone;
+
 /** A block's identity in the cache: its incarnation and name. */
 export function blockKey(cold: ColdDataset, block: ColdBlock): string {
     return `${cold.epoch ?? 0}:${block.id}`;

@@ -18,7 +18,8 @@ import { type ColumnarChunk, DatasetStore, type DatasetSchemaHints, type FlatBat
 import type * as ast from '../generated/ast.js';
 import { isTimeSort, parseCached, runQuery, type DataAccess, type ExternalDataReader, type QueryRun, type RunOptions } from './query.js';
 import { fieldsUpTo, neededFields } from './needed-columns.js';
-import { ColdBlockCache, blockKey, mergeColdFields, pickBlocks, showsWholeBlock, type ColdAccess, type ColdBlock, type ColdBlockReader, type ColdDataset } from './cold-blocks.js';
+import { countedSources } from './weighted-counts.js';
+import { ColdBlockCache, blockKey, sourceZone, mergeColdFields, pickBlocks, showsWholeBlock, type ColdAccess, type ColdBlock, type ColdBlockReader, type ColdDataset } from './cold-blocks.js';
 import { TopBound, skippedPart, sourcesLargestFirst, topByField } from './top-by-range.js';
 export type { ColdBlock, ColdBlockReader, ColdDataset, ColdField, ColdKeep } from './cold-blocks.js';
 import { SummaryFold, combinePartialStats, planPartition, topWalksFewZones, type PartialResult, type PartitionPlan, type PartitionSpec } from './parallel.js';
@@ -547,7 +548,10 @@ export function createEngine(options: EngineOptions = {}): Engine {
         // blocks' share of memory (the other half holds the block being read), sketches past it.
         let fold: SummaryFold | undefined;
         const runPart = (over: DataAccess, k: number): { p: PartialResult; sources: number; blocks?: readonly ColdBlock[] } | undefined => {
-            const { p: part, run } = runColdSource(apl, over, runOpts, plan, k);
+            const { p, run } = runColdSource(apl, over, runOpts, plan, k);
+            return takePart(p, run);
+        };
+        const takePart = (part: PartialResult, run: QueryRun): { p: PartialResult; sources: number; blocks?: readonly ColdBlock[] } | undefined => {
             if (part.kind === 'unsupported') return undefined;
             let p: PartialResult = part;
             if (p.kind === 'summarize') {
@@ -567,13 +571,13 @@ export function createEngine(options: EngineOptions = {}): Engine {
                 }
                 return into;
             }
-            for (let k = 0, sources = 1; k < sources; k++) {
-                const r = runPart(over, k);
-                if (!r) return undefined;
-                into[k] = r.p;
-                sources = r.sources;
-            }
-            return into;
+            // In source order: part k is source k's, unless sources ran together over their value counts (a count or summarize, which needs no order).
+            const all = eachColdPart(apl, over, runOpts, plan, 0, 1, (p, run) => {
+                const r = takePart(p, run);
+                if (r) into.push(r.p);
+                return r !== undefined;
+            });
+            return all ? into : undefined;
         };
         if (plan.kind === 'top') {
             const parts = topByKeysFirst(apl, ops[plan.opIndex], plan, data, runOpts, reads, runParts, runPart);
@@ -598,6 +602,33 @@ export function createEngine(options: EngineOptions = {}): Engine {
     }
 
     /**
+     * Sources `first`, `first + step`, … of a dataset with blocks on disk as parts of `plan`, each
+     * given to `take` (false: stop; the plan does not hold). After the first source, which tells how
+     * many there are, the blocks that can run over their value counts run as one part
+     * (weighted-counts.ts countedSources), and the rest one by one. False when `take` stopped.
+     */
+    function eachColdPart(apl: string, data: DataAccess, runOpts: RunOptions, plan: PartitionPlan, first: number, step: number, take: (p: PartialResult, run: QueryRun) => boolean): boolean {
+        let together: ReadonlySet<number> | undefined;
+        for (let k = first, sources = k + 1; k < sources; k += step) {
+            if (together?.has(k)) continue;
+            const { p, run } = runColdSource(apl, data, runOpts, plan, k);
+            if (!take(p, run)) return false;
+            sources = run.coldSources ?? 1;
+            const cold = k === first && run.coldBlocks ? data.cold?.(plan.dataset) : undefined;
+            if (!cold) continue;
+            const rest: number[] = [];
+            for (let j = first + step; j < sources; j += step) rest.push(j);
+            const ops = ((parseCached(apl).model.statements[0] as ast.QueryStatement).body as ast.Pipeline).operators;
+            const counted = countedSources(plan, ops, cold, run.coldBlocks!, rest, runOpts);
+            if (!counted) continue;
+            const run2 = runQuery(apl, data, { ...runOpts, partial: { plan, part: { index: 0, count: 1 }, counted } });
+            if (!take(run2.partial ?? { kind: 'unsupported' }, run2)) return false;
+            together = new Set(counted.taken.map(t => t.source));
+        }
+        return true;
+    }
+
+    /**
      * A part of a parallel run over a dataset with blocks on disk (the service's query workers,
      * server/query/parallel-run.ts): the sources k ≡ part.index (mod part.count), run one after
      * the other as runColdParts runs them all, as one part. Sources are dealt round-robin, so each
@@ -608,17 +639,17 @@ export function createEngine(options: EngineOptions = {}): Engine {
         const parts: Exclude<PartialResult, { kind: 'unsupported' }>[] = [];
         let fold: SummaryFold | undefined;
         let last: QueryRun | undefined;
-        // The first source run tells how many there are; a part past the last runs an empty one (sources.ts scanCold).
-        for (let k = part.index, sources = k + 1; k < sources; k += part.count) {
-            const { p, run } = runColdSource(apl, data, runOpts, plan, k);
-            if (p.kind === 'unsupported') return { ...run, partial: p };
+        // A part past the last source runs an empty one (sources.ts scanCold).
+        const whole = eachColdPart(apl, data, runOpts, plan, part.index, part.count, (p, run) => {
             last = run;
-            sources = run.coldSources ?? 1;
+            if (p.kind === 'unsupported') return false;
             // A summarize's groups go into the fold at once (dcount's exact states within half of this
             // worker's blocks' share of memory, as runColdParts keeps them); only its statistics stay.
             if (p.kind === 'summarize') (fold ??= new SummaryFold(p, coldCache.capacity / 2)).add(p);
             parts.push(p.kind === 'summarize' ? { ...p, groups: [] } : p);
-        }
+            return true;
+        });
+        if (!whole) return { ...last!, partial: { kind: 'unsupported' } };
         const stats = combinePartialStats(parts);
         const first = parts[0];
         const partial: PartialResult =
@@ -671,9 +702,6 @@ export function createEngine(options: EngineOptions = {}): Engine {
         return runParts(data, winners, parts);
     }
 }
-
-/** Zone `zone` of source `source` (a block, or the rows in memory) as one number across a cold run's parts. */
-const sourceZone = (source: number, zone: number): number => source * 2 ** 24 + zone;
 
 /**
  * The narrow parts of a `top N by f` (top-by-range.ts): the first source tells the blocks; then the

@@ -13,7 +13,7 @@ import type { ScalarType } from './columns.js';
 import { AplQueryError, errorAt, unsupportedAt } from './errors.js';
 import { QueryBudget, type QueryInterruption, type QueryLimits } from './budget.js';
 import { type Binding, type QueryEnv, castValue, compileExpr, defaultName, normType } from './expr.js';
-import { rowWeights, rowsOf } from './weighted-counts.js';
+import { rowWeights, rowsOf, type CountedSources } from './weighted-counts.js';
 import { Frame, SCAN_TIME, cellOf, detachedFrame, takeRows } from './frame.js';
 import { aggregateIsOrderInsensitive, findAggregateCalls } from './aggregate.js';
 import type { Snapshot } from './tables.js';
@@ -62,9 +62,10 @@ export interface RunOptions {
     /**
      * A part of a parallel run (parallel.ts): its share of the scan, up to the plan's mergeable step.
      * `coldSource`: over a dataset with blocks on disk, the part is the k-th of its sources (the
-     * blocks the query needs, then the in-memory rows) instead of a share of one scan.
+     * blocks the query needs, then the in-memory rows) instead of a share of one scan. `counted`:
+     * the part is those sources' value counts, together (weighted-counts.ts countedSources).
      */
-    partial?: { plan: PartitionPlan; part: PartitionSpec; coldSource?: number };
+    partial?: { plan: PartitionPlan; part: PartitionSpec; coldSource?: number; counted?: CountedSources };
     /**
      * The merge of a parallel run: the parts' results, then the rest of the pipeline. `fold`: a
      * summarize's parts already merged one by one as they came (the parts then carry only their

@@ -13,7 +13,7 @@ import { type Binding, type QueryEnv, compileExpr, isTabular, normType, vecToFra
 import { Frame, ROWID, SCAN_TIME, type FrameCol, type FrameMeta, cellOf, concatColumns, selectRows } from './frame.js';
 import { DatasetStore, RowIdColumn, type Snapshot } from './tables.js';
 import { runsOnValueCounts, valueCountsFrame } from './weighted-counts.js';
-import { ColdScan, pickBlocks, type ColdAccess, type ColdBlock, type ColdField } from './cold-blocks.js';
+import { ColdScan, pickBlocks, sourceZone, type ColdAccess, type ColdBlock, type ColdField } from './cold-blocks.js';
 import Papa from 'papaparse';
 import type { OrderNeed, RunState } from './query.js';
 import { coerceCell, emptyFrame, globToRegex, optionValue } from './operators/common.js';
@@ -135,6 +135,11 @@ function scanCold(hot: Snapshot, cold: ColdAccess, need: OrderNeed, state: RunSt
     }
     const blocks = pickBlocks(cold.blocks, state.opts.startTime, state.opts.endTime, terms);
     const part = state.opts.partial;
+    if (part?.counted !== undefined && part.plan.dataset === name) {
+        state.cold = { sources: blocks.length + 1, source: '', blocks };
+        for (const t of part.counted.taken) if (t.rows > 0) wholeBlockStats(t.block, t.rows, name, state, t.source);
+        return conform(valueCountsFrame(part.counted.counts), cold.fields);
+    }
     if (part?.coldSource !== undefined && part.plan.dataset === name) {
         const k = part.coldSource;
         const block = blocks[k] as ColdBlock | undefined;
@@ -181,13 +186,17 @@ function countFromHeader(block: ColdBlock, cold: ColdAccess, dataset: string, ne
     return new Frame([], rows);
 }
 
-/** The statistics a scan of a whole block of `rows` visible rows gives, for a part that answers without reading it. */
-function wholeBlockStats(block: ColdBlock, rows: number, dataset: string, state: RunState): void {
+/**
+ * The statistics a scan of a whole block of `rows` visible rows gives, for a part that answers
+ * without reading it. `source`: the block's source, for a part of several (its zones then
+ * numbered as engine.ts numbers each source's).
+ */
+function wholeBlockStats(block: ColdBlock, rows: number, dataset: string, state: RunState, source?: number): void {
     state.stats.rowsExamined += rows;
     if (!state.stats.datasets.includes(dataset)) state.stats.datasets.push(dataset);
     if (state.stats.minBlockTime === undefined || block.minTime < state.stats.minBlockTime) state.stats.minBlockTime = block.minTime;
     if (state.stats.maxBlockTime === undefined || block.maxTime > state.stats.maxBlockTime) state.stats.maxBlockTime = block.maxTime;
-    for (const z of everyZone(rows, undefined, state.opts.zoneRows ?? ZONE_ROWS)) state.stats.partBlocks.add(z);
+    for (const z of everyZone(rows, undefined, state.opts.zoneRows ?? ZONE_ROWS)) state.stats.partBlocks.add(source === undefined ? z : sourceZone(source, z));
 }
 
 /**

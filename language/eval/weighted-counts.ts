@@ -15,7 +15,7 @@ import type * as ast from '../generated/ast.js';
 import { lookupAggregate, lookupScalarFunction } from '../builtins/index.js';
 import { NumColumn, StrColumn } from './columns.js';
 import { Frame } from './frame.js';
-import type { ValueCounts } from './cold-blocks.js';
+import type { ColdAccess, ColdBlock, ValueCounts } from './cold-blocks.js';
 import type { PartitionPlan } from './parallel.js';
 
 /** The hidden column of a frame made from value counts: the block's rows each row stands for. */
@@ -91,4 +91,46 @@ export function weightedCounts(weights: Float64Array, truth: Uint8Array | undefi
     const out = new Float64Array(G);
     for (let i = 0; i < weights.length; i++) if (truth === undefined || truth[i] === 1) out[gids[i]] += weights[i];
     return out;
+}
+
+/**
+ * Blocks of one part's share that run over their value counts together: one frame of their
+ * counts summed per value, so that a share of 700 blocks costs one run of the part's steps, not 700.
+ */
+export interface CountedSources {
+    counts: ValueCounts;
+    /** The sources taken (their blocks; rows 0: gone from disk), for the statistics a scan of each would give. */
+    taken: { source: number; block: ColdBlock; rows: number }[];
+}
+
+/**
+ * The sources among `sources` (indexes into `blocks`, the scan's blocks) that a part of `plan` may
+ * run over value counts (runsOnValueCounts): blocks the range holds whole, every row visible, with
+ * counts of the field the query reads. Undefined when fewer than two are: each runs alone then.
+ */
+export function countedSources(plan: PartitionPlan, ops: readonly ast.TabularOperator[], cold: ColdAccess, blocks: readonly ColdBlock[], sources: Iterable<number>, range: { startTime?: bigint; endTime?: bigint }): CountedSources | undefined {
+    if (!runsOnValueCounts(plan, ops)) return undefined;
+    const rowsOfValue = new Map<string | null, number>();
+    let field: string | undefined;
+    const taken: CountedSources['taken'] = [];
+    for (const source of sources) {
+        const block = blocks[source] as ColdBlock | undefined;
+        if (!block) continue;
+        if ((range.startTime !== undefined && block.minTime < range.startTime) || (range.endTime !== undefined && block.maxTime >= range.endTime)) continue;
+        const rows = cold.rowsUnread(block);
+        if (rows === undefined) continue;
+        if (rows === 0) {
+            taken.push({ source, block, rows });
+            continue;
+        }
+        const counts = cold.valueCounts(block);
+        // Blocks that hold another of the fields the query reads run alone: one frame has one field.
+        if (!counts || (counts.field !== undefined && field !== undefined && counts.field !== field)) continue;
+        field ??= counts.field;
+        // A block without the field counts its rows as null, as a block with it counts its rows without a value.
+        counts.values.forEach((v, i) => rowsOfValue.set(v, (rowsOfValue.get(v) ?? 0) + counts.rows[i]));
+        taken.push({ source, block, rows });
+    }
+    if (taken.length < 2) return undefined;
+    return { counts: { field, values: [...rowsOfValue.keys()], rows: [...rowsOfValue.values()] }, taken };
 }

@@ -617,6 +617,26 @@ describe('a count from the block headers', () => {
         });
     }
 
+    // Blocks over their value counts run together as one part (weighted-counts.ts countedSources): the
+    // answer and its statistics (rows and blocks examined, block times) are those of reading every block.
+    for (const apl of [
+        "['d'] | where status == '500' | count",
+        "['d'] | summarize count() by status",
+        "['d'] | where path contains '1' | summarize c = count(), d = dcount(path) by path",
+        "['d'] | summarize count(), max(label)",
+    ]) {
+        it(`${apl}: the status of blocks taken over their counts is that of blocks read`, async () => {
+            const counted = pair({ batches: 7, per: 600, coldBatches: 5, paths: 150 });
+            const read = pair({ batches: 7, per: 600, coldBatches: 5, paths: 150, counts: false });
+            const a = await counted.tiered.query(apl, OPTS);
+            expect(counted.reader.reads).toEqual([]);
+            const b = await read.tiered.query(apl, OPTS);
+            expect(read.reader.reads.length).toBe(5);
+            expect(comparable(a)).toEqual(comparable(b));
+            expect(a.status.rowsExamined).toBe(7 * 600);
+        });
+    }
+
     it("['d'] | summarize make_list(path) and ['d'] | summarize sum(n) by path read the blocks of a field of 150 values", async () => {
         for (const apl of ["['d'] | summarize make_list(path)", "['d'] | summarize sum(n) by path"]) {
             const p = pair({ batches: 6, per: 700, coldBatches: 4, paths: 150 });

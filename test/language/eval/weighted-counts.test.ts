@@ -9,7 +9,7 @@ import type * as ast from '../../../language/generated/ast.js';
 import { parseCached, runQuery, type DataAccess } from '../../../language/eval/query.js';
 import { planPartition, type PartitionPlan } from '../../../language/eval/parallel.js';
 import { DatasetStore } from '../../../language/eval/tables.js';
-import { runsOnValueCounts } from '../../../language/eval/weighted-counts.js';
+import { countedSources, runsOnValueCounts } from '../../../language/eval/weighted-counts.js';
 import type { ColdAccess, ColdBlock, ValueCounts } from '../../../language/eval/cold-blocks.js';
 
 function planOf(apl: string): { plan: PartitionPlan; ops: readonly ast.TabularOperator[] } {
@@ -118,5 +118,55 @@ describe('a part over value counts', () => {
 
     it("['d'] | summarize count() by status reads the block when its header has no counts of the field", () => {
         expect(() => part("['d'] | summarize count() by status", unreadable(undefined))).toThrow(/the block was read/);
+    });
+});
+
+describe('blocks over their value counts together', () => {
+    const block = (id: string, minTime: bigint): ColdBlock => ({ id, rows: 100, minTime, maxTime: minTime + 10n, fields: [{ name: 'status', type: 'string', axiomType: 'string' }] });
+    const blocks = [block('b0', 10n), block('b1', 30n), block('b2', 50n), block('b3', 70n)];
+    const counts: Record<string, ValueCounts | undefined> = {
+        b0: { field: 'status', values: ['200', '500'], rows: [90, 10] },
+        b1: { field: 'status', values: ['500', null], rows: [60, 40] },
+        b2: undefined, // no counts of the field: read alone
+        b3: { field: 'other', values: ['x'], rows: [100] }, // another field: alone
+    };
+    const access = (gone: ReadonlySet<string> = new Set()): ColdAccess => ({
+        blocks,
+        fields: blocks[0].fields,
+        load: () => undefined,
+        loadCounted: () => undefined,
+        rowsUnread: b => (gone.has(b.id) ? 0 : b.rows),
+        valueCounts: b => counts[b.id],
+        capacity: 1 << 20,
+    });
+
+    it("['d'] | summarize count() by status sums the counts of the blocks it can take, per value", () => {
+        const { plan, ops } = planOf("['d'] | summarize count() by status");
+        const got = countedSources(plan, ops, access(), blocks, [0, 1, 2, 3], {})!;
+        expect(got.taken.map(t => t.source)).toEqual([0, 1]);
+        expect(new Map(got.counts.values.map((v, i) => [v, got.counts.rows[i]]))).toEqual(new Map<string | null, number>([['200', 90], ['500', 70], [null, 40]]));
+        // A range that cuts block 0 leaves it to be read: one block left is no reason to run together.
+        expect(countedSources(plan, ops, access(), blocks, [0, 1, 2, 3], { startTime: 15n })).toBeUndefined();
+        // A block gone from disk is taken, with no rows.
+        expect(countedSources(plan, ops, access(new Set(['b2'])), blocks, [1, 2], {})!.taken).toEqual([{ source: 1, block: blocks[1], rows: 100 }, { source: 2, block: blocks[2], rows: 0 }]);
+    });
+
+    it("['d'] | summarize sum(n) by status takes no block", () => {
+        const { plan, ops } = planOf("['d'] | summarize sum(n) by status");
+        expect(countedSources(plan, ops, access(), blocks, [0, 1], {})).toBeUndefined();
+    });
+
+    it("['d'] | where status != '200' | summarize count() by status over the blocks taken together counts each block's rows and zones", () => {
+        const apl = "['d'] | where status != '200' | summarize count() by status";
+        const { plan, ops } = planOf(apl);
+        const counted = countedSources(plan, ops, access(), blocks, [0, 1], {})!;
+        const data: DataAccess = { ...unreadable(undefined), cold: () => access() };
+        const run = runQuery(apl, data, { ...RUN, partial: { plan, part: { index: 0, count: 1 }, counted } });
+        const p = run.partial!;
+        if (p.kind !== 'summarize') throw new Error(p.kind);
+        expect(p.groups).toEqual([['500', 70], [null, 40]]);
+        expect(run.stats.rowsExamined).toBe(200);
+        // One zone a block, numbered apart (engine.ts counts blocks examined by these).
+        expect(p.stats.blocks).toHaveLength(2);
     });
 });
