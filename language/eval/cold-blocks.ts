@@ -144,6 +144,11 @@ function visibleRows(chunk: ColumnarChunk, keep: ColdKeep): Uint32Array | undefi
     return n === chunk.rows ? undefined : out.subarray(0, n);
 }
 
+/** Whether a time range [startTime, endTime) holds every row of a block (by its span; ns). */
+export function rangeHoldsBlock(block: ColdBlock, range: { startTime?: bigint; endTime?: bigint }): boolean {
+    return (range.startTime === undefined || block.minTime >= range.startTime) && (range.endTime === undefined || block.maxTime < range.endTime);
+}
+
 /** Whether the keep rules leave every row of a block visible (its oldest row is past the cut-off and every trim). */
 export function showsWholeBlock(keep: ColdKeep, block: ColdBlock): boolean {
     return (keep.cutoff === undefined || block.minTime >= keep.cutoff) && keep.trims.every(t => block.minTime >= t.before);

@@ -19,7 +19,7 @@ import type * as ast from '../generated/ast.js';
 import { isTimeSort, parseCached, runQuery, type DataAccess, type ExternalDataReader, type QueryRun, type RunOptions } from './query.js';
 import { fieldsUpTo, neededFields } from './needed-columns.js';
 import { countedSources } from './weighted-counts.js';
-import { ColdBlockCache, blockKey, sourceZone, mergeColdFields, pickBlocks, showsWholeBlock, type ColdAccess, type ColdBlock, type ColdBlockReader, type ColdDataset } from './cold-blocks.js';
+import { ColdBlockCache, blockKey, sourceZone, mergeColdFields, pickBlocks, rangeHoldsBlock, showsWholeBlock, type ColdAccess, type ColdBlock, type ColdBlockReader, type ColdDataset } from './cold-blocks.js';
 import { TopBound, skippedPart, sourcesLargestFirst, topByField } from './top-by-range.js';
 export type { ColdBlock, ColdBlockReader, ColdDataset, ColdField, ColdKeep } from './cold-blocks.js';
 import { SummaryFold, combinePartialStats, planPartition, topWalksFewZones, type PartialResult, type PartitionPlan, type PartitionSpec } from './parallel.js';
@@ -684,9 +684,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
         const narrow: DataAccess = { ...data, cold: name => coldAccess(name, keys) };
         const byField = plan.opIndex === 0 ? topByField(top) : undefined;
         const cold = colds.get(plan.dataset)?.cold;
-        const { startTime: start, endTime: stop } = runOpts;
         // A block left unread must have every row in the answer's range and visible: its rows are then all matched.
-        const whole = (b: ColdBlock): boolean => cold !== undefined && showsWholeBlock(cold.keep, b) && (start === undefined || b.minTime >= start) && (stop === undefined || b.maxTime < stop);
+        const whole = (b: ColdBlock): boolean => cold !== undefined && showsWholeBlock(cold.keep, b) && rangeHoldsBlock(b, runOpts);
         const first = byField ? largestFirst(narrow, byField, plan.dataset, runPart, whole) : runParts(narrow);
         if (!first) return undefined;
         const tagged = first.map((p, k) => (p.kind === 'top' && p.frame ? { ...p, frame: tagSource(p.frame, k) } : p));

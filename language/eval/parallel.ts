@@ -457,9 +457,9 @@ export class SummaryFold {
 
 /** The parts' rows grouped by the keys at `keyIdx`, every aggregation's state merged. */
 class GroupFold {
-    /** Group numbers: by the key itself when it is one string, number, boolean or null; else by its text (groupOf). */
+    /** Group numbers: by the key itself when it is one string, number, boolean or null; else by its text (groupKey). */
     private readonly index = new Map<unknown, number>();
-    private readonly byText = new Map<string, number>();
+    private readonly byText = new Map<unknown, number>();
     private groups = 0;
     private readonly keyVals: AplValue[][];
     private readonly acc: AplValue[][];
@@ -486,9 +486,11 @@ class GroupFold {
         const { keys, aggs } = this.first;
         const K = keys.length;
         for (const row of p.groups) {
-            let g = this.groupOf(row);
+            const [groups, key] = this.groupKey(row);
+            let g = groups.get(key);
             if (g === undefined) {
-                g = this.newGroup(row);
+                g = this.groups++;
+                groups.set(key, g);
                 keyIdx.forEach((ki, i) => keyVals[i].push(decodeValue(row[ki] as EncodedValue)));
             }
             let at = K;
@@ -518,22 +520,15 @@ class GroupFold {
     }
 
     /**
-     * A part's row's group, if seen. One scalar key is its own Map key (Map keys compare as the
-     * encodings do: "1" is not 1, null is not "null"), which saves making a text per row: a part
-     * over a block of many values folds a group per value, and that was most of a fold's time.
+     * Where a part's row's group is looked up, and by what. One scalar key is its own Map key (Map
+     * keys compare as the encodings do: "1" is not 1, null is not "null"), which saves making a text
+     * per row: a part over a block of many values folds a group per value, and that was most of a
+     * fold's time. Other keys go by their text.
      */
-    private groupOf(row: readonly PartValue[]): number | undefined {
+    private groupKey(row: readonly PartValue[]): [Map<unknown, number>, unknown] {
         const one = this.scalarKeys && this.keyIdx.length === 1 ? row[this.keyIdx[0]] : undefined;
-        if (one === null || (one !== undefined && typeof one !== 'object')) return this.index.get(one);
-        return this.byText.get(this.keyText(row));
-    }
-
-    private newGroup(row: readonly PartValue[]): number {
-        const g = this.groups++;
-        const one = this.scalarKeys && this.keyIdx.length === 1 ? row[this.keyIdx[0]] : undefined;
-        if (one === null || (one !== undefined && typeof one !== 'object')) this.index.set(one, g);
-        else this.byText.set(this.keyText(row), g);
-        return g;
+        if (one === null || (one !== undefined && typeof one !== 'object')) return [this.index, one];
+        return [this.byText, this.keyText(row)];
     }
 
     /** Scalar keys are equal exactly when their encodings are; dynamic ones compare canonically. */

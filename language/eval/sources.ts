@@ -12,8 +12,8 @@ import { errorAt } from './errors.js';
 import { type Binding, type QueryEnv, compileExpr, isTabular, normType, vecToFrameCol } from './expr.js';
 import { Frame, ROWID, SCAN_TIME, type FrameCol, type FrameMeta, cellOf, concatColumns, selectRows } from './frame.js';
 import { DatasetStore, RowIdColumn, type Snapshot } from './tables.js';
-import { runsOnValueCounts, valueCountsFrame } from './weighted-counts.js';
-import { ColdScan, pickBlocks, sourceZone, type ColdAccess, type ColdBlock, type ColdField } from './cold-blocks.js';
+import { runsOnValueCounts, valueCountsFrame, wholeBlockCounts } from './weighted-counts.js';
+import { ColdScan, pickBlocks, rangeHoldsBlock, sourceZone, type ColdAccess, type ColdBlock, type ColdField } from './cold-blocks.js';
 import Papa from 'papaparse';
 import type { OrderNeed, RunState } from './query.js';
 import { coerceCell, emptyFrame, globToRegex, optionValue } from './operators/common.js';
@@ -206,14 +206,12 @@ function wholeBlockStats(block: ColdBlock, rows: number, dataset: string, state:
  */
 function weightedFromCounts(block: ColdBlock, cold: ColdAccess, dataset: string, need: OrderNeed, state: RunState, ops: readonly ast.TabularOperator[]): Frame | undefined {
     const plan = state.opts.partial?.plan;
-    if (!plan || !runsOnValueCounts(plan, ops)) return undefined;
-    const rows = wholeBlockRows(block, cold, need, state);
-    if (rows === undefined) return undefined;
-    if (rows === 0) return new Frame([], 0); // gone from disk: as a scan of the empty block it reads
-    const counts = cold.valueCounts(block);
-    if (!counts) return undefined;
-    wholeBlockStats(block, rows, dataset, state);
-    return valueCountsFrame(counts);
+    if (!plan || need !== 'none' || !runsOnValueCounts(plan, ops)) return undefined;
+    const got = wholeBlockCounts(block, cold, { ...state.opts, cursor: state.cursor });
+    if (!got) return undefined;
+    if (!got.counts) return new Frame([], 0); // gone from disk: as a scan of the empty block it reads
+    wholeBlockStats(block, got.rows, dataset, state);
+    return valueCountsFrame(got.counts);
 }
 
 /**
@@ -234,9 +232,7 @@ function fromCounts(block: ColdBlock, cold: ColdAccess, dataset: string, need: O
  * undefined when the scan must read it.
  */
 function wholeBlockRows(block: ColdBlock, cold: ColdAccess, need: OrderNeed, state: RunState): number | undefined {
-    const { startTime, endTime } = state.opts;
-    if (need !== 'none' || state.cursor !== undefined) return undefined;
-    if ((startTime !== undefined && block.minTime < startTime) || (endTime !== undefined && block.maxTime >= endTime)) return undefined;
+    if (need !== 'none' || state.cursor !== undefined || !rangeHoldsBlock(block, state.opts)) return undefined;
     return cold.rowsUnread(block);
 }
 

@@ -15,7 +15,7 @@ import type * as ast from '../generated/ast.js';
 import { lookupAggregate, lookupScalarFunction } from '../builtins/index.js';
 import { NumColumn, StrColumn } from './columns.js';
 import { Frame } from './frame.js';
-import type { ColdAccess, ColdBlock, ValueCounts } from './cold-blocks.js';
+import { rangeHoldsBlock, type ColdAccess, type ColdBlock, type ValueCounts } from './cold-blocks.js';
 import type { PartitionPlan } from './parallel.js';
 
 /** The hidden column of a frame made from value counts: the block's rows each row stands for. */
@@ -93,6 +93,27 @@ export function weightedCounts(weights: Float64Array, truth: Uint8Array | undefi
     return out;
 }
 
+/** The rows a scan reads: its time range, and a cursor when it pages (then no block is read whole). */
+export interface ScanRange {
+    startTime?: bigint;
+    endTime?: bigint;
+    cursor?: unknown;
+}
+
+/**
+ * A block's visible rows and its value counts, when a scan of `range` in no order reads it whole and
+ * shows every row of it; `counts` absent: the block is gone from disk (no rows). Undefined: the
+ * block must be read.
+ */
+export function wholeBlockCounts(block: ColdBlock, cold: ColdAccess, range: ScanRange): { rows: number; counts?: ValueCounts } | undefined {
+    if (range.cursor !== undefined || !rangeHoldsBlock(block, range)) return undefined;
+    const rows = cold.rowsUnread(block);
+    if (rows === undefined) return undefined;
+    if (rows === 0) return { rows };
+    const counts = cold.valueCounts(block);
+    return counts && { rows, counts };
+}
+
 /**
  * Blocks of one part's share that run over their value counts together: one frame of their
  * counts summed per value, so that a share of 700 blocks costs one run of the part's steps, not 700.
@@ -108,28 +129,23 @@ export interface CountedSources {
  * run over value counts (runsOnValueCounts): blocks the range holds whole, every row visible, with
  * counts of the field the query reads. Undefined when fewer than two are: each runs alone then.
  */
-export function countedSources(plan: PartitionPlan, ops: readonly ast.TabularOperator[], cold: ColdAccess, blocks: readonly ColdBlock[], sources: Iterable<number>, range: { startTime?: bigint; endTime?: bigint }): CountedSources | undefined {
+export function countedSources(plan: PartitionPlan, ops: readonly ast.TabularOperator[], cold: ColdAccess, blocks: readonly ColdBlock[], sources: Iterable<number>, range: ScanRange): CountedSources | undefined {
     if (!runsOnValueCounts(plan, ops)) return undefined;
     const rowsOfValue = new Map<string | null, number>();
     let field: string | undefined;
     const taken: CountedSources['taken'] = [];
     for (const source of sources) {
         const block = blocks[source] as ColdBlock | undefined;
-        if (!block) continue;
-        if ((range.startTime !== undefined && block.minTime < range.startTime) || (range.endTime !== undefined && block.maxTime >= range.endTime)) continue;
-        const rows = cold.rowsUnread(block);
-        if (rows === undefined) continue;
-        if (rows === 0) {
-            taken.push({ source, block, rows });
-            continue;
-        }
-        const counts = cold.valueCounts(block);
+        const got = block && wholeBlockCounts(block, cold, range);
+        if (!got) continue;
+        const { rows, counts } = got;
         // Blocks that hold another of the fields the query reads run alone: one frame has one field.
-        if (!counts || (counts.field !== undefined && field !== undefined && counts.field !== field)) continue;
+        if (counts && counts.field !== undefined && field !== undefined && counts.field !== field) continue;
+        taken.push({ source, block: block!, rows });
+        if (!counts) continue;
         field ??= counts.field;
         // A block without the field counts its rows as null, as a block with it counts its rows without a value.
         counts.values.forEach((v, i) => rowsOfValue.set(v, (rowsOfValue.get(v) ?? 0) + counts.rows[i]));
-        taken.push({ source, block, rows });
     }
     if (taken.length < 2) return undefined;
     return { counts: { field, values: [...rowsOfValue.keys()], rows: [...rowsOfValue.values()] }, taken };

@@ -375,6 +375,11 @@ const HASHED_VALUES = 1024;
 /** Values in each part of a dictionary stored in parts (header `dictPart`). */
 const DICT_PART_VALUES = 1024;
 
+/** A dictionary section's (or part's) strings. */
+function dictOfBytes(b: Buffer): string[] {
+    return JSON.parse(b.toString('utf8')) as string[];
+}
+
 /** The sections of a str column's dictionary, in order (one, or its parts). */
 function dictSections(c: Extract<ColumnMeta, { kind: 'str' }>): Section[] {
     return [c.dict, ...(c.dictRest ?? [])];
@@ -980,7 +985,7 @@ export function decodeValueRows(read: BlockBytesAt, index: ValueRowsIndex, field
     const refs = index.fields.get(field);
     if (refs === undefined) return undefined;
     const { sec, u32 } = sectionDecoder(index.compressed, (s) => read(index.dataStart + s[0], s[1]));
-    const values = refs[0].flatMap((d) => JSON.parse(sec(d).toString('utf8')) as string[]);
+    const values = refs[0].flatMap((d) => dictOfBytes(sec(d)));
     const rows = u32(refs[1]);
     if (rows.length !== values.length) throw new BlockCorruptError(`column ${field}: ${rows.length} row counts for ${values.length} values`);
     return { values, rows };
@@ -1065,7 +1070,7 @@ function decodeSections(header: BlockHeader, stored: (s: Section, keep: boolean)
                     // The strings are read (the sections again, from the file) only if something asks for them:
                     // all of them, or the part of one value (valueAt).
                     const keyHashes = typedOf(Uint32Array, sec(c.hashes));
-                    const parts = dictSections(c).map((d) => later(d, (b) => JSON.parse(b.toString('utf8')) as string[]));
+                    const parts = dictSections(c).map((d) => later(d, dictOfBytes));
                     let whole: string[] | undefined;
                     const dictOf = (): string[] => (whole ??= parts.length === 1 ? parts[0]() : parts.flatMap((p) => p()));
                     const per = c.dictPart;
@@ -1087,7 +1092,7 @@ function decodeSections(header: BlockHeader, stored: (s: Section, keep: boolean)
                         get: (i) => (codes[i] === 0 ? undefined : valueAt(codes[i])),
                     };
                 }
-                const dict = dictSections(c).flatMap((d) => JSON.parse(sec(d).toString('utf8')) as string[]);
+                const dict = dictSections(c).flatMap((d) => dictOfBytes(sec(d)));
                 return { name: c.name, kind: 'str', dict, codes, get: (i) => (codes[i] === 0 ? undefined : dict[codes[i] - 1]) };
             }
             case 'json': {

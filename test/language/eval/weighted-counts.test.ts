@@ -147,6 +147,8 @@ describe('blocks over their value counts together', () => {
         expect(new Map(got.counts.values.map((v, i) => [v, got.counts.rows[i]]))).toEqual(new Map<string | null, number>([['200', 90], ['500', 70], [null, 40]]));
         // A range that cuts block 0 leaves it to be read: one block left is no reason to run together.
         expect(countedSources(plan, ops, access(), blocks, [0, 1, 2, 3], { startTime: 15n })).toBeUndefined();
+        // A page after a cursor reads rows, not counts.
+        expect(countedSources(plan, ops, access(), blocks, [0, 1, 2, 3], { cursor: '0d3wiw5pcxq-foo' })).toBeUndefined();
         // A block gone from disk is taken, with no rows.
         expect(countedSources(plan, ops, access(new Set(['b2'])), blocks, [1, 2], {})!.taken).toEqual([{ source: 1, block: blocks[1], rows: 100 }, { source: 2, block: blocks[2], rows: 0 }]);
     });
