@@ -395,7 +395,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
         },
         planParallel(apl, minRows = 0, range = {}) {
             const { model, problems } = parseCached(apl);
-            const plan = problems.length > 0 ? undefined : planPartition(model, name => stores.has(name), name => (colds.has(name) ? 'block-threads' : 'threads'));
+            const plan = problems.length > 0 ? undefined : planPartition(model, name => stores.has(name), name => (colds.has(name) ? 'blocks' : 'threads'));
             if (!plan) return undefined;
             const store = stores.get(plan.dataset)!;
             const cold = colds.get(plan.dataset)?.cold;
@@ -537,7 +537,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     function runColdParts(apl: string, data: DataAccess, runOpts: RunOptions, reads: ReadonlySet<string> | undefined): RunOptions['merge'] {
         const { model, problems } = parseCached(apl);
         // The parts run here, in this thread: dcount and percentile merge too (merge-states.ts).
-        const plan = problems.length > 0 ? undefined : planPartition(model, name => stores.has(name), 'one-thread');
+        const plan = problems.length > 0 ? undefined : planPartition(model, name => stores.has(name), 'blocks');
         if (!plan || !colds.has(plan.dataset)) return undefined;
         // `sort by _time | take N` streams the sources newest first instead (query.ts streamCold).
         const ops = ((model.statements[0] as ast.QueryStatement).body as ast.Pipeline).operators;
@@ -643,9 +643,11 @@ export function createEngine(options: EngineOptions = {}): Engine {
         const whole = eachColdPart(apl, data, runOpts, plan, part.index, part.count, (p, run) => {
             last = run;
             if (p.kind === 'unsupported') return false;
-            // A summarize's groups go into the fold at once (dcount's exact states within half of this
-            // worker's blocks' share of memory, as runColdParts keeps them); only its statistics stay.
-            if (p.kind === 'summarize') (fold ??= new SummaryFold(p, coldCache.capacity / 2)).add(p);
+            // A summarize's groups go into the fold at once; only its statistics stay. The merge keeps
+            // exact states within half of a worker's blocks' share of memory, as runColdParts does, and
+            // each part within its own share of that: past it the part makes its sketches itself, in
+            // parallel, and sends them rather than numbers the merge would have to sketch alone.
+            if (p.kind === 'summarize') (fold ??= new SummaryFold(p, coldCache.capacity / 2 / part.count)).add(p);
             parts.push(p.kind === 'summarize' ? { ...p, groups: [] } : p);
             return true;
         });
@@ -656,7 +658,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
             first.kind === 'count'
                 ? { kind: 'count', count: parts.reduce((n, p) => n + (p.kind === 'count' ? p.count : 0), 0), stats }
                 : first.kind === 'summarize'
-                  ? fold!.asPart(stats)
+                  ? fold!.asPart(stats, coldCache.capacity / 2)
                   : { kind: 'unsupported' }; // a `top` runs in one job (planParallel)
         return { ...last!, partial };
     }

@@ -10,15 +10,14 @@
  * estimate. Only numbers are percentiled this way: datetimes, timespans and mixed values leave the
  * query to one scan (PartitionUnsupported), as before.
  *
- * dcount's states cross threads as JSON (toJSON); percentile's never do: only a plan made for parts
- * in one thread carries them (planPartition's `inThread`).
+ * Both cross threads as JSON (toJSON): the parts of a dataset's blocks run on several query workers.
  */
 import { canonicalKey } from '../runtime-values.js';
 import type { AplValue } from '../values.js';
 import { NumColumn, StrColumn } from './columns.js';
 import { type Vec, vget } from './expr.js';
 import { bucketValuesByGroup, quickselect } from './kernels/aggregate.js';
-import { HyperLogLog, QuantileSketch, QUANTILE_RELATIVE_ACCURACY, hllPrecision, hllStandardError, keyHash64 } from './sketches.js';
+import { HyperLogLog, QuantileSketch, QUANTILE_RELATIVE_ACCURACY, hllPrecision, hllStandardError, keyHash64, type QuantileSketchJson } from './sketches.js';
 
 /** What the sketch of an `ExactOrSketch` state can do. */
 interface Sketch<S> {
@@ -193,22 +192,21 @@ function registersText(r: Uint8Array): string {
     return out;
 }
 
-/** 32-bit words as a string of two UTF-16 code units each (JSON escapes what it must, and gives them back). */
-function wordsText(w: Uint32Array): string {
-    const units = new Uint16Array(w.buffer, w.byteOffset, 2 * w.length);
-    let out = '';
-    for (let i = 0; i < units.length; i += 4096) out += String.fromCharCode(...units.subarray(i, i + 4096));
-    return out;
+/** An array's bytes as base64 text (native both ways, and JSON escapes none of it). */
+function bytesText(a: Uint32Array | Float64Array): string {
+    return Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64');
 }
 
-function textWords(text: string): Uint32Array {
-    if (text.length % 2 !== 0) throw new Error('a dcount state\'s hashes are two code units a word');
-    const units = new Uint16Array(text.length);
-    for (let i = 0; i < text.length; i++) units[i] = text.charCodeAt(i);
-    return new Uint32Array(units.buffer);
+/** The bytes `bytesText` gave, in a buffer of their own (aligned for any typed array), whole elements of `size` bytes only. */
+function textBytes(text: string, size: number, what: string): ArrayBuffer {
+    const b = Buffer.from(text, 'base64');
+    if (b.length % size !== 0) throw new Error(`${what} are ${size} bytes each, not ${b.length} bytes in all`);
+    const out = new Uint8Array(b.length);
+    out.set(b);
+    return out.buffer;
 }
 
-/** A DistinctState as JSON: exact (its hashes, wordsText) or a sketch (registersText). */
+/** A DistinctState as JSON: exact (its hashes, bytesText) or a sketch (registersText). */
 export interface DistinctStateJson {
     /** The HyperLogLog precision. */
     $distinct: number;
@@ -285,13 +283,13 @@ export class DistinctState extends ExactOrSketch<DistinctKeys, HyperLogLog> {
     /** The state as JSON (a part of a parallel run between threads, parallel.ts): its hashes, or its sketch's registers. */
     toJSON(): DistinctStateJson {
         const d = this.data;
-        if (d !== undefined) return { $distinct: this.precision, hashes: wordsText(pairsOf(d)) };
+        if (d !== undefined) return { $distinct: this.precision, hashes: bytesText(pairsOf(d)) };
         return { $distinct: this.precision, registers: registersText(this.sketch!.registers) };
     }
 
     /** The state `toJSON` gave. */
     static fromJSON(j: DistinctStateJson): DistinctState {
-        if (j.registers === undefined) return DistinctState.ofSet(HashSet64.of(textWords(j.hashes ?? '')), j.$distinct);
+        if (j.registers === undefined) return DistinctState.ofSet(HashSet64.of(new Uint32Array(textBytes(j.hashes ?? '', 8, "a dcount state's hashes"))), j.$distinct);
         const hll = new HyperLogLog(j.$distinct);
         const text = j.registers;
         if (text.length !== hll.registers.length) throw new Error(`a dcount sketch of precision ${j.$distinct} has ${hll.registers.length} registers, not ${text.length}`);
@@ -349,22 +347,52 @@ export class QuantileState extends ExactOrSketch<Float64Array[], QuantileSketch>
         for (const c of chunks) sketch.addAll(c);
     }
 
+    /** The state as JSON (a part of a parallel run between threads, parallel.ts): its numbers' bytes, or its sketch. */
+    toJSON(): QuantileStateJson {
+        const chunks = this.data;
+        if (chunks === undefined) return { $quantile: 1, sketch: this.sketch!.toJSON() };
+        return { $quantile: 1, values: bytesText(chunks.length === 1 ? chunks[0] : concatChunks(chunks)) };
+    }
+
+    /** The state `toJSON` gave. */
+    static fromJSON(j: QuantileStateJson): QuantileState {
+        if (j.sketch !== undefined) {
+            const sketch = QuantileSketch.fromJSON(j.sketch);
+            const s = new QuantileState(undefined, sketch, sketch.bytes);
+            s.owned = true;
+            return s;
+        }
+        return QuantileState.exact(new Float64Array(textBytes(j.values ?? '', 8, "a percentile state's numbers")));
+    }
+
     /** The nearest-rank value of each rank (rank ⌈p·n/100⌉ clamped to [1, n], as nearestRank does). */
     results(ranks: readonly number[]): (number | null)[] {
         const sketch = this.sketch;
         const n = this.data ? this.data.reduce((s, c) => s + c.length, 0) : sketch!.count;
         const rankOf = (p: number) => (n === 0 || !Number.isFinite(p) ? 0 : Math.min(n, Math.max(1, Math.ceil((p * n) / 100))));
         if (sketch) return ranks.map(p => (rankOf(p) === 0 ? null : sketch.atRank(rankOf(p))));
-        const all = new Float64Array(n);
-        let at = 0;
-        for (const c of this.data!) {
-            all.set(c, at);
-            at += c.length;
-        }
+        const all = concatChunks(this.data!);
         if (ranks.length === 1) return [rankOf(ranks[0]) === 0 ? null : quickselect(all, rankOf(ranks[0]) - 1)];
         all.sort();
         return ranks.map(p => (rankOf(p) === 0 ? null : all[rankOf(p) - 1]));
     }
+}
+
+/** A QuantileState as JSON: exact (its numbers, bytesText) or a sketch. */
+export interface QuantileStateJson {
+    $quantile: 1;
+    values?: string;
+    sketch?: QuantileSketchJson;
+}
+
+function concatChunks(chunks: readonly Float64Array[]): Float64Array {
+    const all = new Float64Array(chunks.reduce((s, c) => s + c.length, 0));
+    let at = 0;
+    for (const c of chunks) {
+        all.set(c, at);
+        at += c.length;
+    }
+    return all;
 }
 
 export type MergeState = DistinctState | QuantileState;

@@ -8,9 +8,9 @@
  * - `summarize` whose aggregations are count/countif/sum/sumif/min/max/minif/maxif/avg/avgif over
  *   numbers (by any keys): per-group states merge exactly, except that sums of reals are added
  *   in another order (the last bits may differ, as in every parallel database);
- * - in one thread only (`inThread`: the parts of a dataset's blocks on disk, engine.ts), also
- *   dcount/dcountif and percentile/percentileif/percentiles_array(if) over numbers: their states
- *   are exact until the merge's budget, then sketches (merge-states.ts);
+ * - over a dataset's blocks on disk (engine.ts), also dcount/dcountif and
+ *   percentile/percentileif/percentiles_array(if) over numbers: their states are exact until the
+ *   merge's budget, then sketches (merge-states.ts), and cross threads as JSON;
  * - `top N by …` / `sort by … | take N` after `where` steps only: each part returns the physical
  *   rows of its top N; the merge run scans just those rows, so ties break as in one run.
  * Everything else runs as one job. The parts and the merge must read the same rows: the caller
@@ -29,7 +29,7 @@ import { Frame, ROWID, type AggInfo, type FrameCol, type FrameMeta } from './fra
 import { groupKeys } from './operators/aggregate-ops.js';
 import { uniqueName } from './operators/common.js';
 import { decodeValue, encodeValue, type EncodedValue } from './replica.js';
-import { DistinctState, QuantileState, constantRanks, distinctStates, estimateNote, quantileStates, type DistinctStateJson, type MergeState } from './merge-states.js';
+import { DistinctState, QuantileState, constantRanks, distinctStates, estimateNote, quantileStates, type DistinctStateJson, type MergeState, type QuantileStateJson } from './merge-states.js';
 import type { RunStats } from './query.js';
 import { rowWeights, weightedCounts } from './weighted-counts.js';
 
@@ -54,21 +54,19 @@ const MERGEABLE: Record<string, MergeKind> = {
     count: 'sum', countif: 'sum', sum: 'sum', sumif: 'sum', min: 'min', minif: 'min', max: 'max', maxif: 'max', avg: 'avg', avgif: 'avg',
 };
 /**
- * Mergeable when the parts are a dataset's blocks on disk, run in parts on several threads: a
- * dcount's state crosses threads as JSON (merge-states.ts DistinctState.toJSON). In memory, one
- * job's dcount over the dataset's one dictionary is faster than parts' strings.
+ * Mergeable when the parts are a dataset's blocks on disk, run in parts on several threads: dcount's
+ * and percentile's states cross threads as JSON (merge-states.ts toJSON). In memory, one job's
+ * dcount over the dataset's one dictionary is faster than parts' strings.
  */
-const MERGEABLE_BLOCKS: Record<string, MergeKind> = { ...MERGEABLE, dcount: 'distinct', dcountif: 'distinct' };
-/** Mergeable when the parts run in the merge's thread: their states are objects (merge-states.ts). */
-const MERGEABLE_IN_THREAD: Record<string, MergeKind> = {
-    ...MERGEABLE_BLOCKS,
+const MERGEABLE_BLOCKS: Record<string, MergeKind> = {
+    ...MERGEABLE,
+    dcount: 'distinct', dcountif: 'distinct',
     percentile: 'quantile', percentileif: 'quantile', percentiles_array: 'quantile', percentiles_arrayif: 'quantile',
 };
+/** What a plan's parts read: a dataset in memory (on worker threads), or its blocks on disk (on worker threads or the merge's own). */
+export type PartsRunIn = 'threads' | 'blocks';
 
-/** Where a plan's parts run: worker threads over memory, worker threads over blocks on disk, or the merge's own thread (blocks on disk). */
-export type PartsRunIn = 'threads' | 'block-threads' | 'one-thread';
-
-const MERGEABLE_BY_RUN: Record<PartsRunIn, Record<string, MergeKind>> = { threads: MERGEABLE, 'block-threads': MERGEABLE_BLOCKS, 'one-thread': MERGEABLE_IN_THREAD };
+const MERGEABLE_BY_RUN: Record<PartsRunIn, Record<string, MergeKind>> = { threads: MERGEABLE, blocks: MERGEABLE_BLOCKS };
 /** Aggregations whose states are numbers only when their argument is a number. */
 const NUMERIC_ONLY = new Set(['sum', 'sumif', 'avg', 'avgif']);
 const NUMERIC: ReadonlySet<ScalarType> = new Set<ScalarType>(['long', 'real']);
@@ -285,7 +283,7 @@ export function partialSummarize(frame: Frame, op: ast.SummarizeOperator, env: Q
     const weights = rowWeights(frame);
     for (const ne of op.aggregates) {
         const spec = compileAggregate(unparen(ne.expression) as ast.FunctionCall, ne.name, frame, env);
-        const merge = MERGEABLE_IN_THREAD[spec.fn.name];
+        const merge = MERGEABLE_BLOCKS[spec.fn.name];
         if (NUMERIC_ONLY.has(spec.fn.name) && !NUMERIC.has(spec.args[0]?.type)) throw new PartitionUnsupported();
         const name = uniqueName(named, spec.outName);
         if (weights && (spec.fn.name === 'count' || spec.fn.name === 'countif')) {
@@ -421,9 +419,9 @@ export class SummaryFold {
         }
     }
 
-    /** The parts folded so far as one part (its states are the fold's own). */
-    asPart(stats: PartialStats): Extract<PartialResult, { kind: 'summarize' }> {
-        return { ...this.first, groups: this.main.rows(), stats, stateBudget: Number.isFinite(this.stateBudget) ? this.stateBudget : undefined };
+    /** The parts folded so far as one part (its states are the fold's own), for a merge that keeps exact states within `mergeBudget`. */
+    asPart(stats: PartialStats, mergeBudget = this.stateBudget): Extract<PartialResult, { kind: 'summarize' }> {
+        return { ...this.first, groups: this.main.rows(), stats, stateBudget: Number.isFinite(mergeBudget) ? mergeBudget : undefined };
     }
 
     finish(): MergedSummary {
@@ -625,15 +623,19 @@ export function deserializePartial(text: string): PartialResult {
 
 /** A summarize part's dcount states, back from their JSON: found by position, never by shape (a key may be any object). */
 function reviveStates(p: Extract<PartialResult, { kind: 'summarize' }>): void {
-    const at: number[] = [];
+    const distinct: number[] = [];
+    const quantile: number[] = [];
     let col = p.keys.length;
     for (const a of p.aggs) {
-        if (a.merge === 'distinct') at.push(col);
-        else if (a.merge === 'quantile') throw new Error('parallel summarize: a percentile state cannot cross threads');
+        if (a.merge === 'distinct') distinct.push(col);
+        else if (a.merge === 'quantile') quantile.push(col);
         col += a.merge === 'avg' ? 2 : 1;
     }
-    if (at.length === 0) return;
-    for (const row of p.groups) for (const i of at) row[i] = DistinctState.fromJSON(row[i] as unknown as DistinctStateJson);
+    if (distinct.length + quantile.length === 0) return;
+    for (const row of p.groups) {
+        for (const i of distinct) row[i] = DistinctState.fromJSON(row[i] as unknown as DistinctStateJson);
+        for (const i of quantile) row[i] = QuantileState.fromJSON(row[i] as unknown as QuantileStateJson);
+    }
 }
 
 function isNumberWord(v: unknown): v is { $num: string } {

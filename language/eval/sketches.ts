@@ -229,6 +229,29 @@ export class QuantileSketch {
         return c;
     }
 
+    /** The sketch as JSON (a part of a parallel run between threads): its bins and counts, nothing lost. */
+    toJSON(): QuantileSketchJson {
+        const f = this.finite;
+        const store = (st: DDSketch['store']): [number, number[]] => [st.offset, Array.from(st.bins)];
+        return {
+            gamma: f.mapping.gamma,
+            pos: store(f.store),
+            neg: store(f.negativeStore),
+            finite: [f.zeroCount, f.count, f.sum, f.min, f.max].map(jsonNumber),
+            all: [this.count, this.min, this.max, this.posInf, this.negInf].map(jsonNumber),
+        };
+    }
+
+    /** The sketch `toJSON` gave. */
+    static fromJSON(j: QuantileSketchJson): QuantileSketch {
+        const q = new QuantileSketch();
+        const bins = ([offset, bins]: [number, number[]]) => ({ offset, bins });
+        const [zeroCount, count, sum, min, max] = j.finite.map(Number);
+        mergeDDSketch(q.finite, { mapping: { gamma: j.gamma }, store: bins(j.pos), negativeStore: bins(j.neg), zeroCount, count, sum, min, max });
+        [q.count, q.min, q.max, q.posInf, q.negInf] = j.all.map(Number);
+        return q;
+    }
+
     /**
      * The value at 1-based rank r of the sorted values (within α of the exact one; the smallest
      * and largest ranks are exact), or null when there is none.
@@ -259,9 +282,38 @@ export class QuantileSketch {
  * added with the store's own `add`, which grows the range right; the summary fields are the
  * library's, kept as its merge keeps them.
  */
-function mergeDDSketch(a: DDSketch, b: DDSketch): void {
+/** What `mergeDDSketch` reads of the sketch it adds: a DDSketch, or one rebuilt from its JSON. */
+interface DDSketchParts {
+    mapping: { gamma: number };
+    store: { offset: number; bins: ArrayLike<number> };
+    negativeStore: { offset: number; bins: ArrayLike<number> };
+    zeroCount: number;
+    count: number;
+    sum: number;
+    min: number;
+    max: number;
+}
+
+/**
+ * A QuantileSketch as JSON: the finite values' mapping, stores ([offset, bins]) and [zeroCount,
+ * count, sum, min, max]; then every value's [count, min, max, +∞ count, -∞ count]. A number JSON has
+ * no word for (an empty sketch's min is +∞) is its text.
+ */
+export interface QuantileSketchJson {
+    gamma: number;
+    pos: [number, number[]];
+    neg: [number, number[]];
+    finite: (number | string)[];
+    all: (number | string)[];
+}
+
+function jsonNumber(x: number): number | string {
+    return Number.isFinite(x) ? x : String(x);
+}
+
+function mergeDDSketch(a: DDSketch, b: DDSketchParts): void {
     if (a.mapping.gamma !== b.mapping.gamma) throw new Error(`quantile sketches of different accuracies (gamma ${a.mapping.gamma}, ${b.mapping.gamma})`);
-    for (const [to, from] of [[a.store, b.store], [a.negativeStore, b.negativeStore]]) {
+    for (const [to, from] of [[a.store, b.store], [a.negativeStore, b.negativeStore]] as const) {
         const bins = from.bins;
         for (let i = 0; i < bins.length; i++) if (bins[i] !== 0) to.add(from.offset + i, bins[i]);
     }

@@ -3,7 +3,7 @@
  * canonical key, and merging parts counts each value once, whatever its type.
  */
 import { describe, expect, it } from 'vitest';
-import { DistinctState, type DistinctStateJson } from '../../../language/eval/merge-states.js';
+import { DistinctState, QuantileState, type DistinctStateJson, type QuantileStateJson } from '../../../language/eval/merge-states.js';
 import { HyperLogLog } from '../../../language/eval/sketches.js';
 import { canonicalKey } from '../../../language/runtime-values.js';
 
@@ -66,11 +66,40 @@ describe('dcount states merged part by part', () => {
         expect(Math.abs(back.result() - 20_003) / 20_003).toBeLessThan(0.03);
     });
 
-    it('hashes that hold every code unit, (0, 0) included, survive JSON', () => {
+    it('hashes of any bits, (0, 0) included, survive JSON', () => {
         const pairs = Uint32Array.of(0, 0, 0xd800dfff, 0x22005c, 0xffffffff, 1, 0x0a0d0009, 0xdc00d800);
         const s = DistinctState.exactHashes(pairs, P);
         const back = DistinctState.fromJSON(JSON.parse(JSON.stringify(s)) as DistinctStateJson);
         expect(back.result()).toBe(4);
         expect(merged(back, DistinctState.exactHashes(pairs, P)).result()).toBe(4);
+    });
+});
+
+describe('percentile states across threads', () => {
+    const back = (s: QuantileState) => QuantileState.fromJSON(JSON.parse(JSON.stringify(s)) as QuantileStateJson);
+
+    it('exact: numbers of any bits come back the same, and merge with a part as before', () => {
+        const values = Float64Array.from([0, -0, 1.5, -1e-310, Infinity, -Infinity, 2 ** 53, Number.MIN_VALUE, -1e308]);
+        // Bytes that would be lone surrogates, quotes, backslashes and control characters as text.
+        const raw = new Float64Array(new Uint16Array([0xd800, 0x22, 0x5c, 0x0a, 0xdfff, 0, 0x0d, 0x3ff0]).buffer);
+        const all = Float64Array.from([...values, ...raw]);
+        const s = QuantileState.exact(all);
+        const b = back(s);
+        expect(b.exact).toBe(true);
+        const ranks = [0, 10, 25, 50, 75, 90, 100];
+        expect(b.results(ranks)).toEqual(s.results(ranks));
+        const m = b.share();
+        m.mergeFrom(QuantileState.exact(Float64Array.of(7, 8)));
+        const whole = QuantileState.exact(Float64Array.from([...all, 7, 8]));
+        expect(m.results(ranks)).toEqual(whole.results(ranks));
+        expect(back(QuantileState.exact(new Float64Array(0))).results([50])).toEqual([null]);
+    });
+
+    it('a sketch: comes back a sketch that answers as before', () => {
+        const s = QuantileState.exact(Float64Array.from({ length: 5_000 }, (_, i) => (i * 7919) % 5_003));
+        s.toSketch();
+        const b = back(s);
+        expect(b.exact).toBe(false);
+        expect(b.results([1, 50, 95, 100])).toEqual(s.results([1, 50, 95, 100]));
     });
 });

@@ -141,6 +141,23 @@ describe('the quantile sketch (percentile)', () => {
         expect(s.atRank(1)).not.toBe(-1e9);
     });
 
+    it('crosses threads as JSON: the sketch back answers every rank as before, and merges as before', () => {
+        const values = Float64Array.from([...data['signed, with zeros'].subarray(0, 20_000), Infinity, -Infinity, -Infinity, 0, 1e300, -5e-324]);
+        const s = new QuantileSketch();
+        s.addAll(values);
+        const back = QuantileSketch.fromJSON(JSON.parse(JSON.stringify(s)) as ReturnType<QuantileSketch['toJSON']>);
+        expect([back.count, back.min, back.max]).toEqual([s.count, -Infinity, Infinity]);
+        for (let r = 1; r <= values.length; r += 97) expect(back.atRank(r), `rank ${r}`).toBe(s.atRank(r));
+        const [viaJson, direct] = [back.clone(), s.clone()];
+        viaJson.merge(QuantileSketch.fromJSON(JSON.parse(JSON.stringify(s)) as ReturnType<QuantileSketch['toJSON']>));
+        direct.merge(s);
+        for (const r of [1, 2, 3, 1_000, 20_000, 40_000, direct.count - 1, direct.count]) expect(viaJson.atRank(r), `rank ${r}`).toBe(direct.atRank(r));
+        const empty = QuantileSketch.fromJSON(JSON.parse(JSON.stringify(new QuantileSketch())) as ReturnType<QuantileSketch['toJSON']>);
+        expect([empty.count, empty.atRank(1)]).toEqual([0, null]);
+        empty.add(3);
+        expect([empty.atRank(1), empty.min, empty.max]).toEqual([3, 3, 3]);
+    });
+
     it('answers null for no values or a rank out of range', () => {
         const s = new QuantileSketch();
         expect(s.atRank(1)).toBeNull();

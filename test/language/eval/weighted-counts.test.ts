@@ -14,7 +14,7 @@ import type { ColdAccess, ColdBlock, ValueCounts } from '../../../language/eval/
 
 function planOf(apl: string): { plan: PartitionPlan; ops: readonly ast.TabularOperator[] } {
     const model = parseCached(apl).model;
-    const plan = planPartition(model, () => true, 'block-threads');
+    const plan = planPartition(model, () => true, 'blocks');
     if (!plan) throw new Error(`no plan for ${apl}`);
     return { plan, ops: ((model.statements[0] as ast.QueryStatement).body as ast.Pipeline).operators };
 }
@@ -48,7 +48,7 @@ describe('runsOnValueCounts', () => {
     ]) {
         it(`${apl} does not run over value counts`, () => {
             const model = parseCached(apl).model;
-            const plan = planPartition(model, () => true, 'block-threads');
+            const plan = planPartition(model, () => true, 'blocks');
             if (!plan) return expect(plan).toBeUndefined();
             const { ops } = planOf(apl);
             expect(runsOnValueCounts(plan, ops)).toBe(false);

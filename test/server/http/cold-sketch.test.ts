@@ -47,6 +47,8 @@ interface Answer {
     text: string;
 }
 
+const byK = (r: Answer, field: string) => new Map(rows(r.json).map(x => [x.k as string, x[field] as number]));
+
 async function query(t: TestService, apl: string): Promise<Answer> {
     return (await queryTabular(t, apl, ALL)) as Answer;
 }
@@ -61,6 +63,8 @@ const EXACT = [
 describe('dcount and percentile over blocks on disk', () => {
     let t: TestService;
     const onDisk = new Map<string, Answer>();
+    /** y's exact 95th percentiles by k, in memory. */
+    let yP95 = new Map<string, number>();
 
     beforeAll(async () => {
         t = await startColdService();
@@ -106,20 +110,20 @@ describe('dcount and percentile over blocks on disk', () => {
             expect(comparable(onDisk.get(apl)!.json), apl).toEqual(comparable(mem.json));
         }
 
-        const byK = (r: Answer, field: string) => new Map(rows(r.json).map(x => [x.k as string, x[field] as number]));
         const dcounts = byK(await query(t, "['y'] | summarize dcount(id) by k"), 'dcount_id');
         expect([...dcounts.values()]).toEqual([15_000, 15_000, 15_000, 15_000]);
         for (const [k, est] of byK(onDisk.get("['y'] | summarize dcount(id) by k")!, 'dcount_id')) {
             expect(Math.abs(est - dcounts.get(k)!) / dcounts.get(k)!, `dcount for ${k}: ${est}`).toBeLessThanOrEqual(DCOUNT_ERROR);
         }
         const p95 = byK(await query(t, "['y'] | summarize percentile(v, 95) by k"), 'percentile_v');
+        yP95 = p95;
         expect(p95.size).toBe(4);
         for (const [k, est] of byK(onDisk.get("['y'] | summarize percentile(v, 95) by k")!, 'percentile_v')) {
             expect(Math.abs(est - p95.get(k)!) / p95.get(k)!, `percentile for ${k}: ${est}`).toBeLessThanOrEqual(PERCENTILE_ERROR);
         }
     }, 120_000);
 
-    it('answers the same with 2 query workers, each folding the dcount states of its share of the blocks (exact, or a sketch past its budget)', async () => {
+    it('answers the same with 2 query workers, each folding the dcount and percentile states of its share of the blocks (exact, or a sketch past its budget)', async () => {
         await t.restart({ memoryLimit: COLD_LIMIT, queryWorkers: 2, parallelMinRows: 0 });
         await t.svc.loaded;
         while ((t.svc.data.engine.queryStats()?.idle ?? 0) < 2) await new Promise(r => setTimeout(r, 20));
@@ -132,7 +136,21 @@ describe('dcount and percentile over blocks on disk', () => {
         expect(y.json.status.messages?.map(m => m.code)).toContain('apl_estimate');
         expect(y.json.status.messages?.find(m => m.code === 'apl_estimate')?.msg).toMatch(/the query's [\d,]+ KB for them/);
         for (const est of rows(y.json).map(x => x.dcount_id as number)) expect(Math.abs(est - 15_000) / 15_000, `dcount ${est}`).toBeLessThanOrEqual(DCOUNT_ERROR);
-        // Both dcounts ran in parts.
-        expect(t.svc.data.engine.queryStats()?.together).toBe(2);
+        // Percentiles run in parts too: their states cross threads as JSON (exact numbers or a sketch).
+        // k1's 6,000 values fit a worker's budget: exact, the nearest-rank value of every k1 value.
+        const k1 = await query(t, "['x'] | where k == 'k1' | summarize percentiles_array(v, 50, 95), count()");
+        expect(k1.json.status.isEstimate).toBe(false);
+        const values = smallEvents(0, 24_000, 24_000).filter(e => e.k === 'k1').map(e => e.v as number).sort((a, b) => a - b);
+        expect(rows(k1.json)).toEqual([{ percentiles_v: [values[2_999], values[5_699]], count_: 6_000 }]);
+        for (const [apl, exact] of [[EXACT[1], byK(onDisk.get(EXACT[1])!, 'percentile_v')], ["['y'] | summarize percentile(v, 95) by k", yP95]] as const) {
+            const r = await query(t, apl);
+            // Past a worker's budget (x's 24,000 values too, now that each of 2 workers has half the share).
+            expect(r.json.status.isEstimate, apl).toBe(true);
+            const got = byK(r, 'percentile_v');
+            expect(got.size).toBe(4);
+            for (const [k, est] of got) expect(Math.abs(est - exact.get(k)!) / exact.get(k)!, `${apl}: ${k}`).toBeLessThanOrEqual(PERCENTILE_ERROR);
+        }
+        // The dcounts and percentiles all ran in parts.
+        expect(t.svc.data.engine.queryStats()?.together).toBe(5);
     }, 120_000);
 });
