@@ -31,8 +31,14 @@ const GrowableBuffer =
 
 /** Columns from this size on grow in place. */
 const IN_PLACE_BYTES = 1 << 20;
-/** Address space (not memory) reserved for a growable column: this much, or 8× its size; past it, a copy. */
-const MIN_RESERVE_BYTES = 64 * (1 << 20);
+/**
+ * Address space (not memory) reserved for a growable column: this much, or 8× its size; past it, a
+ * copy. The copy is what to avoid: the old and the new buffer are both resident until the old one
+ * is collected, in every thread that holds a view of it, and every column of a table passes its
+ * reservation at about the same row. A gigabyte is 134M rows of numbers; reserving it is a mapping
+ * with no access, which costs no memory (2,000 such columns are 2 TB of a 128 TB address space).
+ */
+const MIN_RESERVE_BYTES = 1 << 30;
 
 /**
  * A zero-filled array of `n` elements, on a SharedArrayBuffer when `shared` (query worker threads

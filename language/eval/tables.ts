@@ -476,13 +476,29 @@ class FieldColumn {
         }
     }
 
+    /** The dictionary's strings so far counted by `dictBytes`: the array, how many, and their bytes. */
+    private dictCounted: { dict: string[]; n: number; bytes: number } = { dict: [], n: 0, bytes: 0 };
+
+    /** The dictionary's bytes (per entry: the string, header and up to 2 bytes a character, and its entry in `index`), counting only the strings added since the last call. */
+    private dictBytes(): number {
+        let c = this.dictCounted;
+        if (c.dict !== this.dict || c.n > this.dict.length) c = this.dictCounted = { dict: this.dict, n: 0, bytes: 0 };
+        for (; c.n < this.dict.length; c.n++) c.bytes += this.dict[c.n].length * 2 + 72;
+        return c.bytes;
+    }
+
+    /**
+     * The bytes the column's rows take: the rows written, not the room made for more (a growable
+     * column's room is address space until written, see column-buffers.ts), so the figure grows
+     * with the rows rather than jumping at each growth.
+     */
     byteSize(): number {
+        const n = this.length;
         switch (this.kind) {
-            // Per dictionary entry: the string (header and up to 2 bytes a character) and its entry in `index`.
-            case 'string': return this.codes.byteLength + this.dict.reduce((s, x) => s + x.length * 2 + 72, 0);
-            case 'long': case 'real': return this.vals.byteLength + (this.nulls?.byteLength ?? 0);
-            case 'datetime': case 'timespan': return this.vals.byteLength + this.sub.byteLength;
-            case 'bool': return this.bools.byteLength;
+            case 'string': return n * 4 + this.dictBytes();
+            case 'long': case 'real': return n * (this.nulls ? 9 : 8);
+            case 'datetime': case 'timespan': return n * 12;
+            case 'bool': return n;
             default: return this.dyn.length * 32;
         }
     }

@@ -67,6 +67,14 @@ describe('growColumn', () => {
         expect(view[9]).toBe(2);
     });
 
+    it('grows a big column to 128× its first size on the same buffer: no copy, whose old and new buffers would both be resident', () => {
+        const a = allocColumn(Float64Array, 1 << 17, true); // 1 MiB: the first growable size
+        let b = a;
+        for (let n = 1 << 18; n <= 1 << 24; n *= 2) b = growColumn(Float64Array, b, n / 2, n, true); // to 128 MiB
+        expect(b.buffer).toBe(a.buffer);
+        expect(b.length).toBe(1 << 24);
+    });
+
     it('replaces a small column by a copy on a new buffer', () => {
         const a = allocColumn(Uint32Array, 16, true);
         a.set([1, 2, 3]);
@@ -105,6 +113,19 @@ describe('a store whose columns grow in place', () => {
             ]);
         });
     }
+
+    it("a dataset's memory grows with its rows, not with the room its columns made for more", () => {
+        const engine = createEngine({ sharedMemory: true });
+        const sizes: number[] = [];
+        for (let k = 0; k < BATCHES; k++) {
+            engine.ingestBatch('d', batch(k * BATCH, BATCH));
+            sizes.push(engine.memoryBytes('d'));
+        }
+        // The dictionary of \`s\` is full after the first batch: each later batch adds the same bytes,
+        // across the doublings at 65,536, 131,072 and 262,144 rows.
+        const steps = sizes.slice(2).map((x, i) => x - sizes[i + 1]);
+        for (const step of steps) expect(step).toBe(steps[0]);
+    });
 
     it('a replica fed deltas through a message port answers like its source after every growth', async () => {
         const source = createEngine({ sharedMemory: true });
