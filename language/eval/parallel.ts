@@ -10,7 +10,7 @@
  *   in another order (the last bits may differ, as in every parallel database);
  * - over a dataset's blocks on disk (engine.ts), also dcount/dcountif and
  *   percentile/percentileif/percentiles_array(if) over numbers: their states are exact until the
- *   merge's budget, then sketches (merge-states.ts), and cross threads as JSON;
+ *   merge's budget, then sketches (merge-states.ts), and cross threads (serializePartial);
  * - `top N by …` / `sort by … | take N` after `where` steps only: each part returns the physical
  *   rows of its top N; the merge run scans just those rows, so ties break as in one run.
  * Everything else runs as one job. The parts and the merge must read the same rows: the caller
@@ -55,7 +55,7 @@ const MERGEABLE: Record<string, MergeKind> = {
 };
 /**
  * Mergeable when the parts are a dataset's blocks on disk, run in parts on several threads: dcount's
- * and percentile's states cross threads as JSON (merge-states.ts toJSON). In memory, one job's
+ * and percentile's states cross threads (merge-states.ts toPortable). In memory, one job's
  * dcount over the dataset's one dictionary is faster than parts' strings.
  */
 const MERGEABLE_BLOCKS: Record<string, MergeKind> = {
@@ -609,20 +609,37 @@ function combine(kind: Exclude<MergeKind, 'avg'>, a: AplValue, b: AplValue): Apl
 }
 
 // ---------------------------------------------------------------------------------------------
-// Between threads: JSON text, with the numbers JSON has no words for (NaN, ±Infinity) kept.
+// Between threads: JSON text, with the numbers JSON has no words for (NaN, ±Infinity) kept, and
+// beside it the buffers of the exact dcount and percentile states (merge-states.ts toPortable).
 
-export function serializePartial(p: PartialResult): string {
-    return JSON.stringify(p, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? { $num: String(v) } : v));
+/** A part as it crosses threads: postMessage shares `shared` rather than copying it. */
+export interface PortablePartial {
+    json: string;
+    shared?: SharedArrayBuffer[];
 }
 
-export function deserializePartial(text: string): PartialResult {
-    const p = JSON.parse(text, (_k, v: unknown) => (isNumberWord(v) ? Number(v.$num) : v)) as PartialResult;
-    if (p.kind === 'summarize') reviveStates(p);
+export function serializePartial(p: PartialResult): PortablePartial {
+    const shared: SharedArrayBuffer[] = [];
+    const out = p.kind === 'summarize' ? { ...p, groups: mapStates(p, row => row.map(v => (v instanceof DistinctState || v instanceof QuantileState ? (v.toPortable(shared) as unknown as PartValue) : v))) } : p;
+    const json = JSON.stringify(out, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? { $num: String(v) } : v));
+    return shared.length > 0 ? { json, shared } : { json };
+}
+
+export function deserializePartial({ json, shared = [] }: PortablePartial): PartialResult {
+    const p = JSON.parse(json, (_k, v: unknown) => (isNumberWord(v) ? Number(v.$num) : v)) as PartialResult;
+    if (p.kind === 'summarize') p.groups = mapStates(p, (row, distinct, quantile) => {
+        for (const i of distinct) row[i] = DistinctState.fromPortable(row[i] as unknown as DistinctStateJson, shared);
+        for (const i of quantile) row[i] = QuantileState.fromPortable(row[i] as unknown as QuantileStateJson, shared);
+        return row;
+    });
     return p;
 }
 
-/** A summarize part's dcount states, back from their JSON: found by position, never by shape (a key may be any object). */
-function reviveStates(p: Extract<PartialResult, { kind: 'summarize' }>): void {
+/**
+ * A summarize part's groups through `fn`, given the columns of its dcount and percentile states:
+ * found by position, never by shape (a key may be any object). The groups as they are without such states.
+ */
+function mapStates(p: Extract<PartialResult, { kind: 'summarize' }>, fn: (row: PartValue[], distinct: number[], quantile: number[]) => PartValue[]): PartValue[][] {
     const distinct: number[] = [];
     const quantile: number[] = [];
     let col = p.keys.length;
@@ -631,18 +648,15 @@ function reviveStates(p: Extract<PartialResult, { kind: 'summarize' }>): void {
         else if (a.merge === 'quantile') quantile.push(col);
         col += a.merge === 'avg' ? 2 : 1;
     }
-    if (distinct.length + quantile.length === 0) return;
-    for (const row of p.groups) {
-        for (const i of distinct) row[i] = DistinctState.fromJSON(row[i] as unknown as DistinctStateJson);
-        for (const i of quantile) row[i] = QuantileState.fromJSON(row[i] as unknown as QuantileStateJson);
-    }
+    if (distinct.length + quantile.length === 0) return p.groups;
+    return p.groups.map(row => fn(row, distinct, quantile));
 }
 
 function isNumberWord(v: unknown): v is { $num: string } {
     return v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1 && typeof (v as { $num?: unknown }).$num === 'string';
 }
 
-/** Whether a part's text says the data did not fit the plan (read without parsing the rest). */
-export function partialIsUnsupported(text: string): boolean {
-    return text.startsWith('{"kind":"unsupported"');
+/** Whether a part says the data did not fit the plan (read without parsing the rest). */
+export function partialIsUnsupported(p: PortablePartial): boolean {
+    return p.json.startsWith('{"kind":"unsupported"');
 }

@@ -9,7 +9,7 @@ export type { ColumnarChunk, DatasetLoader, FlatBatch } from '../../language/ind
 import { availableParallelism } from 'node:os';
 import { AplQueryError, createEngine, SAMPLE_DATASETS, type ColumnarChunk, type DatasetLoader, type Engine, type FlatBatch, type QueryLimits } from '../../language/index.js';
 import { DEFAULT_QUERY_TIMEOUT_MS, QueryPool, type QueryPoolStats } from '../query/pool.js';
-import { interruption, type QuerySpec } from '../query/protocol.js';
+import { interruption, type JobAnswer, type QuerySpec } from '../query/protocol.js';
 import { runJob, shareParser } from '../query/run-job.js';
 import { DEFAULT_PARALLEL_MIN_ROWS, runParallel } from '../query/parallel-run.js';
 import { DEFAULT_PAGE_SIZE } from './paging.js';
@@ -127,7 +127,7 @@ export function createEngineAdapter(opts: EngineAdapterOptions): EngineAdapter {
     const engine: Engine = createEngine({ maxLimit: opts.maxResultRows, defaultLimit, limits: opts.limits, sharedMemory: workers > 0, coldReader, coldCacheBytes });
     shareParser(engine);
     /** Without workers: the deadline and the client's going away are checked between operators. */
-    const inProcess = (job: QuerySpec, signal?: AbortSignal): Promise<string> => {
+    const inProcess = (job: QuerySpec, signal?: AbortSignal): Promise<JobAnswer> => {
         const deadline = performance.now() + timeoutMs;
         return runJob(engine, { ...job, timeoutMs }, () =>
             signal?.aborted ? interruption('cancelled', timeoutMs) : performance.now() > deadline ? interruption('timeout', timeoutMs) : undefined,
@@ -161,7 +161,7 @@ export function createEngineAdapter(opts: EngineAdapterOptions): EngineAdapter {
                           if (!pool?.workerStarted()) return undefined;
                           gaveWay = true;
                           return interruption('cancelled', timeoutMs);
-                      }).catch((err: unknown) => {
+                      }).then(a => a.json, (err: unknown) => {
                           if (gaveWay && err instanceof AplQueryError && err.kind === 'cancelled') return undefined;
                           throw err;
                       });
@@ -170,7 +170,7 @@ export function createEngineAdapter(opts: EngineAdapterOptions): EngineAdapter {
             : undefined;
     const minRows = opts.parallelMinRows ?? DEFAULT_PARALLEL_MIN_ROWS;
     const run = (job: QuerySpec, signal?: AbortSignal): Promise<string> =>
-        pool ? (runParallel(pool, engine, job, minRows, signal) ?? pool.run(job, signal)) : inProcess(job, signal);
+        pool ? (runParallel(pool, engine, job, minRows, signal) ?? pool.run(job, signal)) : inProcess(job, signal).then(a => a.json);
     const hints = (meta: DatasetMeta) => ({ mapFields: meta.mapFields });
     return {
         resetDataset(name, meta) {

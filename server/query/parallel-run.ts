@@ -27,8 +27,8 @@ export function runParallel(pool: QueryPool, engine: Engine, job: QuerySpec, min
     const { apl, request } = job;
     const parts = pool.runTogether(Array.from({ length: n }, (_, index) => ({ kind: 'apl-part' as const, apl, request, plan, part: { index, count: n } })), signal);
     if (!parts) return undefined;
-    return Promise.all(parts).then(texts =>
+    return Promise.all(parts).then(answers =>
         // A part whose data do not fit the plan (a sum over strings) sends the query back to one job.
-        texts.some(partialIsUnsupported) ? pool.run(job, signal) : pool.run({ kind: 'apl-merge', apl, request, plan, parts: texts }, signal),
+        answers.some(partialIsUnsupported) ? pool.run(job, signal) : pool.run({ kind: 'apl-merge', apl, request, plan, parts: answers }, signal),
     );
 }

@@ -43,8 +43,8 @@ export async function startParallelRunner(engine: Engine, options: { workers?: n
         capacity: () => pool.idleWorkers(),
         runParts(apl, plan, parts, times) {
             const request = { format: 'tabular' as const, now: times.now, startNs: times.startTime, endNs: times.endTime, includeCursor: false, includeCursorField: false, variables: times.variables };
-            const texts = pool.runTogether(parts.map(part => ({ kind: 'apl-part' as const, apl, request, plan, part })));
-            return texts && Promise.all(texts).then(all => all.map(deserializePartial));
+            const answers = pool.runTogether(parts.map(part => ({ kind: 'apl-part' as const, apl, request, plan, part })));
+            return answers && Promise.all(answers).then(all => all.map(deserializePartial));
         },
     };
     const deadline = Date.now() + READY_WAIT_MS;

@@ -19,7 +19,7 @@ import type { Worker } from 'node:worker_threads';
 import { AplQueryError, newSyncState, type Engine, type EngineSyncState, type QueryLimits } from '../../language/index.js';
 import { startWorker } from '../worker-boot.js';
 import { HttpError } from '../http/errors.js';
-import { INTERRUPT_CANCEL, INTERRUPT_NONE, INTERRUPT_TIMEOUT, interruption, type QueryJob, type QuerySpec, type WorkerReply, type WorkerRequest, type WorkerSetup } from './protocol.js';
+import { INTERRUPT_CANCEL, INTERRUPT_NONE, INTERRUPT_TIMEOUT, interruption, type JobAnswer, type QueryJob, type QuerySpec, type WorkerReply, type WorkerRequest, type WorkerSetup } from './protocol.js';
 import { deserializeError } from './query-errors.js';
 import { startTrace } from '../start-trace.js';
 
@@ -50,7 +50,7 @@ export interface QueryPoolOptions {
      * Runs a query on the main thread when no worker can start at all (a worker file missing from
      * a broken install): the service keeps answering, and says so in the log once.
      */
-    fallback: (spec: QuerySpec, signal?: AbortSignal) => Promise<string>;
+    fallback: (spec: QuerySpec, signal?: AbortSignal) => Promise<JobAnswer>;
     /**
      * Runs a query on the main thread while no worker has started yet (the first half second or
      * so of the service), so that the first answer after start-up does not wait for the workers.
@@ -84,7 +84,7 @@ export interface QueryPoolStats {
 interface Job {
     id: number;
     job: QueryJob;
-    resolve: (json: string) => void;
+    resolve: (answer: JobAnswer) => void;
     reject: (err: unknown) => void;
     signal?: AbortSignal;
     onAbort?: () => void;
@@ -180,24 +180,24 @@ export class QueryPool {
     /** Runs a job; resolves with the response body (JSON text). `signal` cancels it. */
     run(job: QuerySpec, signal?: AbortSignal): Promise<string> {
         if (this.closed) return Promise.reject(new HttpError(503, 'the service is stopping'));
-        if (this.broken) return this.opts.fallback(job, signal);
+        if (this.broken) return this.opts.fallback(job, signal).then(a => a.json);
         if (signal?.aborted) return Promise.reject(stopped('cancelled', this.timeoutMs));
         const whileStarting = this.opts.whileStarting;
         if (whileStarting && job.kind !== 'apl-part' && job.kind !== 'apl-merge' && !this.slots.some(s => s.ready)) {
-            return whileStarting(job, signal).then(json => json ?? this.enqueue(job, signal));
+            return whileStarting(job, signal).then(json => json ?? this.enqueue(job, signal).then(a => a.json));
         }
-        return this.enqueue(job, signal);
+        return this.enqueue(job, signal).then(a => a.json);
     }
 
     /** Queues a job for the next free worker. */
-    private enqueue(job: QuerySpec, signal?: AbortSignal): Promise<string> {
+    private enqueue(job: QuerySpec, signal?: AbortSignal): Promise<JobAnswer> {
         if (this.closed) return Promise.reject(new HttpError(503, 'the service is stopping'));
         if (this.broken) return this.opts.fallback(job, signal);
         if (signal?.aborted) return Promise.reject(stopped('cancelled', this.timeoutMs));
         if (this.queue.length >= this.maxQueued && !this.slots.some(s => !s.current)) {
             return Promise.reject(new HttpError(429, `query limit exceeded: ${this.slots.length} queries are running and ${this.queue.length} are waiting; try again shortly`));
         }
-        return new Promise<string>((resolve, reject) => {
+        return new Promise<JobAnswer>((resolve, reject) => {
             this.queue.push(this.newJob(job, resolve, reject, signal));
             // A job that waits for a worker: they start now if they have not.
             this.startWorkers();
@@ -216,17 +216,17 @@ export class QueryPool {
      * read the same rows (the parts of a parallel run); undefined when there are not enough idle
      * workers. Each job keeps its own time limit and cancellation.
      */
-    runTogether(jobs: QuerySpec[], signal?: AbortSignal): Promise<string>[] | undefined {
+    runTogether(jobs: QuerySpec[], signal?: AbortSignal): Promise<JobAnswer>[] | undefined {
         if (jobs.length > this.idleWorkers() || signal?.aborted) return undefined;
         const idle = this.slots.filter(s => s.ready && !s.current);
         this.counters.together++;
-        return jobs.map((job, i) => new Promise<string>((resolve, reject) => {
+        return jobs.map((job, i) => new Promise<JobAnswer>((resolve, reject) => {
             this.start(idle[i], this.newJob(job, resolve, reject, signal));
         }));
     }
 
     /** A job that `signal` cancels, queued or running. */
-    private newJob(job: QuerySpec, resolve: (json: string) => void, reject: (err: unknown) => void, signal?: AbortSignal): Job {
+    private newJob(job: QuerySpec, resolve: (answer: JobAnswer) => void, reject: (err: unknown) => void, signal?: AbortSignal): Job {
         const j: Job = { id: this.nextId++, job: { ...job, timeoutMs: this.timeoutMs }, resolve, reject, signal };
         if (signal) {
             j.onAbort = () => this.cancel(j);
@@ -315,7 +315,7 @@ export class QueryPool {
         slot.current = undefined;
         if (msg.ok) {
             this.counters.completed++;
-            this.finish(j, undefined, msg.json);
+            this.finish(j, undefined, { json: msg.json, shared: msg.shared });
         } else {
             const err = deserializeError(msg.error);
             if (err instanceof AplQueryError && (err.kind === 'timeout' || err.kind === 'cancelled')) this.count(err.kind);
@@ -391,12 +391,12 @@ export class QueryPool {
         this.dispatch();
     }
 
-    private finish(j: Job, err: unknown, json?: string): void {
+    private finish(j: Job, err: unknown, answer?: JobAnswer): void {
         clearTimeout(j.timer);
         clearTimeout(j.killTimer);
         if (j.signal && j.onAbort) j.signal.removeEventListener('abort', j.onAbort);
         if (err !== undefined) j.reject(err);
-        else j.resolve(json ?? '');
+        else j.resolve(answer ?? { json: '' });
     }
 }
 

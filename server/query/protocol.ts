@@ -46,10 +46,19 @@ export function interruption(kind: 'timeout' | 'cancelled', timeoutMs: number): 
 export type QuerySpec =
     | { kind: 'apl'; apl: string; request: AplQueryRequest }
     | { kind: 'legacy'; dataset: string; bodyJson: string; now: bigint; missing?: Record<string, string> }
-    /** A part of a parallel run (language/eval/parallel.ts); answers the part's result as text. */
+    /** A part of a parallel run (language/eval/parallel.ts); answers the part's result (serializePartial). */
     | { kind: 'apl-part'; apl: string; request: AplQueryRequest; plan: PartitionPlan; part: PartitionSpec }
-    /** The merge of a parallel run: the parts' results (text), then the response body as for `apl`. */
-    | { kind: 'apl-merge'; apl: string; request: AplQueryRequest; plan: PartitionPlan; parts: string[] };
+    /** The merge of a parallel run: the parts' results, then the response body as for `apl`. */
+    | { kind: 'apl-merge'; apl: string; request: AplQueryRequest; plan: PartitionPlan; parts: JobAnswer[] };
+
+/**
+ * What a job answers: the response body (JSON text, serialised off the main thread), or a part's
+ * JSON and the buffers of its exact states, which postMessage shares rather than copies.
+ */
+export interface JobAnswer {
+    json: string;
+    shared?: SharedArrayBuffer[];
+}
 
 /** A query as a worker runs it: with the time limit it runs under (for its error message). */
 export type QueryJob = QuerySpec & { timeoutMs: number };
@@ -68,5 +77,5 @@ export type SerializedError =
     | { type: 'legacy'; path: string; message: string }
     | { type: 'error'; message: string };
 
-/** worker → main. `json` is the response body, serialised off the main thread. */
-export type WorkerReply = { ready: true } | { id: number; ok: true; json: string } | { id: number; ok: false; error: SerializedError };
+/** worker → main: the job's answer, or its error. */
+export type WorkerReply = { ready: true } | ({ id: number; ok: true } & JobAnswer) | { id: number; ok: false; error: SerializedError };

@@ -47,7 +47,7 @@ if (port) {
             try {
                 engine.applyChanges(msg.delta);
                 timeoutMs = msg.job.timeoutMs;
-                reply({ id: msg.id, ok: true, json: await runJob(engine, msg.job, interrupt) });
+                reply({ id: msg.id, ok: true, ...(await runJob(engine, msg.job, interrupt)) });
             } catch (err) {
                 reply({ id: msg.id, ok: false, error: serializeError(err) });
             }

@@ -7,7 +7,7 @@
 import type { Engine, QueryInterruption, QueryOptions } from '../../language/index.js';
 import { deserializePartial, legacyExecutor, provideParsingServices, serializePartial, type QueryEngine } from '../../language/index.js';
 import { ServiceAplChecker } from '../http/apl-check.js';
-import type { QueryJob } from './protocol.js';
+import type { JobAnswer, QueryJob } from './protocol.js';
 import type { StatusMessage } from '../../language/api/status.js';
 import { mapQueryError } from './query-errors.js';
 
@@ -29,7 +29,7 @@ export function shareParser(engine: Engine): void {
     provideParsingServices(() => checkerFor(engine).services());
 }
 
-export async function runJob(engine: Engine, job: QueryJob, interrupt?: () => QueryInterruption | undefined): Promise<string> {
+export async function runJob(engine: Engine, job: QueryJob, interrupt?: () => QueryInterruption | undefined): Promise<JobAnswer> {
     try {
         if (job.kind === 'apl' || job.kind === 'apl-part' || job.kind === 'apl-merge') {
             // `apl check`'s verdict first, against this engine's datasets: its errors, codes and
@@ -54,11 +54,11 @@ export async function runJob(engine: Engine, job: QueryJob, interrupt?: () => Qu
             }
             if (job.kind === 'apl-merge') options.merge = { plan: job.plan, parts: job.parts.map(deserializePartial) };
             const result = req.format === 'tabular' ? await engine.query(job.apl, options) : await engine.queryLegacyFormat(job.apl, options);
-            return JSON.stringify(tellMissingData(result, req.missing));
+            return { json: JSON.stringify(tellMissingData(result, req.missing)) };
         }
         // The legacy executor runs APL through `engine.query`: every one of those runs gets the interrupt.
         const interrupted: QueryEngine = { query: (apl, o) => engine.query(apl, { ...o, interrupt }) };
-        return JSON.stringify(tellMissingData(await legacyExecutor(interrupted, job.dataset, JSON.parse(job.bodyJson) as unknown), job.missing, [job.dataset]));
+        return { json: JSON.stringify(tellMissingData(await legacyExecutor(interrupted, job.dataset, JSON.parse(job.bodyJson) as unknown), job.missing, [job.dataset])) };
     } catch (err) {
         throw mapQueryError(err);
     }

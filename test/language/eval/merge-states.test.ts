@@ -2,12 +2,29 @@
  * dcount's mergeable states (language/eval/merge-states.ts): the 64-bit hashes of each value's
  * canonical key, and merging parts counts each value once, whatever its type.
  */
+import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { DistinctState, QuantileState, type DistinctStateJson, type QuantileStateJson } from '../../../language/eval/merge-states.js';
+import { DistinctState, QuantileState, type DistinctStateJson } from '../../../language/eval/merge-states.js';
 import { HyperLogLog } from '../../../language/eval/sketches.js';
 import { canonicalKey } from '../../../language/runtime-values.js';
 
 const P = 14;
+
+/** A value as another thread receives it (postMessage's structured clone: SharedArrayBuffers shared, the rest copied). */
+function throughPort<T>(value: T): T {
+    const { port1, port2 } = new MessageChannel();
+    port1.postMessage(value);
+    const got = receiveMessageOnPort(port2)!.message as T;
+    port1.close();
+    return got;
+}
+
+/** A state as a part sends it to the merge's thread (parallel.ts serializePartial): JSON text, and its shared buffers beside it. */
+function acrossThreads<J, S extends { toPortable(shared: SharedArrayBuffer[]): J }>(s: S, fromPortable: (j: J, shared: readonly SharedArrayBuffer[]) => S): S {
+    const shared: SharedArrayBuffer[] = [];
+    const { json, buffers } = throughPort({ json: JSON.stringify(s.toPortable(shared)), buffers: shared });
+    return fromPortable(JSON.parse(json) as J, buffers);
+}
 
 /** The state a merge folds parts into, as parallel.ts makes it: the first part shared, the others merged. */
 function merged(...parts: DistinctState[]): DistinctState {
@@ -57,30 +74,30 @@ describe('dcount states merged part by part', () => {
         const b = DistinctState.exact(new Set(ids.slice(8_000)), new Set([canonicalKey(1), canonicalKey(1.5), canonicalKey(null)]), P);
         const m = merged(a, b);
         expect([m.exact, m.result()]).toEqual([true, 20_003]);
-        const back = DistinctState.fromJSON(JSON.parse(JSON.stringify(m)) as DistinctStateJson);
+        const back = acrossThreads(m, DistinctState.fromPortable);
         expect([back.exact, back.result()]).toEqual([true, 20_003]);
         back.toSketch();
         const hll = new HyperLogLog(P);
         for (const k of [...ids.map(s => canonicalKey(s)), canonicalKey(1), canonicalKey(1.5), canonicalKey(null)]) hll.add(k);
-        expect([...(JSON.parse(JSON.stringify(back)) as DistinctStateJson).registers!].map(c => c.charCodeAt(0) - 0x30)).toEqual([...hll.registers]);
+        expect([...(JSON.parse(JSON.stringify(back.toPortable([]))) as DistinctStateJson).registers!].map(c => c.charCodeAt(0) - 0x30)).toEqual([...hll.registers]);
+        expect(acrossThreads(back, DistinctState.fromPortable).result()).toBe(back.result());
         expect(Math.abs(back.result() - 20_003) / 20_003).toBeLessThan(0.03);
     });
 
-    it('hashes of any bits, (0, 0) included, survive JSON', () => {
+    it('hashes of any bits, (0, 0) included, cross threads', () => {
         const pairs = Uint32Array.of(0, 0, 0xd800dfff, 0x22005c, 0xffffffff, 1, 0x0a0d0009, 0xdc00d800);
         const s = DistinctState.exactHashes(pairs, P);
-        const back = DistinctState.fromJSON(JSON.parse(JSON.stringify(s)) as DistinctStateJson);
+        const back = acrossThreads(s, DistinctState.fromPortable);
         expect(back.result()).toBe(4);
         expect(merged(back, DistinctState.exactHashes(pairs, P)).result()).toBe(4);
     });
 });
 
 describe('percentile states across threads', () => {
-    const back = (s: QuantileState) => QuantileState.fromJSON(JSON.parse(JSON.stringify(s)) as QuantileStateJson);
+    const back = (s: QuantileState) => acrossThreads(s, QuantileState.fromPortable);
 
     it('exact: numbers of any bits come back the same, and merge with a part as before', () => {
         const values = Float64Array.from([0, -0, 1.5, -1e-310, Infinity, -Infinity, 2 ** 53, Number.MIN_VALUE, -1e308]);
-        // Bytes that would be lone surrogates, quotes, backslashes and control characters as text.
         const raw = new Float64Array(new Uint16Array([0xd800, 0x22, 0x5c, 0x0a, 0xdfff, 0, 0x0d, 0x3ff0]).buffer);
         const all = Float64Array.from([...values, ...raw]);
         const s = QuantileState.exact(all);

@@ -18,7 +18,7 @@ describe('one parser per query thread', () => {
         { _time: '2024-01-01T00:00:00Z', n: 1, s: 'a' },
         { _time: '2024-01-01T00:00:01Z', n: 2, s: 'b' },
     ]);
-    const run = async (apl: string): Promise<{ tables: { columns: unknown[][] }[] }> => JSON.parse(await runJob(engine, { kind: 'apl', apl, timeoutMs: 0, request: REQUEST })) as { tables: { columns: unknown[][] }[] };
+    const run = async (apl: string): Promise<{ tables: { columns: unknown[][] }[] }> => JSON.parse((await runJob(engine, { kind: 'apl', apl, timeoutMs: 0, request: REQUEST })).json) as { tables: { columns: unknown[][] }[] };
 
     it("['logs'] | summarize total = sum(n)", async () => {
         expect((await run("['logs'] | summarize total = sum(n)")).tables[0].columns[0]).toEqual([3]);
