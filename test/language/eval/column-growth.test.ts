@@ -2,8 +2,8 @@
  * Columns that grow past the in-place size (language/eval/column-buffers.ts): rows a snapshot or a
  * replica already reads never change, and answers match a store that never grew in place.
  */
-import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
+import { throughPort } from './helpers.js';
 import { allocColumn, growColumn } from '../../../language/eval/column-buffers.js';
 import { createEngine, type Engine } from '../../../language/eval/engine.js';
 import { newSyncState } from '../../../language/eval/replica.js';
@@ -41,15 +41,6 @@ async function answers(engine: Engine): Promise<unknown[]> {
         out.push({ fields: t.fields, columns: t.columns });
     }
     return out;
-}
-
-/** A delta as a worker thread receives it (the structured-clone path of postMessage). */
-function throughPort<T>(value: T): T {
-    const { port1, port2 } = new MessageChannel();
-    port1.postMessage(value);
-    const got = receiveMessageOnPort(port2)!.message as T;
-    port1.close();
-    return got;
 }
 
 describe('growColumn', () => {

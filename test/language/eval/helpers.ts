@@ -1,3 +1,4 @@
+import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { createEngine, type Engine, type QueryOptions } from '../../../language/eval/engine.js';
 
 /** A small fixed dataset: 6 events over two hours, with nulls, dotted fields and mixed values. */
@@ -32,4 +33,13 @@ export async function rows(engine: Engine, apl: string, opts?: QueryOptions): Pr
 export async function scalar(engine: Engine, apl: string): Promise<unknown> {
     const r = await rows(engine, apl);
     return Object.values(r[0])[0];
+}
+
+/** A value as another thread receives it (postMessage's structured clone: SharedArrayBuffers shared, the rest copied). */
+export function throughPort<T>(value: T): T {
+    const { port1, port2 } = new MessageChannel();
+    port1.postMessage(value);
+    const got = receiveMessageOnPort(port2)!.message as T;
+    port1.close();
+    return got;
 }

@@ -2,22 +2,13 @@
  * dcount's mergeable states (language/eval/merge-states.ts): the 64-bit hashes of each value's
  * canonical key, and merging parts counts each value once, whatever its type.
  */
-import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
+import { throughPort } from './helpers.js';
 import { DistinctState, QuantileState, type DistinctStateJson } from '../../../language/eval/merge-states.js';
 import { HyperLogLog } from '../../../language/eval/sketches.js';
 import { canonicalKey } from '../../../language/runtime-values.js';
 
 const P = 14;
-
-/** A value as another thread receives it (postMessage's structured clone: SharedArrayBuffers shared, the rest copied). */
-function throughPort<T>(value: T): T {
-    const { port1, port2 } = new MessageChannel();
-    port1.postMessage(value);
-    const got = receiveMessageOnPort(port2)!.message as T;
-    port1.close();
-    return got;
-}
 
 /** A state as a part sends it to the merge's thread (parallel.ts serializePartial): JSON text, and its shared buffers beside it. */
 function acrossThreads<J, S extends { toPortable(shared: SharedArrayBuffer[]): J }>(s: S, fromPortable: (j: J, shared: readonly SharedArrayBuffer[]) => S): S {
