@@ -316,6 +316,9 @@ export async function runLineInEditor(page: Page, line: number, options: { click
     await page.keyboard.press('Control+G');
     await page.locator('.quick-input-widget .quick-input-box input').fill(`:${line}`);
     await page.keyboard.press('Enter');
+    // Run once the editor has the focus back: a key pressed while the box closes can be lost (in a
+    // window just reloaded, the results view then showed only the last result it recalls).
+    await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 30_000 });
     await page.keyboard.press('Control+Enter');
 }
 
