@@ -198,9 +198,14 @@ function registersText(r: Uint8Array): string {
  * by postMessage, which shares a SharedArrayBuffer instead of copying it (and a text form would be
  * made, copied and parsed several times over: at 5M events, 140 MB more resident for a percentile).
  */
-function sharedCopy(a: Uint32Array | Float64Array, shared: SharedArrayBuffer[]): number {
-    const buf = new SharedArrayBuffer(a.byteLength);
-    new Uint8Array(buf).set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+function sharedCopy(chunks: readonly (Uint32Array | Float64Array)[], shared: SharedArrayBuffer[]): number {
+    const buf = new SharedArrayBuffer(chunks.reduce((n, c) => n + c.byteLength, 0));
+    const bytes = new Uint8Array(buf);
+    let at = 0;
+    for (const c of chunks) {
+        bytes.set(new Uint8Array(c.buffer, c.byteOffset, c.byteLength), at);
+        at += c.byteLength;
+    }
     return shared.push(buf) - 1;
 }
 
@@ -288,7 +293,7 @@ export class DistinctState extends ExactOrSketch<DistinctKeys, HyperLogLog> {
     /** The state for another thread (a part of a parallel run, parallel.ts): its hashes in `shared`, or its sketch's registers. */
     toPortable(shared: SharedArrayBuffer[]): DistinctStateJson {
         const d = this.data;
-        if (d !== undefined) return { $distinct: this.precision, hashes: sharedCopy(pairsOf(d), shared) };
+        if (d !== undefined) return { $distinct: this.precision, hashes: sharedCopy([pairsOf(d)], shared) };
         return { $distinct: this.precision, registers: registersText(this.sketch!.registers) };
     }
 
@@ -356,7 +361,7 @@ export class QuantileState extends ExactOrSketch<Float64Array[], QuantileSketch>
     toPortable(shared: SharedArrayBuffer[]): QuantileStateJson {
         const chunks = this.data;
         if (chunks === undefined) return { $quantile: 1, sketch: this.sketch!.toJSON() };
-        return { $quantile: 1, values: sharedCopy(chunks.length === 1 ? chunks[0] : concatChunks(chunks), shared) };
+        return { $quantile: 1, values: sharedCopy(chunks, shared) };
     }
 
     /** The state `toPortable` gave, with the same `shared` buffers. */

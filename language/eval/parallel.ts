@@ -620,7 +620,17 @@ export interface PortablePartial {
 
 export function serializePartial(p: PartialResult): PortablePartial {
     const shared: SharedArrayBuffer[] = [];
-    const out = p.kind === 'summarize' ? { ...p, groups: mapStates(p, row => row.map(v => (v instanceof DistinctState || v instanceof QuantileState ? (v.toPortable(shared) as unknown as PartValue) : v))) } : p;
+    const out =
+        p.kind === 'summarize'
+            ? {
+                  ...p,
+                  groups: mapStates(p, (row, distinct, quantile) => {
+                      const copy = row.slice();
+                      for (const i of [...distinct, ...quantile]) copy[i] = (row[i] as MergeState).toPortable(shared) as unknown as PartValue;
+                      return copy;
+                  }),
+              }
+            : p;
     const json = JSON.stringify(out, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? { $num: String(v) } : v));
     return shared.length > 0 ? { json, shared } : { json };
 }

@@ -12,8 +12,8 @@ import { errorAt } from './errors.js';
 import { type Binding, type QueryEnv, compileExpr, isTabular, normType, vecToFrameCol } from './expr.js';
 import { Frame, ROWID, SCAN_TIME, type FrameCol, type FrameMeta, cellOf, concatColumns, selectRows } from './frame.js';
 import { DatasetStore, RowIdColumn, type Snapshot } from './tables.js';
-import { runsOnValueCounts, valueCountsFrame, wholeBlockCounts } from './weighted-counts.js';
-import { ColdScan, pickBlocks, rangeHoldsBlock, sourceZone, type ColdAccess, type ColdBlock, type ColdField } from './cold-blocks.js';
+import { runsOnValueCounts, valueCountsFrame, wholeBlockCounts, wholeBlockRows } from './weighted-counts.js';
+import { ColdScan, pickBlocks, sourceZone, type ColdAccess, type ColdBlock, type ColdField } from './cold-blocks.js';
 import Papa from 'papaparse';
 import type { OrderNeed, RunState } from './query.js';
 import { coerceCell, emptyFrame, globToRegex, optionValue } from './operators/common.js';
@@ -179,7 +179,7 @@ function scanCold(hot: Snapshot, cold: ColdAccess, need: OrderNeed, state: RunSt
 function countFromHeader(block: ColdBlock, cold: ColdAccess, dataset: string, need: OrderNeed, state: RunState): Frame | undefined {
     const plan = state.opts.partial?.plan;
     if (plan?.kind !== 'count' || plan.opIndex !== 0) return undefined;
-    const rows = wholeBlockRows(block, cold, need, state);
+    const rows = unreadWholeRows(block, cold, need, state);
     if (rows === undefined) return undefined;
     if (rows === 0) return new Frame([], 0); // gone from disk: as a scan of the empty block it reads
     wholeBlockStats(block, rows, dataset, state);
@@ -220,20 +220,15 @@ function weightedFromCounts(block: ColdBlock, cold: ColdAccess, dataset: string,
  * is not read. A block gone from disk scans as empty, as a read would find it.
  */
 function fromCounts(block: ColdBlock, cold: ColdAccess, dataset: string, need: OrderNeed, state: RunState): Snapshot | undefined {
-    const rows = wholeBlockRows(block, cold, need, state);
+    const rows = unreadWholeRows(block, cold, need, state);
     if (rows === undefined) return undefined;
     if (rows === 0) return emptySnapshot(dataset);
     return cold.loadCounted(block)?.snapshot;
 }
 
-/**
- * The rows of a block that a scan in no order reads whole (the request's range holds the block,
- * no cursor) and whose rows are all visible, known without reading it (0: gone from disk);
- * undefined when the scan must read it.
- */
-function wholeBlockRows(block: ColdBlock, cold: ColdAccess, need: OrderNeed, state: RunState): number | undefined {
-    if (need !== 'none' || state.cursor !== undefined || !rangeHoldsBlock(block, state.opts)) return undefined;
-    return cold.rowsUnread(block);
+/** wholeBlockRows for a scan in `need` order of this run's range. */
+function unreadWholeRows(block: ColdBlock, cold: ColdAccess, need: OrderNeed, state: RunState): number | undefined {
+    return need === 'none' ? wholeBlockRows(block, cold, { ...state.opts, cursor: state.cursor }) : undefined;
 }
 
 /**

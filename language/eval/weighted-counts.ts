@@ -101,13 +101,22 @@ export interface ScanRange {
 }
 
 /**
+ * The rows of a block that a scan of `range` in no order reads whole (the range holds the block, no
+ * cursor) and whose rows are all visible, known without reading it (0: gone from disk); undefined
+ * when the scan must read it.
+ */
+export function wholeBlockRows(block: ColdBlock, cold: ColdAccess, range: ScanRange): number | undefined {
+    if (range.cursor !== undefined || !rangeHoldsBlock(block, range)) return undefined;
+    return cold.rowsUnread(block);
+}
+
+/**
  * A block's visible rows and its value counts, when a scan of `range` in no order reads it whole and
  * shows every row of it; `counts` absent: the block is gone from disk (no rows). Undefined: the
  * block must be read.
  */
 export function wholeBlockCounts(block: ColdBlock, cold: ColdAccess, range: ScanRange): { rows: number; counts?: ValueCounts } | undefined {
-    if (range.cursor !== undefined || !rangeHoldsBlock(block, range)) return undefined;
-    const rows = cold.rowsUnread(block);
+    const rows = wholeBlockRows(block, cold, range);
     if (rows === undefined) return undefined;
     if (rows === 0) return { rows };
     const counts = cold.valueCounts(block);

@@ -100,6 +100,8 @@ describe('percentile states across threads', () => {
         m.mergeFrom(QuantileState.exact(Float64Array.of(7, 8)));
         const whole = QuantileState.exact(Float64Array.from([...all, 7, 8]));
         expect(m.results(ranks)).toEqual(whole.results(ranks));
+        // A state of several chunks crosses as one buffer.
+        expect(back(m).results(ranks)).toEqual(whole.results(ranks));
         expect(back(QuantileState.exact(new Float64Array(0))).results([50])).toEqual([null]);
     });
 
