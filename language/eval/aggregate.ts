@@ -13,10 +13,10 @@ import { Datetime, Timespan, type AplValue, type JsonValue } from '../values.js'
 import { BoolColumn, type Column, NumColumn, type ScalarType, StrColumn, TimeColumn, builderFor, columnFromValues } from './columns.js';
 import { errorAt, unsupportedAt } from './errors.js';
 import { AGGREGATE_FAST_PATHS } from './aggregate-fast-paths.js';
-import { binnedTimeGroupIds, byteGroupIds, codeGroupIds, combineIdsDense, denseGroupIds, denseKeyRange, firstRows } from './kernels/group.js';
+import { binnedNsGroupIds, binnedTimeGroupIds, byteGroupIds, codeGroupIds, combineIdsDense, denseGroupIds, denseKeyRange, firstRows } from './kernels/group.js';
 import { composeSel } from './kernels/select.js';
 import { allZero, ascendingPerm } from './kernels/sort.js';
-import { binMs } from './kernels/time.js';
+import { binMs, splitTimeWords } from './kernels/time.js';
 import { type Compiled, type QueryEnv, type Vec, compileColumnRef, compileExpr, defaultName, normType, vget } from './expr.js';
 import { aggregationArgumentNames } from '../column-names.js';
 import { Frame, type AggInfo } from './frame.js';
@@ -62,7 +62,8 @@ function keyIds(key: KeyInput, n: number, stepMs?: number): { ids: Uint32Array; 
         const maxBins = (1 << 20) + 1;
         // There are at most min(n, bins) groups.
         const first = new Uint32Array(Math.min(n, maxBins));
-        const card = binnedTimeGroupIds(key.binned.ms, key.sel, n, key.stepMs, maxBins, ids, first);
+        const words = key.binned.nsWords;
+        const card = words ? binnedNsGroupIds(words, key.sel, n, key.stepMs, maxBins, ids, first) : binnedTimeGroupIds(key.binned.ms, key.sel, n, key.stepMs, maxBins, ids, first);
         return card >= 0 ? { ids, card, first: first.slice(0, card) } : keyIds(binnedValues(key, n), n, key.stepMs);
     }
     const v = key;
@@ -330,6 +331,13 @@ export function keyColumn(v: KeyInput, type: ScalarType, first: Uint32Array): Co
     const G = first.length;
     if (isBinned(v)) {
         const rows = v.sel ? composeSel(v.sel, first) : first;
+        const words = v.binned.nsWords;
+        if (words) {
+            // Only the groups' first rows are split (the column's own arrays stay unmade).
+            const ms = new Float64Array(G);
+            splitTimeWords(words, rows, G, ms, new Int32Array(G), 0, 0);
+            return new TimeColumn(v.type, binMs(ms, null, G, v.stepMs), new Int32Array(G), G);
+        }
         return new TimeColumn(v.type, binMs(v.binned.ms, rows, G, v.stepMs), new Int32Array(G), G);
     }
     if (!v.c && v.col instanceof StrColumn) {

@@ -13,7 +13,8 @@
  * schema hints). For any other chunk `chunkSnapshot` returns undefined and the caller copies it.
  */
 import { BoolColumn, type Column, ConstColumn, NumColumn, StrColumn, TimeColumn, splitNs, type ScalarType } from './columns.js';
-import { splitTimes, type ColumnarChunk, type ColumnChunk, type DatasetSchemaHints, type Snapshot } from './tables.js';
+import type { ColumnarChunk, ColumnChunk, DatasetSchemaHints, Snapshot } from './tables.js';
+import { LITTLE_ENDIAN, splitTimes } from './kernels/time.js';
 import { batchIdHex, formatRowId, type ParsedCursor } from '../api/row-id.js';
 import type { StringLookup } from './string-index.js';
 import type { AplValue } from '../values.js';
@@ -53,15 +54,29 @@ export function chunkSnapshot(dataset: string, chunk: ColumnarChunk, hints: Data
     fields.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     fields.unshift({ name: '_time', type: 'datetime' }, { name: '_sysTime', type: 'datetime' });
 
-    // A scan makes a column of every field, the times included: they are split when a query reads them.
-    const time = new LazyTimeColumn(n, () => {
-        const ms = new Float64Array(n);
-        const sub = new Int32Array(n);
-        splitTimes(chunk.times, null, n, ms, sub, 0, 0);
-        // The split times, and the block's own (its decoded section is kept for it).
-        grew(20 * n);
-        return [ms, sub];
-    });
+    // A scan makes a column of every field, the times included: they are read when a query reads
+    // them, and split only when it needs them so (a binned time key reads them as stored).
+    let storedRead = false;
+    const stored = (): BigInt64Array | readonly bigint[] => {
+        // The block's decoded section is kept for it.
+        if (!storedRead) grew(8 * n);
+        storedRead = true;
+        return chunk.times;
+    };
+    const time = new LazyTimeColumn(
+        n,
+        () => {
+            const ms = new Float64Array(n);
+            const sub = new Int32Array(n);
+            splitTimes(stored(), null, n, ms, sub, 0, 0);
+            grew(12 * n);
+            return [ms, sub];
+        },
+        () => {
+            const times = stored();
+            return times instanceof BigInt64Array && LITTLE_ENDIAN ? new Int32Array(times.buffer, times.byteOffset, 2 * n) : undefined;
+        },
+    );
     // Row ids and the order are the store's: (_time, batch id, row in batch), the batch ids as 16 hex digits.
     const batchIds = chunk.batches.map(b => batchIdHex(b.seq));
     let ids: { batchOf: Uint32Array; seqOf: Uint32Array } | undefined;
@@ -306,7 +321,14 @@ const NO_SUB = new Int32Array(0);
  * become plain properties once made, so the kernels that read them row by row pay nothing more.
  */
 class LazyTimeColumn extends TimeColumn {
-    constructor(n: number, make: () => [Float64Array, Int32Array]) {
+    private words: Int32Array | null | undefined;
+
+    constructor(
+        n: number,
+        make: () => [Float64Array, Int32Array],
+        /** The times as stored, as words (read on first use: a block's times are decoded then). */
+        private readonly stored?: () => Int32Array | undefined,
+    ) {
         super('datetime', NO_MS, NO_SUB, n);
         const fill = (): void => {
             const [ms, sub] = make();
@@ -323,5 +345,10 @@ class LazyTimeColumn extends TimeColumn {
                 },
             });
         }
+    }
+
+    override get nsWords(): Int32Array | undefined {
+        if (this.words === undefined) this.words = this.stored?.() ?? null;
+        return this.words ?? undefined;
     }
 }

@@ -100,6 +100,13 @@ export class TimeColumn implements Column {
         readonly sub: Int32Array,
         readonly length: number = ms.length,
     ) {}
+    /**
+     * The times as stored, int64 ns as little-endian words (low word first), when the column was
+     * made from them: a kernel that reads these leaves `ms` and `sub` unmade (LazyTimeColumn).
+     */
+    get nsWords(): Int32Array | undefined {
+        return undefined;
+    }
     get(i: number): AplValue {
         const m = this.ms[i];
         if (m !== m) return null;

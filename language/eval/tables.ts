@@ -18,6 +18,7 @@ import type { IngestFailure } from '../api/ingest.js';
 import { allocColumn, growColumn } from './column-buffers.js';
 import { StringIndex, stringHash } from './string-index.js';
 import { timeOrder } from './kernels/sort.js';
+import { splitTimes } from './kernels/time.js';
 import { decodeValue, encodeValue, type DatasetDelta, type DatasetSyncState, type FieldDelta, type FieldSyncState } from './replica.js';
 
 /** Events normalised and appended as one batch by `ingest` (bounds the normaliser's arrays). */
@@ -625,52 +626,6 @@ function chunkValue(col: ColumnChunk, i: number): unknown {
         case 'str': return col.codes[i] === 0 ? undefined : col.dict[col.codes[i] - 1];
         case 'json': return col.values[i] === null ? undefined : col.values[i];
     }
-}
-
-const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
-
-/**
- * Splits ns times into (ms, ns within the ms) without BigInt arithmetic: a little-endian int64 is
- * hi * 2^32 + lo, and 2^32 = 4294 * 1e6 + 967296, so every step stays an exact double.
- * Rows of `sub` from `touched` on are still zero: a zero is not written there (see `timeSubTouched`).
- * Returns the new `touched`.
- */
-export function splitTimes(times: BigInt64Array | readonly bigint[], sel: ArrayLike<number> | null, n: number, ms: Float64Array, sub: Int32Array, at: number, touched: number): number {
-    const dirty = at < touched;
-    let wrote = false;
-    if (times instanceof BigInt64Array && LITTLE_ENDIAN) {
-        const w = new Int32Array(times.buffer, times.byteOffset, times.length * 2);
-        for (let i = 0; i < n; i++) {
-            const s = sel === null ? i : sel[i];
-            const lo = w[2 * s] >>> 0;
-            const hi = w[2 * s + 1];
-            const r = hi * 967296 + lo;
-            let q = Math.floor(r / 1e6);
-            let rest = r - q * 1e6;
-            if (rest < 0) {
-                q--;
-                rest += 1e6;
-            } else if (rest >= 1e6) {
-                q++;
-                rest -= 1e6;
-            }
-            ms[at + i] = hi * 4294 + q;
-            if (rest !== 0 || dirty) {
-                sub[at + i] = rest;
-                wrote = true;
-            }
-        }
-    } else {
-        for (let i = 0; i < n; i++) {
-            const [a, b] = splitNs(times[sel === null ? i : sel[i]]);
-            ms[at + i] = a;
-            if (b !== 0 || dirty) {
-                sub[at + i] = b;
-                wrote = true;
-            }
-        }
-    }
-    return wrote ? Math.max(touched, at + n) : touched;
 }
 
 /** A consistent view of a dataset for one query. */

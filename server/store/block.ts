@@ -21,7 +21,7 @@ import type { JsonValue } from '../../language/values.js';
 import { KIND_BOOL, KIND_NUM, KIND_OTHER, KIND_STR, columnValue, toColumns, type BatchColumn } from '../ingest/columnar.js';
 import type { FlatFields } from '../../language/ingest/normalize-event.js';
 import { StringIndex, stringHash } from '../../language/eval/string-index.js';
-import { splitTimes } from '../../language/eval/tables.js';
+import { LITTLE_ENDIAN, splitTimes } from '../../language/eval/kernels/time.js';
 import { timeOrder } from '../../language/eval/kernels/sort.js';
 import { keyHash64 } from '../../language/eval/sketches.js';
 
@@ -511,7 +511,6 @@ async function encodeColumnarBlock(batches: ColumnarInput[], opts: EncodeOptions
     return writer.finish({ rows: n, minT, maxT, batchList, covers: opts.covers });
 }
 
-const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /** The order of a block's rows by (time, row): undefined when they are in it already. */
 function timeSortedRows(times: BigInt64Array): Uint32Array | undefined {

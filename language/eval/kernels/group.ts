@@ -3,6 +3,7 @@
  * small-range integers and binned times, without hashing or materialising key values. Module-level
  * functions over typed arrays so their optimized code survives major GCs (see select.ts).
  */
+import { msOfWords } from './time.js';
 
 /**
  * Group ids of dictionary codes; `dictLen` bounds the codes. Returns the number of groups;
@@ -93,20 +94,57 @@ export function denseGroupIds(vals: Float64Array, sel: Uint32Array | null, n: nu
 }
 
 /**
+ * Bins seen so far, numbered as groups in order of first appearance: a table over the bins
+ * [base, base + length) that grows (doubling) towards each new bin, up to `maxBins`.
+ */
+class BinGroups {
+    private table = new Int32Array(0);
+    private base = 0;
+    card = 0;
+
+    constructor(
+        private readonly maxBins: number,
+        private readonly first: Uint32Array,
+    ) {}
+
+    /** Bin b's group (a new one gets row i as its first), or -1 when the bins would span more than maxBins. */
+    groupOf(b: number, i: number): number {
+        let off = b - this.base;
+        if (off < 0 || off >= this.table.length) {
+            const { table, base } = this;
+            // Grow (doubling) towards b; the kept bins move to their new offsets.
+            const from = table.length === 0 ? b : Math.min(base, b);
+            const to = table.length === 0 ? b + 1 : Math.max(base + table.length, b + 1);
+            if (to - from > this.maxBins) return -1;
+            const size = Math.min(this.maxBins, Math.max(to - from, 2 * table.length, 64));
+            const nextBase = b < base ? to - size : from;
+            const next = new Int32Array(size).fill(-1);
+            if (table.length > 0) next.set(table, base - nextBase);
+            this.table = next;
+            this.base = nextBase;
+            off = b - nextBase;
+        }
+        let g = this.table[off];
+        if (g < 0) {
+            g = this.table[off] = this.card++;
+            this.first[g] = i;
+        }
+        return g;
+    }
+}
+
+/**
  * Group ids of times binned by `step` ms (floor), straight from the millisecond column: the same
- * groups as binning first, without the binned column. One pass: bins index a table that grows to
- * cover the bins seen. -1 when a row is null or the bins span more than `maxBins`. first[g]
- * receives group g's first row (first needs min(n, maxBins) slots).
+ * groups as binning first, without the binned column. -1 when a row is null or the bins span more
+ * than `maxBins`. first[g] receives group g's first row (first needs min(n, maxBins) slots).
  */
 export function binnedTimeGroupIds(ms: Float64Array, sel: Uint32Array | null, n: number, step: number, maxBins: number, ids: Uint32Array, first: Uint32Array): number {
-    let table = new Int32Array(0);
-    let base = 0;
+    const bins = new BinGroups(maxBins, first);
     // The previous row's bin [lo, hi) and group: time-ordered rows mostly stay in it, and then
     // skip the division and the table. Only bins below 2^50 ms are used so (exact bounds).
     let lo = Infinity;
     let hi = -Infinity;
     let g = 0;
-    let card = 0;
     for (let i = 0; i < n; i++) {
         const m = ms[sel === null ? i : sel[i]];
         if (m >= lo && m < hi) {
@@ -115,25 +153,8 @@ export function binnedTimeGroupIds(ms: Float64Array, sel: Uint32Array | null, n:
         }
         if (m !== m) return -1;
         const b = Math.floor(m / step);
-        let off = b - base;
-        if (off < 0 || off >= table.length) {
-            // Grow (doubling) towards b; the kept bins move to their new offsets.
-            const from = table.length === 0 ? b : Math.min(base, b);
-            const to = table.length === 0 ? b + 1 : Math.max(base + table.length, b + 1);
-            if (to - from > maxBins) return -1;
-            const size = Math.min(maxBins, Math.max(to - from, 2 * table.length, 64));
-            const nextBase = b < base ? to - size : from;
-            const next = new Int32Array(size).fill(-1);
-            if (table.length > 0) next.set(table, base - nextBase);
-            table = next;
-            base = nextBase;
-            off = b - base;
-        }
-        g = table[off];
-        if (g < 0) {
-            g = table[off] = card++;
-            first[g] = i;
-        }
+        g = bins.groupOf(b, i);
+        if (g < 0) return -1;
         ids[i] = g;
         if (m > -(2 ** 50) && m < 2 ** 50) {
             lo = b * step;
@@ -143,7 +164,58 @@ export function binnedTimeGroupIds(ms: Float64Array, sel: Uint32Array | null, n:
             hi = -Infinity;
         }
     }
-    return card;
+    return bins.card;
+}
+
+/**
+ * binnedTimeGroupIds over times as stored, int64 ns (little-endian: `words` is their Int32Array
+ * view, low word first), without splitting every row into ms and ns first: a row within the
+ * previous row's bin costs two comparisons of words, only a row in another bin is converted.
+ * Blocks keep their rows in time order, so that is about one row a bin.
+ */
+export function binnedNsGroupIds(words: Int32Array, sel: Uint32Array | null, n: number, step: number, maxBins: number, ids: Uint32Array, first: Uint32Array): number {
+    const bins = new BinGroups(maxBins, first);
+    // The previous row's bin [start, end) as (high word, low word unsigned); empty at first.
+    let sHi = 1;
+    let sLo = 0;
+    let eHi = 0;
+    let eLo = 0;
+    let g = 0;
+    for (let i = 0; i < n; i++) {
+        const s = sel === null ? i : sel[i];
+        const lo = words[2 * s] >>> 0;
+        const hi = words[2 * s + 1];
+        if ((hi > sHi || (hi === sHi && lo >= sLo)) && (hi < eHi || (hi === eHi && lo < eLo))) {
+            ids[i] = g;
+            continue;
+        }
+        const b = Math.floor(msOfWords(lo, hi) / step);
+        g = bins.groupOf(b, i);
+        if (g < 0) return -1;
+        ids[i] = g;
+        const start = b * step;
+        // Bounds only where start · 10^6 and end · 10^6 ns are int64s (years 1685 to 2255).
+        if (start > -9e12 && start + step < 9e12) {
+            nsWords(start);
+            sHi = SCRATCH_WORDS[1];
+            sLo = SCRATCH_WORDS[0] >>> 0;
+            nsWords(start + step);
+            eHi = SCRATCH_WORDS[1];
+            eLo = SCRATCH_WORDS[0] >>> 0;
+        } else {
+            sHi = 1;
+            sLo = eHi = eLo = 0;
+        }
+    }
+    return bins.card;
+}
+
+const SCRATCH_NS = new BigInt64Array(1);
+const SCRATCH_WORDS = new Int32Array(SCRATCH_NS.buffer);
+
+/** Writes the int64 ns of whole milliseconds `ms` into SCRATCH_WORDS (little-endian; once a bin). */
+function nsWords(ms: number): void {
+    SCRATCH_NS[0] = BigInt(ms) * 1_000_000n;
 }
 
 /** Combined ids of two groupings through a dense table of card·nextCard slots. */

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { prng as rng } from '../../support/prng.js';
-import { binnedTimeGroupIds, codeGroupIds } from '../../../language/eval/kernels/group.js';
+import { binnedNsGroupIds, binnedTimeGroupIds, codeGroupIds } from '../../../language/eval/kernels/group.js';
 import { countByGroup, extremeByGroup, sumCountByGroup } from '../../../language/eval/kernels/aggregate.js';
 import { tableCountRows, tableMatchRows, trueIndexes } from '../../../language/eval/kernels/select.js';
 import { lastWalk, markPermutedRun, markReverseRun, physicalWalk, topNumeric } from '../../../language/eval/kernels/topn.js';
@@ -57,6 +57,45 @@ describe('group-id kernels', () => {
             });
         }
     }
+
+    // Times as stored (int64 ns): the same groups as flooring each time's ns by the step.
+    const nsCases: [string, (r: () => number, i: number) => bigint][] = [
+        ['time-ordered, as a block keeps them', (r, i) => 1_735_689_600_000_000_000n + BigInt(i) * 7_919_000_123n + BigInt(Math.floor(r() * 1000))],
+        ['rows on the bins\' edges (to the ns)', (_r, i) => 1_735_689_600_000_000_000n + BigInt(i >> 1) * 3_600_000_000_000n - BigInt(i & 1)],
+        ['shuffled', r => 1_735_689_600_000_000_000n - BigInt(Math.floor(r() * 30 * 24 * 3_600_000)) * 1_000_000n - BigInt(Math.floor(r() * 1e6))],
+        ['before 1970, time-ordered', (_r, i) => -18_000_000_000_000n + BigInt(i) * 7_777_000_001n],
+        ['past 2255 (no bounds kept)', (_r, i) => 9_100_000_000_000_000_000n + BigInt(i) * 1_000_000_000n],
+    ];
+    for (const [name, gen] of nsCases) {
+        for (const withSel of [false, true]) {
+            it(`binnedNsGroupIds: ${name}${withSel ? ', through a selection' : ''}`, () => {
+                const r = rng(11);
+                const N = 5000;
+                const times = BigInt64Array.from({ length: N }, (_, i) => gen(r, i));
+                const sel = withSel ? everyOther(N) : null;
+                const n = sel ? sel.length : N;
+                const ids = new Uint32Array(n);
+                const first = new Uint32Array(n);
+                const words = new Int32Array(times.buffer);
+                const card = binnedNsGroupIds(words, sel, n, HOUR, (1 << 20) + 1, ids, first);
+                const step = BigInt(HOUR) * 1_000_000n;
+                // Floor division of bigints (BigInt division truncates towards zero).
+                const floorBin = (t: bigint) => (t >= 0n ? t / step : -((-t + step - 1n) / step));
+                const ref = refGroups(Array.from({ length: n }, (_, i) => Number(floorBin(times[sel ? sel[i] : i]))));
+                expect(card).toBe(ref.first.length);
+                expect([...ids]).toEqual(ref.ids);
+                expect([...first.subarray(0, card)]).toEqual(ref.first);
+            });
+        }
+    }
+
+    it('binnedNsGroupIds declines bins beyond maxBins', () => {
+        const ids = new Uint32Array(3);
+        const first = new Uint32Array(3);
+        const words = (...ms: number[]) => new Int32Array(BigInt64Array.from(ms, m => BigInt(m) * 1_000_000n).buffer);
+        expect(binnedNsGroupIds(words(0, 2000, 5), null, 3, 10, 100, ids, first)).toBe(-1);
+        expect(binnedNsGroupIds(words(0, 990, 5), null, 3, 10, 100, ids, first)).toBe(2);
+    });
 
     it('binnedTimeGroupIds declines a null time and bins beyond maxBins', () => {
         const ids = new Uint32Array(3);
