@@ -31,6 +31,19 @@ function everyOther(n: number): Uint32Array {
     return Uint32Array.from({ length: Math.ceil(n / 2) }, (_, i) => 2 * i);
 }
 
+/** A bin kernel over N rows (every other one, through a selection) against refGroups of each row's bin. */
+function expectBinGroups(N: number, withSel: boolean, kernel: (sel: Uint32Array | null, n: number, ids: Uint32Array, first: Uint32Array) => number, binOf: (row: number) => number): void {
+    const sel = withSel ? everyOther(N) : null;
+    const n = sel ? sel.length : N;
+    const ids = new Uint32Array(n);
+    const first = new Uint32Array(n);
+    const card = kernel(sel, n, ids, first);
+    const ref = refGroups(Array.from({ length: n }, (_, i) => binOf(sel ? sel[i] : i)));
+    expect(card).toBe(ref.first.length);
+    expect([...ids]).toEqual(ref.ids);
+    expect([...first.subarray(0, card)]).toEqual(ref.first);
+}
+
 describe('group-id kernels', () => {
     const HOUR = 3_600_000;
     const cases: [string, (r: () => number, i: number) => number][] = [
@@ -43,17 +56,8 @@ describe('group-id kernels', () => {
         for (const withSel of [false, true]) {
             it(`binnedTimeGroupIds: ${name}${withSel ? ', through a selection' : ''}`, () => {
                 const r = rng(7);
-                const N = 5000;
-                const ms = Float64Array.from({ length: N }, (_, i) => gen(r, i));
-                const sel = withSel ? everyOther(N) : null;
-                const n = sel ? sel.length : N;
-                const ids = new Uint32Array(n);
-                const first = new Uint32Array(n);
-                const card = binnedTimeGroupIds(ms, sel, n, HOUR, (1 << 20) + 1, ids, first);
-                const ref = refGroups(Array.from({ length: n }, (_, i) => Math.floor(ms[sel ? sel[i] : i] / HOUR) * HOUR));
-                expect(card).toBe(ref.first.length);
-                expect([...ids]).toEqual(ref.ids);
-                expect([...first.subarray(0, card)]).toEqual(ref.first);
+                const ms = Float64Array.from({ length: 5000 }, (_, i) => gen(r, i));
+                expectBinGroups(ms.length, withSel, (sel, n, ids, first) => binnedTimeGroupIds(ms, sel, n, HOUR, (1 << 20) + 1, ids, first), j => Math.floor(ms[j] / HOUR));
             });
         }
     }
@@ -70,21 +74,12 @@ describe('group-id kernels', () => {
         for (const withSel of [false, true]) {
             it(`binnedNsGroupIds: ${name}${withSel ? ', through a selection' : ''}`, () => {
                 const r = rng(11);
-                const N = 5000;
-                const times = BigInt64Array.from({ length: N }, (_, i) => gen(r, i));
-                const sel = withSel ? everyOther(N) : null;
-                const n = sel ? sel.length : N;
-                const ids = new Uint32Array(n);
-                const first = new Uint32Array(n);
+                const times = BigInt64Array.from({ length: 5000 }, (_, i) => gen(r, i));
                 const words = new Int32Array(times.buffer);
-                const card = binnedNsGroupIds(words, sel, n, HOUR, (1 << 20) + 1, ids, first);
                 const step = BigInt(HOUR) * 1_000_000n;
                 // Floor division of bigints (BigInt division truncates towards zero).
                 const floorBin = (t: bigint) => (t >= 0n ? t / step : -((-t + step - 1n) / step));
-                const ref = refGroups(Array.from({ length: n }, (_, i) => Number(floorBin(times[sel ? sel[i] : i]))));
-                expect(card).toBe(ref.first.length);
-                expect([...ids]).toEqual(ref.ids);
-                expect([...first.subarray(0, card)]).toEqual(ref.first);
+                expectBinGroups(times.length, withSel, (sel, n, ids, first) => binnedNsGroupIds(words, sel, n, HOUR, (1 << 20) + 1, ids, first), j => Number(floorBin(times[j])));
             });
         }
     }
