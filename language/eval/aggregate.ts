@@ -60,11 +60,9 @@ function keyIds(key: KeyInput, n: number, stepMs?: number): { ids: Uint32Array; 
     const ids = new Uint32Array(n);
     if (isBinned(key)) {
         const maxBins = (1 << 20) + 1;
-        // There are at most min(n, bins) groups.
-        const first = new Uint32Array(Math.min(n, maxBins));
         const words = key.binned.nsWords;
-        const card = words ? binnedNsGroupIds(words, key.sel, n, key.stepMs, maxBins, ids, first) : binnedTimeGroupIds(key.binned.ms, key.sel, n, key.stepMs, maxBins, ids, first);
-        return card >= 0 ? { ids, card, first: first.slice(0, card) } : keyIds(binnedValues(key, n), n, key.stepMs);
+        const bins = words ? binnedNsGroupIds(words, key.sel, n, key.stepMs, maxBins, ids) : binnedTimeGroupIds(key.binned.ms, key.sel, n, key.stepMs, maxBins, ids);
+        return bins ? { ids, card: bins.card, first: bins.first } : keyIds(binnedValues(key, n), n, key.stepMs);
     }
     const v = key;
     if (v.c) return { ids, card: 1 };

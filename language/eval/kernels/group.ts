@@ -101,11 +101,15 @@ class BinGroups {
     private table = new Int32Array(0);
     private base = 0;
     card = 0;
+    /** Each group's first row; it grows with the groups (a block of 70k rows has a few bins, not 70k). */
+    private first = new Uint32Array(16);
 
-    constructor(
-        private readonly maxBins: number,
-        private readonly first: Uint32Array,
-    ) {}
+    constructor(private readonly maxBins: number) {}
+
+    /** The groups found: their count and first rows. */
+    grouping(): BinGrouping {
+        return { card: this.card, first: this.first.subarray(0, this.card) };
+    }
 
     /** Bin b's group (a new one gets row i as its first), or -1 when the bins would span more than maxBins. */
     groupOf(b: number, i: number): number {
@@ -127,19 +131,30 @@ class BinGroups {
         let g = this.table[off];
         if (g < 0) {
             g = this.table[off] = this.card++;
+            if (g === this.first.length) {
+                const grown = new Uint32Array(2 * g);
+                grown.set(this.first);
+                this.first = grown;
+            }
             this.first[g] = i;
         }
         return g;
     }
 }
 
+/** Groups of binned times: how many, and each one's first row (a view of length `card`). */
+export interface BinGrouping {
+    card: number;
+    first: Uint32Array;
+}
+
 /**
  * Group ids of times binned by `step` ms (floor), straight from the millisecond column: the same
- * groups as binning first, without the binned column. -1 when a row is null or the bins span more
- * than `maxBins`. first[g] receives group g's first row (first needs min(n, maxBins) slots).
+ * groups as binning first, without the binned column. Undefined when a row is null or the bins
+ * span more than `maxBins`.
  */
-export function binnedTimeGroupIds(ms: Float64Array, sel: Uint32Array | null, n: number, step: number, maxBins: number, ids: Uint32Array, first: Uint32Array): number {
-    const bins = new BinGroups(maxBins, first);
+export function binnedTimeGroupIds(ms: Float64Array, sel: Uint32Array | null, n: number, step: number, maxBins: number, ids: Uint32Array): BinGrouping | undefined {
+    const bins = new BinGroups(maxBins);
     // The previous row's bin [lo, hi) and group: time-ordered rows mostly stay in it, and then
     // skip the division and the table. Only bins below 2^50 ms are used so (exact bounds).
     let lo = Infinity;
@@ -151,10 +166,10 @@ export function binnedTimeGroupIds(ms: Float64Array, sel: Uint32Array | null, n:
             ids[i] = g;
             continue;
         }
-        if (m !== m) return -1;
+        if (m !== m) return undefined;
         const b = Math.floor(m / step);
         g = bins.groupOf(b, i);
-        if (g < 0) return -1;
+        if (g < 0) return undefined;
         ids[i] = g;
         if (m > -(2 ** 50) && m < 2 ** 50) {
             lo = b * step;
@@ -164,7 +179,7 @@ export function binnedTimeGroupIds(ms: Float64Array, sel: Uint32Array | null, n:
             hi = -Infinity;
         }
     }
-    return bins.card;
+    return bins.grouping();
 }
 
 /**
@@ -173,8 +188,8 @@ export function binnedTimeGroupIds(ms: Float64Array, sel: Uint32Array | null, n:
  * previous row's bin costs two comparisons of words, only a row in another bin is converted.
  * Blocks keep their rows in time order, so that is about one row a bin.
  */
-export function binnedNsGroupIds(words: Int32Array, sel: Uint32Array | null, n: number, step: number, maxBins: number, ids: Uint32Array, first: Uint32Array): number {
-    const bins = new BinGroups(maxBins, first);
+export function binnedNsGroupIds(words: Int32Array, sel: Uint32Array | null, n: number, step: number, maxBins: number, ids: Uint32Array): BinGrouping | undefined {
+    const bins = new BinGroups(maxBins);
     // The previous row's bin [start, end) as (high word, low word unsigned); empty at first.
     let sHi = 1;
     let sLo = 0;
@@ -191,7 +206,7 @@ export function binnedNsGroupIds(words: Int32Array, sel: Uint32Array | null, n: 
         }
         const b = Math.floor(msOfWords(lo, hi) / step);
         g = bins.groupOf(b, i);
-        if (g < 0) return -1;
+        if (g < 0) return undefined;
         ids[i] = g;
         const start = b * step;
         // Bounds only where start · 10^6 and end · 10^6 ns are int64s (years 1685 to 2255).
@@ -207,7 +222,7 @@ export function binnedNsGroupIds(words: Int32Array, sel: Uint32Array | null, n: 
             sLo = eHi = eLo = 0;
         }
     }
-    return bins.card;
+    return bins.grouping();
 }
 
 const SCRATCH_NS = new BigInt64Array(1);

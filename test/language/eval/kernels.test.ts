@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { prng as rng } from '../../support/prng.js';
-import { binnedNsGroupIds, binnedTimeGroupIds, codeGroupIds } from '../../../language/eval/kernels/group.js';
+import { type BinGrouping, binnedNsGroupIds, binnedTimeGroupIds, codeGroupIds } from '../../../language/eval/kernels/group.js';
 import { countByGroup, extremeByGroup, sumCountByGroup } from '../../../language/eval/kernels/aggregate.js';
 import { tableCountRows, tableMatchRows, trueIndexes } from '../../../language/eval/kernels/select.js';
 import { lastWalk, markPermutedRun, markReverseRun, physicalWalk, topNumeric } from '../../../language/eval/kernels/topn.js';
@@ -32,16 +32,15 @@ function everyOther(n: number): Uint32Array {
 }
 
 /** A bin kernel over N rows (every other one, through a selection) against refGroups of each row's bin. */
-function expectBinGroups(N: number, withSel: boolean, kernel: (sel: Uint32Array | null, n: number, ids: Uint32Array, first: Uint32Array) => number, binOf: (row: number) => number): void {
+function expectBinGroups(N: number, withSel: boolean, kernel: (sel: Uint32Array | null, n: number, ids: Uint32Array) => BinGrouping | undefined, binOf: (row: number) => number): void {
     const sel = withSel ? everyOther(N) : null;
     const n = sel ? sel.length : N;
     const ids = new Uint32Array(n);
-    const first = new Uint32Array(n);
-    const card = kernel(sel, n, ids, first);
+    const bins = kernel(sel, n, ids);
     const ref = refGroups(Array.from({ length: n }, (_, i) => binOf(sel ? sel[i] : i)));
-    expect(card).toBe(ref.first.length);
+    expect(bins?.card).toBe(ref.first.length);
     expect([...ids]).toEqual(ref.ids);
-    expect([...first.subarray(0, card)]).toEqual(ref.first);
+    expect([...bins!.first]).toEqual(ref.first);
 }
 
 describe('group-id kernels', () => {
@@ -57,7 +56,7 @@ describe('group-id kernels', () => {
             it(`binnedTimeGroupIds: ${name}${withSel ? ', through a selection' : ''}`, () => {
                 const r = rng(7);
                 const ms = Float64Array.from({ length: 5000 }, (_, i) => gen(r, i));
-                expectBinGroups(ms.length, withSel, (sel, n, ids, first) => binnedTimeGroupIds(ms, sel, n, HOUR, (1 << 20) + 1, ids, first), j => Math.floor(ms[j] / HOUR));
+                expectBinGroups(ms.length, withSel, (sel, n, ids) => binnedTimeGroupIds(ms, sel, n, HOUR, (1 << 20) + 1, ids), j => Math.floor(ms[j] / HOUR));
             });
         }
     }
@@ -79,25 +78,30 @@ describe('group-id kernels', () => {
                 const step = BigInt(HOUR) * 1_000_000n;
                 // Floor division of bigints (BigInt division truncates towards zero).
                 const floorBin = (t: bigint) => (t >= 0n ? t / step : -((-t + step - 1n) / step));
-                expectBinGroups(times.length, withSel, (sel, n, ids, first) => binnedNsGroupIds(words, sel, n, HOUR, (1 << 20) + 1, ids, first), j => Number(floorBin(times[j])));
+                expectBinGroups(times.length, withSel, (sel, n, ids) => binnedNsGroupIds(words, sel, n, HOUR, (1 << 20) + 1, ids), j => Number(floorBin(times[j])));
             });
         }
     }
 
     it('binnedNsGroupIds declines bins beyond maxBins', () => {
         const ids = new Uint32Array(3);
-        const first = new Uint32Array(3);
         const words = (...ms: number[]) => new Int32Array(BigInt64Array.from(ms, m => BigInt(m) * 1_000_000n).buffer);
-        expect(binnedNsGroupIds(words(0, 2000, 5), null, 3, 10, 100, ids, first)).toBe(-1);
-        expect(binnedNsGroupIds(words(0, 990, 5), null, 3, 10, 100, ids, first)).toBe(2);
+        expect(binnedNsGroupIds(words(0, 2000, 5), null, 3, 10, 100, ids)).toBeUndefined();
+        expect(binnedNsGroupIds(words(0, 990, 5), null, 3, 10, 100, ids)?.card).toBe(2);
     });
 
     it('binnedTimeGroupIds declines a null time and bins beyond maxBins', () => {
         const ids = new Uint32Array(3);
-        const first = new Uint32Array(3);
-        expect(binnedTimeGroupIds(Float64Array.of(0, NaN, 5), null, 3, 10, 100, ids, first)).toBe(-1);
-        expect(binnedTimeGroupIds(Float64Array.of(0, 2000, 5), null, 3, 10, 100, ids, first)).toBe(-1);
-        expect(binnedTimeGroupIds(Float64Array.of(0, 990, 5), null, 3, 10, 100, ids, first)).toBe(2);
+        expect(binnedTimeGroupIds(Float64Array.of(0, NaN, 5), null, 3, 10, 100, ids)).toBeUndefined();
+        expect(binnedTimeGroupIds(Float64Array.of(0, 2000, 5), null, 3, 10, 100, ids)).toBeUndefined();
+        expect(binnedTimeGroupIds(Float64Array.of(0, 990, 5), null, 3, 10, 100, ids)?.card).toBe(2);
+    });
+
+    it('bin kernels note the first rows of more groups than they first make room for', () => {
+        const ms = Float64Array.from({ length: 1000 }, (_, i) => i * 10);
+        const bins = binnedTimeGroupIds(ms, null, 1000, 10, 2000, new Uint32Array(1000));
+        expect(bins?.card).toBe(1000);
+        expect([...bins!.first]).toEqual(Array.from({ length: 1000 }, (_, i) => i));
     });
 
     it('codeGroupIds numbers codes by first appearance and notes first rows', () => {
