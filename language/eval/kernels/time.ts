@@ -1,7 +1,7 @@
 /**
  * Time kernels over the millisecond part of a time column (see columns.ts: TimeColumn), and over
- * times as stored (int64 ns) into it. Module-level
- * functions over typed arrays so their optimized code survives major GCs (see select.ts).
+ * times as stored (int64 ns). Module-level functions over typed arrays so their optimized code
+ * survives major GCs (see select.ts).
  */
 import { splitNs } from '../columns.js';
 
@@ -16,8 +16,7 @@ export function binMs(ms: Float64Array, sel: Uint32Array | null, n: number, step
 export const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /**
- * Splits ns times into (ms, ns within the ms) without BigInt arithmetic: a little-endian int64 is
- * hi * 2^32 + lo, and 2^32 = 4294 * 1e6 + 967296, so every step stays an exact double.
+ * Splits ns times into (ms, ns within the ms) without BigInt arithmetic (msOfWords).
  * Rows of `sub` from `touched` on are still zero: a zero is not written there (see `timeSubTouched`).
  * Returns the new `touched`.
  */
@@ -44,17 +43,10 @@ export function splitTimeWords(w: Int32Array, sel: ArrayLike<number> | null, n: 
         const s = sel === null ? i : sel[i];
         const lo = w[2 * s] >>> 0;
         const hi = w[2 * s + 1];
-        const r = hi * 967296 + lo;
-        let q = Math.floor(r / 1e6);
-        let rest = r - q * 1e6;
-        if (rest < 0) {
-            q--;
-            rest += 1e6;
-        } else if (rest >= 1e6) {
-            q++;
-            rest -= 1e6;
-        }
-        ms[at + i] = hi * 4294 + q;
+        const m = msOfWords(lo, hi);
+        ms[at + i] = m;
+        // The ns within the ms: what the whole ms leave of hi · 967296 + lo (exact doubles, as there).
+        const rest = hi * 967296 + lo - (m - hi * 4294) * 1e6;
         if (rest !== 0 || dirty) {
             sub[at + i] = rest;
             wrote = true;
@@ -63,7 +55,11 @@ export function splitTimeWords(w: Int32Array, sel: ArrayLike<number> | null, n: 
     return wrote ? Math.max(touched, at + n) : touched;
 }
 
-/** floor(ns / 10^6) of an int64 ns given as its words (high signed, low unsigned), exact without BigInt (see splitTimes). */
+/**
+ * floor(ns / 10^6) of an int64 ns given as its words (high signed, low unsigned), exact without
+ * BigInt: the int64 is hi · 2^32 + lo, and 2^32 = 4294 · 10^6 + 967296, so every step stays an
+ * exact double.
+ */
 export function msOfWords(lo: number, hi: number): number {
     const r = hi * 967296 + lo;
     const q = Math.floor(r / 1e6);

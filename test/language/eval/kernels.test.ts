@@ -10,6 +10,8 @@ import { countByGroup, extremeByGroup, sumCountByGroup } from '../../../language
 import { tableCountRows, tableMatchRows, trueIndexes } from '../../../language/eval/kernels/select.js';
 import { lastWalk, markPermutedRun, markReverseRun, physicalWalk, topNumeric } from '../../../language/eval/kernels/topn.js';
 import { ascendingPerm, timeOrder } from '../../../language/eval/kernels/sort.js';
+import { splitTimes } from '../../../language/eval/kernels/time.js';
+import { splitNs } from '../../../language/eval/columns.js';
 
 /** Group ids in order of first appearance, and each group's first row, by a Map. */
 function refGroups(keys: number[]): { ids: number[]; first: number[] } {
@@ -379,4 +381,24 @@ describe('timeOrder', () => {
             expect([...timeOrder(ms, ms.length, cmp)]).toEqual([...want]);
         });
     }
+});
+
+describe('time kernels', () => {
+    it('splitTimes splits int64 ns into ms and ns within the ms as BigInt floor division does: both signs, the words\' edges, through a selection', () => {
+        const r = rng(5);
+        const edges = [0n, 1n, -1n, 999_999n, 1_000_000n, -1_000_000n, -1_000_001n, 2n ** 32n - 1n, 2n ** 32n, -(2n ** 32n), 2n ** 63n - 1n, -(2n ** 63n)];
+        const random = Array.from({ length: 2000 }, () => BigInt(Math.floor((r() - 0.5) * 2 ** 52)) * BigInt(Math.floor(r() * 4096) + 1) + BigInt(Math.floor(r() * 1e6)));
+        const times = BigInt64Array.from([...edges, ...random]);
+        for (const sel of [null, everyOther(times.length)]) {
+            const n = sel ? sel.length : times.length;
+            const ms = new Float64Array(n);
+            const sub = new Int32Array(n);
+            splitTimes(times, sel, n, ms, sub, 0, 0);
+            for (let i = 0; i < n; i++) {
+                const t = times[sel ? sel[i] : i];
+                expect([ms[i], sub[i]]).toEqual(splitNs(t));
+                expect(BigInt(ms[i]) * 1_000_000n + BigInt(sub[i])).toBe(t);
+            }
+        }
+    });
 });
