@@ -87,6 +87,11 @@ export interface ColdBlockReader {
      */
     read(dataset: string, block: ColdBlock, field?: (name: string) => boolean): ColumnarChunk | undefined;
     /**
+     * The block's rows `rows` alone (ascending), in that order, reading only what holds them; undefined
+     * when the block is gone. Absent: such a read reads the block (`read`).
+     */
+    readRows?(dataset: string, block: ColdBlock, rows: Uint32Array, field?: (name: string) => boolean): ColumnarChunk | undefined;
+    /**
      * The block's rows without reading them (its file's presence; 0 when it is gone, as `read`
      * would find). Lets a `count` of blocks the query covers whole answer from their headers.
      * Absent: such a count reads the blocks.
@@ -106,6 +111,12 @@ export interface ColdAccess {
     fields: readonly ColdField[];
     /** The block as a table (read on a cache miss), undefined when it is gone. Only the fields the query reads may be there. */
     load(block: ColdBlock): { snapshot: Snapshot; bytes: number; fullBytes: number } | undefined;
+    /**
+     * The block's rows `rows` (ascending; all of them visible) as a table of those rows alone, not
+     * cached: a few rows a query picked by other fields. Undefined when the block is gone, or the
+     * reader can only read it whole.
+     */
+    loadRows(block: ColdBlock, rows: Uint32Array): { snapshot: Snapshot; bytes: number; fullBytes: number } | undefined;
     /**
      * The block's visible rows when they are known without reading it (every row visible, and a
      * reader that can tell the block is still there), else undefined.
@@ -187,6 +198,8 @@ export class ColdBlockCache {
     private query = 0;
     /** Blocks read from the reader since creation (tests and the bench read it). */
     reads = 0;
+    /** Reads of some rows of a block (loadRows). */
+    rowReads = 0;
 
     constructor(
         readonly capacity: number,
@@ -287,6 +300,23 @@ export class ColdBlockCache {
         }
         entry.bytes += bytes;
         if (wasCached) this.admit(key, entry);
+    }
+
+    /** The block's rows `rows` alone, read for this query only (see ColdAccess.loadRows). */
+    loadRows(dataset: string, cold: ColdDataset, block: ColdBlock, rows: Uint32Array, fields?: ReadonlySet<string>): CachedBlock | undefined {
+        if (this.reader?.readRows === undefined || !showsWholeBlock(cold.keep, block)) return undefined;
+        const chunk = this.reader.readRows(dataset, block, rows, fields && (name => readsField(fields, name)));
+        if (chunk === undefined) return undefined;
+        this.rowReads++;
+        const hints = { ...this.hints(dataset), ...cold.hints };
+        const base = { dataset, block: blockKey(cold, block), query: this.query, cached: false };
+        const direct = chunkSnapshot(dataset, chunk, hints);
+        if (direct) return { ...base, snapshot: direct.snapshot, bytes: direct.bytes, fullBytes: direct.fullBytes };
+        const store = new DatasetStore(dataset, hints);
+        store.reserve(chunk.rows);
+        store.appendColumns(chunk);
+        const bytes = store.byteSize();
+        return { ...base, snapshot: store.snapshot(), bytes, fullBytes: bytes };
     }
 
     /** The block's field among `fields` from its header counts (see ColdAccess.loadCounted). */

@@ -30,7 +30,7 @@ import { isResourceError, type QueryInterruption, type QueryLimits } from './bud
 import type { EngineDelta, EngineSyncState } from './replica.js';
 import { parseTimeExpression } from '../values.js';
 import { SAMPLE_DATASETS } from '../samples/sample-datasets.js';
-import { ConstColumn, type ScalarType } from './columns.js';
+import { ConstColumn, NumColumn, type ScalarType } from './columns.js';
 import type { Frame } from './frame.js';
 
 export { AplQueryError } from './errors.js';
@@ -258,7 +258,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     /** `reads`: the fields the query reads (needed-columns.ts), undefined for all. */
     const coldAccess = (name: string, reads: ReadonlySet<string> | undefined): ColdAccess | undefined => {
         const c = colds.get(name)?.cold;
-        return c && { blocks: c.blocks, fields: fieldsOf(name), load: block => coldCache.load(name, c, block, reads), rowsUnread: block => coldCache.rowsUnread(name, c, block), loadCounted: block => coldCache.loadCounted(name, c, block, reads), valueCounts: block => coldCache.valueCounts(name, c, block, reads), capacity: coldCache.capacity };
+        return c && { blocks: c.blocks, fields: fieldsOf(name), load: block => coldCache.load(name, c, block, reads), loadRows: (block, rows) => coldCache.loadRows(name, c, block, rows, reads), rowsUnread: block => coldCache.rowsUnread(name, c, block), loadCounted: block => coldCache.loadCounted(name, c, block, reads), valueCounts: block => coldCache.valueCounts(name, c, block, reads), capacity: coldCache.capacity };
     };
     /** A dataset's fields: its in-memory rows' and its blocks'. */
     const fieldsOf = (name: string) => {
@@ -682,7 +682,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     ): PartialResult[] | undefined {
         const keys = fieldsUpTo(parseCached(apl).model, plan.opIndex);
         const end = top.$cstNode?.end;
-        if (!keys || end === undefined || (reads && [...reads].every(f => keys.has(f))) || fieldsOf(plan.dataset).some(f => f.name === SOURCE_TAG)) return undefined;
+        if (!keys || end === undefined || (reads && [...reads].every(f => keys.has(f))) || fieldsOf(plan.dataset).some(f => f.name === SOURCE_TAG || f.name === ROW_TAG)) return undefined;
         const narrow: DataAccess = { ...data, cold: name => coldAccess(name, keys) };
         const byField = plan.opIndex === 0 ? topByField(top) : undefined;
         const cold = colds.get(plan.dataset)?.cold;
@@ -690,17 +690,45 @@ export function createEngine(options: EngineOptions = {}): Engine {
         const whole = (b: ColdBlock): boolean => cold !== undefined && showsWholeBlock(cold.keep, b) && rangeHoldsBlock(b, runOpts);
         const first = byField ? largestFirst(narrow, byField, plan.dataset, runPart, whole) : runParts(narrow);
         if (!first) return undefined;
-        const tagged = first.map((p, k) => (p.kind === 'top' && p.frame ? { ...p, frame: tagSource(p.frame, k) } : p));
+        const tagged = first.map((p, k) => (p.kind === 'top' && p.frame ? { ...p, frame: tagSource(p.frame, k, p.rows) } : p));
         const upToTop = runQuery(apl.slice(0, end), narrow, { ...runOpts, limit: undefined, merge: { plan, parts: tagged } });
         const tag = upToTop.tables[0]?.find(SOURCE_TAG);
-        if (!tag) return undefined;
+        const rowTag = upToTop.tables[0]?.find(ROW_TAG);
+        if (!tag || !rowTag) return undefined;
         const winners = new Set<number>();
-        for (let i = 0; i < upToTop.tables[0].length; i++) winners.add(tag.data.get(tag.sel ? tag.sel[i] : i) as number);
+        /** Per winning source, its rows in the answer. */
+        const answerRows = new Map<number, number[]>();
+        for (let i = 0; i < upToTop.tables[0].length; i++) {
+            const k = tag.data.get(tag.sel ? tag.sel[i] : i) as number;
+            winners.add(k);
+            let rows = answerRows.get(k);
+            if (rows === undefined) answerRows.set(k, (rows = []));
+            rows.push(rowTag.data.get(rowTag.sel ? rowTag.sel[i] : i) as number);
+        }
         // No row at all: the merge still needs one source's (empty) rows for the fields; the rows in memory (the last source) are the cheapest.
         if (winners.size === 0) winners.add(first.length - 1);
         // The others keep their statistics (what they read) and give no rows.
         const parts = first.map(p => (p.kind === 'top' ? { ...p, rows: [], frame: undefined } : p));
-        return runParts(data, winners, parts);
+        // A winning block is read again for its rows in the answer alone, where the reader can read
+        // rows without the rest of the block (ColdAccess.loadRows): the same query over them picks
+        // them all, in the same order (they are in time order, as in the block).
+        const picked = new Map<string, Uint32Array>();
+        for (const [k, rows] of answerRows) {
+            const p = first[k];
+            if (p.kind === 'top' && p.source) picked.set(p.source, Uint32Array.from(rows).sort());
+        }
+        const wide: DataAccess = {
+            ...data,
+            cold: name => {
+                const a = data.cold?.(name);
+                if (!a || name !== plan.dataset) return a;
+                return { ...a, load: b => (picked.has(b.id) ? a.loadRows(b, picked.get(b.id)!) : undefined) ?? a.load(b) };
+            },
+        };
+        const again = runParts(wide, winners, parts);
+        // Their statistics stay those of their narrow reads, which scanned every row the query covers.
+        if (again) for (const k of winners) if (first[k].kind === 'top' && again[k]?.kind === 'top') again[k] = { ...again[k], stats: first[k].stats };
+        return again;
     }
 }
 
@@ -737,11 +765,17 @@ function largestFirst(
     return parts;
 }
 
-/** A column naming the source of a `top`'s narrow rows (topByKeysFirst; a scan's concatenation keeps the visible ones). */
+/** Columns naming the source of a `top`'s narrow rows and each one's row in it (topByKeysFirst; a scan's concatenation keeps the visible ones). */
 const SOURCE_TAG = '$coldsource';
+const ROW_TAG = '$coldrow';
 
-function tagSource(frame: Frame, k: number): Frame {
-    return frame.with([...frame.cols, { name: SOURCE_TAG, type: 'long', data: new ConstColumn('long', k, frame.length), sel: null }]);
+/** The part's rows, tagged with source `k` and their rows in it (`rows`, as the part lists them). */
+function tagSource(frame: Frame, k: number, rows: readonly number[]): Frame {
+    return frame.with([
+        ...frame.cols,
+        { name: SOURCE_TAG, type: 'long', data: new ConstColumn('long', k, frame.length), sel: null },
+        { name: ROW_TAG, type: 'long', data: new NumColumn('long', Float64Array.from(rows), null, frame.length), sel: null },
+    ]);
 }
 
 /** A dataset's statistics with its blocks on disk counted in. */

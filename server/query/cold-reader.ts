@@ -11,7 +11,7 @@ import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
 import type { ColdBlock, ColdBlockReader, ColumnarChunk } from '../../language/index.js';
 import { validateDatasetName } from '../store/errors.js';
-import { BlockCorruptError, checkBlockBytes, decodeBlockAt, decodeValueRows, valueRowsIndexAt, type BlockBytesAt, type DecodedBlock, type ValueRowsIndex } from '../store/block.js';
+import { BlockCorruptError, checkBlockBytes, decodeBlockAt, decodeBlockRowsAt, decodeValueRows, valueRowsIndexAt, type BlockBytesAt, type DecodedBlock, type ValueRowsIndex } from '../store/block.js';
 import { HttpError } from '../http/errors.js';
 import { datasetDirName } from '../store/dataset-dir.js';
 
@@ -69,6 +69,11 @@ export function coldBlockReader(datasetsDir: string): ColdBlockReader {
             // Another block of that name (the dataset was deleted and made again since): not this one.
             if (dec === undefined || dec.rows !== block.rows) return undefined;
             return blockChunk(dec);
+        },
+        readRows(dataset: string, block: ColdBlock, rows: Uint32Array, field?: (name: string) => boolean): ColumnarChunk | undefined {
+            // Undefined from the decode: another block of that name (see read), not this one.
+            const dec = readChecked(dataset, block, (at) => decodeBlockRowsAt(at, rows, field, block.rows));
+            return dec && blockChunk(dec);
         },
         valueRows(dataset: string, block: ColdBlock, field: string): { values: string[]; rows: Uint32Array } | undefined {
             return readChecked(dataset, block, (at, _file, identity) => {

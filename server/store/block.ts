@@ -3,8 +3,9 @@
  *
  *   "APLBLK01" | u32 LE header length | header JSON | sections... | u32 LE crc32(all previous bytes)
  *
- * The header JSON (version 2) also carries `crc32`, its own checksum: it is read alone for blocks
- * kept on disk, and decides which blocks a query skips unread.
+ * The header JSON (version 2 and 3) also carries `crc32`, its own checksum: it is read alone for
+ * blocks kept on disk, and decides which blocks a query skips unread. Version 3 deflates the per-row
+ * sections in frames that inflate alone (see FRAME_ROWS).
  *
  * Sections (each raw-deflated when `compression` is "deflate-raw"): `_time` i64 LE, batch index
  * u32 (into header.batches), row index u32, and per field column:
@@ -39,9 +40,20 @@ export type BlockInput =
 
 /**
  * Where a section is: offset from the end of the header, stored length, raw length, and for a u32
- * section stored narrow, the width of its values in bytes (1 or 2; absent: as the table says).
+ * section stored narrow, the width of its values in bytes (1 or 2; absent or 0: as the table
+ * says). A section of one value (or bit) per row in a deflated block of version 3 is deflated in
+ * frames of `frameRows` rows, and lists their stored lengths: each frame inflates on its own (see
+ * FRAME_ROWS), and together they are one deflate stream, as an unframed section is.
  */
-type Section = [offset: number, length: number, rawLength: number, width?: 1 | 2];
+type Section = [offset: number, length: number, rawLength: number, width?: 0 | 1 | 2, frames?: number[]];
+
+/**
+ * Rows per frame of a block's per-row sections. A query that reads a few rows of a block (the
+ * winners of a `top`: decodeBlockRowsAt) inflates the frames that hold them, not every row of
+ * every column: a block of 70,000 rows has 9 frames a section. A frame ends in a full flush, so
+ * the next one starts with no history (it costs each frame its own Huffman tables: under 1%).
+ */
+export const FRAME_ROWS = 8192;
 
 /**
  * `axiom`: the Axiom type names of the column's values (`integer`, `float`, `integer|float`,
@@ -73,8 +85,10 @@ type ColumnMeta = (
 export type BlockColumnMeta = ColumnMeta;
 
 export interface BlockHeader {
-    /** 2: the header JSON carries `crc32` (see encodeHeader); 1: written before it did. */
-    v: 1 | 2;
+    /** 3: per-row sections in frames (`frameRows`); 2: the header JSON carries `crc32` (see encodeHeader); 1: written before it did. */
+    v: 1 | 2 | 3;
+    /** Rows per frame of the per-row sections that list frames (version 3). */
+    frameRows?: number;
     rows: number;
     minTime: string;
     maxTime: string;
@@ -185,20 +199,22 @@ class BlockWriter {
         batchIdx: Uint32Array,
         rowIdx: Uint32Array,
     ) {
-        this.time = this.section(view(times), 'numbers');
-        this.batch = this.u32Section(batchIdx, 'runs');
-        this.row = this.u32Section(rowIdx, 'repeats');
+        this.time = this.section(view(times), 'numbers', 8);
+        // Not in frames: batch indexes are a few runs, and row indexes repeat 0, 1, 2, … batch after
+        // batch, which LZ77 finds only across frames (framed, they took 7 times the bytes). Both inflate whole in well under a millisecond.
+        this.batch = this.u32Section(batchIdx, 'runs', false);
+        this.row = this.u32Section(rowIdx, 'repeats', false);
     }
 
     addColumn(c: BlockColumn): void {
         const axiom = axiomTypes(c);
-        if (c.kind === 'f64') this.columns.push({ name: c.name, kind: 'f64', data: this.section(view(c.values), 'numbers'), present: this.section(view(c.present), 'runs'), axiom, ...numberRange(c.values, c.present) });
-        else if (c.kind === 'bool') this.columns.push({ name: c.name, kind: 'bool', data: this.section(view(c.values), 'runs'), axiom });
+        if (c.kind === 'f64') this.columns.push({ name: c.name, kind: 'f64', data: this.section(view(c.values), 'numbers', 8), present: this.section(view(c.present), 'runs', 1 / 8), axiom, ...numberRange(c.values, c.present) });
+        else if (c.kind === 'bool') this.columns.push({ name: c.name, kind: 'bool', data: this.section(view(c.values), 'runs', 1), axiom });
         else if (c.kind === 'str') {
             const hashes = c.dict.length >= HASHED_VALUES ? { hashes: this.section(view(keyHashes(c.dict)), 'numbers') } : {};
             const counts = valueCounts(c.dict, c.codes);
             // Values too many (or too long) for the header: their rows in a section of their own.
-            const rows = counts.counts === undefined && c.dict.length > 0 && c.dict.length <= ROWS_SECTION_VALUES ? { rows: this.u32Section(rowsPerValue(c.dict, c.codes), 'numbers') } : {};
+            const rows = counts.counts === undefined && c.dict.length > 0 && c.dict.length <= ROWS_SECTION_VALUES ? { rows: this.u32Section(rowsPerValue(c.dict, c.codes), 'numbers', false) } : {};
             const json = (values: readonly string[]) => this.section(Buffer.from(JSON.stringify(values)), 'text');
             // A hashed dictionary in parts: a query that reads a few of its values (the rows of a `top`) reads their parts only.
             const parts = c.dict.length >= HASHED_VALUES ? Math.ceil(c.dict.length / DICT_PART_VALUES) : 1;
@@ -210,7 +226,7 @@ class BlockWriter {
                           dictRest: Array.from({ length: parts - 1 }, (_, j) => json(c.dict.slice((j + 1) * DICT_PART_VALUES, (j + 2) * DICT_PART_VALUES))),
                           dictPart: DICT_PART_VALUES,
                       };
-            this.columns.push({ name: c.name, kind: 'str', ...dict, data: this.u32Section(c.codes, 'numbers'), axiom, ...stringRange(c.dict), ...counts, ...rows, ...hashes });
+            this.columns.push({ name: c.name, kind: 'str', ...dict, data: this.u32Section(c.codes, 'numbers', true), axiom, ...stringRange(c.dict), ...counts, ...rows, ...hashes });
         }
         else this.columns.push({ name: c.name, kind: 'json', data: this.section(Buffer.from(JSON.stringify(c.values)), 'text'), axiom });
     }
@@ -224,7 +240,8 @@ class BlockWriter {
             offset += this.sections[i].length;
         }
         const header: BlockHeader = {
-            v: 2,
+            v: 3,
+            frameRows: FRAME_ROWS,
             rows: range.rows,
             minTime: range.minT.toString(),
             maxTime: range.maxT.toString(),
@@ -250,24 +267,43 @@ class BlockWriter {
         return { bytes: out, header };
     }
 
-    /** A u32 section, stored in 1 or 2 bytes per value when every value fits. */
-    private u32Section(values: Uint32Array, content: SectionContent): Section {
+    /** A u32 section, stored in 1 or 2 bytes per value when every value fits; `perRow`: a value per row, in frames. */
+    private u32Section(values: Uint32Array, content: SectionContent, perRow = true): Section {
         let max = 0;
         for (let i = 0; i < values.length; i++) if (values[i] > max) max = values[i];
-        if (max > 0xffff) return this.section(view(values), content);
+        if (max > 0xffff) return this.section(view(values), content, perRow ? 4 : undefined);
         const width = max > 0xff ? 2 : 1;
         const narrow = width === 1 ? new Uint8Array(values.length) : new Uint16Array(values.length);
         narrow.set(values);
-        const sec = this.section(view(narrow), content);
+        const sec = this.section(view(narrow), content, perRow ? width : undefined);
         sec[3] = width;
         return sec;
     }
 
-    private section(raw: Buffer, content: SectionContent): Section {
+    /** `rowBytes`: the section holds that many bytes a row, deflated in frames of FRAME_ROWS rows. */
+    private section(raw: Buffer, content: SectionContent, rowBytes?: number): Section {
         const sec: Section = [0, 0, raw.length];
         const idx = this.sections.length;
         this.sections.push(raw);
-        if (this.compress) {
+        const frame = rowBytes === undefined ? raw.length : FRAME_ROWS * rowBytes;
+        if (this.compress && raw.length > frame) {
+            // The whole section's options (one sample decides), each frame flushed full but the last.
+            const opts = deflateOptions(raw, content);
+            const lengths: number[] = [];
+            sec[3] = 0;
+            sec[4] = lengths;
+            this.deflating = this.deflating.then(async () => {
+                const parts: Buffer[] = [];
+                for (let at = 0; at < raw.length; at += frame) {
+                    const last = at + frame >= raw.length;
+                    const part = raw.subarray(at, at + frame);
+                    const out = await deflateRawAsync(part, { ...opts, chunkSize: Math.min(opts.chunkSize!, chunkFor(part)), finishFlush: last ? zlibConstants.Z_FINISH : zlibConstants.Z_FULL_FLUSH });
+                    parts.push(out);
+                    lengths.push(out.length);
+                }
+                this.sections[idx] = Buffer.concat(parts);
+            });
+        } else if (this.compress) {
             this.deflating = this.deflating.then(async () => {
                 this.sections[idx] = await deflateRawAsync(raw, deflateOptions(raw, content));
             });
@@ -291,10 +327,13 @@ type SectionContent = 'numbers' | 'runs' | 'repeats' | 'text';
 /** Text this large is Huffman-coded unless a sample shows that LZ77 matching pays for it. */
 const TEXT_SAMPLE_BYTES = 16 * 1024;
 
+/** The output chunk that holds `raw` deflated (see deflateOptions). */
+const chunkFor = (raw: Buffer): number => Math.min(8 * 1024 * 1024, Math.max(16 * 1024, raw.length + (raw.length >> 3) + 1024));
+
 function deflateOptions(raw: Buffer, content: SectionContent): ZlibOptions {
     // One output chunk (each chunk of zlib's async API is a round trip to the main thread), up to
     // 8 MiB: zlib allocates the whole chunk up front.
-    const chunkSize = Math.min(8 * 1024 * 1024, Math.max(16 * 1024, raw.length + (raw.length >> 3) + 1024));
+    const chunkSize = chunkFor(raw);
     let strategy = content === 'runs' ? zlibConstants.Z_RLE : content === 'numbers' ? zlibConstants.Z_HUFFMAN_ONLY : zlibConstants.Z_DEFAULT_STRATEGY;
     if (content === 'text' && raw.length > 4 * TEXT_SAMPLE_BYTES && !matchingPays(raw.subarray(0, TEXT_SAMPLE_BYTES))) strategy = zlibConstants.Z_HUFFMAN_ONLY;
     // Numbers that Huffman coding hardly shrinks (random fractions, unique ids' codes, times spread
@@ -824,7 +863,7 @@ function encodeHeader(header: BlockHeader): Buffer {
 }
 
 /**
- * Parses a header and checks it: version 2 must carry a matching `crc32` (removed here); version 1
+ * Parses a header and checks it: versions 2 and 3 must carry a matching `crc32` (removed here); version 1
  * has none (`checked` false: its bytes are covered by the block's checksum alone).
  */
 function parseHeader(text: string): { header: BlockHeader; checked: boolean } {
@@ -837,7 +876,7 @@ function parseHeader(text: string): { header: BlockHeader; checked: boolean } {
     if (typeof parsed !== 'object' || parsed === null) throw new BlockCorruptError('unreadable block header (not an object)');
     // A later format will say so here; reading it as this one would give wrong values, not errors.
     if (parsed.v === 1) return { header: parsed as unknown as BlockHeader, checked: false };
-    if (parsed.v !== 2) throw new BlockCorruptError(`unsupported block version ${JSON.stringify(parsed.v)}`);
+    if (parsed.v !== 2 && parsed.v !== 3) throw new BlockCorruptError(`unsupported block version ${JSON.stringify(parsed.v)}`);
     const { crc32: stored, ...rest } = parsed;
     if (stored !== crc32(JSON.stringify(rest)) >>> 0) throw new BlockCorruptError('block header checksum mismatch (its column ranges, kinds or counts are damaged)');
     return { header: rest as unknown as BlockHeader, checked: true };
@@ -957,6 +996,115 @@ export function decodeBlockAt(read: BlockBytesAt, field?: (name: string) => bool
 }
 
 /**
+ * Rows `rows` (ascending, each below the block's rows) of a block whose file was checked whole
+ * before, as a block of those rows alone, in that order. Of each per-row section only the frames
+ * that hold them are read and inflated (a block before version 3: each section whole); a string
+ * column's dictionary is cut to the values of those rows, read from their parts only where the
+ * dictionary is stored in parts. For the few rows a query picked by other fields (a `top`'s winners).
+ * `blockRows`: the rows the caller knows the block by; a block of another size (a dataset made again
+ * under the same block names) gives undefined.
+ */
+export function decodeBlockRowsAt(read: BlockBytesAt, rows: Uint32Array, field?: (name: string) => boolean, blockRows?: number): DecodedBlock | undefined {
+    const { header, dataStart } = headerAt(read);
+    if (blockRows !== undefined && header.rows !== blockRows) return undefined;
+    const compressed = header.compression === 'deflate-raw';
+    const m = rows.length;
+    for (let k = 0; k < m; k++) if (rows[k] >= header.rows || (k > 0 && rows[k] <= rows[k - 1])) throw new Error(`row ${rows[k]}: not a row of the block in order (${header.rows} rows)`);
+    const { sec } = sectionDecoder(compressed, (s) => read(dataStart + s[0], s[1]));
+    const perFrame = header.frameRows ?? Math.max(1, header.rows);
+    /** The bytes of each of `rows` in a per-row section of `rowBytes` a row (1/8: a bitmap), handed to `take` with the row's index in its bytes. */
+    const eachRow = (s: Section, rowBytes: number, take: (bytes: Buffer, at: number, k: number) => void): void => {
+        const frames = s[4];
+        // An unframed section is one frame: of every row.
+        const frameRows = frames === undefined ? Math.max(1, header.rows) : perFrame;
+        let whole: Buffer | undefined;
+        const frameBytes = frameRows * rowBytes;
+        let j = -1;
+        let bytes: Buffer = Buffer.alloc(0);
+        for (let k = 0; k < m; k++) {
+            const r = rows[k];
+            const f = Math.floor(r / frameRows);
+            if (f !== j) {
+                j = f;
+                if (frames === undefined) bytes = whole ??= sec(s);
+                else if (!compressed) bytes = read(dataStart + s[0] + f * frameBytes, Math.min(frameBytes, s[2] - f * frameBytes));
+                else {
+                    let offset = s[0];
+                    for (let x = 0; x < f; x++) offset += frames[x];
+                    // Not the last frame: its stream ends in a full flush, not a final block.
+                    bytes = inflateRawSync(read(dataStart + offset, frames[f]), { finishFlush: zlibConstants.Z_SYNC_FLUSH, chunkSize: Math.max(64, Math.ceil(frameBytes)) });
+                }
+            }
+            take(bytes, r - f * frameRows, k);
+        }
+    };
+    const u32Rows = (s: Section): Uint32Array => {
+        const width = s[3] || 4;
+        const out = new Uint32Array(m);
+        eachRow(s, width, (b, at, k) => (out[k] = b.readUIntLE(at * width, width)));
+        return out;
+    };
+    const times = new BigInt64Array(m);
+    eachRow(header.time, 8, (b, at, k) => (times[k] = b.readBigInt64LE(at * 8)));
+    const batchIdx = u32Rows(header.batch);
+    const rowIdx = u32Rows(header.row);
+    const columns = header.columns.filter((c) => field === undefined || field(c.name)).map((c): DecodedColumn => {
+        switch (c.kind) {
+            case 'f64': {
+                const values = new Float64Array(m);
+                const present = new Uint8Array((m + 7) >> 3);
+                eachRow(c.data, 8, (b, at, k) => (values[k] = b.readDoubleLE(at * 8)));
+                eachRow(c.present, 1 / 8, (b, at, k) => {
+                    if ((b[at >> 3] >> (at & 7)) & 1) present[k >> 3] |= 1 << (k & 7);
+                });
+                return { name: c.name, kind: 'f64', values, present, get: (i) => ((present[i >> 3] >> (i & 7)) & 1 ? values[i] : undefined) };
+            }
+            case 'bool': {
+                const values = new Uint8Array(m);
+                eachRow(c.data, 1, (b, at, k) => (values[k] = b[at]));
+                return { name: c.name, kind: 'bool', values, get: (i) => (values[i] === 2 ? undefined : values[i] === 1) };
+            }
+            case 'str': {
+                const stored = u32Rows(c.data);
+                const parts = dictSections(c);
+                // A dictionary in parts of `dictPart` values: the parts of the rows' values only; else all of it.
+                const per = c.dictPart ?? Number.MAX_SAFE_INTEGER;
+                const parsed = new Map<number, string[]>();
+                const valueAt = (code: number): string => {
+                    const p = c.dictPart === undefined ? -1 : Math.floor((code - 1) / per);
+                    let values = parsed.get(p);
+                    if (values === undefined) parsed.set(p, (values = p < 0 ? parts.flatMap((d) => dictOfBytes(sec(d))) : p < parts.length ? dictOfBytes(sec(parts[p])) : []));
+                    const v = values[p < 0 ? code - 1 : (code - 1) % per];
+                    if (v === undefined) throw new BlockCorruptError(`column ${c.name}: code ${code} past its dictionary`);
+                    return v;
+                };
+                // The rows' values, each once, as a dictionary of their own.
+                const dict: string[] = [];
+                const recoded = new Map<number, number>();
+                const codes = new Uint32Array(m);
+                for (let k = 0; k < m; k++) {
+                    const code = stored[k];
+                    if (code === 0) continue;
+                    let mine = recoded.get(code);
+                    if (mine === undefined) {
+                        dict.push(valueAt(code));
+                        recoded.set(code, (mine = dict.length));
+                    }
+                    codes[k] = mine;
+                }
+                return { name: c.name, kind: 'str', dict, codes, get: (i) => (codes[i] === 0 ? undefined : dict[codes[i] - 1]) };
+            }
+            case 'json': {
+                const all = JSON.parse(sec(c.data).toString('utf8')) as JsonValue[];
+                const values = Array.from(rows, (r) => all[r] ?? null);
+                return { name: c.name, kind: 'json', values, get: (i) => (values[i] === null ? undefined : values[i]) };
+            }
+        }
+    });
+    return { rows: m, times, batchIdx, rowIdx, batchSeqs: header.batches.map((b) => b[0]), batchSysTimes: header.batches.map((b) => BigInt(b[1])), columns };
+}
+
+/**
  * Where a block file's value rows are (section `rows` of its str columns, with their dictionaries):
  * what decodeValueRows needs of its header, small enough for a reader to keep per file.
  */
@@ -1009,7 +1157,7 @@ function sectionDecoder(compressed: boolean, stored: (s: Section) => Buffer) {
         return compressed ? inflate(raw, s) : raw;
     };
     const u32Of = (b: Buffer, s: Section): Uint32Array => {
-        if (s[3] === undefined) return typedOf(Uint32Array, b);
+        if (!s[3]) return typedOf(Uint32Array, b);
         const out = new Uint32Array(b.length / s[3]);
         out.set(s[3] === 1 ? b : typedOf(Uint16Array, b));
         return out;

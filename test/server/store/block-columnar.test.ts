@@ -14,7 +14,7 @@ import type { JsonValue } from '../../../language/values.js';
 import { toColumns } from '../../../server/ingest/columnar.js';
 import { BlockDamagedError, BlockHeaders } from '../../../server/http/cold-tier.js';
 import type { FlatFields } from '../../../language/ingest/normalize-event.js';
-import { decodeBlock, encodeBlock, readBlockHeader, readBlockHeaderOnly, type BlockHeader, type BlockInput, type EncodeOptions } from '../../../server/store/block.js';
+import { FRAME_ROWS, decodeBlock, decodeBlockRowsAt, encodeBlock, readBlockHeader, readBlockHeaderOnly, type BlockHeader, type BlockInput, type EncodeOptions } from '../../../server/store/block.js';
 
 /** `times`: each event's time (default: batch after batch, in order; see timeOf). */
 type Batch = { seq: number; events: FlatFields[]; times?: bigint[] };
@@ -128,13 +128,13 @@ const batchList = fc.array(fc.array(event, { minLength: 0, maxLength: 12 }), { m
  */
 function widened(bytes: Buffer): Buffer {
     const { header, dataStart } = readBlockHeader(bytes);
-    type Ref = [number, number, number, (1 | 2)?];
+    type Ref = [number, number, number, (0 | 1 | 2)?, number[]?];
     const refs: Ref[] = [header.time, header.batch, header.row, ...header.columns.flatMap(c => ('dict' in c ? [c.dict, c.data] : 'present' in c ? [c.data, c.present] : [c.data]))];
     const parts: Buffer[] = [];
     let offset = 0;
     for (const ref of [...refs].sort((a, b) => a[0] - b[0])) {
         let raw = bytes.subarray(dataStart + ref[0], dataStart + ref[0] + ref[1]);
-        if (ref[3] !== undefined) {
+        if (ref[3]) {
             const wide = new Uint32Array(raw.length / ref[3]);
             wide.set(ref[3] === 1 ? raw : new Uint16Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.length)));
             raw = Buffer.from(wide.buffer);
@@ -201,8 +201,9 @@ describe('blocks', () => {
         const batches: Batch[] = [{ seq: 1, events: events.slice(0, 300) }, { seq: 2, events }];
         const block = await encodeBlock(inputs(batches, true), { compress: true });
         const { header } = readBlockHeader(block!.bytes);
-        const width = (name: string) => header.columns.find(c => c.name === name)!.data[3];
-        expect([width('few'), width('some'), width('many'), header.batch[3], header.row[3]]).toEqual([1, 2, undefined, 1, undefined]);
+        // Absent, or 0 in a framed section: as the format's table says (4 bytes).
+        const width = (name: string) => header.columns.find(c => c.name === name)!.data[3] || 4;
+        expect([width('few'), width('some'), width('many'), header.batch[3] || 4, header.row[3] || 4]).toEqual([1, 2, 4, 1, 4]);
         await expectBlockHolds(batches, { compress: true });
     });
 
@@ -227,11 +228,11 @@ describe('blocks', () => {
     it('a block of another format version is refused, not misread (whole and header only)', async () => {
         const bytes = (await encodeBlock(inputs([{ seq: 1, events: [{ a: 'x' }] }], true), { compress: false }))!.bytes;
         const { header } = readBlockHeader(bytes);
-        const other = rewritten(bytes, { ...header, v: 3 as 2 });
-        expect(() => readBlockHeader(other)).toThrow(/unsupported block version 3/);
+        const other = rewritten(bytes, { ...header, v: 4 as 3 });
+        expect(() => readBlockHeader(other)).toThrow(/unsupported block version 4/);
         const file = path.join(mkdtempSync(path.join(tmpdir(), 'apl-block-')), '00000001.blk');
         writeFileSync(file, other);
-        await expect(readBlockHeaderOnly(file)).rejects.toThrow(/unsupported block version 3/);
+        await expect(readBlockHeaderOnly(file)).rejects.toThrow(/unsupported block version 4/);
         rmSync(path.dirname(file), { recursive: true });
     });
 
@@ -260,7 +261,7 @@ describe('blocks', () => {
         const dir = mkdtempSync(path.join(tmpdir(), 'apl-block-'));
         const file = path.join(dir, '00000001.blk');
         writeFileSync(file, bytes);
-        expect(await readBlockHeaderOnly(file)).toMatchObject({ v: 2, checked: true, columns: [{ name: 'b', min: 30, max: 39 }] });
+        expect(await readBlockHeaderOnly(file)).toMatchObject({ v: 3, checked: true, columns: [{ name: 'b', min: 30, max: 39 }] });
         expect(readBlockHeader(bytes).header).not.toHaveProperty('crc32');
         const flipped = Buffer.from(bytes);
         const at = flipped.indexOf('"max":39');
@@ -334,5 +335,78 @@ describe('blocks', () => {
             fc.asyncProperty(batchList, fc.boolean(), async (batches, filter) => expectBlockHolds(batches, { compress: false, keep: filter ? keep : undefined })),
             { numRuns: 300 },
         );
+    });
+
+    describe('rows read alone (decodeBlockRowsAt)', () => {
+        // Past four frames; an id per row (its dictionary in parts), few values, numbers with gaps, flags, mixed kinds.
+        const n = 4 * FRAME_ROWS + 1000;
+        const events = Array.from({ length: n }, (_, i): FlatFields => ({
+            id: `id-${i}`,
+            method: i % 3 ? 'GET' : 'POST',
+            ...(i % 5 ? { ms: i * 0.25 } : {}),
+            ...(i % 7 ? { ok: i % 2 === 0 } : {}),
+            mixed: i % 4 ? i : `t${i}`,
+        }));
+        // Batches of 1,000 events, as an ingest client sends them (row indexes repeat: their section is not in frames).
+        const batches: Batch[] = Array.from({ length: Math.ceil(n / 1000) }, (_, b) => ({ seq: b + 1, events: events.slice(b * 1000, (b + 1) * 1000) }));
+        /** Every section's bytes read, and the block of `rows` alone. */
+        const readRows = (bytes: Buffer, rows: number[], field?: (name: string) => boolean) => {
+            let read = 0;
+            const block = decodeBlockRowsAt((o, l) => ((read += l), bytes.subarray(o, o + l)), Uint32Array.from(rows), field)!;
+            return { block, read };
+        };
+        const rowsOf = (b: ReturnType<typeof decodeBlock>, rows: number[]) => ({
+            times: rows.map(r => b.times[r]),
+            batches: rows.map(r => b.batchSeqs[b.batchIdx[r]]),
+            rowIdx: rows.map(r => b.rowIdx[r]),
+            columns: b.columns.map(c => [c.name, c.kind, rows.map(r => c.get(r))]),
+        });
+        const alone = (b: ReturnType<typeof decodeBlock>) => rowsOf(b, Array.from({ length: b.rows }, (_, k) => k));
+        const picks = [[0], [FRAME_ROWS - 1, FRAME_ROWS], [n - 1], Array.from({ length: 60 }, (_, k) => k * 293 + 7), Array.from({ length: n }, (_, k) => k), []];
+
+        for (const compress of [true, false]) {
+            it(`equal the same rows of the whole block (${compress ? 'deflated, in frames' : 'not deflated'})`, async () => {
+                const bytes = (await encodeBlock(inputs(batches, true), { compress }))!.bytes;
+                const { header } = readBlockHeader(bytes);
+                if (compress) expect(header.time[4]).toHaveLength(Math.ceil(n / FRAME_ROWS));
+                const whole = decodeBlock(bytes);
+                for (const rows of picks) {
+                    const { block } = readRows(bytes, rows);
+                    expect(block.rows).toBe(rows.length);
+                    expect(alone(block)).toEqual(rowsOf(whole, rows));
+                }
+            });
+        }
+
+        it('a row of a framed block reads a part of it; one of a block written before frames, each section whole', async () => {
+            const bytes = (await encodeBlock(inputs(batches, true), { compress: true }))!.bytes;
+            // The json column is read whole either way.
+            const perRow = (name: string) => name !== 'mixed';
+            const framed = readRows(bytes, [FRAME_ROWS + 5], perRow);
+            // Before frames: the same sections, unlisted (version 1, no checksum of its own).
+            const { header } = readBlockHeader(bytes);
+            const unframe = (s: (typeof header)['time']): (typeof header)['time'] => [s[0], s[1], s[2], ...(s[3] ? [s[3]] : [])] as unknown as (typeof header)['time'];
+            const before = rewritten(bytes, {
+                ...header,
+                v: 1,
+                frameRows: undefined,
+                time: unframe(header.time),
+                batch: unframe(header.batch),
+                row: unframe(header.row),
+                columns: header.columns.map(c => ({ ...c, data: unframe(c.data), ...('present' in c ? { present: unframe(c.present) } : {}) })),
+            });
+            const old = readRows(before, [FRAME_ROWS + 5], perRow);
+            expect(alone(old.block)).toEqual(alone(framed.block));
+            expect(alone(framed.block)).toEqual(rowsOf(decodeBlock(bytes, perRow), [FRAME_ROWS + 5]));
+            // Of five frames a section, one read; of the id dictionary's parts, one.
+            expect(framed.read).toBeLessThan(old.read / 3);
+        });
+
+        it('rows out of order, or past the block, are refused; a block of another size is not this one', async () => {
+            const bytes = (await encodeBlock(inputs(batches, true), { compress: true }))!.bytes;
+            expect(() => readRows(bytes, [5, 3])).toThrow(/not a row of the block in order/);
+            expect(() => readRows(bytes, [n])).toThrow(/not a row of the block in order/);
+            expect(decodeBlockRowsAt((o, l) => bytes.subarray(o, o + l), Uint32Array.of(1), undefined, n + 1)).toBeUndefined();
+        });
     });
 });
