@@ -76,6 +76,7 @@ export function chunkSnapshot(dataset: string, chunk: ColumnarChunk, hints: Data
             const times = stored();
             return times instanceof BigInt64Array && LITTLE_ENDIAN ? new Int32Array(times.buffer, times.byteOffset, 2 * n) : undefined;
         },
+        (idx, m, ms, sub) => splitTimes(stored(), idx, m, ms, sub, 0, 0),
     );
     // Row ids and the order are the store's: (_time, batch id, row in batch), the batch ids as 16 hex digits.
     const batchIds = chunk.batches.map(b => batchIdHex(b.seq));
@@ -87,21 +88,38 @@ export function chunkSnapshot(dataset: string, chunk: ColumnarChunk, hints: Data
         }
         return ids;
     };
-    const sysTime = new LazyTimeColumn(n, () => {
+    // A row's system time is its batch's.
+    const batchSysTimes = (): [Float64Array, Int32Array] => {
         const nb = chunk.batches.length;
         const bms = new Float64Array(nb);
         const bsub = new Int32Array(nb);
         for (let j = 0; j < nb; j++) [bms[j], bsub[j]] = splitNs(chunk.batches[j].sysTime);
-        const { batchOf } = rowIds();
-        const ms = new Float64Array(n);
-        const sub = new Int32Array(n);
-        for (let i = 0; i < n; i++) {
-            ms[i] = bms[batchOf[i]];
-            sub[i] = bsub[batchOf[i]];
-        }
-        grew(12 * n);
-        return [ms, sub];
-    });
+        return [bms, bsub];
+    };
+    const sysTime = new LazyTimeColumn(
+        n,
+        () => {
+            const [bms, bsub] = batchSysTimes();
+            const { batchOf } = rowIds();
+            const ms = new Float64Array(n);
+            const sub = new Int32Array(n);
+            for (let i = 0; i < n; i++) {
+                ms[i] = bms[batchOf[i]];
+                sub[i] = bsub[batchOf[i]];
+            }
+            grew(12 * n);
+            return [ms, sub];
+        },
+        undefined,
+        (idx, m, ms, sub) => {
+            const [bms, bsub] = batchSysTimes();
+            const { batchOf } = rowIds();
+            for (let i = 0; i < m; i++) {
+                ms[i] = bms[batchOf[idx[i]]];
+                sub[i] = bsub[batchOf[idx[i]]];
+            }
+        },
+    );
     const compareRows = (a: number, b: number): number => {
         const d = time.ms[a] - time.ms[b];
         if (d !== 0) return d < 0 ? -1 : 1;
@@ -119,7 +137,11 @@ export function chunkSnapshot(dataset: string, chunk: ColumnarChunk, hints: Data
     let spread: number | undefined;
     const ascOrder = (): Uint32Array => {
         if (asc === undefined) {
-            asc = timeOrder(time.ms, n, compareRows);
+            // Rows the chunk says are in order: their times stay unread.
+            if (chunk.inTimeOrder === true) {
+                asc = new Uint32Array(n);
+                for (let i = 0; i < n; i++) asc[i] = i;
+            } else asc = timeOrder(time.ms, n, compareRows);
             grew(4 * n);
         }
         return asc;
@@ -159,6 +181,7 @@ export function chunkSnapshot(dataset: string, chunk: ColumnarChunk, hints: Data
                 return rank;
             },
             orderSpread(): number {
+                if (spread === undefined && chunk.inTimeOrder === true) spread = 0;
                 if (spread === undefined) {
                     const a = ascOrder();
                     spread = 0;
@@ -322,16 +345,20 @@ const NO_SUB = new Int32Array(0);
  */
 class LazyTimeColumn extends TimeColumn {
     private words: Int32Array | null | undefined;
+    private made = false;
 
     constructor(
         n: number,
         make: () => [Float64Array, Int32Array],
         /** The times as stored, as words (read on first use: a block's times are decoded then). */
         private readonly stored?: () => Int32Array | undefined,
+        /** Splits some rows alone (see splitRows). */
+        private readonly pick?: (idx: Uint32Array, n: number, ms: Float64Array, sub: Int32Array) => void,
     ) {
         super('datetime', NO_MS, NO_SUB, n);
         const fill = (): void => {
             const [ms, sub] = make();
+            this.made = true;
             Object.defineProperty(this, 'ms', { value: ms, enumerable: true });
             Object.defineProperty(this, 'sub', { value: sub, enumerable: true });
         };
@@ -350,5 +377,18 @@ class LazyTimeColumn extends TimeColumn {
     override get nsWords(): Int32Array | undefined {
         if (this.words === undefined) this.words = this.stored?.() ?? null;
         return this.words ?? undefined;
+    }
+
+    /** A few rows (an eighth of the column at most) are split alone until the column is made; past that, it is made. */
+    override splitRows(idx: Uint32Array, n: number, ms: Float64Array, sub: Int32Array): boolean {
+        if (this.made || this.pick === undefined || n * 8 > this.length) return false;
+        this.pick(idx, n, ms, sub);
+        return true;
+    }
+
+    /** A row's time from the stored words while the column is unmade (a binary search over a block's rows reads a few). */
+    override ns(i: number): bigint {
+        const w = this.made ? undefined : this.nsWords;
+        return w === undefined ? super.ns(i) : (BigInt(w[2 * i + 1]) << 32n) | BigInt(w[2 * i] >>> 0);
     }
 }

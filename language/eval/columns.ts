@@ -120,6 +120,13 @@ export class TimeColumn implements Column {
     ns(i: number): bigint {
         return BigInt(this.ms[i]) * 1_000_000n + BigInt(this.sub[i]);
     }
+    /**
+     * Splits the rows `idx` alone into `ms` and `sub` (n of them), when the column can without
+     * splitting all of its rows (LazyTimeColumn: a few rows gathered out of a block); false: read `ms`.
+     */
+    splitRows(_idx: Uint32Array, _n: number, _ms: Float64Array, _sub: Int32Array): boolean {
+        return false;
+    }
 }
 
 export class BoolColumn implements Column {
@@ -421,6 +428,7 @@ export function gatherColumn(col: Column, idx: Uint32Array | null, n: number): C
     if (col instanceof TimeColumn) {
         const ms = new Float64Array(n);
         const sub = new Int32Array(n);
+        if (idx && col.splitRows(idx, n, ms, sub)) return new TimeColumn(col.type, ms, sub, n);
         if (idx) {
             for (let i = 0; i < n; i++) {
                 const j = idx[i];

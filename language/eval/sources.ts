@@ -362,14 +362,16 @@ function lowerBound(lo: number, hi: number, pred: (i: number) => boolean): numbe
 function scanDataset(snap: Snapshot, need: OrderNeed, state: RunState, terms: readonly PruneTerm[], span?: { lo: bigint; hi: bigint }): Frame {
     const n = snap.rows;
     const { startTime, endTime } = state.opts;
-    const whole = span !== undefined && need === 'none' && state.cursor === undefined && (startTime === undefined || span.lo >= startTime) && (endTime === undefined || span.hi < endTime);
+    // A block whose span the range holds: every row of it is in the range.
+    const inRange = span !== undefined && (startTime === undefined || span.lo >= startTime) && (endTime === undefined || span.hi < endTime);
+    const whole = inRange && need === 'none' && state.cursor === undefined;
     const asc = whole ? undefined : snap.ascOrder();
-    // Not read for a whole block: a snapshot over a block read from disk splits its times on first use (chunk-snapshot.ts).
+    // Not read for a block in the range: a snapshot over a block read from disk decodes its times on first use (chunk-snapshot.ts).
     const nsAt = (i: number) => snap.time.ns(asc![i]);
     let lo = 0;
     let hi = n;
-    if (startTime !== undefined && !whole) lo = lowerBound(0, n, i => nsAt(i) >= startTime);
-    if (endTime !== undefined && !whole) hi = lowerBound(lo, n, i => nsAt(i) >= endTime);
+    if (startTime !== undefined && !inRange) lo = lowerBound(0, n, i => nsAt(i) >= startTime);
+    if (endTime !== undefined && !inRange) hi = lowerBound(lo, n, i => nsAt(i) >= endTime);
     // A part of a parallel run covers its share of the range, in time order (parallel.ts).
     const part = state.opts.partial;
     // A part of a count or an order-free summarize over every row covers a range of physical rows,

@@ -610,6 +610,8 @@ export interface ColumnarChunk {
     columns: readonly ColumnChunk[];
     /** Only these rows (ascending), default all. */
     select?: ArrayLike<number>;
+    /** The rows are in a dataset's order (time, batch id, row in batch), as blocks written since they say so keep them: no order need be made. */
+    inTimeOrder?: boolean;
     /**
      * The dictionaries' strings are flat and fresh (read from a message or a file, not built by
      * concatenation or cut from a larger text): kept as they are instead of copied (`ownString`).

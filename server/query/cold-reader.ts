@@ -22,6 +22,7 @@ export function blockChunk(b: DecodedBlock): ColumnarChunk {
     // Getters: the block decodes its times and row ids on first use (block.ts decodeBlock).
     return {
         rows: b.rows,
+        inTimeOrder: b.ordered,
         get times() {
             return b.times;
         },

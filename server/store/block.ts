@@ -89,6 +89,12 @@ export interface BlockHeader {
     v: 1 | 2 | 3;
     /** Rows per frame of the per-row sections that list frames (version 3). */
     frameRows?: number;
+    /**
+     * The rows are in the order a query reads them: by time, then batch seq, then row in the batch
+     * (every block since version 3 whose batches are in seq order). A query then makes no order of
+     * them, and reads their times only for their values.
+     */
+    ordered?: true;
     rows: number;
     minTime: string;
     maxTime: string;
@@ -111,6 +117,8 @@ export interface BlockHeader {
 
 export interface DecodedBlock {
     rows: number;
+    /** The header's `ordered`: the rows in time, batch seq and row order. */
+    ordered?: boolean;
     times: BigInt64Array;
     batchIdx: Uint32Array;
     rowIdx: Uint32Array;
@@ -242,6 +250,8 @@ class BlockWriter {
         const header: BlockHeader = {
             v: 3,
             frameRows: FRAME_ROWS,
+            // The rows are in time order (encodeColumnarBlock), ties in the batches' order: the seqs' too if they ascend.
+            ...(range.batchList.every((b, i) => i === 0 || b[0] > range.batchList[i - 1][0]) ? { ordered: true as const } : {}),
             rows: range.rows,
             minTime: range.minT.toString(),
             maxTime: range.maxT.toString(),
@@ -285,30 +295,34 @@ class BlockWriter {
         const sec: Section = [0, 0, raw.length];
         const idx = this.sections.length;
         this.sections.push(raw);
-        const frame = rowBytes === undefined ? raw.length : FRAME_ROWS * rowBytes;
-        if (this.compress && raw.length > frame) {
-            // The whole section's options (one sample decides), each frame flushed full but the last.
-            const opts = deflateOptions(raw, content);
-            const lengths: number[] = [];
-            sec[3] = 0;
-            sec[4] = lengths;
-            this.deflating = this.deflating.then(async () => {
-                const parts: Buffer[] = [];
-                for (let at = 0; at < raw.length; at += frame) {
-                    const last = at + frame >= raw.length;
-                    const part = raw.subarray(at, at + frame);
-                    const out = await deflateRawAsync(part, { ...opts, chunkSize: Math.min(opts.chunkSize!, chunkFor(part)), finishFlush: last ? zlibConstants.Z_FINISH : zlibConstants.Z_FULL_FLUSH });
-                    parts.push(out);
-                    lengths.push(out.length);
-                }
-                this.sections[idx] = Buffer.concat(parts);
-            });
-        } else if (this.compress) {
-            this.deflating = this.deflating.then(async () => {
-                this.sections[idx] = await deflateRawAsync(raw, deflateOptions(raw, content));
-            });
-        }
         this.refs.push(sec);
+        if (!this.compress) return sec;
+        // One sample decides for the whole section. Bytes deflate would not shrink are kept as they
+        // are (its stored length is then its raw length): they read without an inflate, a row at a time.
+        const opts = deflateOptions(raw, content);
+        if (opts === undefined) return sec;
+        const frame = rowBytes === undefined ? raw.length : FRAME_ROWS * rowBytes;
+        this.deflating = this.deflating.then(async () => {
+            if (raw.length <= frame) {
+                const out = await deflateRawAsync(raw, opts);
+                if (out.length < raw.length) this.sections[idx] = out;
+                return;
+            }
+            // In frames, each flushed full but the last.
+            const parts: Buffer[] = [];
+            const lengths: number[] = [];
+            for (let at = 0; at < raw.length; at += frame) {
+                const part = raw.subarray(at, at + frame);
+                const out = await deflateRawAsync(part, { ...opts, chunkSize: Math.min(opts.chunkSize!, chunkFor(part)), finishFlush: at + frame >= raw.length ? zlibConstants.Z_FINISH : zlibConstants.Z_FULL_FLUSH });
+                parts.push(out);
+                lengths.push(out.length);
+            }
+            const out = Buffer.concat(parts);
+            if (out.length >= raw.length) return;
+            this.sections[idx] = out;
+            sec[3] ||= 0;
+            sec[4] = lengths;
+        });
         return sec;
     }
 }
@@ -319,8 +333,9 @@ class BlockWriter {
  * get Huffman coding only (about 3× faster at level 1, within a few per cent of its size); batch
  * indexes, presence bitmaps and flags are long runs (RLE); row indexes repeat 0, 1, 2, … batch
  * after batch, which LZ77 finds at once, and JSON text keeps it where its repeats pay; numbers
- * that Huffman coding would shrink by less than a quarter are stored (level 0). Every
- * choice is plain raw deflate: the reader does not need to know which was made.
+ * that Huffman coding would shrink by less than a quarter, and any section deflate would not
+ * shrink, are kept as they are (their stored length is their raw length: how the reader tells).
+ * Every other choice is plain raw deflate: the reader does not need to know which was made.
  */
 type SectionContent = 'numbers' | 'runs' | 'repeats' | 'text';
 
@@ -330,17 +345,18 @@ const TEXT_SAMPLE_BYTES = 16 * 1024;
 /** The output chunk that holds `raw` deflated (see deflateOptions). */
 const chunkFor = (raw: Buffer): number => Math.min(8 * 1024 * 1024, Math.max(16 * 1024, raw.length + (raw.length >> 3) + 1024));
 
-function deflateOptions(raw: Buffer, content: SectionContent): ZlibOptions {
+/** How to deflate a section; undefined: not at all (kept as it is). */
+function deflateOptions(raw: Buffer, content: SectionContent): ZlibOptions | undefined {
     // One output chunk (each chunk of zlib's async API is a round trip to the main thread), up to
     // 8 MiB: zlib allocates the whole chunk up front.
     const chunkSize = chunkFor(raw);
     let strategy = content === 'runs' ? zlibConstants.Z_RLE : content === 'numbers' ? zlibConstants.Z_HUFFMAN_ONLY : zlibConstants.Z_DEFAULT_STRATEGY;
     if (content === 'text' && raw.length > 4 * TEXT_SAMPLE_BYTES && !matchingPays(raw.subarray(0, TEXT_SAMPLE_BYTES))) strategy = zlibConstants.Z_HUFFMAN_ONLY;
     // Numbers that Huffman coding hardly shrinks (random fractions, unique ids' codes, times spread
-    // over the range) are stored as they are (deflate's stored blocks: a copy, about 20× less CPU
-    // than coding them, and a copy again to read). Reading pays too: inflating a block's Huffman-coded
-    // times (15% smaller) took 1.4 ms per 70,000 rows, more than a query of its fields.
-    if (content === 'numbers' && raw.length > 4 * TEXT_SAMPLE_BYTES && !huffmanPays(raw.subarray(0, TEXT_SAMPLE_BYTES))) return { level: 0, chunkSize };
+    // over the range) are kept as they are (about 20× less CPU than coding them, and nothing to
+    // inflate: a read of a few rows reads their bytes alone). Reading pays too: inflating a block's
+    // Huffman-coded times (15% smaller) took 1.4 ms per 70,000 rows, more than a query of its fields.
+    if (content === 'numbers' && raw.length > 4 * TEXT_SAMPLE_BYTES && !huffmanPays(raw.subarray(0, TEXT_SAMPLE_BYTES))) return undefined;
     return { level: 1, strategy, chunkSize };
 }
 
@@ -951,10 +967,12 @@ const MAX_INFLATE_CHUNK = 256 * 1024 * 1024;
 /** Decodes a block file (checked whole unless `checksum` is false); `field` picks the columns to decode (default all). */
 export function decodeBlock(buf: Buffer, field?: (name: string) => boolean, checksum = true): DecodedBlock {
     const { header, dataStart } = readBlockHeader(buf, checksum);
-    // Sections a query may never read are copied out, so that the file's buffer is not kept alive for them.
+    const deflated = deflatedIn(header);
+    // Sections a query may never read, and those not deflated (a column may be a view of them), are
+    // copied out, so that the file's buffer is not kept alive for them.
     return decodeSections(header, (s, keep) => {
         const raw = buf.subarray(dataStart + s[0], dataStart + s[0] + s[1]);
-        return keep ? Buffer.from(raw) : raw;
+        return keep || !deflated(s) ? Buffer.from(raw) : raw;
     }, field);
 }
 
@@ -1007,13 +1025,21 @@ export function decodeBlockAt(read: BlockBytesAt, field?: (name: string) => bool
 export function decodeBlockRowsAt(read: BlockBytesAt, rows: Uint32Array, field?: (name: string) => boolean, blockRows?: number): DecodedBlock | undefined {
     const { header, dataStart } = headerAt(read);
     if (blockRows !== undefined && header.rows !== blockRows) return undefined;
-    const compressed = header.compression === 'deflate-raw';
+    const deflated = deflatedIn(header);
     const m = rows.length;
     for (let k = 0; k < m; k++) if (rows[k] >= header.rows || (k > 0 && rows[k] <= rows[k - 1])) throw new Error(`row ${rows[k]}: not a row of the block in order (${header.rows} rows)`);
-    const { sec } = sectionDecoder(compressed, (s) => read(dataStart + s[0], s[1]));
+    const { sec } = sectionDecoder(deflated, (s) => read(dataStart + s[0], s[1]));
     const perFrame = header.frameRows ?? Math.max(1, header.rows);
     /** The bytes of each of `rows` in a per-row section of `rowBytes` a row (1/8: a bitmap), handed to `take` with the row's index in its bytes. */
     const eachRow = (s: Section, rowBytes: number, take: (bytes: Buffer, at: number, k: number) => void): void => {
+        if (!deflated(s)) {
+            // As it is: each row's bytes read alone (a bitmap's row: the byte that holds its bit).
+            for (let k = 0; k < m; k++) {
+                const r = rows[k];
+                take(read(dataStart + s[0] + Math.floor(r * rowBytes), Math.ceil(rowBytes)), rowBytes < 1 ? r & 7 : 0, k);
+            }
+            return;
+        }
         const frames = s[4];
         // An unframed section is one frame: of every row.
         const frameRows = frames === undefined ? Math.max(1, header.rows) : perFrame;
@@ -1027,7 +1053,6 @@ export function decodeBlockRowsAt(read: BlockBytesAt, rows: Uint32Array, field?:
             if (f !== j) {
                 j = f;
                 if (frames === undefined) bytes = whole ??= sec(s);
-                else if (!compressed) bytes = read(dataStart + s[0] + f * frameBytes, Math.min(frameBytes, s[2] - f * frameBytes));
                 else {
                     let offset = s[0];
                     for (let x = 0; x < f; x++) offset += frames[x];
@@ -1101,7 +1126,8 @@ export function decodeBlockRowsAt(read: BlockBytesAt, rows: Uint32Array, field?:
             }
         }
     });
-    return { rows: m, times, batchIdx, rowIdx, batchSeqs: header.batches.map((b) => b[0]), batchSysTimes: header.batches.map((b) => BigInt(b[1])), columns };
+    // Rows of an ordered block, taken in order, are in order.
+    return { rows: m, ordered: header.ordered === true, times, batchIdx, rowIdx, batchSeqs: header.batches.map((b) => b[0]), batchSysTimes: header.batches.map((b) => BigInt(b[1])), columns };
 }
 
 /**
@@ -1111,7 +1137,7 @@ export function decodeBlockRowsAt(read: BlockBytesAt, rows: Uint32Array, field?:
 export interface ValueRowsIndex {
     blockRows: number;
     dataStart: number;
-    compressed: boolean;
+    deflated: (s: Section) => boolean;
     fields: ReadonlyMap<string, readonly [dict: readonly Section[], rows: Section]>;
 }
 
@@ -1120,7 +1146,7 @@ export function valueRowsIndexAt(read: BlockBytesAt): ValueRowsIndex {
     const { header, dataStart } = headerAt(read);
     const fields = new Map<string, readonly [readonly Section[], Section]>();
     for (const c of header.columns) if (c.kind === 'str' && c.rows !== undefined) fields.set(c.name, [dictSections(c), c.rows]);
-    return { blockRows: header.rows, dataStart, compressed: header.compression === 'deflate-raw', fields };
+    return { blockRows: header.rows, dataStart, deflated: deflatedIn(header), fields };
 }
 
 /**
@@ -1131,7 +1157,7 @@ export function valueRowsIndexAt(read: BlockBytesAt): ValueRowsIndex {
 export function decodeValueRows(read: BlockBytesAt, index: ValueRowsIndex, field: string): { values: string[]; rows: Uint32Array } | undefined {
     const refs = index.fields.get(field);
     if (refs === undefined) return undefined;
-    const { sec, u32 } = sectionDecoder(index.compressed, (s) => read(index.dataStart + s[0], s[1]));
+    const { sec, u32 } = sectionDecoder(index.deflated, (s) => read(index.dataStart + s[0], s[1]));
     const values = refs[0].flatMap((d) => dictOfBytes(sec(d)));
     const rows = u32(refs[1]);
     if (rows.length !== values.length) throw new BlockCorruptError(`column ${field}: ${rows.length} row counts for ${values.length} values`);
@@ -1147,14 +1173,24 @@ function headerAt(read: BlockBytesAt): { header: BlockHeader; dataStart: number 
     return { header, dataStart: 12 + hlen };
 }
 
-/** Decoders of a block's sections from their stored bytes: inflated (if the block is deflated), as bytes or u32s. */
-function sectionDecoder(compressed: boolean, stored: (s: Section) => Buffer) {
+/**
+ * Whether a section's stored bytes are deflated: in a deflated block, every section before version
+ * 3; since, those shorter than their raw bytes (the writer keeps a section deflate would not shrink
+ * as it is, which a stored length equal to the raw length says).
+ */
+function deflatedIn(header: Pick<BlockHeader, 'compression' | 'v'>): (s: Section) => boolean {
+    if (header.compression !== 'deflate-raw') return () => false;
+    return header.v >= 3 ? (s) => s[1] !== s[2] : () => true;
+}
+
+/** Decoders of a block's sections from their stored bytes: inflated (those deflated), as bytes or u32s. */
+function sectionDecoder(deflated: (s: Section) => boolean, stored: (s: Section) => Buffer) {
     // One output chunk of the section's raw length: zlib's default 16 KiB chunks are joined after
     // (a stored section of 560 KB inflated in 0.22 ms that way, 0.09 ms this way).
     const inflate = (raw: Buffer, s: Section): Buffer => inflateRawSync(raw, { chunkSize: Math.min(Math.max(64, s[2]), MAX_INFLATE_CHUNK) });
     const sec = (s: Section): Buffer => {
         const raw = stored(s);
-        return compressed ? inflate(raw, s) : raw;
+        return deflated(s) ? inflate(raw, s) : raw;
     };
     const u32Of = (b: Buffer, s: Section): Uint32Array => {
         if (!s[3]) return typedOf(Uint32Array, b);
@@ -1162,7 +1198,7 @@ function sectionDecoder(compressed: boolean, stored: (s: Section) => Buffer) {
         out.set(s[3] === 1 ? b : typedOf(Uint16Array, b));
         return out;
     };
-    return { compressed, inflate, sec, u32Of, u32: (s: Section): Uint32Array => u32Of(sec(s), s) };
+    return { inflate, sec, u32Of, u32: (s: Section): Uint32Array => u32Of(sec(s), s) };
 }
 
 /**
@@ -1188,7 +1224,8 @@ function aligned(b: Buffer): ArrayBuffer {
  * never reads them (server/query/cold-reader.ts); `storedLater` reads their bytes only then.
  */
 function decodeSections(header: BlockHeader, stored: (s: Section, keep: boolean) => Buffer, field?: (name: string) => boolean, storedLater?: (s: Section) => () => Buffer): DecodedBlock {
-    const { compressed, inflate, sec, u32Of, u32 } = sectionDecoder(header.compression === 'deflate-raw', (s) => stored(s, false));
+    const deflated = deflatedIn(header);
+    const { inflate, sec, u32Of, u32 } = sectionDecoder(deflated, (s) => stored(s, false));
     const later = <T>(s: Section, decode: (b: Buffer) => T): (() => T) => {
         let raw: (() => Buffer) | undefined = storedLater?.(s);
         if (raw === undefined) {
@@ -1197,7 +1234,7 @@ function decodeSections(header: BlockHeader, stored: (s: Section, keep: boolean)
         }
         const read = raw;
         let v: T | undefined;
-        return () => (v ??= decode(compressed ? inflate(read(), s) : read()));
+        return () => (v ??= decode(deflated(s) ? inflate(read(), s) : read()));
     };
     const rows = header.rows;
     const columns: DecodedColumn[] = header.columns.filter((c) => field === undefined || field(c.name)).map((c): DecodedColumn => {
@@ -1253,6 +1290,7 @@ function decodeSections(header: BlockHeader, stored: (s: Section, keep: boolean)
     const rowIdx = later(header.row, (b) => u32Of(b, header.row));
     return {
         rows,
+        ordered: header.ordered === true,
         get times() {
             return times();
         },

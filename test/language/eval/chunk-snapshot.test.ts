@@ -10,6 +10,7 @@ import { chunkSnapshot } from '../../../language/eval/chunk-snapshot.js';
 import { DatasetStore, type ColumnChunk, type ColumnarChunk, type Snapshot } from '../../../language/eval/tables.js';
 import { Datetime } from '../../../language/values.js';
 import { parseCursor } from '../../../language/api/row-id.js';
+import { gatherColumn } from '../../../language/eval/columns.js';
 
 const T0 = 1_790_000_000_000_000_000n;
 
@@ -131,5 +132,31 @@ describe('chunkSnapshot', () => {
         snap.rowId(1);
         // Read once each, the times already split.
         expect(reads.slice(1).sort()).toEqual(['batchOf', 'rowInBatch']);
+    });
+
+    it('a chunk in time order: its order made without its times, a few rows of its times split alone, a time read from the stored words', () => {
+        const base = chunkOf(12, 400);
+        // Strictly ascending times: the order the chunk says it is in.
+        const chunk: ColumnarChunk = { ...base, times: BigInt64Array.from({ length: 400 }, (_, i) => T0 + BigInt(i) * 1_234_567n), inTimeOrder: true };
+        const reads: string[] = [];
+        const snap = chunkSnapshot('d', countingChunk(chunk, reads))!.snapshot;
+        const store = copied(chunk);
+        expect([...snap.ascOrder()]).toEqual([...store.ascOrder()]);
+        expect(snap.orderSpread()).toBe(0);
+        expect(reads).toEqual([]);
+        const unmade = (c: object) => typeof Object.getOwnPropertyDescriptor(c, 'ms')?.get === 'function';
+        // A few rows gathered: those alone split, for _time and _sysTime.
+        const rows = Uint32Array.of(5, 199, 300);
+        for (const name of ['_time', '_sysTime']) {
+            const got = gatherColumn(snap.column(name)!, rows, 3);
+            expect([0, 1, 2].map(i => cell(got.get(i))), name).toEqual([...rows].map(r => cell(store.column(name)!.get(r))));
+            expect(unmade(snap.column(name)!), name).toBe(true);
+        }
+        expect(snap.time.ns(7)).toBe(store.time.ns(7));
+        expect(snap.minTime()).toBe(store.minTime());
+        expect(unmade(snap.time)).toBe(true);
+        // Many rows: the column is made.
+        gatherColumn(snap.time, Uint32Array.from({ length: 100 }, (_, i) => i), 100);
+        expect(unmade(snap.time)).toBe(false);
     });
 });
