@@ -1057,6 +1057,7 @@ export function decodeBlockRowsAt(read: BlockBytesAt, rows: Uint32Array, field?:
                 j = f;
                 if (frames === undefined) bytes = whole ??= sec(s);
                 else {
+                    if (f >= frames.length) throw new BlockCorruptError(`a section of ${s[2]} bytes lists ${frames.length} frames, not one for row ${r}`);
                     let offset = s[0];
                     for (let x = 0; x < f; x++) offset += frames[x];
                     // Not the last frame: its stream ends in a full flush, not a final block.
