@@ -502,6 +502,8 @@ function keptRows(sel: Uint32Array | null, lo: number, m: number, keep: Uint8Arr
 /** The blocks the scan reads: the rows run in time order, so the first and last carry its time span. */
 function blocksRead(snap: Snapshot, sel: Uint32Array | null, lo: number, m: number, keep: Uint8Array | undefined, zoneRows: number): number[] {
     if (m === 0) return [];
+    // Every row: every zone, its times unread (a block read from disk would split them all for this).
+    if (m === snap.rows) return everyZone(snap.rows, keep, zoneRows);
     const ms = snap.time.ms;
     const a = ms[sel ? sel[0] : lo];
     const b = ms[sel ? sel[m - 1] : lo + m - 1];
