@@ -138,6 +138,20 @@ export interface ColdAccess {
     capacity: number;
 }
 
+/**
+ * A block's chunk as a table: its own arrays when every row is visible and the snapshot can take
+ * them (chunk-snapshot.ts; `grew` hears what it makes later), else a store's copy of the rows `select`.
+ */
+function chunkTable(dataset: string, chunk: ColumnarChunk, select: Uint32Array | undefined, hints: DatasetSchemaHints, grew?: (bytes: number) => void): { snapshot: Snapshot; bytes: number; fullBytes: number } {
+    const direct = select === undefined ? chunkSnapshot(dataset, chunk, hints, grew) : undefined;
+    if (direct) return direct;
+    const store = new DatasetStore(dataset, hints);
+    store.reserve(chunk.rows);
+    store.appendColumns({ ...chunk, select });
+    const bytes = store.byteSize();
+    return { snapshot: store.snapshot(), bytes, fullBytes: bytes };
+}
+
 /** The rows of a chunk the keep rules leave visible, or undefined when all of them are. */
 function visibleRows(chunk: ColumnarChunk, keep: ColdKeep): Uint32Array | undefined {
     if (keep.cutoff === undefined && keep.trims.length === 0) return undefined;
@@ -232,17 +246,9 @@ export class ColdBlockCache {
         const hints = { ...this.hints(dataset), ...cold.hints };
         const select = visibleRows(chunk, cold.keep);
         const base = { dataset, block: blockKey(cold, block), query: this.query, cached: false };
-        let entry: CachedBlock;
-        // Every row visible: the block's own arrays serve the query (chunk-snapshot.ts); else a copy of the visible rows.
-        const direct = select === undefined ? chunkSnapshot(dataset, chunk, hints, bytes => this.grew(key, entry, bytes)) : undefined;
-        if (direct) entry = { ...base, snapshot: direct.snapshot, bytes: direct.bytes, fullBytes: direct.fullBytes };
-        else {
-            const store = new DatasetStore(dataset, hints);
-            store.reserve(chunk.rows);
-            store.appendColumns({ ...chunk, select });
-            const bytes = store.byteSize();
-            entry = { ...base, snapshot: store.snapshot(), bytes, fullBytes: bytes };
-        }
+        // The snapshot tells the entry what it makes later (its times and orders, on first use; never while it is made).
+        const grew = (bytes: number): void => this.grew(key, entry, bytes);
+        const entry: CachedBlock = { ...base, ...chunkTable(dataset, chunk, select, hints, grew) };
         this.admit(key, entry);
         return entry;
     }
@@ -308,15 +314,8 @@ export class ColdBlockCache {
         const chunk = this.reader.readRows(dataset, block, rows, fields && (name => readsField(fields, name)));
         if (chunk === undefined) return undefined;
         this.rowReads++;
-        const hints = { ...this.hints(dataset), ...cold.hints };
         const base = { dataset, block: blockKey(cold, block), query: this.query, cached: false };
-        const direct = chunkSnapshot(dataset, chunk, hints);
-        if (direct) return { ...base, snapshot: direct.snapshot, bytes: direct.bytes, fullBytes: direct.fullBytes };
-        const store = new DatasetStore(dataset, hints);
-        store.reserve(chunk.rows);
-        store.appendColumns(chunk);
-        const bytes = store.byteSize();
-        return { ...base, snapshot: store.snapshot(), bytes, fullBytes: bytes };
+        return { ...base, ...chunkTable(dataset, chunk, undefined, { ...this.hints(dataset), ...cold.hints }) };
     }
 
     /** The block's field among `fields` from its header counts (see ColdAccess.loadCounted). */
