@@ -55,8 +55,10 @@ export function pushLimit(src: Frame, ops: readonly ast.TabularOperator[], env: 
     const steps = ops.slice(0, k);
     const op = ops[k];
     if (op?.$type === 'TakeOperator') {
-        const frame = runUntil(src, steps, constLong((op as ast.TakeOperator).count, env, 'take'), state, apply);
-        return frame && { frame, next: k + 1 };
+        const run = firstRows(src, steps, constLong((op as ast.TakeOperator).count, env, 'take'), state, apply);
+        if (run === undefined) return undefined;
+        state.stats.rowsMatched ??= run.matched;
+        return { frame: run.frame, next: k + 1 };
     }
     return undefined;
 }
@@ -82,11 +84,23 @@ function sliceFrame(frame: Frame, start: number, end: number): Frame {
 /** The smallest batch, and the largest first one (a block of the scan). */
 const MIN_BATCH = 4096;
 
+/** The first rows of row-wise steps over a source, and the rows they gave over the rows read. */
+export interface FirstRows {
+    frame: Frame;
+    /**
+     * Rows the steps gave over the rows read (the status's `rowsMatched`). With one-to-one steps
+     * only, every row of the source: each would match, read or not.
+     */
+    matched: number;
+}
+
 /**
- * The first `limit` rows of `steps` over `src`, run over batches of `src` until they are there;
- * undefined when `src` is one batch (the caller runs the steps over it whole).
+ * The first `limit` rows of the row-wise `steps` over `src`, run over batches of `src` until they
+ * are there; undefined when `src` is one batch (the caller runs the steps over it whole). A scan
+ * read only in part counts only the rows read as examined (scanReadOnly), unless every row
+ * matches (one-to-one steps).
  */
-function runUntil(src: Frame, steps: readonly ast.TabularOperator[], limit: number, state: RunState, apply: Apply): Frame | undefined {
+export function firstRows(src: Frame, steps: readonly ast.TabularOperator[], limit: number, state: RunState, apply: Apply): FirstRows | undefined {
     const block = state.opts.zoneRows ?? ZONE_ROWS;
     const least = Math.min(MIN_BATCH, block);
     const oneToOne = steps.every(s => ONE_TO_ONE.has(s.$type));
@@ -115,22 +129,19 @@ function runUntil(src: Frame, steps: readonly ast.TabularOperator[], limit: numb
         // The rows still wanted at the rate of matches so far, and 15% more (one more batch is rarely needed).
         size = oneToOne ? limit - got : Math.min(16 * block, Math.max(least, Math.ceil(((limit - got) * read * 1.15) / out)));
     }
-    if (oneToOne) state.stats.rowsMatched ??= src.length;
-    else {
-        // Rows matched among those read (when every row was read: all of them), as the take would count them.
-        state.stats.rowsMatched ??= out;
-        scanReadOnly(src, read, state);
-    }
+    // Rows matched among those read (when every row was read: all of them), as the take would count them.
+    if (!oneToOne) scanReadOnly(src, read, state);
+    const matched = oneToOne ? src.length : out;
     if (parts.length === 0) {
-        if (last) return takeRows(last, 0);
+        if (last) return { frame: takeRows(last, 0), matched };
         let f = sliceFrame(src, 0, 0);
         for (const op of steps) f = apply(op, f);
-        return f;
+        return { frame: f, matched };
     }
-    if (parts.length === 1) return parts[0].frame;
+    if (parts.length === 1) return { frame: parts[0].frame, matched };
     const all = concatFrames(parts, undefined);
     all.meta = parts[parts.length - 1].frame.meta;
-    return all;
+    return { frame: all, matched };
 }
 
 /**

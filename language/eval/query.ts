@@ -24,7 +24,7 @@ import { constLong, emptyFrame, type OperatorImpl } from './operators/common.js'
 import { OPERATORS } from './operators/index.js';
 import { topN } from './operators/sort.js';
 import { filterBy } from './operators/filter.js';
-import { ONE_TO_ONE, ROW_WISE, pushLimit, sortCommutes } from './limit-pushdown.js';
+import { ONE_TO_ONE, ROW_WISE, firstRows, pushLimit, sortCommutes } from './limit-pushdown.js';
 import { PartitionUnsupported, mergeStats, mergeSummaries, partialStats, partialSummarize, partialTopRows, type PartialResult, type PartitionPlan, type PartitionSpec, type SummaryFold } from './parallel.js';
 
 export { ExternalDataError, type ExternalDataReader } from './sources.js';
@@ -444,7 +444,8 @@ function mergeParts(p: ast.Pipeline, plan: PartitionPlan, parts: PartialResult[]
  * `dataset | <row-wise steps> [| sort by _time] [| take N]` over a dataset with blocks on disk: its
  * sources one at a time, each through the row-wise steps, until N rows are kept; without a `take`,
  * every source is filtered (the status counts all matches) but only the first page of rows is kept.
- * With a take, `rowsMatched` counts the matches among the sources read.
+ * With a take, each source runs through the steps in batches until its first N rows are there
+ * (limit-pushdown.ts firstRows), and `rowsMatched` counts the matches among the rows read.
  *
  * Sources are read in order of their newest row (oldest for an ascending scan) and merged by
  * (_time, row id), so blocks that overlap in time (late events) give the same rows as one scan.
@@ -472,11 +473,23 @@ function streamCold(p: ast.Pipeline, need: OrderNeed, env: QueryEnv, state: RunS
     /** The first `limit` rows so far in scan order, copied out of their sources. */
     let kept: Frame | undefined;
     let matched = 0;
+    const steps = ops.slice(0, k);
+    const apply = (op: ast.TabularOperator, f: Frame): Frame => applyOperator(op, f, env, state);
     for (const s of sources) {
         if (!countAll && kept !== undefined && kept.length >= limit && !mayPrecede(s, kept, dir)) break;
         let f = s.scan();
-        for (const op of ops.slice(0, k)) f = applyOperator(op, f, env, state);
-        matched += f.length;
+        // With a take, the steps run over batches of the source until the rows it may add are
+        // there (a block of 140,000 rows for `take 1000`: a few thousand rows evaluated): all N when
+        // it overlaps the rows kept in time, else those still missing.
+        const want = kept === undefined || kept.length === 0 || mayPrecede(s, kept, dir) ? limit : limit - kept.length;
+        const first = countAll ? undefined : firstRows(f, steps, want, state, apply);
+        if (first !== undefined) {
+            f = first.frame;
+            matched += first.matched;
+        } else {
+            for (const op of steps) f = apply(op, f);
+            matched += f.length;
+        }
         if (kept !== undefined && f.length === 0) continue;
         const fresh = detachedFrame(takeRows(f, limit));
         // Sources may overlap in time (late events): then the merge sorts by (_time, row id).

@@ -276,8 +276,9 @@ export function coldSourcesInOrder(name: string, env: QueryEnv, state: RunState,
     if (!cold || !hot) return undefined;
     const terms = state.opts.pruneBlocks === false ? [] : pruneTerms(ops, env);
     const scanOf = (snap: () => Snapshot) => (): Frame => {
-        const f = conform(scanDataset(snap(), need, state, terms), cold.fields);
-        return f.with([...f.cols, { ...f.find('_time')!, name: SCAN_TIME, hidden: true }]);
+        const scan = scanDataset(snap(), need, state, terms);
+        const f = conform(scan, cold.fields);
+        return sameScan(scan, f.with([...f.cols, { ...f.find('_time')!, name: SCAN_TIME, hidden: true }]));
     };
     const sources: ColdSource[] = pickBlocks(cold.blocks, state.opts.startTime, state.opts.endTime, terms).map(b => ({
         lo: b.minTime,
@@ -460,6 +461,16 @@ interface ScanCount {
 }
 
 const scans = new WeakMap<Frame, ScanCount>();
+
+/** `to`, the same rows as the scan `from` with other columns, counted as that scan (scanReadOnly). */
+function sameScan(from: Frame, to: Frame): Frame {
+    const s = scans.get(from);
+    if (s !== undefined && to.length === from.length) {
+        scans.delete(from);
+        scans.set(to, s);
+    }
+    return to;
+}
 
 /**
  * The status of a scan of which only the first `read` rows were read (a query that stopped once it

@@ -802,6 +802,25 @@ describe('row-wise pipelines stream block by block', () => {
         });
     }
 
+    // Blocks larger than a batch of the limit pushdown (4,096 rows): a take runs the steps over the
+    // first rows of a block until it has its rows, not over the whole block.
+    const large = pair({ batches: 3, per: 12_000, coldBatches: 2 });
+    const examined = (r: unknown) => (r as { status: { rowsExamined: number } }).status.rowsExamined;
+    for (const [apl, most] of [
+        ["['d'] | where n > 500 | sort by _time asc | take 100", 4096],
+        ["['d'] | extend k = n * 2 | where k > 1990 | project _time, k | order by _time asc | take 3", 12_000],
+        // Two blocks whole (a third of their rows match), then one batch of the rows in memory.
+        ["['d'] | where ok | sort by _time asc | take 9000", 24_000 + 4096],
+        ["['d'] | where status == '500' and n > 900 | sort by _time asc | take 40", 12_000],
+        ["['d'] | where status == 'nope' | sort by _time asc | take 5", 36_000],
+    ] as const) {
+        it(`${apl} (blocks of 12,000 rows)`, async () => {
+            const tiered = await large.tiered.query(apl, OPTS);
+            expect(same(tiered, apl)).toEqual(same(await large.whole.query(apl, OPTS), apl));
+            expect(examined(tiered)).toBeLessThanOrEqual(most);
+        });
+    }
+
     it("['d'] | take 3 reads no block (the rows in memory are the newest)", async () => {
         p.reader.reads = [];
         await p.tiered.query("['d'] | take 3", OPTS);
