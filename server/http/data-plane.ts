@@ -33,6 +33,7 @@ import type { TailPart } from '../store/store.js';
 import { blockChunk } from '../query/cold-reader.js';
 import { BlockDamagedError, BlockHeaders, EST_BYTES_PER_EVENT, coldBlock, memoryPlan } from './cold-tier.js';
 import { startTrace } from '../start-trace.js';
+import { yieldToLoop } from '../store/yield-to-loop.js';
 
 export interface DataPlaneOptions {
     maxBodyBytes: number;
@@ -95,8 +96,6 @@ function feedTailPart(loader: DatasetLoader, part: TailPart): void {
 
 /** How long the background load waits for a query worker to start (loadInBackground). */
 const WORKER_START_WAIT_MS = 5000;
-
-const yieldToLoop = (): Promise<void> => new Promise<void>((r) => setImmediate(r));
 
 export class DataPlane {
     private readonly locks = new KeyedRwLock();

@@ -18,6 +18,7 @@
 import { open, readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { constants as zlibConstants, crc32, deflateRaw, deflateRawSync, inflateRawSync, type ZlibOptions } from 'node:zlib';
+import { yieldToLoop } from './yield-to-loop.js';
 import type { JsonValue } from '../../language/values.js';
 import { KIND_BOOL, KIND_NUM, KIND_OTHER, KIND_STR, columnValue, toColumns, type BatchColumn } from '../ingest/columnar.js';
 import type { FlatFields } from '../../language/ingest/normalize-event.js';
@@ -192,11 +193,13 @@ class BlockWriter {
     private readonly sections: Buffer[] = [];
     private readonly refs: Section[] = [];
     /**
-     * The sections being deflated on the libuv pool, one after another: the pool also runs the
-     * write-ahead log's writes and fsyncs, and a block's dozens of sections queued at once would
-     * hold every acknowledgement of an ingest request behind them.
+     * The sections being deflated, one after another: a large part on the libuv pool (the pool
+     * also runs the write-ahead log's writes and fsyncs, and a block's dozens of sections queued
+     * at once would hold every acknowledgement of an ingest request behind them), a small one here.
      */
     private deflating: Promise<void> = Promise.resolve();
+    /** When the deflating on this thread last gave way to the event loop (see deflatePart). */
+    private sliceStart = 0;
     private readonly columns: ColumnMeta[] = [];
     private readonly time: Section;
     private readonly batch: Section;
@@ -224,20 +227,19 @@ class BlockWriter {
             const counts = valueCounts(c.dict, c.codes);
             // Values too many (or too long) for the header: their rows in a section of their own.
             const rows = counts.counts === undefined && c.dict.length > 0 && c.dict.length <= ROWS_SECTION_VALUES ? { rows: this.u32Section(rowsPerValue(c.dict, c.codes), 'numbers', false) } : {};
-            const json = (values: readonly string[]) => this.section(Buffer.from(JSON.stringify(values)), 'text');
             // A hashed dictionary in parts: a query that reads a few of its values (the rows of a `top`) reads their parts only.
             const parts = c.dict.length >= HASHED_VALUES ? Math.ceil(c.dict.length / DICT_PART_VALUES) : 1;
-            const dict =
-                parts === 1
-                    ? { dict: json(c.dict) }
-                    : {
-                          dict: json(c.dict.slice(0, DICT_PART_VALUES)),
-                          dictRest: Array.from({ length: parts - 1 }, (_, j) => json(c.dict.slice((j + 1) * DICT_PART_VALUES, (j + 2) * DICT_PART_VALUES))),
-                          dictPart: DICT_PART_VALUES,
-                      };
+            const texts = Array.from({ length: parts }, (_, j) => Buffer.from(JSON.stringify(parts === 1 ? c.dict : c.dict.slice(j * DICT_PART_VALUES, (j + 1) * DICT_PART_VALUES))));
+            // The parts of one dictionary are alike: the first decides how all of them are deflated.
+            const content = textContent(texts[0]);
+            const json = (text: Buffer) => this.section(text, content);
+            const dict = parts === 1 ? { dict: json(texts[0]) } : { dict: json(texts[0]), dictRest: texts.slice(1).map(json), dictPart: DICT_PART_VALUES };
             this.columns.push({ name: c.name, kind: 'str', ...dict, data: this.u32Section(c.codes, 'numbers', true), axiom, ...stringRange(c.dict), ...counts, ...rows, ...hashes });
         }
-        else this.columns.push({ name: c.name, kind: 'json', data: this.section(Buffer.from(JSON.stringify(c.values)), 'text'), axiom });
+        else {
+            const text = Buffer.from(JSON.stringify(c.values));
+            this.columns.push({ name: c.name, kind: 'json', data: this.section(text, textContent(text)), axiom });
+        }
     }
 
     async finish(range: { rows: number; minT: bigint; maxT: bigint; batchList: [number, string][]; covers?: [number, number] }): Promise<{ bytes: Buffer; header: BlockHeader }> {
@@ -305,7 +307,7 @@ class BlockWriter {
         const frame = rowBytes === undefined ? raw.length : FRAME_ROWS * rowBytes;
         this.deflating = this.deflating.then(async () => {
             if (raw.length <= frame) {
-                const out = await deflateRawAsync(raw, opts);
+                const out = await this.deflatePart(raw, opts);
                 if (out.length < raw.length) this.sections[idx] = out;
                 return;
             }
@@ -314,7 +316,7 @@ class BlockWriter {
             const lengths: number[] = [];
             for (let at = 0; at < raw.length; at += frame) {
                 const part = raw.subarray(at, at + frame);
-                const out = await deflateRawAsync(part, { ...opts, chunkSize: Math.min(opts.chunkSize!, chunkFor(part)), finishFlush: at + frame >= raw.length ? zlibConstants.Z_FINISH : zlibConstants.Z_FULL_FLUSH });
+                const out = await this.deflatePart(part, { ...opts, chunkSize: Math.min(opts.chunkSize!, chunkFor(part)), finishFlush: at + frame >= raw.length ? zlibConstants.Z_FINISH : zlibConstants.Z_FULL_FLUSH });
                 parts.push(out);
                 lengths.push(out.length);
             }
@@ -326,22 +328,54 @@ class BlockWriter {
         });
         return sec;
     }
+
+    /**
+     * One deflate call. A small part (a frame, a short section) deflates on this thread: zlib's
+     * asynchronous API (a stream, a trip through the thread pool and back) cost twice the deflate
+     * itself for a 32 KB frame, and a block's compression was a sixth of the service's CPU while
+     * it ingested. That work gives way to the event loop every SYNC_SLICE_MS, so that ingest
+     * requests are not held behind it. A large part goes to the pool as before.
+     */
+    private async deflatePart(part: Buffer, opts: ZlibOptions): Promise<Buffer> {
+        if (part.length > SYNC_DEFLATE_BYTES) return deflateRawAsync(part, opts);
+        const now = performance.now();
+        if (now - this.sliceStart > SYNC_SLICE_MS) {
+            await yieldToLoop();
+            this.sliceStart = performance.now();
+        }
+        return deflateRawSync(part, opts);
+    }
 }
+
+/** Parts up to this size deflate on the calling thread (BlockWriter.deflatePart): well under a millisecond each. */
+const SYNC_DEFLATE_BYTES = 64 * 1024;
+/** Deflate work done on the calling thread between turns of the event loop, in milliseconds. */
+const SYNC_SLICE_MS = 2;
 
 /**
  * What a section holds, which decides how it is deflated. Compaction is on the ingest path, and
  * LZ77 matching (deflate's costly part) finds little in binary columns: codes, times and numbers
  * get Huffman coding only (about 3× faster at level 1, within a few per cent of its size); batch
  * indexes, presence bitmaps and flags are long runs (RLE); row indexes repeat 0, 1, 2, … batch
- * after batch, which LZ77 finds at once, and JSON text keeps it where its repeats pay; numbers
+ * after batch, which LZ77 finds at once, and JSON text keeps it where its repeats pay (else it is
+ * 'letters', Huffman-coded: textContent); numbers
  * that Huffman coding would shrink by less than a quarter, and any section deflate would not
  * shrink, are kept as they are (their stored length is their raw length: how the reader tells).
  * Every other choice is plain raw deflate: the reader does not need to know which was made.
  */
-type SectionContent = 'numbers' | 'runs' | 'repeats' | 'text';
+type SectionContent = 'numbers' | 'runs' | 'repeats' | 'text' | 'letters';
 
-/** Text this large is Huffman-coded unless a sample shows that LZ77 matching pays for it. */
+/** The sample of text (or numbers) that decides how the whole is deflated. */
 const TEXT_SAMPLE_BYTES = 16 * 1024;
+
+/**
+ * 'letters' (Huffman coding only) for text of at least half a sample in which LZ77 matching finds
+ * too little (unique ids: a dictionary of UUIDs is 54% of its size either way, at a third of the
+ * CPU), else 'text'. Shorter text is left to LZ77: it costs little.
+ */
+function textContent(text: Buffer): SectionContent {
+    return text.length >= TEXT_SAMPLE_BYTES / 2 && !matchingPays(text.subarray(0, TEXT_SAMPLE_BYTES)) ? 'letters' : 'text';
+}
 
 /** The output chunk that holds `raw` deflated (see deflateOptions). */
 const chunkFor = (raw: Buffer): number => Math.min(8 * 1024 * 1024, Math.max(16 * 1024, raw.length + (raw.length >> 3) + 1024));
@@ -351,8 +385,7 @@ function deflateOptions(raw: Buffer, content: SectionContent): ZlibOptions | und
     // One output chunk (each chunk of zlib's async API is a round trip to the main thread), up to
     // 8 MiB: zlib allocates the whole chunk up front.
     const chunkSize = chunkFor(raw);
-    let strategy = content === 'runs' ? zlibConstants.Z_RLE : content === 'numbers' ? zlibConstants.Z_HUFFMAN_ONLY : zlibConstants.Z_DEFAULT_STRATEGY;
-    if (content === 'text' && raw.length > 4 * TEXT_SAMPLE_BYTES && !matchingPays(raw.subarray(0, TEXT_SAMPLE_BYTES))) strategy = zlibConstants.Z_HUFFMAN_ONLY;
+    const strategy = content === 'runs' ? zlibConstants.Z_RLE : content === 'numbers' || content === 'letters' ? zlibConstants.Z_HUFFMAN_ONLY : zlibConstants.Z_DEFAULT_STRATEGY;
     // Numbers that Huffman coding hardly shrinks (random fractions, unique ids' codes, times spread
     // over the range) are kept as they are (about 20× less CPU than coding them, and nothing to
     // inflate: a read of a few rows reads their bytes alone). Reading pays too: inflating a block's

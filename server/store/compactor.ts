@@ -11,8 +11,7 @@
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../worker-boot.js';
 import { runCompactJob, type CompactJob, type CompactResult } from './compact.js';
-
-const yieldToLoop = (): Promise<void> => new Promise<void>((r) => setImmediate(r));
+import { yieldToLoop } from './yield-to-loop.js';
 
 interface Pending {
     resolve: (r: CompactResult) => void;

@@ -19,6 +19,7 @@ import { AtomicWriteError, checkedJson, ensureDir, fsyncDir, readCheckedJsonIfEx
 import { batchIdHex, formatRowId } from '../../language/api/row-id.js';
 import { FRAME_HEADER, frame, scanSegment, WalWriter, type BadRegion } from './wal.js';
 import { encodeWalPayload, readRecord, type DecodedRecord } from './wal-record.js';
+import { yieldToLoop } from './yield-to-loop.js';
 
 export interface DatasetMeta {
     name: string;
@@ -240,8 +241,6 @@ function rebuild(tb: TailBatch, onError: (msg: string) => void): NormalizedEvent
 function materialize(tb: TailBatch, onError: (msg: string) => void): NormalizedEvents {
     return (tb.norm ??= rebuild(tb, onError));
 }
-
-const yieldToLoop = (): Promise<void> => new Promise<void>((r) => setImmediate(r));
 
 /** Rows encoded between yields when compacting the in-memory tail on the main thread. */
 const TAIL_COMPACT_YIELD_ROWS = 2048;

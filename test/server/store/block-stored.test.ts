@@ -1,9 +1,11 @@
 /**
  * Number sections that Huffman coding hardly shrinks (random fractions, times spread over a range)
- * are stored in the block as deflate's stored blocks: a copy instead of the coding, which costs
- * compaction (on the ingest path) about twenty times more CPU for a few per cent of size. Sections
- * that do shrink are still coded, and either way the block reads back the same.
+ * are kept in the block as they are: a copy instead of the coding, which costs compaction (on the
+ * ingest path) about twenty times more CPU for a few per cent of size. Sections that do shrink are
+ * still coded, text that LZ77 matching hardly shrinks is Huffman-coded only, and either way the
+ * block reads back the same.
  */
+import { constants as zlibConstants, deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { toColumns } from '../../../server/ingest/columnar.js';
 import { BlockCorruptError, checkBlockBytes, decodeBlock, decodeBlockAt, decodeValueRows, encodeBlock, readBlockHeader, valueRowsIndexAt } from '../../../server/store/block.js';
@@ -152,6 +154,27 @@ describe('a block read by its sections', () => {
         expect(id.dict).toHaveLength(2500);
         // Read whole (decodeBlock), the parts make one dictionary.
         expect(decodeBlock(block).columns[0].get(17)).toBe(events[17].id);
+    });
+
+    it('a dictionary of ids (LZ77 finds little in them) is Huffman-coded in every part; one of paths keeps LZ77', async () => {
+        const n = 3000;
+        const hex = fractions(4 * n).map(f => Math.floor(f * 2 ** 32).toString(16).padStart(8, '0'));
+        const events = Array.from({ length: n }, (_, i) => ({ id: `${hex[4 * i]}-${hex[4 * i + 1].slice(0, 4)}-${hex[4 * i + 2].slice(4)}-${hex[4 * i + 3]}`, path: `/api/v1/products/${i % 1500}/details` }));
+        const times = BigInt64Array.from({ length: n }, (_, i) => BigInt(i));
+        const block = (await encodeBlock([{ seq: 1, sysTime: 1n, times, columns: toColumns(events) }], { compress: true }))!.bytes;
+        const { header, dataStart } = readBlockHeader(block);
+        const decoded = decodeBlock(block);
+        for (const [name, strategy] of [['id', zlibConstants.Z_HUFFMAN_ONLY], ['path', zlibConstants.Z_DEFAULT_STRATEGY]] as const) {
+            const meta = header.columns.find(c => c.name === name) as { dict: number[]; dictRest?: number[][]; dictPart?: number };
+            const dict = (decoded.columns.find(c => c.name === name) as { dict: string[] }).dict;
+            const parts = [meta.dict, ...(meta.dictRest ?? [])];
+            expect(parts.length).toBeGreaterThan(1);
+            parts.forEach((s, j) => {
+                const text = Buffer.from(JSON.stringify(dict.slice(j * meta.dictPart!, (j + 1) * meta.dictPart!)));
+                expect(block.subarray(dataStart + s[0], dataStart + s[0] + s[1]).equals(deflateRawSync(text, { level: 1, strategy })), `${name} part ${j}`).toBe(true);
+            });
+        }
+        expect(Array.from({ length: n }, (_, i) => decoded.columns.find(c => c.name === 'id')!.get(i))).toEqual(events.map(e => e.id));
     });
 
     it('a str column of 65 to 4,096 values stores each value\'s rows (section rows), read with its dictionary and without its codes', async () => {
