@@ -444,7 +444,7 @@ function mergeParts(p: ast.Pipeline, plan: PartitionPlan, parts: PartialResult[]
  * `dataset | <row-wise steps> [| sort by _time] [| take N]` over a dataset with blocks on disk: its
  * sources one at a time, each through the row-wise steps, until N rows are kept; without a `take`,
  * every source is filtered (the status counts all matches) but only the first page of rows is kept.
- * With a take, each source runs through the steps in batches until its first N rows are there
+ * With a take, each source runs through the steps in batches until the rows it can add are there
  * (limit-pushdown.ts firstRows), and `rowsMatched` counts the matches among the rows read.
  *
  * Sources are read in order of their newest row (oldest for an ascending scan) and merged by

@@ -4,6 +4,7 @@
  * engine does. The reader here serves chunks from a map (the service reads block files, see
  * test/server/http/cold-store.test.ts); it counts its reads, so the tests can say what was read.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createEngine, type ColdBlock, type ColdBlockReader, type ColdDataset, type Engine, type QueryOptions } from '../../../language/eval/engine.js';
 import { AplQueryError } from '../../../language/eval/errors.js';
@@ -805,6 +806,7 @@ describe('row-wise pipelines stream block by block', () => {
     // Blocks larger than a batch of the limit pushdown (4,096 rows): a take runs the steps over the
     // first rows of a block until it has its rows, not over the whole block.
     const large = pair({ batches: 3, per: 12_000, coldBatches: 2 });
+    const largeOverlapping = pair({ batches: 3, per: 12_000, coldBatches: 2, shuffled: true });
     const examined = (r: unknown) => (r as { status: { rowsExamined: number } }).status.rowsExamined;
     for (const [apl, most] of [
         ["['d'] | where n > 500 | sort by _time asc | take 100", 4096],
@@ -820,6 +822,25 @@ describe('row-wise pipelines stream block by block', () => {
             expect(examined(tiered)).toBeLessThanOrEqual(most);
         });
     }
+
+    // Random row-wise steps and a take over those blocks: the rows of the all-in-memory engine.
+    it('<random row-wise steps> [| sort by _time asc] | take N (blocks of 12,000 rows)', async () => {
+        const step = fc.oneof(
+            fc.integer({ min: -1, max: 1000 }).map(c => `where n > ${c}`),
+            fc.constantFrom('200', '404', '500', 'nope').map(v => `where status == '${v}'`),
+            fc.constant('where ok'),
+            fc.constantFrom('l1', 'l2', '3').map(v => `where label contains '${v}'`),
+            fc.integer({ min: 1, max: 9 }).map(c => `extend k = n * ${c}`),
+            fc.constant('project _time, n, status, label, ok'),
+        );
+        await fc.assert(
+            fc.asyncProperty(fc.array(step, { maxLength: 4 }), fc.boolean(), fc.integer({ min: 0, max: 15_000 }), async (steps, asc, n) => {
+                const apl = ["['d']", ...steps, ...(asc ? ['sort by _time asc'] : []), `take ${n}`].join(' | ');
+                for (const q of [large, largeOverlapping]) expect(same(await q.tiered.query(apl, OPTS), apl)).toEqual(same(await q.whole.query(apl, OPTS), apl));
+            }),
+            { numRuns: 30 },
+        );
+    });
 
     it("['d'] | take 3 reads no block (the rows in memory are the newest)", async () => {
         p.reader.reads = [];
