@@ -444,8 +444,9 @@ function mergeParts(p: ast.Pipeline, plan: PartitionPlan, parts: PartialResult[]
  * `dataset | <row-wise steps> [| sort by _time] [| take N]` over a dataset with blocks on disk: its
  * sources one at a time, each through the row-wise steps, until N rows are kept; without a `take`,
  * every source is filtered (the status counts all matches) but only the first page of rows is kept.
- * With a take, each source runs through the steps in batches until the rows it can add are there
- * (limit-pushdown.ts firstRows), and `rowsMatched` counts the matches among the rows read.
+ * With a take and no sort, each source runs through the steps in batches until the rows it can
+ * add are there (limit-pushdown.ts firstRows), and `rowsMatched` counts the matches among the rows
+ * read; with a sort by `_time`, the matches among the sources read.
  *
  * Sources are read in order of their newest row (oldest for an ascending scan) and merged by
  * (_time, row id), so blocks that overlap in time (late events) give the same rows as one scan.
@@ -478,11 +479,13 @@ function streamCold(p: ast.Pipeline, need: OrderNeed, env: QueryEnv, state: RunS
     for (const s of sources) {
         if (!countAll && kept !== undefined && kept.length >= limit && !mayPrecede(s, kept, dir)) break;
         let f = s.scan();
-        // With a take, the steps run over batches of the source until the rows it may add are
-        // there (a block of 140,000 rows for `take 1000`: a few thousand rows evaluated): all N when
-        // it overlaps the rows kept in time, else those still missing.
+        // A take runs the steps over batches of the source until the rows it may add are there (a
+        // block of 140,000 rows for `take 1000`: a few thousand rows evaluated): all N when it
+        // overlaps the rows kept in time, else those still missing. Not after a sort by time, the
+        // paging query (`| sort by _time | limit N`): its `rowsMatched`, which clients show as the
+        // result's size, keeps counting the matches of every block it reads.
         const want = kept === undefined || kept.length === 0 || mayPrecede(s, kept, dir) ? limit : limit - kept.length;
-        const first = countAll ? undefined : firstRows(f, steps, want, state, apply);
+        const first = countAll || sortOp ? undefined : firstRows(f, steps, want, state, apply);
         if (first !== undefined) {
             f = first.frame;
             matched += first.matched;
