@@ -29,7 +29,7 @@ import { AplQueryError, DEFAULT_MAX_FIELDS_PER_DATASET } from '../../language/in
 import { KeyedRwLock } from './rwlock.js';
 import { datasetNotFound, HttpError } from './errors.js';
 import type { ColumnarChunk, DatasetLoader, EngineAdapter } from './engine-adapter.js';
-import type { TailPart } from '../store/store.js';
+import type { TailPart, TieredView } from '../store/store.js';
 import { blockChunk } from '../query/cold-reader.js';
 import { BlockDamagedError, BlockHeaders, EST_BYTES_PER_EVENT, coldBlock, memoryPlan } from './cold-tier.js';
 import { startTrace } from '../start-trace.js';
@@ -315,16 +315,7 @@ export class DataPlane {
         startTrace('headers read ' + name);
         await tailBuilt;
         startTrace('tail built ' + name);
-        const loader = this.engine.beginLoad(name, meta, view.tailEvents);
-        for (const part of view.tail()) feedTailPart(loader, part);
-        const mapFields = new Set(meta.mapFields);
-        loader.setCold({
-            blocks: view.blocks.map((b) => coldBlock(b, headers.get(name, b.file), mapFields)),
-            keep: view.keep,
-            hints: { mapFields: meta.mapFields },
-            epoch: this.generation.get(name),
-        });
-        loader.commit();
+        this.commitTiered(name, meta, view, headers);
         startTrace('view committed ' + name);
         this.servedFromDisk.add(name);
         return true;
@@ -467,6 +458,21 @@ export class DataPlane {
         return loader.rows;
     }
 
+    /** Gives the engine a dataset kept on disk as `view` has it: the WAL tail's batches, and its blocks as `headers` describe them. */
+    private commitTiered(name: string, meta: DatasetMeta, view: TieredView, headers: BlockHeaders): DatasetLoader {
+        const loader = this.engine.beginLoad(name, meta, view.tailEvents);
+        for (const part of view.tail()) feedTailPart(loader, part);
+        const mapFields = new Set(meta.mapFields);
+        loader.setCold({
+            blocks: view.blocks.map((b) => coldBlock(b, headers.get(name, b.file), mapFields)),
+            keep: view.keep,
+            hints: { mapFields: meta.mapFields },
+            epoch: this.generation.get(name),
+        });
+        loader.commit();
+        return loader;
+    }
+
     /**
      * A dataset kept on disk: the engine gets its WAL tail's batches and the list of its blocks
      * (their headers read once), from one synchronous view of the store, so no batch is in both.
@@ -484,16 +490,7 @@ export class DataPlane {
             if (background && this.stopping) throw new LoadStopped();
             view = this.store.tieredView(name); // a compaction may have added a block meanwhile
         }
-        const loader = this.engine.beginLoad(name, meta, view.tailEvents);
-        for (const part of view.tail()) feedTailPart(loader, part);
-        const mapFields = new Set(meta.mapFields);
-        loader.setCold({
-            blocks: view.blocks.map((b) => coldBlock(b, headers.get(name, b.file), mapFields)),
-            keep: view.keep,
-            hints: { mapFields: meta.mapFields },
-            epoch: this.generation.get(name),
-        });
-        loader.commit();
+        const loader = this.commitTiered(name, meta, view, headers);
         this.eventsLoaded += loader.rows;
         return loader.rows + view.blocks.reduce((s, b) => s + b.rows, 0);
     }
