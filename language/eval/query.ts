@@ -505,8 +505,9 @@ function streamCold(p: ast.Pipeline, need: OrderNeed, env: QueryEnv, state: RunS
     return { frame, next: k };
 }
 
-/** Whether a source may hold a row that comes before the last of `kept` in the scan's order. */
+/** Whether a source may hold a row that comes before the last of `kept` in the scan's order (none when no row is kept: a `take 0`). */
 function mayPrecede(s: ColdSource, kept: Frame, dir: 'asc' | 'desc'): boolean {
+    if (kept.length === 0) return false;
     const t = (cellOf(kept.find(SCAN_TIME)!, kept.length - 1) as Datetime).ns;
     return dir === 'desc' ? s.hi >= t : s.lo <= t;
 }

@@ -794,6 +794,13 @@ describe('row-wise pipelines stream block by block', () => {
         "['d'] | project n, label | take 9",
         "['d'] | where ok | sort by _time asc | take 11",
         "['d'] | extend _time = datetime(2020-01-01) | take 4",
+        "['d'] | take 0",
+        "['d'] | where n > 500 | take 0",
+        "['d'] | where ok | sort by _time asc | take 0",
+        "['d'] | sort by _time desc | take 0",
+        "['d'] | top 0 by n",
+        "['d'] | sort by n | take 0",
+        "['d'] | where n > 500 | summarize count() by status | take 0",
     ]) {
         it(apl, async () => {
             for (const q of [p, overlapping]) {
@@ -839,7 +846,7 @@ describe('row-wise pipelines stream block by block', () => {
             fc.constant('project _time, n, status, label, ok'),
         );
         await fc.assert(
-            fc.asyncProperty(fc.array(step, { maxLength: 4 }), fc.boolean(), fc.integer({ min: 0, max: 15_000 }), async (steps, asc, n) => {
+            fc.asyncProperty(fc.array(step, { maxLength: 4 }), fc.boolean(), fc.oneof(fc.constantFrom(0, 1), fc.integer({ min: 0, max: 15_000 })), async (steps, asc, n) => {
                 const apl = ["['d']", ...steps, ...(asc ? ['sort by _time asc'] : []), `take ${n}`].join(' | ');
                 for (const q of [large, largeOverlapping]) expect(same(await q.tiered.query(apl, OPTS), apl)).toEqual(same(await q.whole.query(apl, OPTS), apl));
             }),
