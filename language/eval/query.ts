@@ -484,8 +484,7 @@ function streamCold(p: ast.Pipeline, need: OrderNeed, env: QueryEnv, state: RunS
         // overlaps the rows kept in time, else those still missing. Not after a sort by time, the
         // paging query (`| sort by _time | limit N`): its `rowsMatched`, which clients show as the
         // result's size, keeps counting the matches of every block it reads.
-        const want = kept === undefined || kept.length === 0 || mayPrecede(s, kept, dir) ? limit : limit - kept.length;
-        const first = countAll || sortOp ? undefined : firstRows(f, steps, want, state, apply);
+        const first = countAll || sortOp ? undefined : firstRows(f, steps, kept === undefined || mayPrecede(s, kept, dir) ? limit : limit - kept.length, state, apply);
         if (first !== undefined) {
             f = first.frame;
             matched += first.matched;
