@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { throughPort } from './helpers.js';
-import { DistinctState, QuantileState, type DistinctStateJson } from '../../../language/eval/merge-states.js';
+import { DistinctState, QuantileState, quantileStates, type DistinctStateJson } from '../../../language/eval/merge-states.js';
+import { NumColumn } from '../../../language/eval/columns.js';
 import { HyperLogLog } from '../../../language/eval/sketches.js';
 import { canonicalKey } from '../../../language/runtime-values.js';
 
@@ -111,5 +112,24 @@ describe('percentile states across threads', () => {
         const b = back(s);
         expect(b.exact).toBe(false);
         expect(b.results([1, 50, 95, 100])).toEqual(s.results([1, 50, 95, 100]));
+    });
+});
+
+describe("a part's percentile states", () => {
+    /** The buffers a state's exact numbers keep alive (its chunks are protected: read here only). */
+    const heldBytes = (s: QuantileState): number => [...new Set((s as unknown as { data: Float64Array[] }).data.map(c => c.buffer))].reduce((n, b) => n + b.byteLength, 0);
+
+    it('summarize percentile(x, 50) by g: each group keeps its own numbers, not the whole part', () => {
+        // A merge keeps a group's chunks after the part is gone, counting 8 bytes a number; when the
+        // large groups become sketches, a small group must not keep every group's numbers alive.
+        const n = 10_000;
+        const vals = Float64Array.from({ length: n }, (_, i) => i);
+        const gids = Uint32Array.from({ length: n }, (_, i) => (i % 100 === 0 ? 1 : 0));
+        const [big, small] = quantileStates({ c: false, col: new NumColumn('real', vals, null, n), sel: null }, undefined, gids, 2, n)!;
+        expect(heldBytes(small!)).toBe(8 * (n / 100));
+        expect(heldBytes(big!)).toBe(8 * (n - n / 100));
+        expect(small!.results([50])).toEqual([4900]);
+        const one = quantileStates({ c: false, col: new NumColumn('real', vals, null, n), sel: null }, undefined, new Uint32Array(n), 1, n)!;
+        expect(heldBytes(one[0]!)).toBe(8 * n);
     });
 });
