@@ -469,6 +469,28 @@ function dictOfBytes(b: Buffer): string[] {
     return JSON.parse(b.toString('utf8')) as string[];
 }
 
+/**
+ * The values of a str column's dictionary by code (k: dict[k - 1]; undefined past its end), each
+ * section parsed (`part`, by its index in dictSections) at most once: of a dictionary stored in
+ * parts (`dictPart`), only the part that holds a code asked for.
+ */
+function dictionaryLookup(c: Extract<ColumnMeta, { kind: 'str' }>, part: (j: number) => string[]): { valueAt(k: number): string | undefined; all(): string[] } {
+    const count = 1 + (c.dictRest?.length ?? 0);
+    const parsed: (string[] | undefined)[] = [];
+    const partAt = (j: number): string[] => (parsed[j] ??= part(j));
+    let whole: string[] | undefined;
+    const all = (): string[] => (whole ??= count === 1 ? partAt(0) : Array.from({ length: count }, (_, j) => partAt(j)).flat());
+    const per = c.dictPart;
+    return {
+        all,
+        valueAt(k) {
+            if (per === undefined || whole !== undefined) return all()[k - 1];
+            const j = Math.floor((k - 1) / per);
+            return j >= 0 && j < count ? partAt(j)[(k - 1) % per] : undefined;
+        },
+    };
+}
+
 /** The sections of a str column's dictionary, in order (one, or its parts). */
 function dictSections(c: Extract<ColumnMeta, { kind: 'str' }>): Section[] {
     return [c.dict, ...(c.dictRest ?? [])];
@@ -1129,14 +1151,10 @@ export function decodeBlockRowsAt(read: BlockBytesAt, rows: Uint32Array, field?:
             case 'str': {
                 const stored = u32Rows(c.data);
                 const parts = dictSections(c);
-                // A dictionary in parts of `dictPart` values: the parts of the rows' values only; else all of it.
-                const per = c.dictPart ?? Number.MAX_SAFE_INTEGER;
-                const parsed = new Map<number, string[]>();
+                // A dictionary in parts: the parts of the rows' values only.
+                const lookup = dictionaryLookup(c, (j) => dictOfBytes(sec(parts[j])));
                 const valueAt = (code: number): string => {
-                    const p = c.dictPart === undefined ? -1 : Math.floor((code - 1) / per);
-                    let values = parsed.get(p);
-                    if (values === undefined) parsed.set(p, (values = p < 0 ? parts.flatMap((d) => dictOfBytes(sec(d))) : p < parts.length ? dictOfBytes(sec(parts[p])) : []));
-                    const v = values[p < 0 ? code - 1 : (code - 1) % per];
+                    const v = lookup.valueAt(code);
                     if (v === undefined) throw new BlockCorruptError(`column ${c.name}: code ${code} past its dictionary`);
                     return v;
                 };
@@ -1295,20 +1313,14 @@ function decodeSections(header: BlockHeader, stored: (s: Section, keep: boolean)
                     // all of them, or the part of one value (valueAt).
                     const keyHashes = typedOf(Uint32Array, sec(c.hashes));
                     const parts = dictSections(c).map((d) => later(d, dictOfBytes));
-                    let whole: string[] | undefined;
-                    const dictOf = (): string[] => (whole ??= parts.length === 1 ? parts[0]() : parts.flatMap((p) => p()));
-                    const per = c.dictPart;
-                    const valueAt = (k: number): string => {
-                        if (per === undefined || whole !== undefined) return dictOf()[k - 1];
-                        // A code past the dictionary (never in a block whose checksum held) reads as absent, as dict[k - 1] would.
-                        const part = parts[Math.floor((k - 1) / per)] as (() => string[]) | undefined;
-                        return part?.()[(k - 1) % per] as string;
-                    };
+                    const lookup = dictionaryLookup(c, (j) => parts[j]());
+                    // A code past the dictionary (never in a block whose checksum held) reads as absent, as dict[k - 1] would.
+                    const valueAt = (k: number): string => lookup.valueAt(k) as string;
                     return {
                         name: c.name,
                         kind: 'str',
                         get dict() {
-                            return dictOf();
+                            return lookup.all();
                         },
                         codes,
                         keyHashes,

@@ -8,7 +8,7 @@
 import { constants as zlibConstants, deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { toColumns } from '../../../server/ingest/columnar.js';
-import { BlockCorruptError, checkBlockBytes, decodeBlock, decodeBlockAt, decodeValueRows, encodeBlock, readBlockHeader, valueRowsIndexAt } from '../../../server/store/block.js';
+import { BlockCorruptError, checkBlockBytes, decodeBlock, decodeBlockAt, decodeBlockRowsAt, decodeValueRows, encodeBlock, readBlockHeader, valueRowsIndexAt } from '../../../server/store/block.js';
 import { keyHash64 } from '../../../language/eval/sketches.js';
 
 /** A deterministic stream of doubles in [0, 1) with all 52 bits of mantissa in use. */
@@ -154,6 +154,14 @@ describe('a block read by its sections', () => {
         expect(id.dict).toHaveLength(2500);
         // Read whole (decodeBlock), the parts make one dictionary.
         expect(decodeBlock(block).columns[0].get(17)).toBe(events[17].id);
+        // A few rows (decodeBlockRowsAt): the parts of their values only, each read once.
+        read.length = 0;
+        const rows = Uint32Array.of(2, 1700, 2900);
+        const few = decodeBlockRowsAt(at, rows)!.columns[0];
+        expect([...rows].map((_, k) => few.get(k))).toEqual([...rows].map(r => events[r].id));
+        const codes = [...rows].map(r => id.codes[r]);
+        const wanted = new Set(codes.map(k => Math.floor((k - 1) / 1024)));
+        expect(read.filter(p => parts.includes(p))).toEqual(parts.filter((_, j) => wanted.has(j)));
     });
 
     it('a dictionary of ids (LZ77 finds little in them) is Huffman-coded in every part; one of paths keeps LZ77', async () => {
