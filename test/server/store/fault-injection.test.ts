@@ -372,6 +372,11 @@ describe('a full disk', () => {
             store = await openStore(dir, { ...OPTS, log: (m) => logs.push(m), compactEvents: 25 });
             await store.createDataset({ name: 'a' });
             for (let b = 0; b < 4; b++) await ingestBatch(store, 'a', acked, `before${b}`, 10);
+            // The disk fills with events in the WAL tail, whatever a background compaction covered
+            // of the 40 above (it covered all of them once under load, and compact() below then had
+            // nothing to write): flushed here, then 10 more, under the threshold of 25.
+            await store.compact('a');
+            await ingestBatch(store, 'a', acked, 'tail', 10);
             await fill();
             // A small append can still fit in the last, partly used page of a WAL file (or in room a
             // background compaction frees): appends that are acknowledged count, until the first 507.
