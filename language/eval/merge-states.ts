@@ -96,8 +96,8 @@ abstract class ExactOrSketch<E, S extends Sketch<S>> {
  */
 type DistinctKeys = HashSet64 | Uint32Array;
 
-/** Memory a state counts per hash: 8 bytes in a table kept at most half full. */
-const HASH_BYTES = 16;
+/** What a state counts beside its data (the object, its fields). */
+const STATE_BYTES = 64;
 
 /** Hashes of 64 bits, open addressing (linear probing) in a Uint32Array of (high, low) pairs; (0, 0) marks a free slot and is kept aside. */
 class HashSet64 {
@@ -105,6 +105,11 @@ class HashSet64 {
     private mask: number;
     private hasZero = false;
     size = 0;
+
+    /** The table's bytes: 16 to 32 a hash, since it is kept at most half full and doubles. */
+    get bytes(): number {
+        return this.table.byteLength;
+    }
 
     constructor(expected: number) {
         let cap = 16;
@@ -246,7 +251,7 @@ export class DistinctState extends ExactOrSketch<DistinctKeys, HyperLogLog> {
     }
 
     private static ofSet(set: HashSet64, precision: number): DistinctState {
-        const s = new DistinctState(set, undefined, precision, 64 + HASH_BYTES * set.size);
+        const s = new DistinctState(set, undefined, precision, STATE_BYTES + set.bytes);
         s.owned = true;
         return s;
     }
@@ -260,7 +265,7 @@ export class DistinctState extends ExactOrSketch<DistinctKeys, HyperLogLog> {
 
     /** Hashes (keyHash64 pairs) with no repeats among them: kept as they are (not owned: a merge into the state puts them in a table first). */
     static exactHashes(pairs: Uint32Array, precision: number): DistinctState {
-        return new DistinctState(pairs, undefined, precision, 64 + (HASH_BYTES * pairs.length) / 2);
+        return new DistinctState(pairs, undefined, precision, STATE_BYTES + pairs.byteLength);
     }
 
     get sketchBytes(): number {
@@ -277,8 +282,11 @@ export class DistinctState extends ExactOrSketch<DistinctKeys, HyperLogLog> {
     }
 
     protected addData(into: DistinctKeys, from: DistinctKeys): number {
-        // copyData made it this state's own table before any merge into it.
-        return HASH_BYTES * (into as HashSet64).addPairs(pairsOf(from));
+        // copyData made it this state's own table before any merge into it. The change is against
+        // what was counted before: a list's 8 bytes a hash may have become a table's 16 to 32.
+        const set = into as HashSet64;
+        set.addPairs(pairsOf(from));
+        return STATE_BYTES + set.bytes - this.bytes;
     }
 
     protected newSketch(): HyperLogLog {
@@ -322,7 +330,7 @@ export class QuantileState extends ExactOrSketch<Float64Array[], QuantileSketch>
     }
 
     static exact(values: Float64Array): QuantileState {
-        const s = new QuantileState([values], undefined, 64 + 8 * values.length);
+        const s = new QuantileState([values], undefined, STATE_BYTES + 8 * values.length);
         s.owned = true;
         return s;
     }

@@ -51,13 +51,23 @@ describe('dcount states merged part by part', () => {
         expect(Math.round(m.result())).toBe(2);
     });
 
-    it('the bytes a state counts grow by the strings a merge adds, not by those it had', () => {
-        const a = DistinctState.exactList(['aaaa', 'bbbb'], P);
-        const m = a.share();
-        const before = m.bytes;
-        expect(m.mergeFrom(DistinctState.exactList(['aaaa'], P))).toBe(0);
-        expect(m.mergeFrom(DistinctState.exactList(['cccc'], P))).toBeGreaterThan(0);
-        expect(m.bytes).toBeGreaterThan(before);
+    it('the bytes a state counts are those of its hashes: 8 a value in a list, 16 to 32 in a table kept at most half full', () => {
+        const list = DistinctState.exactList(['aaaa', 'bbbb'], P);
+        expect(list.bytes - 64).toBe(16);
+        const m = list.share();
+        // The first merge makes the list a table of 16 slots (128 bytes): counted, though no value is new.
+        expect(m.mergeFrom(DistinctState.exactList(['aaaa'], P))).toBe(128 - 16);
+        for (let k = 0; k < 20; k++) {
+            const before = m.bytes;
+            const added = m.mergeFrom(DistinctState.exactList(Array.from({ length: 500 }, (_, i) => `v${k * 500 + i}`), P));
+            expect(m.bytes).toBe(before + added);
+            const n = m.result();
+            expect(m.bytes - 64).toBeGreaterThanOrEqual(16 * n);
+            expect(m.bytes - 64).toBeLessThan(32 * n);
+        }
+        // Values it has add nothing.
+        expect(m.mergeFrom(DistinctState.exactList(['aaaa', 'v1', 'v9999'], P))).toBe(0);
+        expect(list.bytes - 64).toBe(16);
     });
 
     it('many values: counted exactly, through tables that grow, in JSON and back, and the same sketch as the keys would make', () => {
