@@ -194,6 +194,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
             parallelMinRows: options.parallelMinRows,
             datasetsDir,
             coldCacheBytes: bounded ? memoryPlan(memoryLimit).coldCacheBytes : undefined,
+            workerYoungMb: bounded ? memoryPlan(memoryLimit).workerYoungMb : undefined,
             log,
         });
         engineToClose = engine;

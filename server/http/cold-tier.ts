@@ -38,10 +38,18 @@ export interface MemoryPlan {
     inMemoryBytes: number;
     /** For blocks read from disk, all query threads together. */
     coldCacheBytes: number;
+    /**
+     * Each query worker's young generation (MB): a sixteenth of the limit, 16 to 64. A query's
+     * allocations fill it before each scavenge, and its memory stays with the process: at the pool's
+     * usual 64 MB a worker, 20M events on disk under 512m peaked at 930-953 MB; at 32 MB, 840 MB
+     * (docs/benchmarks.md).
+     */
+    workerYoungMb: number;
 }
 
 export function memoryPlan(limit: number): MemoryPlan {
-    return { inMemoryBytes: Math.floor(limit / 2), coldCacheBytes: Math.floor(limit / 4) };
+    const workerYoungMb = Math.max(16, Math.min(64, Math.floor(limit / 16 / 2 ** 20)));
+    return { inMemoryBytes: Math.floor(limit / 2), coldCacheBytes: Math.floor(limit / 4), workerYoungMb };
 }
 
 /** A block column's field as the engine types it (f64 columns: `long` when every value is whole). */

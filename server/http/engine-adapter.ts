@@ -101,6 +101,8 @@ export interface EngineAdapterOptions {
     datasetsDir?: string;
     /** Bytes of blocks read from disk kept in memory, for all query threads together (default 256 MiB each). */
     coldCacheBytes?: number;
+    /** Each query worker's young generation in MB (memoryPlan; default: from its heap limit). */
+    workerYoungMb?: number;
     log?: (msg: string) => void;
 }
 
@@ -143,6 +145,7 @@ export function createEngineAdapter(opts: EngineAdapterOptions): EngineAdapter {
                   limits: opts.limits,
                   datasetsDir: opts.datasetsDir,
                   coldCacheBytes,
+                  workerYoungMb: opts.workerYoungMb,
                   log: opts.log ?? (() => undefined),
                   fallback: inProcess,
                   deferStart: true,

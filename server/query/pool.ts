@@ -38,6 +38,8 @@ export interface QueryPoolOptions {
     maxQueued?: number;
     /** Heap limit of each worker in MB (default a quarter of the machine's memory, at most 4 GiB). */
     workerHeapMb?: number;
+    /** Young generation of each worker in MB (default a sixteenth of its heap limit, 16 to 64). */
+    workerYoungMb?: number;
     maxResultRows: number;
     defaultLimit: number;
     limits?: Partial<QueryLimits>;
@@ -116,6 +118,8 @@ export class QueryPool {
     private readonly graceMs: number;
     private readonly maxQueued: number;
     private readonly heapMb: number;
+    /** Each worker's young generation (MB). */
+    readonly youngMb: number;
     /** Workers the pool runs (once started). */
     private readonly size: number;
     private settleStarted!: () => void;
@@ -135,6 +139,7 @@ export class QueryPool {
         this.graceMs = opts.graceMs ?? 2000;
         this.maxQueued = opts.maxQueued ?? 256;
         this.heapMb = opts.workerHeapMb ?? Math.min(4096, Math.max(256, Math.floor(totalmem() / 4 / 2 ** 20)));
+        this.youngMb = opts.workerYoungMb ?? Math.max(16, Math.min(64, Math.floor(this.heapMb / 16)));
         this.size = Math.max(1, opts.workers ?? availableParallelism());
         if (!opts.deferStart) this.startWorkers();
     }
@@ -263,7 +268,7 @@ export class QueryPool {
         };
         const worker = startWorker(import.meta.url, 'query-worker', 'query-worker', {
             maxOldGenerationSizeMb: this.heapMb,
-            maxYoungGenerationSizeMb: Math.max(16, Math.min(64, Math.floor(this.heapMb / 16))),
+            maxYoungGenerationSizeMb: this.youngMb,
         }, setup);
         worker.unref();
         const slot: Slot = { worker, ready: false, interrupt, sync: newSyncState() };
