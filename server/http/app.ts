@@ -186,6 +186,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 
         const memoryLimit = options.memoryLimit ?? defaultMemoryLimit();
         const bounded = Number.isFinite(memoryLimit);
+        const plan = bounded ? memoryPlan(memoryLimit) : undefined;
         const datasetsDir = path.join(store.dir, 'datasets');
         const engine = createEngineAdapter({
             maxResultRows,
@@ -193,8 +194,8 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
             queryTimeoutMs: options.queryTimeoutMs,
             parallelMinRows: options.parallelMinRows,
             datasetsDir,
-            coldCacheBytes: bounded ? memoryPlan(memoryLimit).coldCacheBytes : undefined,
-            workerYoungMb: bounded ? memoryPlan(memoryLimit).workerYoungMb : undefined,
+            coldCacheBytes: plan?.coldCacheBytes,
+            workerYoungMb: plan?.workerYoungMb,
             log,
         });
         engineToClose = engine;

@@ -14,6 +14,7 @@ import { readBlockFileHeader, readBlockHeaderOnly, type BlockColumnMeta, type Bl
 import type { BlockInfo } from '../store/store.js';
 import { BlockCorruptError } from '../store/block.js';
 import { datasetDirName } from '../store/dataset-dir.js';
+import { youngGenerationMb } from '../query/pool.js';
 
 /** A block whose header failed its check: `file` (under blocks/) and why. */
 export class BlockDamagedError extends BlockCorruptError {
@@ -48,8 +49,7 @@ export interface MemoryPlan {
 }
 
 export function memoryPlan(limit: number): MemoryPlan {
-    const workerYoungMb = Math.max(16, Math.min(64, Math.floor(limit / 16 / 2 ** 20)));
-    return { inMemoryBytes: Math.floor(limit / 2), coldCacheBytes: Math.floor(limit / 4), workerYoungMb };
+    return { inMemoryBytes: Math.floor(limit / 2), coldCacheBytes: Math.floor(limit / 4), workerYoungMb: youngGenerationMb(limit / 2 ** 20) };
 }
 
 /** A block column's field as the engine types it (f64 columns: `long` when every value is whole). */

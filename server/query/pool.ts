@@ -25,6 +25,11 @@ import { startTrace } from '../start-trace.js';
 
 export const DEFAULT_QUERY_TIMEOUT_MS = 60_000;
 
+/** A worker's young generation for a memory of `mb` MB (its heap limit, or --memory-limit): a sixteenth of it, 16 to 64 MB. */
+export function youngGenerationMb(mb: number): number {
+    return Math.max(16, Math.min(64, Math.floor(mb / 16)));
+}
+
 const MAX_START_FAILURES = 3;
 
 export interface QueryPoolOptions {
@@ -139,7 +144,7 @@ export class QueryPool {
         this.graceMs = opts.graceMs ?? 2000;
         this.maxQueued = opts.maxQueued ?? 256;
         this.heapMb = opts.workerHeapMb ?? Math.min(4096, Math.max(256, Math.floor(totalmem() / 4 / 2 ** 20)));
-        this.youngMb = opts.workerYoungMb ?? Math.max(16, Math.min(64, Math.floor(this.heapMb / 16)));
+        this.youngMb = opts.workerYoungMb ?? youngGenerationMb(this.heapMb);
         this.size = Math.max(1, opts.workers ?? availableParallelism());
         if (!opts.deferStart) this.startWorkers();
     }
