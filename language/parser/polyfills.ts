@@ -6,7 +6,10 @@
 type GroupBy = <T, K extends PropertyKey>(items: Iterable<T>, key: (item: T, index: number) => K) => Partial<Record<K, T[]>>;
 
 const objectWithGroupBy = Object as unknown as { groupBy?: GroupBy };
-if (typeof objectWithGroupBy.groupBy !== 'function') {
+
+/** Fills `Object.groupBy` when this runtime has none; whether it did. */
+export function fillGroupBy(): boolean {
+    if (typeof objectWithGroupBy.groupBy === 'function') return false;
     objectWithGroupBy.groupBy = <T, K extends PropertyKey>(items: Iterable<T>, key: (item: T, index: number) => K) => {
         const out = Object.create(null) as Partial<Record<K, T[]>>;
         let i = 0;
@@ -16,6 +19,16 @@ if (typeof objectWithGroupBy.groupBy !== 'function') {
         }
         return out;
     };
+    return true;
 }
 
-export {};
+/** Takes the fill away again (a start-up snapshot must not hold it: server/lsp/snapshot.ts). */
+export function unfillGroupBy(): void {
+    delete objectWithGroupBy.groupBy;
+}
+
+/**
+ * Whether the fill was needed when this module loaded. Node 22 lacks `Object.groupBy` too while it
+ * builds a start-up snapshot (`--build-snapshot`), and adds it when a process starts from one.
+ */
+export const groupByFilled = fillGroupBy();

@@ -16,6 +16,7 @@ import { PassThrough } from 'node:stream';
 import { startupSnapshot } from 'node:v8';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-languageserver/node';
 import packageJson from '../../package.json' with { type: 'json' };
+import { fillGroupBy, groupByFilled, unfillGroupBy } from '../../language/parser/polyfills.js';
 import { DeferredMessageReader, DeferredMessageWriter } from './deferred-transport.js';
 import { FramedMessageReader } from './framed-message-reader.js';
 import { startAplLanguageServer, type AplLanguageServer } from './server.js';
@@ -39,6 +40,14 @@ const WARM_UP_QUERY = `let threshold = 500;
 void build();
 
 async function build(): Promise<void> {
+    if (groupByFilled) {
+        // Node 22 builds a snapshot without the globals its V8 still stages (Object.groupBy among
+        // them) and adds them to every process started from it: with our fill already there, V8
+        // aborts that start (SIGTRAP, "Check failed: current_key != *desc->GetKey()"). So the
+        // snapshot leaves the fill out, and a start fills it again only where the runtime has none (Node 20).
+        startupSnapshot.addSerializeCallback(unfillGroupBy);
+        startupSnapshot.addDeserializeCallback(fillGroupBy);
+    }
     // First a session with a server of its own, thrown away after: the real one has had no client.
     await rehearse();
     const reader = new DeferredMessageReader();
